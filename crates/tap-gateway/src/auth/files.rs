@@ -1,0 +1,90 @@
+use crate::GatewayError;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where a running gateway leaves what other processes need to reach it. All files are
+/// written with mode 0600 and removed on clean shutdown.
+#[derive(Debug, Clone)]
+pub struct GatewayFiles {
+    /// `$TAP_HOME/provider-token`: the gateway token.
+    pub provider_token: PathBuf,
+    /// `<COPILOT_HOME>/extensions/tap/.provider-token`: the same token where spec providers look.
+    pub copilot_provider_token: Option<PathBuf>,
+    /// `$TAP_HOME/host-token`: the session-host token.
+    pub host_token: PathBuf,
+    /// `$TAP_HOME/gateway.json`: address, pid and start time of the running gateway.
+    pub state: PathBuf,
+}
+
+impl GatewayFiles {
+    /// The file locations for a data directory and an optional Copilot home.
+    pub fn locate(data_dir: &Path, copilot_home: Option<&Path>) -> Self {
+        Self {
+            provider_token: data_dir.join("provider-token"),
+            copilot_provider_token: copilot_home
+                .map(|h| h.join("extensions").join("tap").join(".provider-token")),
+            host_token: data_dir.join("host-token"),
+            state: data_dir.join("gateway.json"),
+        }
+    }
+
+    /// Every file this gateway writes.
+    pub fn all(&self) -> impl Iterator<Item = &Path> {
+        [&self.provider_token, &self.host_token, &self.state]
+            .into_iter()
+            .map(PathBuf::as_path)
+            .chain(self.copilot_provider_token.as_deref())
+    }
+
+    /// Removes every file; missing ones are fine. Errors are returned for logging only.
+    pub fn remove_all(&self) -> Vec<(PathBuf, std::io::Error)> {
+        self.all()
+            .filter_map(|p| match fs::remove_file(p) {
+                Ok(()) => None,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => Some((p.to_path_buf(), e)),
+            })
+            .collect()
+    }
+}
+
+/// Writes `contents` to `path` with mode 0600, atomically: a reader sees the old file or
+/// the whole new one, never a partial token.
+pub fn write_private(path: &Path, contents: &str) -> Result<(), GatewayError> {
+    let err = |source| GatewayError::File {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir).map_err(err)?;
+    }
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let mut opts = fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(&tmp).map_err(err)?;
+    f.write_all(contents.as_bytes()).map_err(err)?;
+    f.sync_all().map_err(err)?;
+    fs::rename(&tmp, path).map_err(err)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+/// Reads a token file, trimming the trailing newline editors add.
+pub fn read_secret_file(path: &Path) -> std::io::Result<String> {
+    Ok(fs::read_to_string(path)?.trim().to_string())
+}

@@ -1,0 +1,4 @@
+//! Secrets: token generation, constant-time comparison, and the 0600 files peers read them from.
+
+pub mod files;
+pub mod tokens;

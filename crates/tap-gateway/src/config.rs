@@ -1,0 +1,37 @@
+use std::path::PathBuf;
+use std::time::Duration;
+use tap_protocol::limits;
+
+/// Everything the engine needs to know that is not a wire rule. Wire rules live in
+/// [`tap_protocol::limits`]; the durations here default to those and are overridable so
+/// tests and embedders can shorten them.
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    /// `TAP_HOME`: token files, `gateway.json`, provider state.
+    pub data_dir: PathBuf,
+    /// `COPILOT_HOME` (or `~/.copilot`): the gateway token is also written to
+    /// `<this>/extensions/tap/.provider-token`, where spec providers look. `None` skips it.
+    pub copilot_home: Option<PathBuf>,
+    /// Timeout of tools that declare none.
+    pub default_tool_timeout: Duration,
+    /// The `deadline` in `session.lifecycle shutdown.pending`.
+    pub shutdown_deadline: Duration,
+    /// How long a dropped session host may take to resume its sessions.
+    pub host_resume_grace: Duration,
+    /// Batching window for tool-set changes sent to session hosts.
+    pub toolset_debounce: Duration,
+}
+
+impl GatewayConfig {
+    /// Defaults from the spec, with files under `data_dir` and no Copilot token file.
+    pub fn new(data_dir: PathBuf) -> Self {
+        Self {
+            data_dir,
+            copilot_home: None,
+            default_tool_timeout: limits::DEFAULT_TOOL_TIMEOUT,
+            shutdown_deadline: limits::SHUTDOWN_DEADLINE,
+            host_resume_grace: limits::HOST_RESUME_GRACE,
+            toolset_debounce: limits::TOOLSET_DEBOUNCE,
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The gateway handle, its shared state, and start/stop.
+
+use crate::auth::files::{write_private, GatewayFiles};
+use crate::auth::tokens::Secrets;
+use crate::ids::IdGen;
+use crate::providers::ProviderEntry;
+use crate::sessions::{HostEntry, Session};
+use crate::streams::StreamStore;
+use crate::tools::call::Route;
+use crate::tools::CallError;
+use crate::{GatewayConfig, GatewayError};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime};
+use tap_protocol::limits::MAX_PROVIDER_CONNECTIONS;
+use tap_protocol::ErrorCode;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// A cheap, cloneable handle to a running gateway.
+#[derive(Clone)]
+pub struct Gateway {
+    shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    pub config: GatewayConfig,
+    pub secrets: Secrets,
+    pub files: GatewayFiles,
+    pub address: SocketAddr,
+    pub started_at: SystemTime,
+    pub started: Instant,
+    pub ids: IdGen,
+    /// Sessions, providers and hosts. A std Mutex: every critical section is a few map
+    /// operations and channel sends, never an await, so it is never held across one.
+    pub state: Mutex<State>,
+    /// Stream history has its own lock so a push flood does not contend with tool calls.
+    pub streams: StreamStore,
+    /// Cancelled when the gateway stops; every connection task watches it.
+    pub stopping: CancellationToken,
+    /// Owns every task the gateway spawns, so stop can wait for all of them.
+    pub tasks: TaskTracker,
+    /// One permit per provider connection (spec: at most 50).
+    pub provider_slots: Arc<Semaphore>,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    pub sessions: HashMap<String, Session>,
+    /// Session ids in registration order, so `sessions` lists are stable.
+    pub session_order: Vec<String>,
+    pub providers: HashMap<String, ProviderEntry>,
+    pub hosts: HashMap<String, HostEntry>,
+}
+
+impl Gateway {
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        self.shared.state.lock().unwrap()
+    }
+
+    /// The address the gateway serves on.
+    pub fn address(&self) -> SocketAddr {
+        self.shared.address
+    }
+
+    /// The gateway token (`ptk-…`) Core Profile providers authenticate with.
+    pub fn provider_token(&self) -> &str {
+        &self.shared.secrets.gateway_token
+    }
+
+    /// The token session hosts authenticate with.
+    pub fn host_token(&self) -> &str {
+        &self.shared.secrets.host_token
+    }
+
+    /// Where this gateway wrote its token and state files.
+    pub fn files(&self) -> &GatewayFiles {
+        &self.shared.files
+    }
+
+    /// Resolves where a call goes, under the state lock.
+    pub(crate) fn route(&self, session_id: &str, tool: &str) -> Result<Route, CallError> {
+        let state = self.state();
+        let session = state
+            .sessions
+            .get(session_id)
+            .filter(|s| !s.is_ending())
+            .ok_or_else(|| {
+                CallError::new(
+                    ErrorCode::InvalidSession,
+                    format!("Session '{session_id}' does not exist"),
+                )
+            })?;
+        session.route(tool, self.shared.config.default_tool_timeout)
+    }
+}
+
+/// A started gateway: its handle, and the means to stop it.
+pub struct GatewayHandle {
+    gateway: Gateway,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl GatewayHandle {
+    /// Starts serving on `listener` (which must be bound to loopback): writes the token
+    /// files, then accepts connections until [`GatewayHandle::stop`].
+    pub async fn start(listener: TcpListener, config: GatewayConfig) -> Result<Self, GatewayError> {
+        let address = listener.local_addr()?;
+        if !address.ip().is_loopback() {
+            return Err(GatewayError::NotLoopback(address));
+        }
+        let secrets = Secrets::generate();
+        let files = GatewayFiles::locate(&config.data_dir, config.copilot_home.as_deref());
+        let started_at = SystemTime::now();
+        write_private(&files.provider_token, &secrets.gateway_token)?;
+        if let Some(p) = &files.copilot_provider_token {
+            write_private(p, &secrets.gateway_token)?;
+        }
+        write_private(&files.host_token, &secrets.host_token)?;
+        let state_json = serde_json::json!({
+            "address": format!("ws://{address}"),
+            "pid": std::process::id(),
+            "startedAt": crate::time::rfc3339(started_at),
+            "version": env!("CARGO_PKG_VERSION"),
+        });
+        write_private(&files.state, &format!("{state_json:#}\n"))?;
+
+        let shared = Arc::new(Shared {
+            config,
+            secrets,
+            files,
+            address,
+            started_at,
+            started: Instant::now(),
+            ids: IdGen::new(),
+            state: Mutex::new(State::default()),
+            streams: StreamStore::default(),
+            stopping: CancellationToken::new(),
+            tasks: TaskTracker::new(),
+            provider_slots: Arc::new(Semaphore::new(MAX_PROVIDER_CONNECTIONS)),
+        });
+        let gateway = Gateway { shared };
+        let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));
+        tracing::info!(%address, "gateway listening");
+        Ok(Self { gateway, server })
+    }
+
+    /// The running gateway.
+    pub fn gateway(&self) -> &Gateway {
+        &self.gateway
+    }
+
+    /// Stops gracefully: every session ends (providers get `shutdown.pending` and the
+    /// deadline is honoured), in-flight calls get their terminal result, connections
+    /// close, and the token files are removed.
+    pub async fn stop(self) -> Result<(), GatewayError> {
+        let gw = self.gateway;
+        tracing::info!("gateway stopping");
+        let ids: Vec<String> = gw.state().session_order.clone();
+        let endings = ids
+            .into_iter()
+            .map(|id| gw.end_session(id, None, "gateway stopping".into()));
+        futures_util::future::join_all(endings).await;
+        gw.shared.stopping.cancel();
+        self.server.abort();
+        gw.shared.tasks.close();
+        if tokio::time::timeout(std::time::Duration::from_secs(5), gw.shared.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("some connections did not close within 5 s");
+        }
+        for (path, e) in gw.shared.files.remove_all() {
+            tracing::warn!(path = %path.display(), error = %e, "could not remove file");
+        }
+        tracing::info!("gateway stopped");
+        Ok(())
+    }
+}
+
+/// Runs a gateway on `listener` until `shutdown` is cancelled, then stops it gracefully.
+pub async fn run(
+    listener: TcpListener,
+    config: GatewayConfig,
+    shutdown: CancellationToken,
+) -> Result<(), GatewayError> {
+    let handle = GatewayHandle::start(listener, config).await?;
+    shutdown.cancelled().await;
+    handle.stop().await
+}

@@ -1,0 +1,37 @@
+//! The Tap gateway engine: a local relay between AI agent sessions and tool providers.
+//!
+//! The engine is a library with no GUI dependency. The `tap` CLI, the desktop app and the
+//! tests all bind a listener and hand it in:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), tap_gateway::GatewayError> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let config = tap_gateway::GatewayConfig::new("/tmp/tap-home".into());
+//! let shutdown = tokio_util::sync::CancellationToken::new();
+//! tap_gateway::run(listener, config, shutdown).await
+//! # }
+//! ```
+//!
+//! Endpoints on the one port: `/` (providers, TAP Provider Interface v2), `/session`
+//! (session hosts, `docs/session-host-protocol.md`) and `/healthz`.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod auth;
+mod config;
+mod error;
+mod gateway;
+mod ids;
+mod providers;
+mod server;
+mod sessions;
+mod status;
+mod streams;
+mod time;
+mod tools;
+
+pub use auth::files::{read_secret_file, GatewayFiles};
+pub use config::GatewayConfig;
+pub use error::GatewayError;
+pub use gateway::{run, Gateway, GatewayHandle};
+pub use tools::{CallError, CallRequest};

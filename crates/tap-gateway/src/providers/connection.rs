@@ -1,0 +1,848 @@
+//! One provider connection: AwaitAuth → AwaitHello → Bound (→ Unbound) → Disconnected.
+//!
+//! The task owns the socket. Everything else in the gateway talks to the provider through
+//! its [`ProviderLink`] queue, so frames leave in the order they were produced and a slow
+//! or hostile provider only ever stalls its own task.
+
+use super::validate::{self, Invalid};
+use super::{frame, Phase, ProviderEntry, ProviderLink, Trust};
+use crate::auth::tokens;
+use crate::gateway::{Gateway, State};
+use crate::server::WsStream;
+use crate::sessions::lifecycle::active_sessions;
+use crate::streams::Stored;
+use crate::tools::{CallError, CallTable};
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use tap_protocol::host::{Delivery, HostEvent};
+use tap_protocol::limits::{
+    AUTH_TIMEOUT, MAX_MESSAGE_BYTES, MAX_REBINDS_PER_MINUTE, MAX_STREAM_QUERY_LAST,
+    MAX_TOOL_RESULT_BYTES,
+};
+use tap_protocol::provider::{
+    Auth, ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, ProviderMessage, Push,
+    PushLevel, SessionLifecycle, Sessions, StreamHistory, StreamQuery, ToolCancel, ToolResult,
+    ToolsUpdate,
+};
+use tap_protocol::{decode, DecodeError, ErrorCode, PROTOCOL_VERSION};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::Message;
+
+/// What the read loop does after a frame.
+#[derive(Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    /// Auth succeeded: lift the pre-auth byte budget.
+    Authed,
+    /// Close after writing what is queued (fatal error, goodbye, malformed-result rule).
+    Close,
+}
+
+/// Frames written per flush when the queue is busy; bounds latency of a big backlog.
+const WRITE_BATCH: usize = 64;
+
+pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
+    let (out, mut rx) = mpsc::unbounded_channel();
+    let link = ProviderLink {
+        out,
+        calls: Arc::new(CallTable::default()),
+        kill: gw.shared().stopping.child_token(),
+    };
+    let mut conn = Conn {
+        gw,
+        remote,
+        link,
+        id: None,
+        hellos: VecDeque::new(),
+        revision: 0,
+    };
+    let auth_deadline = tokio::time::sleep(AUTH_TIMEOUT);
+    tokio::pin!(auth_deadline);
+    let close = loop {
+        tokio::select! {
+            biased;
+            Some(msg) = rx.recv() => {
+                if write_batch(&mut ws, msg, &mut rx).await.is_err() {
+                    break None;
+                }
+            }
+            _ = conn.link.kill.cancelled() => break Some(CloseCode::Away),
+            _ = &mut auth_deadline, if conn.id.is_none() => {
+                conn.fatal(ErrorCode::AuthFailed, "No 'auth' within 10 seconds", None);
+                break Some(CloseCode::Policy);
+            }
+            incoming = ws.next() => {
+                let bytes = match incoming {
+                    Some(Ok(Message::Text(t))) => t.into(),
+                    Some(Ok(Message::Binary(b))) => b,
+                    Some(Ok(Message::Close(_))) | None => break None,
+                    Some(Ok(_)) => continue,
+                    Some(Err(e)) => {
+                        tracing::debug!(%remote, error = %e, "provider socket error");
+                        break None;
+                    }
+                };
+                match conn.on_frame(&bytes) {
+                    Flow::Continue => {}
+                    Flow::Authed => ws.get_mut().lift_budget(),
+                    Flow::Close => break Some(CloseCode::Normal),
+                }
+            }
+        }
+    };
+    conn.disconnect();
+    if let Some(code) = close {
+        // Best effort, bounded: the peer may be the reason we are closing.
+        let _ = tokio::time::timeout(Duration::from_secs(2), async {
+            while let Ok(msg) = rx.try_recv() {
+                ws.feed(msg).await?;
+            }
+            ws.close(Some(CloseFrame {
+                code,
+                reason: "".into(),
+            }))
+            .await
+        })
+        .await;
+    }
+}
+
+async fn write_batch(
+    ws: &mut WsStream,
+    first: Message,
+    rx: &mut mpsc::UnboundedReceiver<Message>,
+) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+    ws.feed(first).await?;
+    for _ in 1..WRITE_BATCH {
+        match rx.try_recv() {
+            Ok(m) => ws.feed(m).await?,
+            Err(_) => break,
+        }
+    }
+    ws.flush().await
+}
+
+struct Conn {
+    gw: Gateway,
+    remote: SocketAddr,
+    link: ProviderLink,
+    /// Set once authenticated.
+    id: Option<String>,
+    /// When recent `hello`s arrived, for the rebind limit.
+    hellos: VecDeque<Instant>,
+    /// Update revision for `ack` (this connection binds one session at a time).
+    revision: u64,
+}
+
+/// Cheap look at an unparseable or oversized frame: enough to correlate it with a call.
+#[derive(Deserialize)]
+struct Peek {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    id: Option<serde_json::Value>,
+}
+
+impl Conn {
+    fn send(&self, msg: &GatewayMessage) {
+        let _ = self.link.out.send(frame(msg));
+    }
+
+    /// Sends `error`, filling in `providerId` and `sessionId` where they apply.
+    fn error(&self, code: ErrorCode, message: impl Into<String>, reply_to: Option<&str>) {
+        self.error_req(code, message, reply_to, None);
+    }
+
+    fn error_req(
+        &self,
+        code: ErrorCode,
+        message: impl Into<String>,
+        reply_to: Option<&str>,
+        request_id: Option<String>,
+    ) {
+        let mut e = ErrorMessage::new(code, message);
+        e.reply_to = reply_to.map(str::to_string);
+        e.request_id = request_id;
+        e.provider_id = self.id.clone();
+        e.session_id = self.bound_session();
+        self.send(&GatewayMessage::Error(e));
+    }
+
+    fn fatal(&self, code: ErrorCode, message: &str, reply_to: Option<&str>) -> Flow {
+        tracing::info!(remote = %self.remote, provider = ?self.id, %code, message, "closing provider connection");
+        self.error(code, message, reply_to);
+        Flow::Close
+    }
+
+    fn with_entry<R>(&self, f: impl FnOnce(&mut State, &str) -> R) -> Option<R> {
+        let id = self.id.as_deref()?;
+        let mut state = self.gw.state();
+        state.providers.contains_key(id).then(|| f(&mut state, id))
+    }
+
+    fn bound_session(&self) -> Option<String> {
+        self.with_entry(|s, id| s.providers[id].session.clone())
+            .flatten()
+    }
+
+    fn on_frame(&mut self, bytes: &[u8]) -> Flow {
+        if self.id.is_none() {
+            return self.on_unauthenticated(bytes);
+        }
+        if bytes.len() > MAX_TOOL_RESULT_BYTES {
+            return self.oversized(bytes);
+        }
+        match decode::<ProviderMessage>(bytes, ProviderMessage::TYPES) {
+            Ok(msg) => {
+                if bytes.len() > MAX_MESSAGE_BYTES && !matches!(msg, ProviderMessage::ToolResult(_)) {
+                    self.error(
+                        ErrorCode::PayloadTooLarge,
+                        format!(
+                            "'{}' is {} bytes; messages other than tool.result are limited to {MAX_MESSAGE_BYTES}",
+                            msg.type_name(),
+                            bytes.len()
+                        ),
+                        Some(msg.type_name()),
+                    );
+                    return Flow::Continue;
+                }
+                self.dispatch(msg)
+            }
+            Err(e) => self.on_bad_frame(bytes, e),
+        }
+    }
+
+    fn on_unauthenticated(&mut self, bytes: &[u8]) -> Flow {
+        match decode::<ProviderMessage>(bytes, ProviderMessage::TYPES) {
+            Ok(ProviderMessage::Auth(auth)) => self.on_auth(auth),
+            Ok(other) => self.fatal(
+                ErrorCode::AuthFailed,
+                &format!("The first message must be 'auth', got '{}'", other.type_name()),
+                Some(other.type_name()),
+            ),
+            Err(e) => {
+                // Non-fatal, as the spec's table says; the byte budget and the auth
+                // timeout bound how long an unauthenticated peer can keep this up.
+                self.error(e.code(), e.message(), e.type_name());
+                Flow::Continue
+            }
+        }
+    }
+
+    fn on_auth(&mut self, auth: Auth) -> Flow {
+        if auth.mode.as_deref() == Some("pair") {
+            return self.fatal(
+                ErrorCode::AuthFailed,
+                "Pairing is not available on this gateway; authenticate with a token",
+                Some("auth"),
+            );
+        }
+        let Some(token) = auth.token else {
+            return self.fatal(ErrorCode::AuthFailed, "'auth' needs a 'token'", Some("auth"));
+        };
+        if !tokens::matches(&token, &self.gw.shared().secrets.gateway_token) {
+            return self.fatal(ErrorCode::AuthFailed, "Invalid token", Some("auth"));
+        }
+        let id = crate::ids::short("p");
+        let mut state = self.gw.state();
+        state.providers.insert(
+            id.clone(),
+            ProviderEntry {
+                id: id.clone(),
+                name: None,
+                instance: None,
+                trust: Trust::Project,
+                phase: Phase::AwaitHello,
+                session: None,
+                tools: Arc::new(Vec::new()),
+                link: self.link.clone(),
+                remote: self.remote,
+                connected_at: SystemTime::now(),
+            },
+        );
+        // Sent under the lock so no `sessions.updated` can overtake it.
+        self.send(&GatewayMessage::Sessions(Sessions {
+            token: None,
+            active: active_sessions(&state),
+        }));
+        drop(state);
+        tracing::info!(remote = %self.remote, provider = %id, "provider authenticated");
+        self.id = Some(id);
+        Flow::Authed
+    }
+
+    fn dispatch(&mut self, msg: ProviderMessage) -> Flow {
+        let phase = self
+            .with_entry(|s, id| s.providers[id].phase)
+            .unwrap_or(Phase::Unbound);
+        match msg {
+            ProviderMessage::Hello(h) => self.on_hello(*h),
+            ProviderMessage::Goodbye(g) => {
+                tracing::info!(provider = ?self.id, reason = ?g.reason, "provider said goodbye");
+                Flow::Close
+            }
+            ProviderMessage::Auth(_) | ProviderMessage::AuthConfirm(_) => {
+                self.error(ErrorCode::Unauthorized, "Already authenticated", Some(msg.type_name()));
+                Flow::Continue
+            }
+            other if phase != Phase::Bound => {
+                self.error(
+                    ErrorCode::InvalidSession,
+                    format!("Not bound to a session: send 'hello' before '{}'", other.type_name()),
+                    Some(other.type_name()),
+                );
+                Flow::Continue
+            }
+            ProviderMessage::ToolResult(r) => {
+                self.on_tool_result(r);
+                Flow::Continue
+            }
+            ProviderMessage::ToolProgress(p) => {
+                self.link.calls.progress(&p.id, p.message);
+                Flow::Continue
+            }
+            ProviderMessage::Push(p) => {
+                self.on_push(p);
+                Flow::Continue
+            }
+            ProviderMessage::ToolsUpdate(u) => {
+                self.on_tools_update(u);
+                Flow::Continue
+            }
+            ProviderMessage::StreamQuery(q) => {
+                self.on_stream_query(q);
+                Flow::Continue
+            }
+            ProviderMessage::ShutdownReady(r) => {
+                let released = self.with_entry(|s, id| {
+                    let ok = s.providers[id].session.as_deref() == Some(r.session_id.as_str());
+                    if ok {
+                        Gateway::release_shutdown(s, id, &r.session_id);
+                    }
+                    ok
+                });
+                if released != Some(true) {
+                    self.error(
+                        ErrorCode::InvalidSession,
+                        format!("Not bound to session '{}'", r.session_id),
+                        Some("shutdown.ready"),
+                    );
+                }
+                Flow::Continue
+            }
+            ProviderMessage::GateResult(_) | ProviderMessage::TransformResult(_) => {
+                // Nothing is ever pending here: answers to checks that do not exist are
+                // late answers by definition, and late answers are ignored.
+                Flow::Continue
+            }
+            ProviderMessage::SessionReady(_) => {
+                self.error(
+                    ErrorCode::Unauthorized,
+                    "'session.ready' is only for providers bound to \"all\"",
+                    Some("session.ready"),
+                );
+                Flow::Continue
+            }
+            ProviderMessage::HooksUpdate(u) => {
+                self.unsupported("hooks.update", u.request_id);
+                Flow::Continue
+            }
+            ProviderMessage::ContextUpdate(u) => {
+                self.unsupported("context.update", u.request_id);
+                Flow::Continue
+            }
+            ProviderMessage::FilterSet(f) => {
+                self.unsupported("filter.set", f.request_id);
+                Flow::Continue
+            }
+        }
+    }
+}
+
+impl Conn {
+    fn unsupported(&self, kind: &str, request_id: Option<String>) {
+        self.error_req(
+            ErrorCode::UnknownType,
+            format!("'{kind}' is not supported by this gateway yet (it implements the Core Profile)"),
+            Some(kind),
+            request_id,
+        );
+    }
+
+    fn on_hello(&mut self, h: Hello) -> Flow {
+        let now = Instant::now();
+        while self
+            .hellos
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60))
+        {
+            self.hellos.pop_front();
+        }
+        // The first hello binds; the next ones are rebinds, at most 10 a minute.
+        if self.hellos.len() > MAX_REBINDS_PER_MINUTE as usize {
+            self.error(
+                ErrorCode::RateLimited,
+                format!("More than {MAX_REBINDS_PER_MINUTE} rebinds in a minute; retry later"),
+                Some("hello"),
+            );
+            return Flow::Continue;
+        }
+        self.hellos.push_back(now);
+
+        if h.protocol_version != PROTOCOL_VERSION {
+            return self.fatal(
+                ErrorCode::UnsupportedVersion,
+                &format!(
+                    "This gateway speaks protocolVersion {PROTOCOL_VERSION}; got {}",
+                    h.protocol_version
+                ),
+                Some("hello"),
+            );
+        }
+        // A repeat hello first removes the old binding (spec: "Rebinding"), so a failed
+        // rebind leaves the provider unbound rather than half in two sessions.
+        self.unbind("rebind");
+
+        let Some(session_id) = h.session.clone() else {
+            self.error(
+                ErrorCode::InvalidSession,
+                "'session' is required: pick an id from the 'sessions' message",
+                Some("hello"),
+            );
+            return Flow::Continue;
+        };
+        if session_id == "all" {
+            self.error(
+                ErrorCode::Unauthorized,
+                "Binding to \"all\" needs internal trust; pick one session",
+                Some("hello"),
+            );
+            return Flow::Continue;
+        }
+        if let Err(why) = self.check_hello(&h) {
+            self.error(why.0, why.1, Some("hello"));
+            return Flow::Continue;
+        }
+        let tools = Arc::new(h.tools.unwrap_or_default());
+        let outcome = self.with_entry(|state, id| -> Result<(), Invalid> {
+            let session = state
+                .sessions
+                .get(&session_id)
+                .filter(|s| !s.is_ending())
+                .ok_or_else(|| {
+                    (
+                        ErrorCode::InvalidSession,
+                        format!("Session '{session_id}' does not exist"),
+                    )
+                })?;
+            if let Some((name, owner)) = tools
+                .iter()
+                .find_map(|t| session.tool_owner(&t.name, id).map(|o| (&t.name, o)))
+            {
+                return Err((
+                    ErrorCode::ToolConflict,
+                    format!(
+                        "Tool '{name}' already registered by provider '{}' in session '{session_id}'",
+                        owner.provider_name
+                    ),
+                ));
+            }
+            let entry = state.providers.get_mut(id).expect("checked by with_entry");
+            entry.name = Some(h.name.clone());
+            entry.instance = h.instance.clone();
+            entry.phase = Phase::Bound;
+            entry.session = Some(session_id.clone());
+            entry.tools = tools.clone();
+            let State {
+                sessions, providers, ..
+            } = state;
+            let session = sessions.get_mut(&session_id).expect("checked above");
+            session.bound.push(id.to_string());
+            session.rebuild_tools(providers);
+            // Under the lock, so the ack precedes anything the binding causes.
+            self.send(&GatewayMessage::HelloAck(HelloAck {
+                protocol_version: PROTOCOL_VERSION,
+                provider_id: id.to_string(),
+                session_id: Some(session_id.clone()),
+                reconnect_token: None,
+                persist_dir: None,
+            }));
+            self.send(&GatewayMessage::SessionLifecycle(SessionLifecycle {
+                session_id: session_id.clone(),
+                state: LifecycleState::Started,
+                deadline: None,
+            }));
+            Ok(())
+        });
+        match outcome {
+            Some(Ok(())) => {
+                self.revision = 0;
+                tracing::info!(provider = ?self.id, name = %h.name, session = %session_id, tools = tools.len(), "provider bound");
+            }
+            Some(Err((code, message))) => {
+                let mut e = ErrorMessage::new(code, message);
+                e.reply_to = Some("hello".into());
+                e.provider_id = self.id.clone();
+                e.session_id = Some(session_id);
+                self.send(&GatewayMessage::Error(e));
+            }
+            None => {}
+        }
+        Flow::Continue
+    }
+
+    fn check_hello(&self, h: &Hello) -> Result<(), Invalid> {
+        if h.name.trim().is_empty() {
+            return Err((ErrorCode::InvalidJson, "'name' must not be empty".into()));
+        }
+        validate::tools(h.tools.as_deref().unwrap_or_default())?;
+        let has_rules = h
+            .hooks
+            .as_ref()
+            .and_then(|k| k.on_pre_tool_use.as_ref())
+            .is_some_and(|r| !r.is_empty());
+        if has_rules {
+            // Accepting rules we do not enforce would let a provider believe its gate
+            // protects something. Refuse instead: fail closed.
+            return Err((
+                ErrorCode::Unauthorized,
+                "Hook rules are not supported by this gateway yet; they would not be enforced"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Leaves the bound session, if any: tools removed, calls in it cancelled.
+    fn unbind(&self, reason: &str) {
+        self.with_entry(|state, id| {
+            let entry = state.providers.get_mut(id).expect("checked by with_entry");
+            let Some(sid) = entry.session.take() else {
+                return;
+            };
+            entry.phase = Phase::Unbound;
+            let cancelled = self.link.calls.fail_session(
+                &sid,
+                ErrorCode::Cancelled,
+                &format!("Provider left session '{sid}' ({reason})"),
+            );
+            for call_id in cancelled {
+                self.send(&GatewayMessage::ToolCancel(ToolCancel {
+                    id: call_id,
+                    session_id: sid.clone(),
+                    reason: reason.to_string(),
+                }));
+            }
+            detach(state, id, &sid);
+        });
+    }
+
+    fn on_tool_result(&self, r: ToolResult) {
+        let outcome = if r.error.is_some() || r.error_code.is_some() {
+            let code = r.error_code.unwrap_or(ErrorCode::Internal);
+            let message = r.error.unwrap_or_else(|| code.to_string());
+            Err(CallError::new(code, message))
+        } else if r.file.is_some() {
+            Err(CallError::new(
+                ErrorCode::Internal,
+                "File results are not supported by this gateway yet",
+            ))
+        } else {
+            Ok(r.data.unwrap_or(serde_json::Value::Null))
+        };
+        if !self.link.calls.complete(&r.id, outcome) {
+            tracing::debug!(provider = ?self.id, id = %r.id, "late or unknown tool.result ignored");
+        }
+    }
+
+    fn on_push(&self, p: Push) {
+        if let Err((code, message)) = validate::push(&p) {
+            self.error(code, message, Some("push"));
+            return;
+        }
+        let Some((session, provider)) = self.with_entry(|s, id| {
+            let e = &s.providers[id];
+            (e.session.clone(), e.name.clone().unwrap_or_default())
+        }) else {
+            return;
+        };
+        let Some(session) = session else { return };
+        if let Some(sid) = &p.session_id {
+            if sid != &session {
+                self.error(
+                    ErrorCode::InvalidSession,
+                    format!("Bound to session '{session}', not '{sid}'"),
+                    Some("push"),
+                );
+                return;
+            }
+        }
+        let stream = p.stream.unwrap_or_else(|| provider.clone());
+        let text = p.event.filter(|e| !e.is_empty()).or_else(|| p.prompt.clone()).unwrap_or_default();
+        let at = SystemTime::now();
+        if p.level != PushLevel::Keep {
+            let delivery = HostEvent::Delivery(Delivery {
+                session_id: session.clone(),
+                level: p.level,
+                stream: stream.clone(),
+                provider: provider.clone(),
+                event: text.clone(),
+                prompt: p.prompt,
+                metadata: p.metadata.clone(),
+                ts: crate::time::rfc3339(at),
+            });
+            let mut state = self.gw.state();
+            let host = state.sessions.get(&session).map(|s| s.host.clone());
+            if let Some(h) = host.and_then(|h| state.hosts.get_mut(&h)) {
+                h.send(&delivery);
+            }
+        }
+        self.gw.shared().streams.append(
+            &session,
+            &provider,
+            &stream,
+            Stored {
+                at,
+                event: text,
+                level: p.level,
+                metadata: p.metadata,
+            },
+        );
+    }
+
+    fn on_tools_update(&mut self, u: ToolsUpdate) {
+        let fail = |this: &Self, (code, message): Invalid| {
+            this.error_req(code, message, Some("tools.update"), u.request_id.clone());
+        };
+        let result = self.with_entry(|state, id| -> Result<String, Invalid> {
+            let entry = &state.providers[id];
+            let session_id = entry.session.clone().expect("dispatch checked Bound");
+            if let Some(sid) = &u.session_id {
+                if sid != &session_id {
+                    return Err((
+                        ErrorCode::InvalidSession,
+                        format!("Bound to session '{session_id}', not '{sid}'"),
+                    ));
+                }
+            }
+            // With `remove`, the message is a delta (v2); without, a full replacement (Core).
+            let new_tools = match &u.remove {
+                Some(remove) => {
+                    let mut list: Vec<_> = entry
+                        .tools
+                        .iter()
+                        .filter(|t| !remove.contains(&t.name) && !u.tools.iter().any(|n| n.name == t.name))
+                        .cloned()
+                        .collect();
+                    list.extend(u.tools.iter().cloned());
+                    list
+                }
+                None => u.tools.clone(),
+            };
+            validate::tools(&new_tools)?;
+            let session = &state.sessions[&session_id];
+            if let Some((name, owner)) = new_tools
+                .iter()
+                .find_map(|t| session.tool_owner(&t.name, id).map(|o| (&t.name, o)))
+            {
+                return Err((
+                    ErrorCode::ToolConflict,
+                    format!("Tool '{name}' already registered by provider '{}'", owner.provider_name),
+                ));
+            }
+            state.providers.get_mut(id).expect("present").tools = Arc::new(new_tools);
+            let State {
+                sessions, providers, ..
+            } = state;
+            sessions
+                .get_mut(&session_id)
+                .expect("bound session exists")
+                .rebuild_tools(providers);
+            Ok(session_id)
+        });
+        match result {
+            Some(Ok(session_id)) => {
+                self.revision += 1;
+                if let Some(request_id) = u.request_id.clone() {
+                    self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
+                        request_id,
+                        session_id,
+                        revision: self.revision,
+                    }));
+                }
+            }
+            Some(Err(invalid)) => fail(self, invalid),
+            None => {}
+        }
+    }
+
+    fn on_stream_query(&self, q: StreamQuery) {
+        let Some((session, provider)) = self.with_entry(|s, id| {
+            let e = &s.providers[id];
+            (e.session.clone(), e.name.clone().unwrap_or_default())
+        }) else {
+            return;
+        };
+        let Some(session) = session else { return };
+        if q.session_id.as_deref().is_some_and(|s| s != session) {
+            self.error(
+                ErrorCode::InvalidSession,
+                format!("Bound to session '{session}'"),
+                Some("stream.query"),
+            );
+            return;
+        }
+        let last = q.last.unwrap_or(MAX_STREAM_QUERY_LAST);
+        if last > MAX_STREAM_QUERY_LAST {
+            self.error(
+                ErrorCode::PayloadTooLarge,
+                format!("'last' may be at most {MAX_STREAM_QUERY_LAST}"),
+                Some("stream.query"),
+            );
+            return;
+        }
+        let streams = &self.gw.shared().streams;
+        let mut result = std::collections::BTreeMap::new();
+        let keys: Vec<String> = match q.streams {
+            Some(keys) => keys,
+            None => streams
+                .history(&session, None, 0)
+                .into_keys()
+                .filter(|k| k.ends_with(&format!("@{provider}")))
+                .collect(),
+        };
+        for key in keys {
+            let (stream, owner) = match key.split_once('@') {
+                Some((s, p)) => (s.to_string(), p.to_string()),
+                None => (key.clone(), provider.clone()),
+            };
+            if owner != provider {
+                self.error(
+                    ErrorCode::Unauthorized,
+                    format!("Reading '{key}' needs internal trust: providers may read only their own streams"),
+                    Some("stream.query"),
+                );
+                return;
+            }
+            let entries = streams
+                .history(&session, Some(&format!("{stream}@{owner}")), last)
+                .into_values()
+                .next()
+                .unwrap_or_default();
+            result.insert(key, entries);
+        }
+        self.send(&GatewayMessage::StreamHistory(StreamHistory {
+            query_id: q.query_id,
+            streams: result,
+        }));
+    }
+
+    /// Bad frames from an authenticated provider. Most get an error and nothing more; the
+    /// ones that might have been a `tool.result` fall under the spec's malformed-result
+    /// rule so no call can stay pending forever.
+    fn on_bad_frame(&self, bytes: &[u8], e: DecodeError) -> Flow {
+        match &e {
+            DecodeError::UnknownType(_) => {
+                self.error(e.code(), e.message(), e.type_name());
+                Flow::Continue
+            }
+            DecodeError::InvalidMessage { type_name, .. } if type_name != "tool.result" => {
+                self.error(e.code(), e.message(), e.type_name());
+                Flow::Continue
+            }
+            DecodeError::InvalidMessage { .. } => {
+                let id = peek(bytes).and_then(|p| p.id).and_then(|v| v.as_str().map(str::to_string));
+                self.malformed_result(id, e.code(), e.message())
+            }
+            DecodeError::InvalidJson(_) => self.malformed_result(None, e.code(), e.message()),
+        }
+    }
+
+    fn oversized(&self, bytes: &[u8]) -> Flow {
+        let message = format!(
+            "Message is {} bytes; tool.result is limited to {MAX_TOOL_RESULT_BYTES} and other messages to {MAX_MESSAGE_BYTES}",
+            bytes.len()
+        );
+        match peek(bytes) {
+            Some(Peek { kind: Some(kind), id }) if kind == "tool.result" => {
+                let id = id.and_then(|v| v.as_str().map(str::to_string));
+                self.malformed_result(id, ErrorCode::PayloadTooLarge, message)
+            }
+            Some(Peek { kind: Some(kind), .. }) => {
+                self.error(ErrorCode::PayloadTooLarge, message, Some(&kind));
+                Flow::Continue
+            }
+            _ => self.malformed_result(None, ErrorCode::PayloadTooLarge, message),
+        }
+    }
+
+    /// The spec's rule for a broken frame that may have been a result: if it names a
+    /// pending call, that call fails; otherwise with one call pending that call fails, and
+    /// with several the provider is disconnected and all of them fail `DISCONNECTED`.
+    fn malformed_result(&self, id: Option<String>, code: ErrorCode, message: String) -> Flow {
+        self.error(code.clone(), message.clone(), Some("tool.result"));
+        let fail = |id: &str| {
+            self.link
+                .calls
+                .complete(id, Err(CallError::new(code.clone(), message.clone())))
+        };
+        if let Some(id) = id {
+            if fail(&id) {
+                return Flow::Continue;
+            }
+        }
+        let pending = self.link.calls.ids();
+        match pending.len() {
+            0 => Flow::Continue,
+            1 => {
+                fail(&pending[0]);
+                Flow::Continue
+            }
+            n => {
+                tracing::warn!(provider = ?self.id, pending = n, "malformed message with several calls pending; disconnecting provider");
+                Flow::Close
+            }
+        }
+    }
+
+    /// The connection is over: the provider leaves the registry, its tools leave its
+    /// session, and every call still pending fails with `DISCONNECTED`.
+    fn disconnect(&self) {
+        let name = self.with_entry(|state, id| {
+            let entry = state.providers.remove(id).expect("checked by with_entry");
+            if let Some(sid) = &entry.session {
+                detach(state, id, sid);
+            }
+            entry.name
+        });
+        let who = name.flatten().unwrap_or_else(|| "provider".into());
+        self.link
+            .calls
+            .close(&format!("Provider '{who}' disconnected before answering"));
+        if self.id.is_some() {
+            tracing::info!(provider = ?self.id, remote = %self.remote, "provider disconnected");
+        }
+    }
+}
+
+/// Removes a provider from a session's bound list, rebuilds the session's tools, and lets
+/// a pending shutdown proceed without it.
+fn detach(state: &mut State, provider_id: &str, session_id: &str) {
+    let State {
+        sessions, providers, ..
+    } = state;
+    if let Some(session) = sessions.get_mut(session_id) {
+        session.bound.retain(|p| p != provider_id);
+        session.rebuild_tools(providers);
+    }
+    Gateway::release_shutdown(state, provider_id, session_id);
+}
+
+fn peek(bytes: &[u8]) -> Option<Peek> {
+    serde_json::from_slice(bytes).ok()
+}

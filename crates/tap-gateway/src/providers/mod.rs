@@ -1,0 +1,90 @@
+//! Provider connections (TAP Provider Interface v2 over WebSocket): the per-connection
+//! state machine, the registry entry other parts of the gateway see, and validation.
+
+mod connection;
+mod validate;
+
+pub(crate) use connection::serve;
+
+use crate::tools::CallTable;
+use serde::Serialize;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tap_protocol::provider::ToolDef;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+/// Serializes a message into a text frame. Our own types always serialize.
+pub(crate) fn frame<T: Serialize>(msg: &T) -> Message {
+    Message::text(serde_json::to_string(msg).expect("protocol types serialize"))
+}
+
+/// What the rest of the gateway holds to talk to one provider connection.
+#[derive(Clone)]
+pub(crate) struct ProviderLink {
+    /// Frames for the provider; the connection task writes them in order.
+    pub out: mpsc::UnboundedSender<Message>,
+    /// Calls in flight on this connection.
+    pub calls: Arc<CallTable>,
+    /// Cancelling this closes the connection (after its queued frames are written).
+    pub kill: CancellationToken,
+}
+
+/// Trust level of a provider (spec: "Trust levels").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trust {
+    /// Holds the gateway token or a per-provider token.
+    Project,
+}
+
+impl Trust {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trust::Project => "project",
+        }
+    }
+}
+
+/// Where a connection stands after authentication.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Authenticated; `hello` expected.
+    AwaitHello,
+    /// Registered in a session.
+    Bound,
+    /// Was bound; its session ended or a rebind failed. `hello` or `goodbye` expected.
+    Unbound,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::AwaitHello => "awaitHello",
+            Phase::Bound => "bound",
+            Phase::Unbound => "unbound",
+        }
+    }
+}
+
+/// The registry's view of an authenticated provider connection.
+pub(crate) struct ProviderEntry {
+    pub id: String,
+    pub name: Option<String>,
+    pub instance: Option<String>,
+    pub trust: Trust,
+    pub phase: Phase,
+    pub session: Option<String>,
+    pub tools: Arc<Vec<ToolDef>>,
+    pub link: ProviderLink,
+    pub remote: SocketAddr,
+    pub connected_at: SystemTime,
+}
+
+impl ProviderEntry {
+    /// The gateway-enforced timeout of one of this provider's tools.
+    pub fn timeout_of(def: &ToolDef, default: Duration) -> Duration {
+        def.timeout.map(Duration::from_millis).unwrap_or(default)
+    }
+}

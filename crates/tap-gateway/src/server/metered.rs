@@ -1,0 +1,78 @@
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// An IO stream with an optional budget of bytes it may still read.
+///
+/// tokio-tungstenite cannot change its frame limit after the handshake, so the spec's
+/// "frames before auth are capped at 64 KiB" is enforced one layer down: until the peer
+/// authenticates, it may send at most the budget in total, and a read past it fails,
+/// which closes the socket. After auth the budget is lifted and tungstenite's own frame
+/// cap applies.
+pub(crate) struct Metered<S> {
+    inner: S,
+    budget: Option<usize>,
+}
+
+impl<S> Metered<S> {
+    pub fn new(inner: S, budget: usize) -> Self {
+        Self {
+            inner,
+            budget: Some(budget),
+        }
+    }
+
+    pub fn lift_budget(&mut self) {
+        self.budget = None;
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Metered<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let res = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let (Poll::Ready(Ok(())), Some(left)) = (&res, this.budget.as_mut()) {
+            let got = buf.filled().len() - before;
+            if got > *left {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "peer sent more than the pre-authentication byte limit",
+                )));
+            }
+            *left -= got;
+        }
+        res
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Metered<S> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}

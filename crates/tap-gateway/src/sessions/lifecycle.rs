@@ -1,0 +1,245 @@
+//! Registering and ending sessions, and what providers hear about it.
+
+use super::session::{Ending, Session};
+use crate::gateway::{Gateway, State};
+use crate::providers::{frame, Phase};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tap_protocol::host::{
+    BusyState, HostEvent, SessionEnded, SessionRegister, SessionRegistered, SessionTools,
+};
+use tap_protocol::provider::{
+    GatewayMessage, LifecycleState, SessionInfo, SessionLifecycle, Sessions, ToolCancel,
+};
+use tap_protocol::ErrorCode;
+use tokio::sync::Notify;
+
+/// Longest session id a host may choose.
+const MAX_SESSION_ID_LEN: usize = 128;
+
+impl Gateway {
+    /// Registers a session owned by `host_id` and tells every provider.
+    pub(crate) fn register_session(
+        &self,
+        host_id: &str,
+        request_id: &str,
+        req: SessionRegister,
+    ) -> Result<SessionInfo, (ErrorCode, String)> {
+        let id = match req.session_id {
+            Some(id) => {
+                if id.is_empty() || id.len() > MAX_SESSION_ID_LEN || id == "all" {
+                    return Err((
+                        ErrorCode::InvalidSession,
+                        format!("'sessionId' must be 1 to {MAX_SESSION_ID_LEN} characters and not 'all'"),
+                    ));
+                }
+                id
+            }
+            None => self.shared().ids.next("s"),
+        };
+        let info = SessionInfo {
+            id: id.clone(),
+            label: req.label,
+            cwd: req.cwd,
+            foreground: Some(req.foreground),
+        };
+        let notify = Arc::new(Notify::new());
+        let cancel = self.shared().stopping.child_token();
+        {
+            let mut state = self.state();
+            if state.sessions.contains_key(&id) {
+                return Err((
+                    ErrorCode::InvalidSession,
+                    format!("Session '{id}' is already registered"),
+                ));
+            }
+            if req.foreground {
+                for s in state.sessions.values_mut() {
+                    s.info.foreground = Some(false);
+                }
+            }
+            state.sessions.insert(
+                id.clone(),
+                Session {
+                    info: info.clone(),
+                    busy: BusyState::Idle,
+                    host: host_id.to_string(),
+                    bound: Vec::new(),
+                    tools: HashMap::new(),
+                    tool_revision: 0,
+                    toolset_changed: notify.clone(),
+                    cancel: cancel.clone(),
+                    ending: None,
+                },
+            );
+            state.session_order.push(id.clone());
+            if let Some(host) = state.hosts.get_mut(host_id) {
+                host.sessions.insert(id.clone());
+                host.send(&HostEvent::SessionRegistered(SessionRegistered {
+                    request_id: request_id.to_string(),
+                    session: info.clone(),
+                }));
+                host.send(&HostEvent::SessionTools(SessionTools {
+                    session_id: id.clone(),
+                    revision: 0,
+                    tools: Vec::new(),
+                }));
+            }
+            broadcast_sessions(&state);
+        }
+        self.spawn_toolset_debouncer(id.clone(), notify, cancel);
+        tracing::info!(session = %id, host = %host_id, "session registered");
+        Ok(info)
+    }
+
+    /// Ends a session: bound providers get `shutdown.pending` and until the deadline to
+    /// answer (`goodbye`, `shutdown.ready` or disconnecting); then their tools leave the
+    /// session, calls still running in it are cancelled, and the host is told.
+    pub(crate) async fn end_session(&self, id: String, request_id: Option<String>, reason: String) {
+        let deadline = self.shared().config.shutdown_deadline;
+        let done = {
+            let mut state = self.state();
+            let Some(session) = state.sessions.get_mut(&id) else {
+                return;
+            };
+            if session.ending.is_some() {
+                return;
+            }
+            let done = Arc::new(Notify::new());
+            let waiting = session.bound.iter().cloned().collect();
+            session.ending = Some(Ending {
+                waiting,
+                done: done.clone(),
+            });
+            let bound = session.bound.clone();
+            let pending = GatewayMessage::SessionLifecycle(SessionLifecycle {
+                session_id: id.clone(),
+                state: LifecycleState::ShutdownPending,
+                deadline: Some(deadline.as_millis() as u64),
+            });
+            let pending = frame(&pending);
+            for pid in &bound {
+                if let Some(p) = state.providers.get(pid) {
+                    let _ = p.link.out.send(pending.clone());
+                }
+            }
+            state.session_order.retain(|s| s != &id);
+            broadcast_sessions(&state);
+            (!bound.is_empty()).then_some(done)
+        };
+        if let Some(done) = done {
+            if tokio::time::timeout(deadline, done.notified()).await.is_err() {
+                tracing::info!(session = %id, "shutdown deadline passed; tearing down");
+            }
+        }
+        self.teardown_session(&id, request_id, reason);
+    }
+
+    fn teardown_session(&self, id: &str, request_id: Option<String>, reason: String) {
+        let mut state = self.state();
+        let Some(session) = state.sessions.remove(id) else {
+            return;
+        };
+        session.cancel.cancel();
+        for pid in &session.bound {
+            let Some(p) = state.providers.get_mut(pid) else {
+                continue;
+            };
+            if p.session.as_deref() == Some(id) {
+                p.session = None;
+                p.phase = Phase::Unbound;
+            }
+            let cancelled = p.link.calls.fail_session(
+                id,
+                ErrorCode::Cancelled,
+                &format!("Session '{id}' ended ({reason})"),
+            );
+            for call_id in cancelled {
+                let _ = p.link.out.send(frame(&GatewayMessage::ToolCancel(ToolCancel {
+                    id: call_id,
+                    session_id: id.to_string(),
+                    reason: "session ended".into(),
+                })));
+            }
+        }
+        if let Some(host) = state.hosts.get_mut(&session.host) {
+            host.sessions.remove(id);
+            host.send(&HostEvent::SessionEnded(SessionEnded {
+                request_id,
+                session_id: id.to_string(),
+                reason: reason.clone(),
+            }));
+        }
+        drop(state);
+        self.shared().streams.drop_session(id);
+        tracing::info!(session = %id, %reason, "session ended");
+    }
+
+    /// A provider said `goodbye` / `shutdown.ready` for `session`, or disconnected: it no
+    /// longer holds up that session's teardown.
+    pub(crate) fn release_shutdown(state: &mut State, provider_id: &str, session: &str) {
+        if let Some(ending) = state
+            .sessions
+            .get_mut(session)
+            .and_then(|s| s.ending.as_mut())
+        {
+            ending.waiting.remove(provider_id);
+            if ending.waiting.is_empty() {
+                ending.done.notify_one();
+            }
+        }
+    }
+
+    /// Records busy/idle; a move to idle is announced to the bound providers.
+    pub(crate) fn set_busy(&self, session_id: &str, busy: BusyState) -> Result<(), (ErrorCode, String)> {
+        let mut state = self.state();
+        let State {
+            sessions, providers, ..
+        } = &mut *state;
+        let session = sessions
+            .get_mut(session_id)
+            .ok_or_else(|| unknown_session(session_id))?;
+        let was = std::mem::replace(&mut session.busy, busy);
+        if was == BusyState::Busy && busy == BusyState::Idle {
+            let idle = frame(&GatewayMessage::SessionLifecycle(SessionLifecycle {
+                session_id: session_id.to_string(),
+                state: LifecycleState::Idle,
+                deadline: None,
+            }));
+            for pid in &session.bound {
+                if let Some(p) = providers.get(pid) {
+                    let _ = p.link.out.send(idle.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn unknown_session(id: &str) -> (ErrorCode, String) {
+    (
+        ErrorCode::InvalidSession,
+        format!("Session '{id}' does not exist"),
+    )
+}
+
+/// The active sessions as providers see them.
+pub(crate) fn active_sessions(state: &State) -> Vec<SessionInfo> {
+    state
+        .session_order
+        .iter()
+        .filter_map(|id| state.sessions.get(id))
+        .map(|s| s.info.clone())
+        .collect()
+}
+
+/// `sessions.updated` to every authenticated provider.
+fn broadcast_sessions(state: &State) {
+    let msg = frame(&GatewayMessage::SessionsUpdated(Sessions {
+        token: None,
+        active: active_sessions(state),
+    }));
+    for p in state.providers.values() {
+        let _ = p.link.out.send(msg.clone());
+    }
+}

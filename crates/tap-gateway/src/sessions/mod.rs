@@ -1,0 +1,12 @@
+//! Sessions: the registry, each session's tool set (debounced toward its host), the
+//! session lifecycle toward providers, and the session-host connections that own sessions.
+
+mod host_conn;
+mod hosts;
+pub(crate) mod lifecycle;
+mod session;
+mod toolset;
+
+pub(crate) use host_conn::serve as serve_host;
+pub(crate) use hosts::HostEntry;
+pub(crate) use session::Session;

@@ -1,0 +1,137 @@
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::SystemTime;
+use tap_protocol::limits::STREAM_RETENTION;
+use tap_protocol::provider::{PushLevel, StreamEntry};
+use tap_protocol::JsonObject;
+
+/// One event as kept in memory. The timestamp is formatted only when read, which keeps
+/// accepting a push cheap.
+pub(crate) struct Stored {
+    pub at: SystemTime,
+    pub event: String,
+    pub level: PushLevel,
+    pub metadata: Option<JsonObject>,
+}
+
+/// session → provider → stream → newest events (at most [`STREAM_RETENTION`]).
+///
+/// Nested maps rather than a (stream, provider) key so the hot path looks up by `&str`
+/// without allocating.
+#[derive(Default)]
+pub(crate) struct StreamStore {
+    // std Mutex, never held across an await: appends and reads are pure memory work.
+    inner: Mutex<HashMap<String, HashMap<String, HashMap<String, VecDeque<Stored>>>>>,
+}
+
+impl StreamStore {
+    pub fn append(&self, session: &str, provider: &str, stream: &str, item: Stored) {
+        let mut inner = self.inner.lock().unwrap();
+        let by_provider = match inner.get_mut(session) {
+            Some(m) => m,
+            None => inner.entry(session.to_string()).or_default(),
+        };
+        let by_stream = match by_provider.get_mut(provider) {
+            Some(m) => m,
+            None => by_provider.entry(provider.to_string()).or_default(),
+        };
+        let events = match by_stream.get_mut(stream) {
+            Some(q) => q,
+            None => by_stream
+                .entry(stream.to_string())
+                .or_insert_with(|| VecDeque::with_capacity(16)),
+        };
+        if events.len() == STREAM_RETENTION {
+            events.pop_front();
+        }
+        events.push_back(item);
+    }
+
+    /// Streams of a session as `stream@provider` → newest-first entries. `select` is
+    /// `None` (all), `"stream"` (that stream of every provider) or `"stream@provider"`.
+    pub fn history(
+        &self,
+        session: &str,
+        select: Option<&str>,
+        last: usize,
+    ) -> BTreeMap<String, Vec<StreamEntry>> {
+        let (want_stream, want_provider) = match select {
+            None => (None, None),
+            Some(s) => match s.split_once('@') {
+                Some((st, p)) => (Some(st), Some(p)),
+                None => (Some(s), None),
+            },
+        };
+        let inner = self.inner.lock().unwrap();
+        let mut out = BTreeMap::new();
+        let Some(by_provider) = inner.get(session) else {
+            return out;
+        };
+        for (provider, streams) in by_provider {
+            if want_provider.is_some_and(|p| p != provider) {
+                continue;
+            }
+            for (stream, events) in streams {
+                if want_stream.is_some_and(|s| s != stream) {
+                    continue;
+                }
+                let entries = events
+                    .iter()
+                    .rev()
+                    .take(last)
+                    .map(|e| StreamEntry {
+                        ts: crate::time::rfc3339(e.at),
+                        event: e.event.clone(),
+                        level: Some(e.level),
+                        metadata: e.metadata.clone(),
+                    })
+                    .collect();
+                out.insert(format!("{stream}@{provider}"), entries);
+            }
+        }
+        out
+    }
+
+    pub fn drop_session(&self, session: &str) {
+        self.inner.lock().unwrap().remove(session);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(event: &str) -> Stored {
+        Stored {
+            at: SystemTime::now(),
+            event: event.into(),
+            level: PushLevel::Keep,
+            metadata: None,
+        }
+    }
+
+    #[test]
+    fn keeps_the_newest_200_newest_first() {
+        let store = StreamStore::default();
+        for i in 0..250 {
+            store.append("s", "p", "st", item(&i.to_string()));
+        }
+        let h = store.history("s", None, usize::MAX);
+        let events = &h["st@p"];
+        assert_eq!(events.len(), STREAM_RETENTION);
+        assert_eq!(events[0].event, "249");
+        assert_eq!(events[199].event, "50");
+    }
+
+    #[test]
+    fn selects_by_stream_and_provider() {
+        let store = StreamStore::default();
+        store.append("s", "a", "x", item("1"));
+        store.append("s", "b", "x", item("2"));
+        store.append("s", "b", "y", item("3"));
+        assert_eq!(store.history("s", Some("x"), 10).len(), 2);
+        assert_eq!(store.history("s", Some("x@b"), 10).len(), 1);
+        assert_eq!(store.history("s", Some("y@a"), 10).len(), 0);
+        assert_eq!(store.history("other", None, 10).len(), 0);
+    }
+}

@@ -1,0 +1,33 @@
+//! Wire types of every protocol the Tap gateway speaks.
+//!
+//! - [`provider`]: the TAP Provider Interface v2 (`ws://127.0.0.1:9400/`), one enum per
+//!   direction, covering every message of the spec (not only the Core Profile).
+//! - [`host`]: the Tap session-host protocol (`ws://127.0.0.1:9400/session`), ours.
+//! - [`ErrorCode`]: every error code either protocol puts on the wire.
+//!
+//! Forward compatibility follows the spec: unknown fields are ignored everywhere (no type
+//! here uses `deny_unknown_fields`), and [`decode`] tells an unknown message type apart
+//! from a malformed known one so the gateway can answer `UNKNOWN_TYPE` and stay connected.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod decode;
+mod error_code;
+pub mod host;
+pub mod limits;
+pub mod provider;
+
+pub use decode::{decode, DecodeError};
+pub use error_code::ErrorCode;
+
+/// The only Provider Interface version this gateway speaks.
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The session-host protocol version this gateway speaks.
+pub const HOST_PROTOCOL_VERSION: u32 = 1;
+
+/// Free-form JSON, as carried in tool arguments, results and metadata.
+pub type Json = serde_json::Value;
+
+/// A JSON object, as required for `metadata` fields.
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;

@@ -1,0 +1,59 @@
+//! Every limit, timeout and rate of the spec (and of our session-host protocol), named once.
+//! The gateway enforces each in exactly one place; tests refer to these constants.
+
+use std::time::Duration;
+
+/// `tool.result` may be up to 5 MB (spec: "Payload limits").
+pub const MAX_TOOL_RESULT_BYTES: usize = 5 * 1024 * 1024;
+/// Every other provider message may be up to 2 MB.
+pub const MAX_MESSAGE_BYTES: usize = 2 * 1024 * 1024;
+/// Frames above this are not read at all: the socket closes with 1009 (message too big).
+/// Between the spec limits and this hard cap the gateway answers `PAYLOAD_TOO_LARGE`
+/// and the connection survives, as the spec asks.
+pub const HARD_FRAME_CAP_BYTES: usize = 16 * 1024 * 1024;
+/// Bytes an unauthenticated socket may send in total before it is closed.
+pub const MAX_PRE_AUTH_BYTES: usize = 64 * 1024;
+/// An unauthenticated socket is closed after this long.
+pub const AUTH_TIMEOUT: Duration = Duration::from_secs(10);
+/// Tools per provider.
+pub const MAX_TOOLS_PER_PROVIDER: usize = 100;
+/// Hook rules per provider.
+pub const MAX_HOOK_RULES_PER_PROVIDER: usize = 50;
+/// Streams per provider.
+pub const MAX_STREAMS_PER_PROVIDER: usize = 20;
+/// Events kept per stream (oldest evicted).
+pub const STREAM_RETENTION: usize = 200;
+/// Largest `last` a `stream.query` may ask for.
+pub const MAX_STREAM_QUERY_LAST: usize = 100;
+/// Concurrent provider WebSocket connections.
+pub const MAX_PROVIDER_CONNECTIONS: usize = 50;
+/// Pairing attempts per minute.
+pub const MAX_PAIRING_ATTEMPTS_PER_MINUTE: u32 = 5;
+/// `hello` rebinds per connection per minute.
+pub const MAX_REBINDS_PER_MINUTE: u32 = 10;
+/// `push` messages per second per (provider, session).
+pub const MAX_PUSHES_PER_SECOND: u32 = 10;
+/// Queued calls beyond a provider's concurrency limit.
+pub const MAX_QUEUED_CALLS: usize = 10;
+/// `gate.check` answer deadline (fail closed).
+pub const GATE_TIMEOUT: Duration = Duration::from_secs(5);
+/// `transform.request` answer deadline (section unchanged).
+pub const TRANSFORM_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a `reconnectToken` stays valid.
+pub const RECONNECT_TOKEN_TTL: Duration = Duration::from_secs(30);
+/// Tool timeout when the tool declares none.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+/// The longest per-tool `timeout` a provider may declare (1 hour).
+pub const MAX_TOOL_TIMEOUT_MS: u64 = 60 * 60 * 1000;
+/// Tool-set changes reaching a session host are batched over this window.
+pub const TOOLSET_DEBOUNCE: Duration = Duration::from_millis(200);
+/// A steady trickle of changes still publishes at least this often.
+pub const TOOLSET_DEBOUNCE_MAX_WAIT: Duration = Duration::from_secs(1);
+/// `shutdown.pending` deadline given to providers when a session ends.
+pub const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(10);
+/// A session host that drops may resume its sessions within this window.
+pub const HOST_RESUME_GRACE: Duration = Duration::from_secs(30);
+/// Messages kept for a detached session host while it may still resume.
+pub const HOST_OUTBOX_CAP: usize = 10_000;
+/// Longest tool name (the MCP and OpenAI tool-name limit).
+pub const MAX_TOOL_NAME_LEN: usize = 64;

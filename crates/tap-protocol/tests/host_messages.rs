@@ -1,0 +1,563 @@
+//! The Tap session-host protocol: every [`HostRequest`] and [`HostEvent`] variant
+//! round-trips through serde_json, and the wire shapes use camelCase field names.
+
+use serde::{de::DeserializeOwned, Serialize};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Debug;
+use tap_protocol::host::*;
+use tap_protocol::provider::{PushLevel, SessionInfo, StreamEntry};
+use tap_protocol::{ErrorCode, JsonObject};
+
+/// to_value → from_value gives back the same value; returns the JSON.
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) -> Value {
+    let json = serde_json::to_value(v).unwrap();
+    let back: T = serde_json::from_value(json.clone())
+        .unwrap_or_else(|e| panic!("does not deserialize back: {e}\n{json}"));
+    assert_eq!(&back, v, "round trip changed the value\n{json}");
+    // Through text too, as on the socket.
+    let text = serde_json::to_string(v).unwrap();
+    let back: T = serde_json::from_str(&text).unwrap();
+    assert_eq!(&back, v);
+    json
+}
+
+fn no_snake_case_keys(v: &Value) {
+    match v {
+        Value::Object(o) => {
+            for (k, child) in o {
+                assert!(!k.contains('_'), "snake_case key {k:?}");
+                no_snake_case_keys(child);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(no_snake_case_keys),
+        _ => {}
+    }
+}
+
+fn obj(v: Value) -> JsonObject {
+    match v {
+        Value::Object(m) => m,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn all_requests() -> Vec<HostRequest> {
+    vec![
+        HostRequest::Auth(HostAuth {
+            token: "htk-1".into(),
+            protocol_version: 1,
+            host_name: Some("tap-cli".into()),
+            resume_token: Some("rt-9".into()),
+        }),
+        HostRequest::Auth(HostAuth {
+            token: "htk-1".into(),
+            protocol_version: 1,
+            ..HostAuth::default()
+        }),
+        HostRequest::SessionRegister(SessionRegister {
+            request_id: "r-1".into(),
+            session_id: Some("abc123".into()),
+            label: Some("PR #42".into()),
+            cwd: Some("/code/foo".into()),
+            foreground: true,
+        }),
+        HostRequest::SessionEnd(SessionEnd {
+            request_id: "r-2".into(),
+            session_id: "abc123".into(),
+        }),
+        HostRequest::SessionState(SessionStateReport {
+            session_id: "abc123".into(),
+            state: BusyState::Busy,
+        }),
+        HostRequest::SessionState(SessionStateReport {
+            session_id: "abc123".into(),
+            state: BusyState::Idle,
+        }),
+        HostRequest::SessionEvent(HostSessionEvent {
+            session_id: "abc123".into(),
+            event: "tool.execution_complete".into(),
+            data: json!({ "tool": "greet", "args": {}, "result": { "type": "success" }, "durationMs": 12 }),
+        }),
+        HostRequest::ToolInvoke(ToolInvoke {
+            call_id: "c-1".into(),
+            session_id: "abc123".into(),
+            tool: "greet".into(),
+            args: json!({ "name": "Alice" }),
+        }),
+        HostRequest::ToolCancel(HostToolCancel {
+            call_id: "c-1".into(),
+        }),
+        HostRequest::StatusGet(RequestRef {
+            request_id: "r-3".into(),
+        }),
+        HostRequest::StreamsHistory(StreamsHistoryRequest {
+            request_id: "r-4".into(),
+            session_id: "abc123".into(),
+            stream: Some("ci-watch@ci-watcher".into()),
+            last: Some(10),
+        }),
+    ]
+}
+
+fn entry(ts: &str, event: &str) -> StreamEntry {
+    StreamEntry {
+        ts: ts.into(),
+        event: event.into(),
+        level: Some(PushLevel::Surface),
+        metadata: Some(obj(json!({ "runId": 1 }))),
+    }
+}
+
+fn all_events() -> Vec<HostEvent> {
+    let mut streams = BTreeMap::new();
+    streams.insert(
+        "ci-watch@ci-watcher".to_string(),
+        vec![
+            entry("2026-04-26T14:01:00Z", "failed"),
+            entry("2026-04-26T14:00:00Z", "running"),
+        ],
+    );
+    vec![
+        HostEvent::AuthOk(HostAuthOk {
+            protocol_version: 1,
+            host_id: "h-1".into(),
+            resume_token: "rt-9".into(),
+            resumed: vec!["abc123".into()],
+        }),
+        HostEvent::SessionRegistered(SessionRegistered {
+            request_id: "r-1".into(),
+            session: SessionInfo {
+                id: "abc123".into(),
+                label: Some("PR #42".into()),
+                cwd: Some("/code/foo".into()),
+                foreground: Some(true),
+            },
+        }),
+        HostEvent::SessionEnded(SessionEnded {
+            request_id: Some("r-2".into()),
+            session_id: "abc123".into(),
+            reason: "ended by host".into(),
+        }),
+        HostEvent::SessionEnded(SessionEnded {
+            request_id: None,
+            session_id: "abc123".into(),
+            reason: "host did not resume".into(),
+        }),
+        HostEvent::SessionTools(SessionTools {
+            session_id: "abc123".into(),
+            revision: 4,
+            tools: vec![HostTool {
+                name: "greet".into(),
+                description: "Say hello".into(),
+                parameters: json!({ "type": "object", "properties": { "name": { "type": "string" } } }),
+                provider: "my-provider".into(),
+                provider_id: "p-8f3a".into(),
+                timeout_ms: 120_000,
+            }],
+        }),
+        HostEvent::ToolProgress(HostToolProgress {
+            call_id: "c-1".into(),
+            message: "Capturing... 60%".into(),
+        }),
+        HostEvent::ToolResult(HostToolResult {
+            call_id: "c-1".into(),
+            data: Some(json!("Hello, Alice!")),
+            error: None,
+            error_code: None,
+        }),
+        HostEvent::ToolResult(HostToolResult {
+            call_id: "c-2".into(),
+            data: None,
+            error: Some("Provider disconnected".into()),
+            error_code: Some(ErrorCode::Disconnected),
+        }),
+        HostEvent::Delivery(Delivery {
+            session_id: "abc123".into(),
+            level: PushLevel::Inject,
+            stream: "ci-watch".into(),
+            provider: "ci-watcher".into(),
+            event: "CI failed".into(),
+            prompt: Some("Fix it".into()),
+            metadata: Some(obj(json!({ "kind": "ci-failure" }))),
+            ts: "2026-04-26T14:01:00Z".into(),
+        }),
+        HostEvent::Status(StatusReply {
+            request_id: "r-3".into(),
+            status: GatewayStatus {
+                address: "ws://127.0.0.1:9400".into(),
+                version: "0.1.0".into(),
+                started_at: "2026-04-26T14:00:00Z".into(),
+                uptime_ms: 60_000,
+                sessions: vec![SessionStatus {
+                    id: "abc123".into(),
+                    label: Some("PR #42".into()),
+                    cwd: Some("/code/foo".into()),
+                    foreground: true,
+                    state: BusyState::Idle,
+                    host_id: Some("h-1".into()),
+                    host_detached: false,
+                    tool_revision: 4,
+                    tools: vec!["greet".into()],
+                }],
+                providers: vec![ProviderStatus {
+                    id: "p-8f3a".into(),
+                    name: Some("my-provider".into()),
+                    instance: Some("tab-a3f8".into()),
+                    trust: "project".into(),
+                    state: "bound".into(),
+                    session: Some("abc123".into()),
+                    tools: vec!["greet".into()],
+                    in_flight: 2,
+                    remote: "127.0.0.1:51234".into(),
+                    connected_at: "2026-04-26T14:00:01Z".into(),
+                }],
+            },
+        }),
+        HostEvent::StreamsHistory(StreamsHistoryReply {
+            request_id: "r-4".into(),
+            session_id: "abc123".into(),
+            streams,
+        }),
+        HostEvent::Error(HostError {
+            code: ErrorCode::InvalidSession,
+            message: "Session def456 does not exist".into(),
+            reply_to: Some("tool.invoke".into()),
+            request_id: Some("r-5".into()),
+        }),
+    ]
+}
+
+/// Exhaustive: adding a variant without covering it here fails to build.
+fn event_type(e: &HostEvent) -> &'static str {
+    match e {
+        HostEvent::AuthOk(_) => "auth.ok",
+        HostEvent::SessionRegistered(_) => "session.registered",
+        HostEvent::SessionEnded(_) => "session.ended",
+        HostEvent::SessionTools(_) => "session.tools",
+        HostEvent::ToolProgress(_) => "tool.progress",
+        HostEvent::ToolResult(_) => "tool.result",
+        HostEvent::Delivery(_) => "delivery",
+        HostEvent::Status(_) => "status",
+        HostEvent::StreamsHistory(_) => "streams.history",
+        HostEvent::Error(_) => "error",
+    }
+}
+
+#[test]
+fn every_host_request_round_trips() {
+    let requests = all_requests();
+    let mut seen = BTreeSet::new();
+    for req in &requests {
+        let json = round_trip(req);
+        assert_eq!(json["type"], json!(req.type_name()));
+        no_snake_case_keys(&json);
+        // The gateway's own decoder accepts what serde produced.
+        let decoded = tap_protocol::decode::<HostRequest>(
+            serde_json::to_string(req).unwrap().as_bytes(),
+            HostRequest::TYPES,
+        )
+        .unwrap();
+        assert_eq!(&decoded, req);
+        seen.insert(req.type_name());
+    }
+    let all: BTreeSet<&str> = HostRequest::TYPES.iter().copied().collect();
+    assert_eq!(seen, all, "every HostRequest variant is covered");
+}
+
+#[test]
+fn every_host_event_round_trips() {
+    let events = all_events();
+    let mut seen = BTreeSet::new();
+    for ev in &events {
+        let json = round_trip(ev);
+        assert_eq!(json["type"], json!(event_type(ev)));
+        no_snake_case_keys(&json);
+        seen.insert(event_type(ev));
+    }
+    assert_eq!(seen.len(), 10, "every HostEvent variant is covered");
+}
+
+#[test]
+fn host_auth_shape() {
+    let v = serde_json::to_value(&all_requests()[0]).unwrap();
+    assert_eq!(
+        v,
+        json!({
+            "type": "auth",
+            "token": "htk-1",
+            "protocolVersion": 1,
+            "hostName": "tap-cli",
+            "resumeToken": "rt-9"
+        })
+    );
+    // Absent optionals are omitted, not null.
+    let v = serde_json::to_value(&all_requests()[1]).unwrap();
+    assert_eq!(
+        v,
+        json!({ "type": "auth", "token": "htk-1", "protocolVersion": 1 })
+    );
+}
+
+#[test]
+fn auth_ok_shape() {
+    let v = serde_json::to_value(&all_events()[0]).unwrap();
+    assert_eq!(
+        v,
+        json!({
+            "type": "auth.ok",
+            "protocolVersion": 1,
+            "hostId": "h-1",
+            "resumeToken": "rt-9",
+            "resumed": ["abc123"]
+        })
+    );
+    // `resumed` may be absent on a fresh connection.
+    let ok: HostEvent = serde_json::from_value(
+        json!({ "type": "auth.ok", "protocolVersion": 1, "hostId": "h", "resumeToken": "t" }),
+    )
+    .unwrap();
+    let HostEvent::AuthOk(ok) = ok else {
+        panic!("expected AuthOk")
+    };
+    assert!(ok.resumed.is_empty());
+}
+
+#[test]
+fn session_register_and_end_shapes() {
+    let reqs = all_requests();
+    assert_eq!(
+        serde_json::to_value(&reqs[2]).unwrap(),
+        json!({
+            "type": "session.register",
+            "requestId": "r-1",
+            "sessionId": "abc123",
+            "label": "PR #42",
+            "cwd": "/code/foo",
+            "foreground": true
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&reqs[3]).unwrap(),
+        json!({ "type": "session.end", "requestId": "r-2", "sessionId": "abc123" })
+    );
+    assert_eq!(
+        serde_json::to_value(&reqs[4]).unwrap(),
+        json!({ "type": "session.state", "sessionId": "abc123", "state": "busy" })
+    );
+}
+
+#[test]
+fn tool_invoke_cancel_and_result_shapes() {
+    let reqs = all_requests();
+    assert_eq!(
+        serde_json::to_value(&reqs[7]).unwrap(),
+        json!({
+            "type": "tool.invoke",
+            "callId": "c-1",
+            "sessionId": "abc123",
+            "tool": "greet",
+            "args": { "name": "Alice" }
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&reqs[8]).unwrap(),
+        json!({ "type": "tool.cancel", "callId": "c-1" })
+    );
+    let evs = all_events();
+    assert_eq!(
+        serde_json::to_value(&evs[6]).unwrap(),
+        json!({ "type": "tool.result", "callId": "c-1", "data": "Hello, Alice!" })
+    );
+    assert_eq!(
+        serde_json::to_value(&evs[7]).unwrap(),
+        json!({
+            "type": "tool.result",
+            "callId": "c-2",
+            "error": "Provider disconnected",
+            "errorCode": "DISCONNECTED"
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&evs[5]).unwrap(),
+        json!({ "type": "tool.progress", "callId": "c-1", "message": "Capturing... 60%" })
+    );
+}
+
+#[test]
+fn session_ended_and_error_shapes() {
+    let evs = all_events();
+    assert_eq!(
+        serde_json::to_value(&evs[2]).unwrap(),
+        json!({
+            "type": "session.ended",
+            "requestId": "r-2",
+            "sessionId": "abc123",
+            "reason": "ended by host"
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&evs[3]).unwrap(),
+        json!({ "type": "session.ended", "sessionId": "abc123", "reason": "host did not resume" })
+    );
+    assert_eq!(
+        serde_json::to_value(&evs[11]).unwrap(),
+        json!({
+            "type": "error",
+            "code": "INVALID_SESSION",
+            "message": "Session def456 does not exist",
+            "replyTo": "tool.invoke",
+            "requestId": "r-5"
+        })
+    );
+}
+
+#[test]
+fn session_tools_and_delivery_shapes() {
+    let evs = all_events();
+    assert_eq!(
+        serde_json::to_value(&evs[4]).unwrap(),
+        json!({
+            "type": "session.tools",
+            "sessionId": "abc123",
+            "revision": 4,
+            "tools": [{
+                "name": "greet",
+                "description": "Say hello",
+                "parameters": { "type": "object", "properties": { "name": { "type": "string" } } },
+                "provider": "my-provider",
+                "providerId": "p-8f3a",
+                "timeoutMs": 120000
+            }]
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&evs[8]).unwrap(),
+        json!({
+            "type": "delivery",
+            "sessionId": "abc123",
+            "level": "inject",
+            "stream": "ci-watch",
+            "provider": "ci-watcher",
+            "event": "CI failed",
+            "prompt": "Fix it",
+            "metadata": { "kind": "ci-failure" },
+            "ts": "2026-04-26T14:01:00Z"
+        })
+    );
+}
+
+#[test]
+fn status_shape_is_camel_case() {
+    let v = serde_json::to_value(&all_events()[9]).unwrap();
+    assert_eq!(v["type"], "status");
+    assert_eq!(v["requestId"], "r-3");
+    let s = &v["status"];
+    assert_eq!(s["startedAt"], "2026-04-26T14:00:00Z");
+    assert_eq!(s["uptimeMs"], 60_000);
+    assert_eq!(s["sessions"][0]["hostId"], "h-1");
+    assert_eq!(s["sessions"][0]["hostDetached"], false);
+    assert_eq!(s["sessions"][0]["toolRevision"], 4);
+    assert_eq!(s["sessions"][0]["state"], "idle");
+    assert_eq!(s["providers"][0]["inFlight"], 2);
+    assert_eq!(s["providers"][0]["connectedAt"], "2026-04-26T14:00:01Z");
+    no_snake_case_keys(&v);
+}
+
+#[test]
+fn streams_history_shapes() {
+    assert_eq!(
+        serde_json::to_value(&all_requests()[10]).unwrap(),
+        json!({
+            "type": "streams.history",
+            "requestId": "r-4",
+            "sessionId": "abc123",
+            "stream": "ci-watch@ci-watcher",
+            "last": 10
+        })
+    );
+    let v = serde_json::to_value(&all_events()[10]).unwrap();
+    assert_eq!(v["requestId"], "r-4");
+    assert_eq!(v["sessionId"], "abc123");
+    assert_eq!(
+        v["streams"]["ci-watch@ci-watcher"][0],
+        json!({ "ts": "2026-04-26T14:01:00Z", "event": "failed", "level": "surface", "metadata": { "runId": 1 } })
+    );
+}
+
+#[test]
+fn correlation_ids() {
+    let requests = all_requests();
+    let ids: Vec<Option<&str>> = requests.iter().map(HostRequest::correlation_id).collect();
+    assert_eq!(
+        ids,
+        vec![
+            None,        // auth
+            None,        // auth
+            Some("r-1"), // session.register
+            Some("r-2"), // session.end
+            None,        // session.state
+            None,        // session.state
+            None,        // session.event
+            Some("c-1"), // tool.invoke
+            Some("c-1"), // tool.cancel
+            Some("r-3"), // status.get
+            Some("r-4"), // streams.history
+        ]
+    );
+}
+
+#[test]
+fn host_request_defaults() {
+    let HostRequest::SessionEvent(e) = serde_json::from_value(
+        json!({ "type": "session.event", "sessionId": "s", "event": "assistant.intent" }),
+    )
+    .unwrap() else {
+        panic!("expected SessionEvent")
+    };
+    assert_eq!(e.data, Value::Null);
+    let HostRequest::SessionRegister(r) =
+        serde_json::from_value(json!({ "type": "session.register", "requestId": "r" })).unwrap()
+    else {
+        panic!("expected SessionRegister")
+    };
+    assert!(!r.foreground);
+    assert_eq!(r.session_id, None);
+}
+
+/// Adds `"futureField": 1` to every object in `v`, except inside free-form payloads.
+fn add_future_fields(v: &mut Value) {
+    if let Value::Object(o) = v {
+        for (k, child) in o.iter_mut() {
+            if !matches!(k.as_str(), "data" | "args" | "parameters" | "metadata") {
+                add_future_fields(child);
+            }
+        }
+        o.insert("futureField".into(), json!(1));
+    } else if let Value::Array(a) = v {
+        a.iter_mut().for_each(add_future_fields);
+    }
+}
+
+#[test]
+fn unknown_fields_are_ignored_in_every_host_message() {
+    for ev in all_events() {
+        let mut v = serde_json::to_value(&ev).unwrap();
+        add_future_fields(&mut v);
+        if let Some(streams) = v.get_mut("streams").and_then(Value::as_object_mut) {
+            // `streams` is a map keyed by stream name: the added key is not a stream.
+            streams.remove("futureField");
+        }
+        let back: HostEvent = serde_json::from_value(v.clone())
+            .unwrap_or_else(|e| panic!("unknown field rejected: {e}\n{v}"));
+        assert_eq!(back, ev);
+    }
+    for req in all_requests() {
+        let mut v = serde_json::to_value(&req).unwrap();
+        add_future_fields(&mut v);
+        let back =
+            tap_protocol::decode::<HostRequest>(v.to_string().as_bytes(), HostRequest::TYPES)
+                .unwrap_or_else(|e| panic!("unknown field rejected: {e:?}\n{v}"));
+        assert_eq!(back, req);
+    }
+}
