@@ -1,1 +1,147 @@
-fn main(){}
+//! `tap`: the headless Tap gateway and the commands that talk to it.
+//!
+//! The command names, flags, output shapes and exit codes are a contract (scripts and
+//! tests rely on them): see `docs/cli.md`.
+#![forbid(unsafe_code)]
+
+mod call_cmd;
+mod gateway_cmd;
+mod output;
+mod session_cmd;
+mod signals;
+mod status_cmd;
+mod streams_cmd;
+
+use clap::{Parser, Subcommand};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "tap",
+    version,
+    about = "Tap gateway: tools for AI agent sessions from local providers"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the gateway in the foreground (Ctrl-C stops it gracefully).
+    Gateway {
+        /// Address to listen on; loopback only.
+        #[arg(long, default_value = "127.0.0.1:9400", env = "TAP_LISTEN")]
+        listen: SocketAddr,
+    },
+    /// Sessions.
+    Session {
+        #[command(subcommand)]
+        command: SessionCommand,
+    },
+    /// Invoke a tool in a session and print its result as JSON.
+    Call {
+        /// The session to call in.
+        #[arg(long)]
+        session: String,
+        /// Tool name.
+        tool: String,
+        /// Arguments as a JSON object.
+        args: Option<String>,
+    },
+    /// Show the running gateway: address, uptime, sessions, providers.
+    Status {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// EventStreams.
+    Streams {
+        #[command(subcommand)]
+        command: StreamsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum SessionCommand {
+    /// Register a session, print its id, then one JSON line per event; Ctrl-C ends it.
+    Open {
+        /// Label shown to providers and in the panel.
+        #[arg(long)]
+        label: Option<String>,
+        /// Working directory of the session (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Use this session id instead of a generated one.
+        #[arg(long)]
+        id: Option<String>,
+        /// Do not mark the session as the foreground one.
+        #[arg(long)]
+        background: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum StreamsCommand {
+    /// Print the stored events of a session's streams, newest first.
+    History {
+        /// The session.
+        #[arg(long)]
+        session: String,
+        /// `stream` or `stream@provider` (all streams when omitted).
+        stream: Option<String>,
+        /// Newest N events per stream.
+        #[arg(long)]
+        last: Option<usize>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("tap: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let home = tap_client::default_home();
+    runtime.block_on(async move {
+        match cli.command {
+            Command::Gateway { listen } => gateway_cmd::run(listen, home).await,
+            Command::Session {
+                command:
+                    SessionCommand::Open {
+                        label,
+                        cwd,
+                        id,
+                        background,
+                    },
+            } => session_cmd::open(&home, label, cwd, id, !background).await,
+            Command::Call {
+                session,
+                tool,
+                args,
+            } => call_cmd::run(&home, &session, &tool, args.as_deref()).await,
+            Command::Status { json } => status_cmd::run(&home, json).await,
+            Command::Streams {
+                command:
+                    StreamsCommand::History {
+                        session,
+                        stream,
+                        last,
+                        json,
+                    },
+            } => streams_cmd::history(&home, &session, stream.as_deref(), last, json).await,
+        }
+    })
+}

@@ -199,7 +199,8 @@ impl Conn {
         }
         match decode::<ProviderMessage>(bytes, ProviderMessage::TYPES) {
             Ok(msg) => {
-                if bytes.len() > MAX_MESSAGE_BYTES && !matches!(msg, ProviderMessage::ToolResult(_)) {
+                if bytes.len() > MAX_MESSAGE_BYTES && !matches!(msg, ProviderMessage::ToolResult(_))
+                {
                     self.error(
                         ErrorCode::PayloadTooLarge,
                         format!(
@@ -222,7 +223,10 @@ impl Conn {
             Ok(ProviderMessage::Auth(auth)) => self.on_auth(auth),
             Ok(other) => self.fatal(
                 ErrorCode::AuthFailed,
-                &format!("The first message must be 'auth', got '{}'", other.type_name()),
+                &format!(
+                    "The first message must be 'auth', got '{}'",
+                    other.type_name()
+                ),
                 Some(other.type_name()),
             ),
             Err(e) => {
@@ -243,7 +247,11 @@ impl Conn {
             );
         }
         let Some(token) = auth.token else {
-            return self.fatal(ErrorCode::AuthFailed, "'auth' needs a 'token'", Some("auth"));
+            return self.fatal(
+                ErrorCode::AuthFailed,
+                "'auth' needs a 'token'",
+                Some("auth"),
+            );
         };
         if !tokens::matches(&token, &self.gw.shared().secrets.gateway_token) {
             return self.fatal(ErrorCode::AuthFailed, "Invalid token", Some("auth"));
@@ -287,13 +295,20 @@ impl Conn {
                 Flow::Close
             }
             ProviderMessage::Auth(_) | ProviderMessage::AuthConfirm(_) => {
-                self.error(ErrorCode::Unauthorized, "Already authenticated", Some(msg.type_name()));
+                self.error(
+                    ErrorCode::Unauthorized,
+                    "Already authenticated",
+                    Some(msg.type_name()),
+                );
                 Flow::Continue
             }
             other if phase != Phase::Bound => {
                 self.error(
                     ErrorCode::InvalidSession,
-                    format!("Not bound to a session: send 'hello' before '{}'", other.type_name()),
+                    format!(
+                        "Not bound to a session: send 'hello' before '{}'",
+                        other.type_name()
+                    ),
                     Some(other.type_name()),
                 );
                 Flow::Continue
@@ -368,7 +383,9 @@ impl Conn {
     fn unsupported(&self, kind: &str, request_id: Option<String>) {
         self.error_req(
             ErrorCode::UnknownType,
-            format!("'{kind}' is not supported by this gateway yet (it implements the Core Profile)"),
+            format!(
+                "'{kind}' is not supported by this gateway yet (it implements the Core Profile)"
+            ),
             Some(kind),
             request_id,
         );
@@ -583,7 +600,11 @@ impl Conn {
             }
         }
         let stream = p.stream.unwrap_or_else(|| provider.clone());
-        let text = p.event.filter(|e| !e.is_empty()).or_else(|| p.prompt.clone()).unwrap_or_default();
+        let text = p
+            .event
+            .filter(|e| !e.is_empty())
+            .or_else(|| p.prompt.clone())
+            .unwrap_or_default();
         let at = SystemTime::now();
         if p.level != PushLevel::Keep {
             let delivery = HostEvent::Delivery(Delivery {
@@ -636,7 +657,9 @@ impl Conn {
                     let mut list: Vec<_> = entry
                         .tools
                         .iter()
-                        .filter(|t| !remove.contains(&t.name) && !u.tools.iter().any(|n| n.name == t.name))
+                        .filter(|t| {
+                            !remove.contains(&t.name) && !u.tools.iter().any(|n| n.name == t.name)
+                        })
                         .cloned()
                         .collect();
                     list.extend(u.tools.iter().cloned());
@@ -652,12 +675,17 @@ impl Conn {
             {
                 return Err((
                     ErrorCode::ToolConflict,
-                    format!("Tool '{name}' already registered by provider '{}'", owner.provider_name),
+                    format!(
+                        "Tool '{name}' already registered by provider '{}'",
+                        owner.provider_name
+                    ),
                 ));
             }
             state.providers.get_mut(id).expect("present").tools = Arc::new(new_tools);
             let State {
-                sessions, providers, ..
+                sessions,
+                providers,
+                ..
             } = state;
             sessions
                 .get_mut(&session_id)
@@ -756,7 +784,9 @@ impl Conn {
                 Flow::Continue
             }
             DecodeError::InvalidMessage { .. } => {
-                let id = peek(bytes).and_then(|p| p.id).and_then(|v| v.as_str().map(str::to_string));
+                let id = peek(bytes)
+                    .and_then(|p| p.id)
+                    .and_then(|v| v.as_str().map(str::to_string));
                 self.malformed_result(id, e.code(), e.message())
             }
             DecodeError::InvalidJson(_) => self.malformed_result(None, e.code(), e.message()),
@@ -769,11 +799,16 @@ impl Conn {
             bytes.len()
         );
         match peek(bytes) {
-            Some(Peek { kind: Some(kind), id }) if kind == "tool.result" => {
+            Some(Peek {
+                kind: Some(kind),
+                id,
+            }) if kind == "tool.result" => {
                 let id = id.and_then(|v| v.as_str().map(str::to_string));
                 self.malformed_result(id, ErrorCode::PayloadTooLarge, message)
             }
-            Some(Peek { kind: Some(kind), .. }) => {
+            Some(Peek {
+                kind: Some(kind), ..
+            }) => {
                 self.error(ErrorCode::PayloadTooLarge, message, Some(&kind));
                 Flow::Continue
             }
@@ -834,7 +869,9 @@ impl Conn {
 /// a pending shutdown proceed without it.
 fn detach(state: &mut State, provider_id: &str, session_id: &str) {
     let State {
-        sessions, providers, ..
+        sessions,
+        providers,
+        ..
     } = state;
     if let Some(session) = sessions.get_mut(session_id) {
         session.bound.retain(|p| p != provider_id);

@@ -32,7 +32,10 @@ pub(crate) fn tools(tools: &[ToolDef]) -> Result<(), Invalid> {
         if !t.parameters.is_object() {
             return Err((
                 ErrorCode::InvalidJson,
-                format!("Tool '{}': 'parameters' must be a JSON Schema object", t.name),
+                format!(
+                    "Tool '{}': 'parameters' must be a JSON Schema object",
+                    t.name
+                ),
             ));
         }
         if let Some(ms) = t.timeout {
@@ -116,9 +119,17 @@ mod tests {
     fn rejects_bad_names_duplicates_and_too_many() {
         assert_eq!(tools(&[def("")]).unwrap_err().0, ErrorCode::InvalidJson);
         assert_eq!(tools(&[def("a b")]).unwrap_err().0, ErrorCode::InvalidJson);
-        assert_eq!(tools(&[def(&"x".repeat(65))]).unwrap_err().0, ErrorCode::InvalidJson);
-        assert_eq!(tools(&[def("a"), def("a")]).unwrap_err().0, ErrorCode::ToolConflict);
-        let many: Vec<_> = (0..=MAX_TOOLS_PER_PROVIDER).map(|i| def(&format!("t{i}"))).collect();
+        assert_eq!(
+            tools(&[def(&"x".repeat(65))]).unwrap_err().0,
+            ErrorCode::InvalidJson
+        );
+        assert_eq!(
+            tools(&[def("a"), def("a")]).unwrap_err().0,
+            ErrorCode::ToolConflict
+        );
+        let many: Vec<_> = (0..=MAX_TOOLS_PER_PROVIDER)
+            .map(|i| def(&format!("t{i}")))
+            .collect();
         assert_eq!(tools(&many).unwrap_err().0, ErrorCode::PayloadTooLarge);
         assert!(tools(&many[..MAX_TOOLS_PER_PROVIDER]).is_ok());
     }

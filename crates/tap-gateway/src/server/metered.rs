@@ -52,7 +52,11 @@ impl<S: AsyncRead + Unpin> AsyncRead for Metered<S> {
 }
 
 impl<S: AsyncWrite + Unpin> AsyncWrite for Metered<S> {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
     }
 

@@ -78,9 +78,14 @@ async fn session_endpoint(
     req: Request,
 ) -> Response {
     if !upgrade::is_websocket(&req) {
-        return (StatusCode::UPGRADE_REQUIRED, "Session hosts connect over WebSocket\n")
+        return (
+            StatusCode::UPGRADE_REQUIRED,
+            "Session hosts connect over WebSocket\n",
+        )
             .into_response();
     }
     let tasks = gw.shared().tasks.clone();
-    upgrade::accept(req, tasks, move |ws| crate::sessions::serve_host(gw, ws, remote))
+    upgrade::accept(req, tasks, move |ws| {
+        crate::sessions::serve_host(gw, ws, remote)
+    })
 }

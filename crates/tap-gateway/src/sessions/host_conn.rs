@@ -107,7 +107,13 @@ impl HostConn {
         self.gw.send_to_host(self.host_id(), event);
     }
 
-    fn error(&self, code: ErrorCode, message: impl Into<String>, reply_to: &str, request_id: Option<&str>) {
+    fn error(
+        &self,
+        code: ErrorCode,
+        message: impl Into<String>,
+        reply_to: &str,
+        request_id: Option<&str>,
+    ) {
         self.to_host(&HostEvent::Error(HostError {
             code,
             message: message.into(),
@@ -148,7 +154,10 @@ impl HostConn {
                 other => {
                     self.reply_direct(
                         ErrorCode::AuthFailed,
-                        &format!("The first message must be 'auth', got '{}'", other.type_name()),
+                        &format!(
+                            "The first message must be 'auth', got '{}'",
+                            other.type_name()
+                        ),
                         Some(other.type_name()),
                     );
                     false
@@ -238,7 +247,7 @@ impl HostConn {
             }
         };
         drop(state);
-        tracing::info!(host = %id, name = ?a.host_name, resumed = ?resumed_sessions, "session host connected");
+        tracing::debug!(host = %id, name = ?a.host_name, resumed = ?resumed_sessions, "session host connected");
         self.attached = Some((id, epoch));
         true
     }
@@ -249,7 +258,9 @@ impl HostConn {
             HostRequest::Auth(_) => Err((ErrorCode::Unauthorized, "Already authenticated".into())),
             HostRequest::SessionRegister(r) => {
                 let request_id = r.request_id.clone();
-                self.gw.register_session(&host_id, &request_id, r).map(|_| ())
+                self.gw
+                    .register_session(&host_id, &request_id, r)
+                    .map(|_| ())
             }
             HostRequest::SessionEnd(e) => {
                 self.gw.owned_session(&host_id, &e.session_id)?;
@@ -294,11 +305,11 @@ impl HostConn {
                     return Err(crate::sessions::lifecycle::unknown_session(&r.session_id));
                 }
                 let last = r.last.unwrap_or(STREAM_RETENTION);
-                let streams = self
-                    .gw
-                    .shared()
-                    .streams
-                    .history(&r.session_id, r.stream.as_deref(), last);
+                let streams =
+                    self.gw
+                        .shared()
+                        .streams
+                        .history(&r.session_id, r.stream.as_deref(), last);
                 self.to_host(&HostEvent::StreamsHistory(StreamsHistoryReply {
                     request_id: r.request_id,
                     session_id: r.session_id,
@@ -320,7 +331,8 @@ impl HostConn {
                     format!("callId '{}' is already in flight", call.call_id),
                 ));
             }
-            host.invocations.insert(call.call_id.clone(), cancel.clone());
+            host.invocations
+                .insert(call.call_id.clone(), cancel.clone());
         }
         let gw = self.gw.clone();
         self.gw.shared().tasks.spawn(async move {
@@ -388,7 +400,7 @@ impl HostConn {
             for t in host.invocations.values() {
                 t.cancel();
             }
-            tracing::info!(host = %id, %remote, "session host disconnected");
+            tracing::debug!(host = %id, %remote, "session host disconnected");
             return;
         }
         drop(state);
@@ -432,7 +444,11 @@ impl Gateway {
     }
 
     /// Checks that `session_id` exists and belongs to `host_id`.
-    pub(crate) fn owned_session(&self, host_id: &str, session_id: &str) -> Result<(), (ErrorCode, String)> {
+    pub(crate) fn owned_session(
+        &self,
+        host_id: &str,
+        session_id: &str,
+    ) -> Result<(), (ErrorCode, String)> {
         match self.state().sessions.get(session_id) {
             None => Err(crate::sessions::lifecycle::unknown_session(session_id)),
             Some(s) if s.host != host_id => Err((

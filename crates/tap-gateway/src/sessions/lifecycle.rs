@@ -128,7 +128,10 @@ impl Gateway {
             (!bound.is_empty()).then_some(done)
         };
         if let Some(done) = done {
-            if tokio::time::timeout(deadline, done.notified()).await.is_err() {
+            if tokio::time::timeout(deadline, done.notified())
+                .await
+                .is_err()
+            {
                 tracing::info!(session = %id, "shutdown deadline passed; tearing down");
             }
         }
@@ -155,11 +158,14 @@ impl Gateway {
                 &format!("Session '{id}' ended ({reason})"),
             );
             for call_id in cancelled {
-                let _ = p.link.out.send(frame(&GatewayMessage::ToolCancel(ToolCancel {
-                    id: call_id,
-                    session_id: id.to_string(),
-                    reason: "session ended".into(),
-                })));
+                let _ = p
+                    .link
+                    .out
+                    .send(frame(&GatewayMessage::ToolCancel(ToolCancel {
+                        id: call_id,
+                        session_id: id.to_string(),
+                        reason: "session ended".into(),
+                    })));
             }
         }
         if let Some(host) = state.hosts.get_mut(&session.host) {
@@ -191,10 +197,16 @@ impl Gateway {
     }
 
     /// Records busy/idle; a move to idle is announced to the bound providers.
-    pub(crate) fn set_busy(&self, session_id: &str, busy: BusyState) -> Result<(), (ErrorCode, String)> {
+    pub(crate) fn set_busy(
+        &self,
+        session_id: &str,
+        busy: BusyState,
+    ) -> Result<(), (ErrorCode, String)> {
         let mut state = self.state();
         let State {
-            sessions, providers, ..
+            sessions,
+            providers,
+            ..
         } = &mut *state;
         let session = sessions
             .get_mut(session_id)

@@ -73,14 +73,18 @@ impl Session {
     pub fn rebuild_tools(&mut self, providers: &HashMap<String, ProviderEntry>) {
         self.tools.clear();
         for pid in &self.bound {
-            let Some(p) = providers.get(pid) else { continue };
+            let Some(p) = providers.get(pid) else {
+                continue;
+            };
             for def in p.tools.iter() {
-                self.tools.entry(def.name.clone()).or_insert_with(|| ToolEntry {
-                    def: def.clone(),
-                    provider_id: p.id.clone(),
-                    provider_name: p.name.clone().unwrap_or_default(),
-                    link: p.link.clone(),
-                });
+                self.tools
+                    .entry(def.name.clone())
+                    .or_insert_with(|| ToolEntry {
+                        def: def.clone(),
+                        provider_id: p.id.clone(),
+                        provider_name: p.name.clone().unwrap_or_default(),
+                        link: p.link.clone(),
+                    });
             }
         }
         self.toolset_changed.notify_one();

@@ -1,8 +1,8 @@
 use super::CallError;
-use tap_protocol::Json;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tap_protocol::ErrorCode;
+use tap_protocol::Json;
 use tokio::sync::{mpsc, oneshot};
 
 /// A call sent to a provider and not yet answered.

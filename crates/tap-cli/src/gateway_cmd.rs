@@ -1,0 +1,87 @@
+use crate::signals::shutdown_token;
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tap_gateway::{GatewayConfig, GatewayHandle};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tracing_subscriber::EnvFilter;
+
+pub async fn run(listen: SocketAddr, home: PathBuf) -> ExitCode {
+    let filter = EnvFilter::try_from_env("TAP_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    if !listen.ip().is_loopback() {
+        eprintln!("tap: refusing to listen on {listen}: the gateway serves loopback only (use 127.0.0.1:PORT)");
+        return ExitCode::from(2);
+    }
+    let listener = match TcpListener::bind(listen).await {
+        Ok(l) => l,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            if is_tap_gateway(listen).await {
+                eprintln!("tap: another Tap gateway is already running on {listen}. Use it (other `tap` commands find it through TAP_HOME), or stop it first.");
+            } else {
+                eprintln!("tap: {listen} is in use by another program; choose another address with --listen 127.0.0.1:PORT");
+            }
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("tap: cannot listen on {listen}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut config = GatewayConfig::new(home);
+    config.copilot_home = copilot_home();
+    let handle = match GatewayHandle::start(listener, config).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("tap: cannot start the gateway: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let files = handle.gateway().files().clone();
+    tracing::info!(
+        provider_token = %files.provider_token.display(),
+        copilot_token = ?files.copilot_provider_token.as_ref().map(|p| p.display().to_string()),
+        host_token = %files.host_token.display(),
+        "token files written (mode 0600); Ctrl-C stops the gateway"
+    );
+    shutdown_token().cancelled().await;
+    match handle.stop().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tap: stopping failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `COPILOT_HOME`, else `~/.copilot`: where spec providers look for the token.
+fn copilot_home() -> Option<PathBuf> {
+    std::env::var_os("COPILOT_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".copilot")))
+}
+
+/// Asks whatever holds the port whether it is a Tap gateway (`GET /healthz`).
+async fn is_tap_gateway(addr: SocketAddr) -> bool {
+    let probe = async {
+        let mut s = TcpStream::connect(addr).await.ok()?;
+        s.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n")
+            .await
+            .ok()?;
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await.ok()?;
+        Some(String::from_utf8_lossy(&buf).contains("\"tap-gateway\""))
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(2), probe)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
+}

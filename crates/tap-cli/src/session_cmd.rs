@@ -1,0 +1,51 @@
+use crate::output::{client_fail, connect, fail};
+use crate::signals::shutdown_token;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tap_protocol::host::SessionRegister;
+
+/// `tap session open`: prints `{"sessionId": …}`, then one JSON line per event, until
+/// interrupted (the session then ends) or the gateway goes away (exit 1).
+pub async fn open(
+    home: &Path,
+    label: Option<String>,
+    cwd: Option<PathBuf>,
+    id: Option<String>,
+    foreground: bool,
+) -> ExitCode {
+    let stop = shutdown_token();
+    let mut client = match connect(home, "tap-cli").await {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let cwd = cwd
+        .or_else(|| std::env::current_dir().ok())
+        .map(|p| p.display().to_string());
+    let info = match client
+        .register_session(SessionRegister {
+            request_id: String::new(),
+            session_id: id,
+            label,
+            cwd,
+            foreground,
+        })
+        .await
+    {
+        Ok(info) => info,
+        Err(e) => return client_fail(e),
+    };
+    println!("{}", serde_json::json!({ "sessionId": info.id }));
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            event = client.next_event() => match event {
+                Some(e) => println!("{}", serde_json::to_string(&e).expect("serializable")),
+                None => return fail("DISCONNECTED", "the gateway closed the connection"),
+            }
+        }
+    }
+    match client.end_session(&info.id).await {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => client_fail(e),
+    }
+}
