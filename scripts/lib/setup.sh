@@ -1,0 +1,42 @@
+# Shared set-up for scripts/run.sh and scripts/test.sh. Idempotent: each step checks
+# before it installs, so a second run costs seconds.
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+APT_UPDATED=""
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  step "apt-get install ${missing[*]}"
+  if [ -z "$APT_UPDATED" ]; then $SUDO apt-get update -qq; APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# A target directory outside the clone, reused across clones and CI runs, keeps
+# rebuilds incremental. Override with CARGO_TARGET_DIR.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tap-gateway/target}"
+
+setup_rust() {
+  apt_install build-essential pkg-config ca-certificates
+  if ! command -v cargo >/dev/null 2>&1; then
+    echo "Rust is not installed. Install it with rustup (https://rustup.rs), then run this again." >&2
+    exit 1
+  fi
+}
+
+setup_node() {
+  local major=0
+  if command -v node >/dev/null 2>&1; then major=$(node -p 'process.versions.node.split(".")[0]'); fi
+  if [ "$major" -lt 18 ]; then apt_install nodejs npm; fi
+}
+
+setup_python_venv() {
+  apt_install python3
+  export TAP_TEST_VENV="${TAP_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tap-gateway/venv}"
+  if [ ! -x "$TAP_TEST_VENV/bin/python" ]; then
+    python3 -m venv "$TAP_TEST_VENV" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$TAP_TEST_VENV"; }
+  fi
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh Debian/Ubuntu machine: installs what is
+# missing (system packages, the example providers' npm and PyPI packages), then checks
+# formatting and lints, then runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/setup.sh
+
+setup_rust
+setup_node
+setup_python_venv
+
+step "example providers' dependencies"
+npm install --no-audit --no-fund --silent --prefix tests/providers/node
+"$TAP_TEST_VENV/bin/pip" install --quiet -r tests/providers/python/requirements.txt
+export TAP_TEST_PYTHON="$TAP_TEST_VENV/bin/python"
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo test"
+cargo test --workspace --locked
