@@ -43,6 +43,9 @@ pub(crate) struct Shared {
     pub stopping: CancellationToken,
     /// Owns every task the gateway spawns, so stop can wait for all of them.
     pub tasks: TaskTracker,
+    /// Tool invocations from session hosts. Stop waits for these before closing host
+    /// sockets, so every in-flight call's terminal result reaches its caller.
+    pub invocations: TaskTracker,
     /// One permit per provider connection (spec: at most 50).
     pub provider_slots: Arc<Semaphore>,
 }
@@ -144,6 +147,7 @@ impl GatewayHandle {
             streams: StreamStore::default(),
             stopping: CancellationToken::new(),
             tasks: TaskTracker::new(),
+            invocations: TaskTracker::new(),
             provider_slots: Arc::new(Semaphore::new(MAX_PROVIDER_CONNECTIONS)),
         });
         let gateway = Gateway { shared };
@@ -168,6 +172,15 @@ impl GatewayHandle {
             .into_iter()
             .map(|id| gw.end_session(id, None, "gateway stopping".into()));
         futures_util::future::join_all(endings).await;
+        // Every session has ended, so every call has its outcome; let the invocation tasks
+        // hand those to the hosts before the host sockets close.
+        gw.shared.invocations.close();
+        if tokio::time::timeout(std::time::Duration::from_secs(2), gw.shared.invocations.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("some tool invocations did not finish within 2 s of the sessions ending");
+        }
         gw.shared.stopping.cancel();
         self.server.abort();
         gw.shared.tasks.close();

@@ -335,7 +335,7 @@ impl HostConn {
                 .insert(call.call_id.clone(), cancel.clone());
         }
         let gw = self.gw.clone();
-        self.gw.shared().tasks.spawn(async move {
+        self.gw.shared().invocations.spawn(async move {
             let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
             let call_id = call.call_id;
             let request = CallRequest {
