@@ -3,12 +3,12 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tap_gateway::{GatewayConfig, GatewayHandle};
+use tap_gateway::{GatewayConfig, GatewayHandle, SpawnSpec};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tracing_subscriber::EnvFilter;
 
-pub async fn run(listen: SocketAddr, home: PathBuf) -> ExitCode {
+pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitCode {
     let filter = EnvFilter::try_from_env("TAP_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -36,6 +36,7 @@ pub async fn run(listen: SocketAddr, home: PathBuf) -> ExitCode {
     };
     let mut config = GatewayConfig::new(home);
     config.copilot_home = copilot_home();
+    config.spawn = spawn.iter().map(|c| SpawnSpec::shell(c)).collect();
     let handle = match GatewayHandle::start(listener, config).await {
         Ok(h) => h,
         Err(e) => {

@@ -35,6 +35,10 @@ enum Command {
         /// Address to listen on; loopback only.
         #[arg(long, default_value = "127.0.0.1:9400", env = "TAP_LISTEN")]
         listen: SocketAddr,
+        /// Start a provider process (a shell command line) with TAP_PROVIDER_TOKEN and
+        /// TAP_GATEWAY_URL set; repeatable. It is stopped with the gateway.
+        #[arg(long = "spawn", value_name = "COMMAND")]
+        spawn: Vec<String>,
     },
     /// Sessions.
     Session {
@@ -117,7 +121,7 @@ fn main() -> ExitCode {
     let home = tap_client::default_home();
     runtime.block_on(async move {
         match cli.command {
-            Command::Gateway { listen } => gateway_cmd::run(listen, home).await,
+            Command::Gateway { listen, spawn } => gateway_cmd::run(listen, spawn, home).await,
             Command::Session {
                 command:
                     SessionCommand::Open {

@@ -1,3 +1,4 @@
+use crate::SpawnSpec;
 use std::path::PathBuf;
 use std::time::Duration;
 use tap_protocol::limits;
@@ -20,6 +21,8 @@ pub struct GatewayConfig {
     pub host_resume_grace: Duration,
     /// Batching window for tool-set changes sent to session hosts.
     pub toolset_debounce: Duration,
+    /// Provider processes to start once the gateway listens.
+    pub spawn: Vec<SpawnSpec>,
 }
 
 impl GatewayConfig {
@@ -32,6 +35,7 @@ impl GatewayConfig {
             shutdown_deadline: limits::SHUTDOWN_DEADLINE,
             host_resume_grace: limits::HOST_RESUME_GRACE,
             toolset_debounce: limits::TOOLSET_DEBOUNCE,
+            spawn: Vec::new(),
         }
     }
 }

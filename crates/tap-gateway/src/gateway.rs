@@ -153,6 +153,7 @@ impl GatewayHandle {
         let gateway = Gateway { shared };
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));
         tracing::info!(%address, "gateway listening");
+        gateway.spawn_configured_providers();
         Ok(Self { gateway, server })
     }
 
@@ -175,11 +176,16 @@ impl GatewayHandle {
         // Every session has ended, so every call has its outcome; let the invocation tasks
         // hand those to the hosts before the host sockets close.
         gw.shared.invocations.close();
-        if tokio::time::timeout(std::time::Duration::from_secs(2), gw.shared.invocations.wait())
-            .await
-            .is_err()
+        if tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            gw.shared.invocations.wait(),
+        )
+        .await
+        .is_err()
         {
-            tracing::warn!("some tool invocations did not finish within 2 s of the sessions ending");
+            tracing::warn!(
+                "some tool invocations did not finish within 2 s of the sessions ending"
+            );
         }
         gw.shared.stopping.cancel();
         self.server.abort();

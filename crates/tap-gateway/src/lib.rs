@@ -34,4 +34,5 @@ pub use auth::files::{read_secret_file, GatewayFiles};
 pub use config::GatewayConfig;
 pub use error::GatewayError;
 pub use gateway::{run, Gateway, GatewayHandle};
+pub use providers::SpawnSpec;
 pub use tools::{CallError, CallRequest};

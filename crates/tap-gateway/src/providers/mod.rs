@@ -2,7 +2,10 @@
 //! state machine, the registry entry other parts of the gateway see, and validation.
 
 mod connection;
+mod spawn;
 mod validate;
+
+pub use spawn::SpawnSpec;
 
 pub(crate) use connection::serve;
 

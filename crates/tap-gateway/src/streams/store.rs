@@ -21,8 +21,11 @@ pub(crate) struct Stored {
 #[derive(Default)]
 pub(crate) struct StreamStore {
     // std Mutex, never held across an await: appends and reads are pure memory work.
-    inner: Mutex<HashMap<String, HashMap<String, HashMap<String, VecDeque<Stored>>>>>,
+    inner: Mutex<HashMap<String, SessionStreams>>,
 }
+
+/// provider → stream → events.
+type SessionStreams = HashMap<String, HashMap<String, VecDeque<Stored>>>;
 
 impl StreamStore {
     pub fn append(&self, session: &str, provider: &str, stream: &str, item: Stored) {
