@@ -19,6 +19,15 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
         eprintln!("tap: refusing to listen on {listen}: the gateway serves loopback only (use 127.0.0.1:PORT)");
         return ExitCode::from(2);
     }
+    // One gateway per TAP_HOME: a second one would overwrite the first's token files, and
+    // either's clean stop would delete both. A stale gateway.json (after a crash) is fine.
+    if let Some(running) = running_gateway_for(&home).await {
+        eprintln!(
+            "tap: another Tap gateway is already running for {} at {running}; use it, or set TAP_HOME to another directory",
+            home.display()
+        );
+        return ExitCode::from(2);
+    }
     let listener = match TcpListener::bind(listen).await {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
@@ -34,6 +43,9 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
             return ExitCode::from(2);
         }
     };
+    // Before any file is written: a SIGTERM that follows `gateway.json` at once must
+    // still stop the gateway gracefully and remove the files.
+    let stop = shutdown_token();
     let mut config = GatewayConfig::new(home);
     config.copilot_home = copilot_home();
     config.spawn = spawn.iter().map(|c| SpawnSpec::shell(c)).collect();
@@ -51,7 +63,7 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
         host_token = %files.host_token.display(),
         "token files written (mode 0600); Ctrl-C stops the gateway"
     );
-    shutdown_token().cancelled().await;
+    stop.cancelled().await;
     match handle.stop().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -85,4 +97,11 @@ async fn is_tap_gateway(addr: SocketAddr) -> bool {
         .ok()
         .flatten()
         .unwrap_or(false)
+}
+
+/// The address of a live gateway recorded in `home`'s `gateway.json`, if any.
+async fn running_gateway_for(home: &std::path::Path) -> Option<SocketAddr> {
+    let found = tap_client::Discovery::from_home(home).ok()?;
+    let addr: SocketAddr = found.address.strip_prefix("ws://")?.parse().ok()?;
+    is_tap_gateway(addr).await.then_some(addr)
 }

@@ -2,36 +2,63 @@ use tokio_util::sync::CancellationToken;
 
 /// A token cancelled on the first SIGINT or SIGTERM. A second signal exits at once, for
 /// the user whose graceful stop waits on a provider that does not answer.
+///
+/// The handlers are installed before this returns (not when a task first runs), so a
+/// signal that arrives right after, e.g. just after `gateway.json` is written, is caught.
 pub fn shutdown_token() -> CancellationToken {
     let token = CancellationToken::new();
     let t = token.clone();
+    let mut signals = Signals::install();
     tokio::spawn(async move {
-        wait_signal().await;
+        signals.next().await;
         t.cancel();
-        wait_signal().await;
+        signals.next().await;
         eprintln!("tap: second signal, exiting now");
         std::process::exit(130);
     });
     token
 }
 
+/// SIGINT and SIGTERM, registered with the runtime at creation.
 #[cfg(unix)]
-async fn wait_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = match signal(SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
+struct Signals(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
+
+#[cfg(unix)]
+impl Signals {
+    fn install() -> Self {
+        use tokio::signal::unix::{signal, SignalKind};
+        Self(
+            signal(SignalKind::interrupt())
+                .and_then(|int| Ok((int, signal(SignalKind::terminate())?)))
+                .ok(),
+        )
+    }
+
+    async fn next(&mut self) {
+        match &mut self.0 {
+            Some((int, term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            None => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
     }
 }
 
 #[cfg(not(unix))]
-async fn wait_signal() {
-    let _ = tokio::signal::ctrl_c().await;
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn install() -> Self {
+        Self
+    }
+
+    async fn next(&mut self) {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
-use tap_protocol::limits::MAX_PROVIDER_CONNECTIONS;
+use tap_protocol::limits::{MAX_HOST_CONNECTIONS, MAX_PROVIDER_CONNECTIONS};
 use tap_protocol::ErrorCode;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -48,6 +48,8 @@ pub(crate) struct Shared {
     pub invocations: TaskTracker,
     /// One permit per provider connection (spec: at most 50).
     pub provider_slots: Arc<Semaphore>,
+    /// One permit per session-host connection.
+    pub host_slots: Arc<Semaphore>,
 }
 
 #[derive(Default)]
@@ -149,6 +151,7 @@ impl GatewayHandle {
             tasks: TaskTracker::new(),
             invocations: TaskTracker::new(),
             provider_slots: Arc::new(Semaphore::new(MAX_PROVIDER_CONNECTIONS)),
+            host_slots: Arc::new(Semaphore::new(MAX_HOST_CONNECTIONS)),
         });
         let gateway = Gateway { shared };
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));

@@ -149,7 +149,8 @@ pub struct HostAuthOk {
     pub protocol_version: u32,
     /// This host's id.
     pub host_id: String,
-    /// Present on reconnect within 30 s to resume this host's sessions.
+    /// Send this in `auth.resumeToken` on a reconnect within 30 s to take this host's
+    /// sessions back.
     pub resume_token: String,
     /// Sessions taken back by the resume (empty on a fresh connection).
     #[serde(default)]

@@ -57,3 +57,9 @@ pub const HOST_RESUME_GRACE: Duration = Duration::from_secs(30);
 pub const HOST_OUTBOX_CAP: usize = 10_000;
 /// Longest tool name (the MCP and OpenAI tool-name limit).
 pub const MAX_TOOL_NAME_LEN: usize = 64;
+/// Longest session id a session host may choose.
+pub const MAX_SESSION_ID_LEN: usize = 128;
+/// Longest stream name.
+pub const MAX_STREAM_NAME_LEN: usize = 128;
+/// Concurrent session-host connections (each `tap call` is one while it runs).
+pub const MAX_HOST_CONNECTIONS: usize = 64;

@@ -717,7 +717,7 @@ pub struct ToolCancel {
     pub id: String,
     /// The calling session.
     pub session_id: String,
-    /// Why: `timeout`, `cancelled`, `session ended`, `gateway stopping`.
+    /// Why: `timeout`, `cancelled` (by the caller), `session ended`, `rebind`.
     pub reason: String,
 }
 

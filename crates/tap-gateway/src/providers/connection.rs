@@ -17,11 +17,11 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 use tap_protocol::host::{Delivery, HostEvent};
 use tap_protocol::limits::{
-    AUTH_TIMEOUT, MAX_MESSAGE_BYTES, MAX_REBINDS_PER_MINUTE, MAX_STREAM_QUERY_LAST,
-    MAX_TOOL_RESULT_BYTES,
+    AUTH_TIMEOUT, MAX_MESSAGE_BYTES, MAX_REBINDS_PER_MINUTE, MAX_STREAMS_PER_PROVIDER,
+    MAX_STREAM_QUERY_LAST, MAX_TOOL_RESULT_BYTES,
 };
 use tap_protocol::provider::{
     Auth, ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, ProviderMessage, Push,
@@ -30,6 +30,8 @@ use tap_protocol::provider::{
 };
 use tap_protocol::{decode, DecodeError, ErrorCode, PROTOCOL_VERSION};
 use tokio::sync::mpsc;
+// Tokio's clock, like every other timer here, so the rebind window follows a paused test clock.
+use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
@@ -83,6 +85,10 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                     Some(Ok(Message::Binary(b))) => b,
                     Some(Ok(Message::Close(_))) | None => break None,
                     Some(Ok(_)) => continue,
+                    Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(e))) => {
+                        tracing::info!(%remote, error = %e, "provider frame above the hard cap; closing");
+                        break Some(CloseCode::Size);
+                    }
                     Some(Err(e)) => {
                         tracing::debug!(%remote, error = %e, "provider socket error");
                         break None;
@@ -285,54 +291,53 @@ impl Conn {
     }
 
     fn dispatch(&mut self, msg: ProviderMessage) -> Flow {
-        let phase = self
-            .with_entry(|s, id| s.providers[id].phase)
-            .unwrap_or(Phase::Unbound);
         match msg {
-            ProviderMessage::Hello(h) => self.on_hello(*h),
+            ProviderMessage::Hello(h) => return self.on_hello(*h),
             ProviderMessage::Goodbye(g) => {
                 tracing::info!(provider = ?self.id, reason = ?g.reason, "provider said goodbye");
-                Flow::Close
+                return Flow::Close;
             }
+            // Answers are correlated by their globally unique id, whatever the state: a
+            // result arriving after its session ended (or after a rebind) is a late
+            // result, and late results are ignored, not errors.
+            ProviderMessage::ToolResult(r) => self.on_tool_result(r),
+            ProviderMessage::ToolProgress(p) => {
+                self.link.calls.progress(&p.id, p.message);
+            }
+            // Nothing is ever pending for these yet, so any answer is a late answer.
+            ProviderMessage::GateResult(_) | ProviderMessage::TransformResult(_) => {}
             ProviderMessage::Auth(_) | ProviderMessage::AuthConfirm(_) => {
                 self.error(
                     ErrorCode::Unauthorized,
                     "Already authenticated",
                     Some(msg.type_name()),
                 );
-                Flow::Continue
             }
-            other if phase != Phase::Bound => {
-                self.error(
-                    ErrorCode::InvalidSession,
-                    format!(
-                        "Not bound to a session: send 'hello' before '{}'",
-                        other.type_name()
-                    ),
-                    Some(other.type_name()),
-                );
-                Flow::Continue
-            }
-            ProviderMessage::ToolResult(r) => {
-                self.on_tool_result(r);
-                Flow::Continue
-            }
-            ProviderMessage::ToolProgress(p) => {
-                self.link.calls.progress(&p.id, p.message);
-                Flow::Continue
-            }
-            ProviderMessage::Push(p) => {
-                self.on_push(p);
-                Flow::Continue
-            }
-            ProviderMessage::ToolsUpdate(u) => {
-                self.on_tools_update(u);
-                Flow::Continue
-            }
-            ProviderMessage::StreamQuery(q) => {
-                self.on_stream_query(q);
-                Flow::Continue
-            }
+            other => self.dispatch_bound(other),
+        }
+        Flow::Continue
+    }
+
+    /// Messages that need a bound session.
+    fn dispatch_bound(&mut self, msg: ProviderMessage) {
+        let phase = self
+            .with_entry(|s, id| s.providers[id].phase)
+            .unwrap_or(Phase::Unbound);
+        if phase != Phase::Bound {
+            self.error(
+                ErrorCode::InvalidSession,
+                format!(
+                    "Not bound to a session: send 'hello' before '{}'",
+                    msg.type_name()
+                ),
+                Some(msg.type_name()),
+            );
+            return;
+        }
+        match msg {
+            ProviderMessage::Push(p) => self.on_push(p),
+            ProviderMessage::ToolsUpdate(u) => self.on_tools_update(u),
+            ProviderMessage::StreamQuery(q) => self.on_stream_query(q),
             ProviderMessage::ShutdownReady(r) => {
                 let released = self.with_entry(|s, id| {
                     let ok = s.providers[id].session.as_deref() == Some(r.session_id.as_str());
@@ -348,33 +353,23 @@ impl Conn {
                         Some("shutdown.ready"),
                     );
                 }
-                Flow::Continue
             }
-            ProviderMessage::GateResult(_) | ProviderMessage::TransformResult(_) => {
-                // Nothing is ever pending here: answers to checks that do not exist are
-                // late answers by definition, and late answers are ignored.
-                Flow::Continue
-            }
-            ProviderMessage::SessionReady(_) => {
-                self.error(
-                    ErrorCode::Unauthorized,
-                    "'session.ready' is only for providers bound to \"all\"",
-                    Some("session.ready"),
-                );
-                Flow::Continue
-            }
-            ProviderMessage::HooksUpdate(u) => {
-                self.unsupported("hooks.update", u.request_id);
-                Flow::Continue
-            }
-            ProviderMessage::ContextUpdate(u) => {
-                self.unsupported("context.update", u.request_id);
-                Flow::Continue
-            }
-            ProviderMessage::FilterSet(f) => {
-                self.unsupported("filter.set", f.request_id);
-                Flow::Continue
-            }
+            ProviderMessage::SessionReady(_) => self.error(
+                ErrorCode::Unauthorized,
+                "'session.ready' is only for providers bound to \"all\"",
+                Some("session.ready"),
+            ),
+            ProviderMessage::HooksUpdate(u) => self.unsupported("hooks.update", u.request_id),
+            ProviderMessage::ContextUpdate(u) => self.unsupported("context.update", u.request_id),
+            ProviderMessage::FilterSet(f) => self.unsupported("filter.set", f.request_id),
+            ProviderMessage::Hello(_)
+            | ProviderMessage::Goodbye(_)
+            | ProviderMessage::ToolResult(_)
+            | ProviderMessage::ToolProgress(_)
+            | ProviderMessage::GateResult(_)
+            | ProviderMessage::TransformResult(_)
+            | ProviderMessage::Auth(_)
+            | ProviderMessage::AuthConfirm(_) => unreachable!("handled by dispatch"),
         }
     }
 }
@@ -606,8 +601,8 @@ impl Conn {
             .or_else(|| p.prompt.clone())
             .unwrap_or_default();
         let at = SystemTime::now();
-        if p.level != PushLevel::Keep {
-            let delivery = HostEvent::Delivery(Delivery {
+        let delivery = (p.level != PushLevel::Keep).then(|| {
+            HostEvent::Delivery(Delivery {
                 session_id: session.clone(),
                 level: p.level,
                 stream: stream.clone(),
@@ -616,24 +611,35 @@ impl Conn {
                 prompt: p.prompt,
                 metadata: p.metadata.clone(),
                 ts: crate::time::rfc3339(at),
-            });
+            })
+        });
+        let stored = Stored {
+            at,
+            event: text,
+            level: p.level,
+            metadata: p.metadata,
+        };
+        let streams = &self.gw.shared().streams;
+        if streams
+            .append(&session, &provider, &stream, stored)
+            .is_err()
+        {
+            self.error(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "A provider may use at most {MAX_STREAMS_PER_PROVIDER} streams per session; '{stream}' would be one more"
+                ),
+                Some("push"),
+            );
+            return;
+        }
+        if let Some(delivery) = delivery {
             let mut state = self.gw.state();
             let host = state.sessions.get(&session).map(|s| s.host.clone());
             if let Some(h) = host.and_then(|h| state.hosts.get_mut(&h)) {
                 h.send(&delivery);
             }
         }
-        self.gw.shared().streams.append(
-            &session,
-            &provider,
-            &stream,
-            Stored {
-                at,
-                event: text,
-                level: p.level,
-                metadata: p.metadata,
-            },
-        );
     }
 
     fn on_tools_update(&mut self, u: ToolsUpdate) {

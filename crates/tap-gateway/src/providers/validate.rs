@@ -2,7 +2,9 @@
 //! provider author can fix it from the error message alone.
 
 use std::collections::HashSet;
-use tap_protocol::limits::{MAX_TOOLS_PER_PROVIDER, MAX_TOOL_NAME_LEN, MAX_TOOL_TIMEOUT_MS};
+use tap_protocol::limits::{
+    MAX_STREAM_NAME_LEN, MAX_TOOLS_PER_PROVIDER, MAX_TOOL_NAME_LEN, MAX_TOOL_TIMEOUT_MS,
+};
 use tap_protocol::provider::{Push, ToolDef};
 use tap_protocol::ErrorCode;
 
@@ -71,9 +73,6 @@ fn tool_name(name: &str) -> Result<(), String> {
     }
     Ok(())
 }
-
-/// The longest stream name accepted.
-const MAX_STREAM_NAME_LEN: usize = 128;
 
 /// Checks a `push` apart from its session.
 pub(crate) fn push(p: &Push) -> Result<(), Invalid> {

@@ -84,8 +84,17 @@ async fn session_endpoint(
         )
             .into_response();
     }
+    let Ok(permit) = gw.shared().host_slots.clone().try_acquire_owned() else {
+        tracing::warn!(%remote, "session host connection refused: limit reached");
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too many session-host connections\n",
+        )
+            .into_response();
+    };
     let tasks = gw.shared().tasks.clone();
-    upgrade::accept(req, tasks, move |ws| {
-        crate::sessions::serve_host(gw, ws, remote)
+    upgrade::accept(req, tasks, move |ws| async move {
+        crate::sessions::serve_host(gw, ws, remote).await;
+        drop(permit);
     })
 }

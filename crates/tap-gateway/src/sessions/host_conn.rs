@@ -215,7 +215,7 @@ impl HostConn {
                 if host.dropped > 0 {
                     tracing::warn!(host = %id, dropped = host.dropped, "host outbox overflowed while detached");
                 }
-                for m in host.outbox.drain(..) {
+                for (m, _) in host.outbox.drain(..) {
                     let _ = self.out.send(m);
                 }
                 let sessions: Vec<String> = host.sessions.iter().cloned().collect();
@@ -321,6 +321,12 @@ impl HostConn {
     }
 
     fn invoke(&self, host_id: String, call: ToolInvoke) -> Result<(), (ErrorCode, String)> {
+        if !call.args.is_object() {
+            return Err((
+                ErrorCode::InvalidJson,
+                "'args' must be a JSON object".to_string(),
+            ));
+        }
         let cancel = CancellationToken::new();
         {
             let mut state = self.gw.state();
@@ -348,14 +354,17 @@ impl HostConn {
             let run = gw.call_tool(request);
             tokio::pin!(run);
             let outcome = loop {
+                // Progress first: a provider's progress sent just before its result is
+                // already queued when the result lands, and must reach the host before it.
                 tokio::select! {
-                    outcome = &mut run => break outcome,
+                    biased;
                     Some(message) = progress_rx.recv() => {
                         gw.send_to_host(&host_id, &HostEvent::ToolProgress(HostToolProgress {
                             call_id: call_id.clone(),
                             message,
                         }));
                     }
+                    outcome = &mut run => break outcome,
                 }
             };
             let result = match outcome {

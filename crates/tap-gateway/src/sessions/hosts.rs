@@ -18,7 +18,8 @@ pub(crate) struct HostEntry {
     pub kill: CancellationToken,
     /// Bumped on every attach, so a stale grace timer knows it lost.
     pub epoch: u64,
-    pub outbox: VecDeque<Message>,
+    /// Messages kept while detached, each with whether it may be dropped on overflow.
+    pub outbox: VecDeque<(Message, bool)>,
     pub dropped: u64,
     pub sessions: HashSet<String>,
     /// callId → cancel token of this host's invocations in flight.
@@ -34,9 +35,20 @@ impl HostEntry {
             }
         }
         if self.outbox.len() >= HOST_OUTBOX_CAP {
-            self.outbox.pop_front();
-            self.dropped += 1;
+            // Deliveries and progress may go; tool results, tool sets, session ends and
+            // errors never do (they are bounded by what the host asked for and by the
+            // tool-set debounce).
+            match self.outbox.iter().position(|(_, droppable)| *droppable) {
+                Some(i) => {
+                    self.outbox.remove(i);
+                    self.dropped += 1;
+                }
+                None => {
+                    tracing::warn!(host = %self.id, "host outbox above its cap with only answers in it")
+                }
+            }
         }
-        self.outbox.push_back(frame);
+        let droppable = matches!(event, HostEvent::Delivery(_) | HostEvent::ToolProgress(_));
+        self.outbox.push_back((frame, droppable));
     }
 }

@@ -8,14 +8,12 @@ use std::sync::Arc;
 use tap_protocol::host::{
     BusyState, HostEvent, SessionEnded, SessionRegister, SessionRegistered, SessionTools,
 };
+use tap_protocol::limits::MAX_SESSION_ID_LEN;
 use tap_protocol::provider::{
     GatewayMessage, LifecycleState, SessionInfo, SessionLifecycle, Sessions, ToolCancel,
 };
 use tap_protocol::ErrorCode;
 use tokio::sync::Notify;
-
-/// Longest session id a host may choose.
-const MAX_SESSION_ID_LEN: usize = 128;
 
 impl Gateway {
     /// Registers a session owned by `host_id` and tells every provider.
@@ -102,7 +100,8 @@ impl Gateway {
             let Some(session) = state.sessions.get_mut(&id) else {
                 return;
             };
-            if session.ending.is_some() {
+            if let Some(ending) = session.ending.as_mut() {
+                ending.late_requests.extend(request_id);
                 return;
             }
             let done = Arc::new(Notify::new());
@@ -110,6 +109,7 @@ impl Gateway {
             session.ending = Some(Ending {
                 waiting,
                 done: done.clone(),
+                late_requests: Vec::new(),
             });
             let bound = session.bound.clone();
             let pending = GatewayMessage::SessionLifecycle(SessionLifecycle {
@@ -170,11 +170,14 @@ impl Gateway {
         }
         if let Some(host) = state.hosts.get_mut(&session.host) {
             host.sessions.remove(id);
-            host.send(&HostEvent::SessionEnded(SessionEnded {
-                request_id,
-                session_id: id.to_string(),
-                reason: reason.clone(),
-            }));
+            let late = session.ending.map(|e| e.late_requests).unwrap_or_default();
+            for request_id in std::iter::once(request_id).chain(late.into_iter().map(Some)) {
+                host.send(&HostEvent::SessionEnded(SessionEnded {
+                    request_id,
+                    session_id: id.to_string(),
+                    reason: reason.clone(),
+                }));
+            }
         }
         drop(state);
         self.shared().streams.drop_session(id);

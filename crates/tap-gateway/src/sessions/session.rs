@@ -34,6 +34,9 @@ pub(crate) struct Session {
 pub(crate) struct Ending {
     pub waiting: HashSet<String>,
     pub done: Arc<Notify>,
+    /// `session.end` requests that came while the session was already ending; each is
+    /// answered by its own `session.ended` at teardown.
+    pub late_requests: Vec<String>,
 }
 
 pub(crate) struct ToolEntry {

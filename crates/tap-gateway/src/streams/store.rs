@@ -1,9 +1,13 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::SystemTime;
-use tap_protocol::limits::STREAM_RETENTION;
+use tap_protocol::limits::{MAX_STREAMS_PER_PROVIDER, STREAM_RETENTION};
 use tap_protocol::provider::{PushLevel, StreamEntry};
 use tap_protocol::JsonObject;
+
+/// A provider already has [`MAX_STREAMS_PER_PROVIDER`] streams in the session.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct TooManyStreams;
 
 /// One event as kept in memory. The timestamp is formatted only when read, which keeps
 /// accepting a push cheap.
@@ -28,7 +32,15 @@ pub(crate) struct StreamStore {
 type SessionStreams = HashMap<String, HashMap<String, VecDeque<Stored>>>;
 
 impl StreamStore {
-    pub fn append(&self, session: &str, provider: &str, stream: &str, item: Stored) {
+    /// Appends an event; refuses a new stream beyond [`MAX_STREAMS_PER_PROVIDER`] for
+    /// this provider in this session.
+    pub fn append(
+        &self,
+        session: &str,
+        provider: &str,
+        stream: &str,
+        item: Stored,
+    ) -> Result<(), TooManyStreams> {
         let mut inner = self.inner.lock().unwrap();
         let by_provider = match inner.get_mut(session) {
             Some(m) => m,
@@ -38,8 +50,10 @@ impl StreamStore {
             Some(m) => m,
             None => by_provider.entry(provider.to_string()).or_default(),
         };
+        let count = by_stream.len();
         let events = match by_stream.get_mut(stream) {
             Some(q) => q,
+            None if count >= MAX_STREAMS_PER_PROVIDER => return Err(TooManyStreams),
             None => by_stream
                 .entry(stream.to_string())
                 .or_insert_with(|| VecDeque::with_capacity(16)),
@@ -48,6 +62,7 @@ impl StreamStore {
             events.pop_front();
         }
         events.push_back(item);
+        Ok(())
     }
 
     /// Streams of a session as `stream@provider` → newest-first entries. `select` is
@@ -117,7 +132,7 @@ mod tests {
     fn keeps_the_newest_200_newest_first() {
         let store = StreamStore::default();
         for i in 0..250 {
-            store.append("s", "p", "st", item(&i.to_string()));
+            store.append("s", "p", "st", item(&i.to_string())).unwrap();
         }
         let h = store.history("s", None, usize::MAX);
         let events = &h["st@p"];
@@ -127,11 +142,29 @@ mod tests {
     }
 
     #[test]
+    fn refuses_a_21st_stream_per_provider_and_session() {
+        let store = StreamStore::default();
+        for i in 0..MAX_STREAMS_PER_PROVIDER {
+            store
+                .append("s", "p", &format!("st{i}"), item("x"))
+                .unwrap();
+        }
+        assert_eq!(
+            store.append("s", "p", "one-more", item("x")),
+            Err(TooManyStreams)
+        );
+        // existing streams, other providers and other sessions are unaffected
+        store.append("s", "p", "st0", item("y")).unwrap();
+        store.append("s", "q", "one-more", item("x")).unwrap();
+        store.append("t", "p", "one-more", item("x")).unwrap();
+    }
+
+    #[test]
     fn selects_by_stream_and_provider() {
         let store = StreamStore::default();
-        store.append("s", "a", "x", item("1"));
-        store.append("s", "b", "x", item("2"));
-        store.append("s", "b", "y", item("3"));
+        store.append("s", "a", "x", item("1")).unwrap();
+        store.append("s", "b", "x", item("2")).unwrap();
+        store.append("s", "b", "y", item("3")).unwrap();
         assert_eq!(store.history("s", Some("x"), 10).len(), 2);
         assert_eq!(store.history("s", Some("x@b"), 10).len(), 1);
         assert_eq!(store.history("s", Some("y@a"), 10).len(), 0);
