@@ -52,7 +52,7 @@ impl HostClient {
         host_name: &str,
         resume_token: Option<String>,
     ) -> Result<Self, ClientError> {
-        let (ws, _) = tokio_tungstenite::connect_async(url)
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
             .await
             .map_err(|e| ClientError::Connect(e.to_string()))?;
         let (mut sink, mut stream) = ws.split();

@@ -54,6 +54,39 @@ async fn spawned_children_are_stopped_with_the_gateway() {
     assert!(!proc_dir.exists(), "child {pid} still running after stop");
 }
 
+/// Whether a process is alive (a zombie waiting for its reaper counts as dead).
+fn alive(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/status")) {
+        Ok(status) => !status
+            .lines()
+            .any(|l| l.starts_with("State:") && l.contains('Z')),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn processes_a_spawned_command_started_are_stopped_too() {
+    let out = tempfile::tempdir().unwrap();
+    let pid_file = out.path().join("grandchild");
+    // Not `exec`: the shell stays the child and the provider is its grandchild.
+    let line = format!(
+        "sleep 600 & echo $! > {}.tmp && mv {0}.tmp {0}; wait",
+        pid_file.display()
+    );
+    let gw = TestGateway::start_with(|c| c.spawn = vec![SpawnSpec::shell(&line)]).await;
+    let pid = wait_for_file(&pid_file).await.trim().to_string();
+    assert!(alive(&pid), "grandchild should be running");
+    gw.handle.stop().await.unwrap();
+    let deadline = Instant::now() + PATIENCE;
+    while alive(&pid) {
+        assert!(
+            Instant::now() < deadline,
+            "grandchild {pid} survived the gateway"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_command_that_cannot_start_does_not_stop_the_gateway() {
     let gw = TestGateway::start_with(|c| {

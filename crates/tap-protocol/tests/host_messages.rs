@@ -196,6 +196,7 @@ fn all_events() -> Vec<HostEvent> {
                     foreground: true,
                     state: BusyState::Idle,
                     host_id: Some("h-1".into()),
+                    host_name: Some("copilot".into()),
                     host_detached: false,
                     tool_revision: 4,
                     tools: vec!["greet".into()],
@@ -456,6 +457,7 @@ fn status_shape_is_camel_case() {
     assert_eq!(s["startedAt"], "2026-04-26T14:00:00Z");
     assert_eq!(s["uptimeMs"], 60_000);
     assert_eq!(s["sessions"][0]["hostId"], "h-1");
+    assert_eq!(s["sessions"][0]["hostName"], "copilot");
     assert_eq!(s["sessions"][0]["hostDetached"], false);
     assert_eq!(s["sessions"][0]["toolRevision"], 4);
     assert_eq!(s["sessions"][0]["state"], "idle");

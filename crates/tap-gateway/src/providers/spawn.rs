@@ -58,6 +58,10 @@ impl Gateway {
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .kill_on_drop(true);
+            // Its own process group, so stopping it also stops whatever it started (a
+            // shell line like `npm start` runs the provider as a grandchild).
+            #[cfg(unix)]
+            cmd.process_group(0);
             if let Some(cwd) = &spec.cwd {
                 cmd.current_dir(cwd);
             }
@@ -90,7 +94,7 @@ impl Gateway {
                 _ = stopping.cancelled() => {
                     // The provider already had its sessions' shutdown deadline; spec
                     // providers reconnect forever, so they are stopped here.
-                    let _ = child.kill().await;
+                    stop_group(&mut child, pid).await;
                     tracing::info!(command = %label, "provider process stopped");
                 }
             }
@@ -104,3 +108,23 @@ async fn forward_lines(label: String, stream: &'static str, pipe: impl AsyncRead
         tracing::info!(command = %label, stream, "{line}");
     }
 }
+
+/// SIGTERM to the child's process group; after [`STOP_GRACE`] (or as soon as the child
+/// exits), SIGKILL to whatever is left in the group.
+#[cfg_attr(not(unix), allow(unused_variables))]
+async fn stop_group(child: &mut Child, pid: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(group) = pid
+        .and_then(|p| i32::try_from(p).ok())
+        .map(nix::unistd::Pid::from_raw)
+    {
+        use nix::sys::signal::{killpg, Signal};
+        let _ = killpg(group, Signal::SIGTERM);
+        let _ = tokio::time::timeout(STOP_GRACE, child.wait()).await;
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+    let _ = child.kill().await;
+}
+
+/// How long a spawned provider has to exit after SIGTERM.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);

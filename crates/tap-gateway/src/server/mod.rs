@@ -11,6 +11,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
@@ -22,6 +23,13 @@ pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
         .route("/session", get(session_endpoint))
         .route("/healthz", get(healthz))
         .with_state(gw);
+    // Every message on these sockets is small and latency-bound (a call, a result): no
+    // Nagle delay waiting for a full segment.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
+    });
     let served = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),

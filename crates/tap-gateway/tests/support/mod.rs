@@ -109,7 +109,9 @@ pub struct Provider {
 
 impl Provider {
     pub async fn connect(url: &str) -> Self {
-        let (ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+            .await
+            .unwrap();
         Self { ws }
     }
 
