@@ -6,10 +6,10 @@ use tap_client::{ClientError, Discovery, HostClient};
 
 /// Prints a failure in the contract's shape and returns exit code 1.
 pub fn fail(code: &str, message: impl std::fmt::Display) -> ExitCode {
-    println!(
-        "{}",
-        serde_json::json!({ "errorCode": code, "error": message.to_string() })
-    );
+    // Written by hand to keep the documented key order (serde_json sorts object keys).
+    let code = serde_json::Value::from(code);
+    let message = serde_json::Value::from(message.to_string());
+    println!("{{\"errorCode\":{code},\"error\":{message}}}");
     ExitCode::from(1)
 }
 
