@@ -20,4 +20,11 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
-cargo test --workspace --locked
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
+# One closing line for the whole suite (cargo prints one per test binary, the last of
+# which is often a crate's empty doc-test run).
+awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
+exit "$status"
