@@ -7,19 +7,7 @@ use serde_json::json;
 use std::time::Duration;
 use tap_client::HostClient;
 use tap_gateway::Gateway;
-use tap_protocol::host::{HostEvent, HostToolResult};
-use tokio::sync::oneshot;
-
-async fn result_of(rx: oneshot::Receiver<HostEvent>) -> HostToolResult {
-    match tokio::time::timeout(PATIENCE, rx)
-        .await
-        .expect("timed out waiting for a tool.result")
-        .expect("host connection closed before the result")
-    {
-        HostEvent::ToolResult(r) => r,
-        other => panic!("expected a tool.result, got {other:?}"),
-    }
-}
+use tap_protocol::host::HostEvent;
 
 /// Polls the gateway's status until `cond` holds, failing after [`PATIENCE`].
 async fn wait_until(

@@ -5,20 +5,9 @@ use support::*;
 
 use serde_json::{json, Value};
 use tap_client::HostClient;
-use tap_protocol::host::{HostEvent, HostToolResult};
+use tap_protocol::host::HostEvent;
 use tap_protocol::ErrorCode;
 use tokio::sync::oneshot;
-
-async fn result_of(rx: oneshot::Receiver<HostEvent>) -> HostToolResult {
-    match tokio::time::timeout(PATIENCE, rx)
-        .await
-        .expect("timed out waiting for a tool.result")
-        .expect("host connection closed before the result")
-    {
-        HostEvent::ToolResult(r) => r,
-        other => panic!("expected a tool.result, got {other:?}"),
-    }
-}
 
 /// Starts a call and returns its result receiver and the `tool.call` the provider got.
 async fn start(

@@ -15,17 +15,6 @@ use tokio_tungstenite::tungstenite::{self, Message};
 
 const MB: usize = 1024 * 1024;
 
-async fn result_of(rx: oneshot::Receiver<HostEvent>) -> HostToolResult {
-    match tokio::time::timeout(PATIENCE, rx)
-        .await
-        .expect("timed out waiting for the call's result")
-        .expect("host connection closed")
-    {
-        HostEvent::ToolResult(r) => r,
-        other => panic!("expected tool.result, got {other:?}"),
-    }
-}
-
 fn code(r: &HostToolResult) -> Option<&str> {
     r.error_code.as_ref().map(|c| c.as_str())
 }

@@ -7,9 +7,8 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tap_client::{ClientError, HostClient};
-use tap_protocol::host::{BusyState, HostEvent, HostToolResult, SessionEnded, SessionRegister};
+use tap_protocol::host::{BusyState, HostEvent, SessionEnded, SessionRegister};
 use tap_protocol::ErrorCode;
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// Far enough away that reaching it would fail the test by [`PATIENCE`] first.
@@ -51,17 +50,6 @@ async fn expect_shutdown(p: &mut Provider, session: &str) -> Value {
     let updated = p.expect("sessions.updated").await;
     assert!(!session_ids(&updated).contains(&session.to_string()));
     pending
-}
-
-async fn result_of(rx: oneshot::Receiver<HostEvent>) -> HostToolResult {
-    match tokio::time::timeout(PATIENCE, rx)
-        .await
-        .expect("timed out waiting for a tool.result")
-        .expect("host connection closed before the result")
-    {
-        HostEvent::ToolResult(r) => r,
-        other => panic!("expected a tool.result, got {other:?}"),
-    }
 }
 
 fn refused_with(r: Result<impl std::fmt::Debug, ClientError>, code: ErrorCode) {

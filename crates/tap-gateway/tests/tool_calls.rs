@@ -9,23 +9,11 @@ use std::collections::HashSet;
 use std::time::Duration;
 use tap_client::HostClient;
 use tap_gateway::{CallError, CallRequest};
-use tap_protocol::host::{HostEvent, HostToolResult};
+use tap_protocol::host::HostEvent;
 use tap_protocol::ErrorCode;
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
-
-/// Waits for the terminal `tool.result` of an invocation started with `start_invoke`.
-async fn result_of(rx: oneshot::Receiver<HostEvent>) -> HostToolResult {
-    match tokio::time::timeout(PATIENCE, rx)
-        .await
-        .expect("timed out waiting for a tool.result")
-        .expect("host connection closed before the result")
-    {
-        HostEvent::ToolResult(r) => r,
-        other => panic!("expected a tool.result, got {other:?}"),
-    }
-}
 
 /// Invokes `tool` and has `p` receive the `tool.call`; returns the receiver and the call.
 async fn start(

@@ -452,18 +452,7 @@ impl Conn {
                         format!("Session '{session_id}' does not exist"),
                     )
                 })?;
-            if let Some((name, owner)) = tools
-                .iter()
-                .find_map(|t| session.tool_owner(&t.name, id).map(|o| (&t.name, o)))
-            {
-                return Err((
-                    ErrorCode::ToolConflict,
-                    format!(
-                        "Tool '{name}' already registered by provider '{}' in session '{session_id}'",
-                        owner.provider_name
-                    ),
-                ));
-            }
+            session.check_conflicts(&tools, id)?;
             let entry = state.providers.get_mut(id).expect("checked by with_entry");
             entry.name = Some(h.name.clone());
             entry.instance = h.instance.clone();
@@ -471,7 +460,9 @@ impl Conn {
             entry.session = Some(session_id.clone());
             entry.tools = tools.clone();
             let State {
-                sessions, providers, ..
+                sessions,
+                providers,
+                ..
             } = state;
             let session = sessions.get_mut(&session_id).expect("checked above");
             session.bound.push(id.to_string());
@@ -675,18 +666,7 @@ impl Conn {
             };
             validate::tools(&new_tools)?;
             let session = &state.sessions[&session_id];
-            if let Some((name, owner)) = new_tools
-                .iter()
-                .find_map(|t| session.tool_owner(&t.name, id).map(|o| (&t.name, o)))
-            {
-                return Err((
-                    ErrorCode::ToolConflict,
-                    format!(
-                        "Tool '{name}' already registered by provider '{}'",
-                        owner.provider_name
-                    ),
-                ));
-            }
+            session.check_conflicts(&new_tools, id)?;
             state.providers.get_mut(id).expect("present").tools = Arc::new(new_tools);
             let State {
                 sessions,

@@ -13,8 +13,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
+use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
     let stopping = gw.shared().stopping.clone();
@@ -63,20 +66,9 @@ async fn provider_endpoint(
         )
             .into_response();
     }
-    // The connection limit is taken before the upgrade, so the 51st connection is refused
-    // with a plain HTTP status and never costs a WebSocket.
-    let Ok(permit) = gw.shared().provider_slots.clone().try_acquire_owned() else {
-        tracing::warn!(%remote, "provider connection refused: limit reached");
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Too many provider connections (limit 50)\n",
-        )
-            .into_response();
-    };
-    let tasks = gw.shared().tasks.clone();
-    upgrade::accept(req, tasks, move |ws| async move {
-        crate::providers::serve(gw, ws, remote).await;
-        drop(permit);
+    let slots = gw.shared().provider_slots.clone();
+    limited_upgrade(req, gw, slots, "provider", move |gw, ws| {
+        crate::providers::serve(gw, ws, remote)
     })
 }
 
@@ -92,17 +84,37 @@ async fn session_endpoint(
         )
             .into_response();
     }
-    let Ok(permit) = gw.shared().host_slots.clone().try_acquire_owned() else {
-        tracing::warn!(%remote, "session host connection refused: limit reached");
+    let slots = gw.shared().host_slots.clone();
+    limited_upgrade(req, gw, slots, "session-host", move |gw, ws| {
+        crate::sessions::serve_host(gw, ws, remote)
+    })
+}
+
+/// Upgrades if a connection slot is free. The slot is taken before the upgrade, so a
+/// connection over the limit is refused with a plain HTTP 503 and never costs a
+/// WebSocket; it is released when `serve` returns.
+fn limited_upgrade<F, Fut>(
+    req: Request,
+    gw: Gateway,
+    slots: Arc<Semaphore>,
+    kind: &'static str,
+    serve: F,
+) -> Response
+where
+    F: FnOnce(Gateway, WsStream) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let Ok(permit) = slots.try_acquire_owned() else {
+        tracing::warn!(kind, "connection refused: limit reached");
         return (
             StatusCode::SERVICE_UNAVAILABLE,
-            "Too many session-host connections\n",
+            format!("Too many {kind} connections\n"),
         )
             .into_response();
     };
     let tasks = gw.shared().tasks.clone();
     upgrade::accept(req, tasks, move |ws| async move {
-        crate::sessions::serve_host(gw, ws, remote).await;
+        serve(gw, ws).await;
         drop(permit);
     })
 }

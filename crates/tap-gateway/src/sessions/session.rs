@@ -65,9 +65,28 @@ impl Session {
         })
     }
 
-    /// The provider already holding `name` in this session, other than `except`.
-    pub fn tool_owner(&self, name: &str, except: &str) -> Option<&ToolEntry> {
-        self.tools.get(name).filter(|e| e.provider_id != except)
+    /// `TOOL_CONFLICT` if another provider than `provider_id` already holds one of `tools`
+    /// in this session (spec: "Two providers CANNOT register the same tool name in the
+    /// same session").
+    pub fn check_conflicts(
+        &self,
+        tools: &[ToolDef],
+        provider_id: &str,
+    ) -> Result<(), (ErrorCode, String)> {
+        let taken = tools.iter().find_map(|t| {
+            let owner = self.tools.get(&t.name)?;
+            (owner.provider_id != provider_id).then_some((&t.name, owner))
+        });
+        match taken {
+            None => Ok(()),
+            Some((name, owner)) => Err((
+                ErrorCode::ToolConflict,
+                format!(
+                    "Tool '{name}' already registered by provider '{}' in session '{}'",
+                    owner.provider_name, self.info.id
+                ),
+            )),
+        }
     }
 
     /// Rebuilds the tool map from the bound providers. Called on every bind, unbind and

@@ -7,9 +7,10 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use tap_client::HostClient;
 use tap_gateway::{GatewayConfig, GatewayHandle};
-use tap_protocol::host::{HostEvent, SessionRegister};
+use tap_protocol::host::{HostEvent, HostToolResult, SessionRegister};
 use tap_protocol::provider::SessionInfo;
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
@@ -182,5 +183,17 @@ pub async fn next_host_event(
         if pred(&e) {
             return e;
         }
+    }
+}
+
+/// Waits for the terminal `tool.result` of an invocation started with `start_invoke`.
+pub async fn result_of(rx: oneshot::Receiver<HostEvent>) -> HostToolResult {
+    match tokio::time::timeout(PATIENCE, rx)
+        .await
+        .expect("timed out waiting for a tool.result")
+        .expect("host connection closed before the result")
+    {
+        HostEvent::ToolResult(r) => r,
+        other => panic!("expected a tool.result, got {other:?}"),
     }
 }
