@@ -1,1 +1,718 @@
-fn main() {}
+//! `tap-bench`: measures the Tap gateway against a bare WebSocket echo run in the same
+//! process, on loopback, and prints one table with ratios, targets and PASS/MISS.
+//!
+//! ```text
+//! cargo build --release -p tap-cli          # S5 runs the `tap` binary as a child
+//! cargo run --release -p tap-bench [-- --quick] [--only s1,s3] [--tap PATH]
+//! ```
+//!
+//! `docs/performance.md` says what each scenario measures and how to read the numbers.
+#![forbid(unsafe_code)]
+
+mod bare;
+mod provider;
+mod report;
+mod rss;
+mod scenarios;
+mod stats;
+mod wire;
+
+use report::{Row, Verdict};
+use stats::{mib, micros, per_sec, thousands, Latencies};
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+const USAGE: &str = "\
+usage: tap-bench [--quick] [--only LIST] [--tap PATH] [--nodelay]
+
+  --quick      smaller counts (a few seconds in all)
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s4,s5 (E0 always runs)
+  --tap PATH   the `tap` binary for S5 (default: `tap` next to this executable;
+               build it with `cargo build --release -p tap-cli`)
+  --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
+               server); the gateway's sockets and HostClient keep their defaults";
+
+struct Options {
+    quick: bool,
+    nodelay: bool,
+    only: Vec<String>,
+    tap: Option<PathBuf>,
+}
+
+impl Options {
+    fn parse() -> Result<Option<Self>, String> {
+        let mut opts = Options {
+            quick: false,
+            nodelay: false,
+            only: Vec::new(),
+            tap: None,
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) => (f.to_string(), Some(v.to_string())),
+                None => (arg.clone(), None),
+            };
+            let mut value = || {
+                inline
+                    .clone()
+                    .or_else(|| args.next())
+                    .ok_or(format!("{flag} needs a value"))
+            };
+            match flag.as_str() {
+                "--quick" => opts.quick = true,
+                "--nodelay" => opts.nodelay = true,
+                "--only" => {
+                    opts.only = value()?
+                        .split(',')
+                        .map(|s| s.trim().to_ascii_lowercase())
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    if let Some(bad) = opts
+                        .only
+                        .iter()
+                        .find(|s| !["s1", "s2", "s3", "s4", "s5"].contains(&s.as_str()))
+                    {
+                        return Err(format!("unknown scenario '{bad}'"));
+                    }
+                }
+                "--tap" => opts.tap = Some(PathBuf::from(value()?)),
+                "-h" | "--help" => return Ok(None),
+                // `cargo bench` style harness flags are not ours; refuse rather than ignore.
+                other => return Err(format!("unknown argument '{other}'")),
+            }
+        }
+        Ok(Some(opts))
+    }
+
+    fn wants(&self, scenario: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == scenario)
+    }
+}
+
+/// How much work each scenario does.
+struct Counts {
+    warmup: usize,
+    sequential: usize,
+    /// E0/S1a/S1b are interleaved in this many rounds.
+    rounds: usize,
+    /// Throughput scenarios run this many times; the table shows the median.
+    reps: usize,
+    pipelined: usize,
+    in_flight: usize,
+    fan_calls: usize,
+    pushes: usize,
+    churn: usize,
+    churn_workers: usize,
+    rss_load_calls: usize,
+    /// Upper bound on any one scenario's wall time.
+    limit: Duration,
+}
+
+impl Counts {
+    fn new(quick: bool) -> Self {
+        if quick {
+            Self {
+                warmup: 200,
+                sequential: 2_000,
+                rounds: 4,
+                reps: 1,
+                pipelined: 20_000,
+                in_flight: 64,
+                fan_calls: 20_000,
+                pushes: 20_000,
+                churn: 1_000,
+                churn_workers: 4,
+                rss_load_calls: 5_000,
+                limit: Duration::from_secs(30),
+            }
+        } else {
+            Self {
+                warmup: 2_000,
+                sequential: 20_000,
+                rounds: 10,
+                reps: 3,
+                pipelined: 200_000,
+                in_flight: 64,
+                fan_calls: 200_000,
+                pushes: 100_000,
+                churn: 10_000,
+                churn_workers: 4,
+                rss_load_calls: 50_000,
+                limit: Duration::from_secs(120),
+            }
+        }
+    }
+}
+
+/// A private scratch directory, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Result<Self, String> {
+        use std::os::unix::fs::PermissionsExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default();
+        let path =
+            std::env::temp_dir().join(format!("tap-bench-{}-{tag}-{nanos:09}", std::process::id()));
+        std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Self(path))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn main() -> ExitCode {
+    let opts = match Options::parse() {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("tap-bench: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("tap-bench: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(opts))
+}
+
+/// Runs `fut` for at most `limit`.
+async fn bounded<T>(
+    limit: Duration,
+    fut: impl Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    tokio::time::timeout(limit, fut)
+        .await
+        .unwrap_or_else(|_| Err(format!("did not finish within {} s", limit.as_secs())))
+}
+
+fn first_match(path: &str, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+fn print_machine(opts: &Options) {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let cpu = first_match("/proc/cpuinfo", "model name").unwrap_or_else(|| "unknown".into());
+    let mem = first_match("/proc/meminfo", "MemTotal").unwrap_or_else(|| "unknown".into());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    println!("tap-bench {}", env!("CARGO_PKG_VERSION"));
+    println!("machine: {cores} cores available, CPU {cpu}, memory {mem}, Linux {kernel}");
+    println!(
+        "runtime: tokio multi-thread, {cores} workers; clients, providers and the in-process gateway share it; loopback only"
+    );
+    if cfg!(debug_assertions) {
+        println!("WARNING: debug build; numbers are meaningless. Use `cargo run --release -p tap-bench`.");
+    }
+    println!(
+        "mode: {}{}{}",
+        if opts.quick { "quick" } else { "full" },
+        if opts.nodelay { ", nodelay" } else { "" },
+        if opts.only.is_empty() {
+            String::new()
+        } else {
+            format!(", only {}", opts.only.join(","))
+        }
+    );
+}
+
+/// Busy and total jiffies of all CPUs (`/proc/stat`; steal counts as busy).
+fn cpu_jiffies() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let total: u64 = fields.iter().take(8).sum();
+    let idle = fields.get(3)? + fields.get(4).copied().unwrap_or(0);
+    Some((total - idle, total))
+}
+
+/// How busy the machine is before the bench starts: other processes skew every number.
+async fn print_background_load() {
+    let Some((b0, t0)) = cpu_jiffies() else {
+        return;
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let Some((b1, t1)) = cpu_jiffies() else {
+        return;
+    };
+    let busy = (b1 - b0) as f64 / (t1 - t0).max(1) as f64 * 100.0;
+    println!("background CPU load before the run: {busy:.0}%");
+    if busy > 10.0 {
+        println!("WARNING: the machine is busy; the numbers below will be noisy.");
+    }
+    println!();
+}
+
+/// Progress goes to stderr so stdout is just the report.
+fn progress(what: &str) {
+    eprintln!("running {what} ...");
+}
+
+/// A throughput scenario run `reps` times: the median run, and the range of the rates.
+struct Repeated<T> {
+    median: T,
+    min: f64,
+    max: f64,
+    reps: usize,
+}
+
+impl<T> Repeated<T> {
+    /// The `min / max` row, when there was more than one run.
+    fn range_row(&self, scenario: &str) -> Option<Row> {
+        (self.reps > 1).then(|| {
+            Row::info(
+                scenario,
+                &format!("min / max of {} runs", self.reps),
+                format!("{} / {}", per_sec(self.min), per_sec(self.max)),
+            )
+        })
+    }
+}
+
+async fn repeated<T, F, Fut>(
+    reps: usize,
+    limit: Duration,
+    rate_of: impl Fn(&T) -> f64,
+    mut run: F,
+) -> Result<Repeated<T>, String>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    let mut runs = Vec::with_capacity(reps);
+    for i in 0..reps.max(1) {
+        runs.push(bounded(limit, run(i)).await?);
+    }
+    runs.sort_by(|a, b| rate_of(a).total_cmp(&rate_of(b)));
+    let (min, max) = (rate_of(&runs[0]), rate_of(&runs[runs.len() - 1]));
+    let reps = runs.len();
+    let median = runs.swap_remove(reps / 2);
+    Ok(Repeated {
+        median,
+        min,
+        max,
+        reps,
+    })
+}
+
+fn same(r: &f64) -> f64 {
+    *r
+}
+
+fn rate_of(l: &Latencies) -> f64 {
+    l.rate()
+}
+
+/// Results and errors, in table order.
+struct Report {
+    rows: Vec<Row>,
+    errors: Vec<String>,
+}
+
+impl Report {
+    fn fail(&mut self, scenario: &str, e: String) {
+        self.rows.push(Row::failed(scenario, &e));
+        self.errors.push(format!("{scenario}: {e}"));
+    }
+}
+
+/// The bare-echo numbers the gateway rows are compared with.
+#[derive(Default)]
+struct Floors {
+    pipelined: Option<f64>,
+    sink: Option<f64>,
+    churn: Option<f64>,
+}
+
+async fn run(opts: Options) -> ExitCode {
+    wire::set_nodelay(opts.nodelay);
+    print_machine(&opts);
+    print_background_load().await;
+    let n = Counts::new(opts.quick);
+    let mut out = Report {
+        rows: Vec::new(),
+        errors: Vec::new(),
+    };
+
+    let bare = match bare::BareEcho::start().await {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("tap-bench: cannot start the bare echo server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let in_process_wanted = ["s1", "s2", "s3", "s4"].iter().any(|s| opts.wants(s));
+    let rig = if in_process_wanted {
+        match bounded(n.limit, setup_rig()).await {
+            Ok(r) => Some(r),
+            Err(e) => {
+                out.fail("S1-S4 setup", e);
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    // E0 sequential, S1a and S1b, interleaved.
+    let s1 = rig
+        .as_ref()
+        .filter(|_| opts.wants("s1"))
+        .map(|(rig, main, _)| (rig, main.as_str()));
+    progress(if s1.is_some() {
+        "E0 sequential, S1a, S1b (interleaved)"
+    } else {
+        "E0 sequential"
+    });
+    let sequential = bounded(
+        n.limit,
+        scenarios::sequential_suite(&bare.url(), s1, n.warmup, n.sequential, n.rounds),
+    )
+    .await;
+    let echo = match sequential {
+        Ok(seq) => {
+            const E0S: &str = "E0 bare echo, sequential";
+            out.rows.push(Row::info(E0S, "p50", micros(seq.echo.p50())));
+            out.rows.push(Row::info(E0S, "p99", micros(seq.echo.p99())));
+            out.rows
+                .push(Row::info(E0S, "round trips", per_sec(seq.echo.rate())));
+            out.rows
+                .extend(switches_row(E0S, "per round trip", &seq.echo));
+            Some(seq)
+        }
+        Err(e) => {
+            out.fail("E0 sequential / S1", e);
+            None
+        }
+    };
+
+    let floors = floors(&opts, &n, &bare, &mut out).await;
+    drop(bare);
+
+    if let Some(seq) = &echo {
+        s1_rows(seq, &mut out);
+    }
+    if let Some((rig, main, fan)) = &rig {
+        throughput(&opts, &n, rig, main, fan, &floors, &mut out).await;
+    }
+    if let Some((rig, _, _)) = rig {
+        rig.stop().await;
+    }
+
+    if opts.wants("s5") {
+        s5(&opts, &n, &mut out).await;
+    }
+
+    report::print(&out.rows);
+    let judged: Vec<_> = out
+        .rows
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Pass | Verdict::Miss))
+        .collect();
+    let met = judged.iter().filter(|r| r.verdict == Verdict::Pass).count();
+    println!("\ntargets met: {met} of {}", judged.len());
+    if out.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        println!("\nscenarios that broke:");
+        for e in &out.errors {
+            println!("  {e}");
+        }
+        ExitCode::FAILURE
+    }
+}
+
+/// E0's throughput floors: pipelined echo, and (when S3 / S4 run) sink and churn.
+async fn floors(opts: &Options, n: &Counts, bare: &bare::BareEcho, out: &mut Report) -> Floors {
+    let url = bare.url();
+    let mut floors = Floors::default();
+    let e0p = format!("E0 bare echo, {} in flight", n.in_flight);
+    progress(&e0p);
+    match repeated(n.reps, n.limit, same, |_| {
+        bare::pipelined(&url, n.pipelined, n.in_flight)
+    })
+    .await
+    {
+        Ok(r) => {
+            out.rows
+                .push(Row::info(&e0p, "round trips", per_sec(r.median)));
+            out.rows.extend(r.range_row(&e0p));
+            floors.pipelined = Some(r.median);
+        }
+        Err(e) => out.fail(&e0p, e),
+    }
+    if opts.wants("s3") {
+        const E0I: &str = "E0 bare sink (S3 floor)";
+        progress(E0I);
+        match repeated(n.reps, n.limit, same, |_| {
+            scenarios::bare_ingest(&url, n.pushes)
+        })
+        .await
+        {
+            Ok(r) => {
+                out.rows
+                    .push(Row::info(E0I, "frames in", per_sec(r.median)));
+                out.rows.extend(r.range_row(E0I));
+                floors.sink = Some(r.median);
+            }
+            Err(e) => out.fail(E0I, e),
+        }
+    }
+    if opts.wants("s4") {
+        let e0c = format!("E0 bare churn x{} (S4 floor)", n.churn_workers);
+        progress(&e0c);
+        match repeated(n.reps, n.limit, rate_of, |_| {
+            scenarios::bare_churn(&url, n.churn, n.churn_workers)
+        })
+        .await
+        {
+            Ok(r) => {
+                out.rows
+                    .push(Row::info(&e0c, "connections", per_sec(r.median.rate())));
+                out.rows.extend(r.range_row(&e0c));
+                floors.churn = Some(r.median.rate());
+            }
+            Err(e) => out.fail(&e0c, e),
+        }
+    }
+    floors
+}
+
+/// S1a / S1b rows against the interleaved E0 sequential numbers.
+fn s1_rows(seq: &scenarios::SequentialResults, out: &mut Report) {
+    const S1A: &str = "S1a call_tool (1 hop)";
+    const S1B: &str = "S1b host invoke (2 hops)";
+    let e = &seq.echo;
+    for (label, hops, l) in [(S1A, 1.0, &seq.in_process), (S1B, 2.0, &seq.host)] {
+        let Some(l) = l else { continue };
+        let times = if hops > 1.0 { "2 x " } else { "" };
+        let r50 = ratio(secs(l.p50()), hops * secs(e.p50()));
+        let r99 = ratio(secs(l.p99()), hops * secs(e.p99()));
+        // Per hop: the gateway path's rate against the echo's (halved for two hops).
+        let base = if hops > 1.0 {
+            format!("1/2 x {}", per_sec(e.rate()))
+        } else {
+            per_sec(e.rate())
+        };
+        out.rows.extend([
+            Row::info(label, "p50", micros(l.p50()))
+                .vs(format!("{times}{}", micros(e.p50())), r50)
+                .target("<= 1.3x per hop", r50 <= 1.3),
+            Row::info(label, "p99", micros(l.p99())).vs(format!("{times}{}", micros(e.p99())), r99),
+            Row::info(label, "calls", per_sec(l.rate())).vs(base, ratio(l.rate(), e.rate() / hops)),
+        ]);
+        out.rows.extend(switches_row(label, "per call", l));
+    }
+}
+
+/// S2, S3 and S4 against the in-process gateway.
+async fn throughput(
+    opts: &Options,
+    n: &Counts,
+    rig: &scenarios::Rig,
+    main: &str,
+    fan: &str,
+    floors: &Floors,
+    out: &mut Report,
+) {
+    if opts.wants("s2") {
+        let s2 = format!("S2 10 providers, {} in flight", n.in_flight);
+        progress(&s2);
+        match repeated(n.reps, n.limit, rate_of, |_| {
+            scenarios::s2_in_process(rig, fan, n.fan_calls, n.in_flight)
+        })
+        .await
+        {
+            Ok(r) => {
+                let rate = r.median.rate();
+                let mut row = Row::info(&s2, "calls (call_tool)", per_sec(rate));
+                if let Some(e) = floors.pipelined {
+                    row = row.vs(per_sec(e), ratio(rate, e));
+                }
+                out.rows.push(row.target("> 100,000/s", rate > 100_000.0));
+                out.rows.extend(r.range_row(&s2));
+                out.rows.push(spread(&s2, "call_tool", &r.median));
+            }
+            Err(e) => out.fail(&s2, e),
+        }
+        progress("S2 via the host socket");
+        match repeated(n.reps, n.limit, rate_of, |_| {
+            scenarios::s2_host(rig, fan, n.fan_calls, n.in_flight)
+        })
+        .await
+        {
+            Ok(r) => {
+                let rate = r.median.rate();
+                let mut row = Row::info(&s2, "calls (host invoke)", per_sec(rate));
+                if let Some(e) = floors.pipelined {
+                    row = row.vs(format!("1/2 x {}", per_sec(e)), ratio(rate, e / 2.0));
+                }
+                out.rows.push(row);
+                out.rows.extend(r.range_row(&s2));
+                out.rows.push(spread(&s2, "host invoke", &r.median));
+            }
+            Err(e) => out.fail(&s2, e),
+        }
+    }
+
+    if opts.wants("s3") {
+        let s3 = format!("S3 {} pushes (keep)", thousands(n.pushes as u64));
+        progress(&s3);
+        match repeated(n.reps, n.limit, same, |i| {
+            scenarios::s3_pushes(rig, main, n.pushes, i)
+        })
+        .await
+        {
+            Ok(r) => {
+                let mut row = Row::info(&s3, "pushes", per_sec(r.median));
+                if let Some(b) = floors.sink {
+                    row = row.vs(per_sec(b), ratio(r.median, b));
+                }
+                out.rows
+                    .push(row.target("> 1,000,000/s", r.median > 1_000_000.0));
+                out.rows.extend(r.range_row(&s3));
+            }
+            Err(e) => out.fail(&s3, e),
+        }
+    }
+
+    if opts.wants("s4") {
+        let s4 = format!("S4 provider churn x{}", n.churn_workers);
+        progress(&s4);
+        match repeated(n.reps, n.limit, rate_of, |_| {
+            scenarios::s4_churn(rig, main, n.churn, n.churn_workers)
+        })
+        .await
+        {
+            Ok(r) => {
+                let rate = r.median.rate();
+                let mut row = Row::info(&s4, "connections", per_sec(rate));
+                if let Some(b) = floors.churn {
+                    row = row.vs(per_sec(b), ratio(rate, b));
+                }
+                out.rows.push(row.target("> 10,000/s", rate > 10_000.0));
+                out.rows.extend(r.range_row(&s4));
+                out.rows.push(spread(&s4, "connection", &r.median));
+            }
+            Err(e) => out.fail(&s4, e),
+        }
+    }
+}
+
+/// S5: the `tap` binary as a child process.
+async fn s5(opts: &Options, n: &Counts, out: &mut Report) {
+    const S5: &str = "S5 gateway RSS (process)";
+    let tap = match rss::locate_tap(opts.tap.as_deref()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("tap-bench: S5 skipped: {e}");
+            out.rows.push(Row::skipped(
+                S5,
+                "no tap binary: cargo build --release -p tap-cli",
+            ));
+            return;
+        }
+    };
+    progress(S5);
+    match bounded(n.limit, rss::measure(&tap, n.rss_load_calls)).await {
+        Ok(r) => {
+            out.rows
+                .push(Row::info(S5, "idle", mib(r.idle)).target("< 12 MiB", r.idle < 12 * 1024));
+            out.rows.push(Row::info(
+                S5,
+                &format!("{}x{} tools bound", rss::PROVIDERS, rss::TOOLS_EACH),
+                mib(r.bound),
+            ));
+            out.rows.push(Row::info(
+                S5,
+                &format!("after {} calls", thousands(r.load_calls as u64)),
+                mib(r.loaded),
+            ));
+            out.rows.push(Row::info(S5, "peak (VmHWM)", mib(r.peak)));
+        }
+        Err(e) => out.fail(S5, e),
+    }
+}
+
+/// The in-process gateway with a session for S1/S3/S4 (one provider, tool `echo`) and a
+/// session for S2 (10 providers, one tool each).
+async fn setup_rig() -> Result<(scenarios::Rig, String, String), String> {
+    let mut rig = scenarios::Rig::start().await?;
+    let main = rig.session("bench").await?;
+    rig.provider("echo-provider", &main, &["echo".to_string()])
+        .await?;
+    let fan = rig.session("bench-fan").await?;
+    for (i, tool) in scenarios::fan_tools().into_iter().enumerate() {
+        rig.provider(&format!("fan-{i}"), &fan, &[tool]).await?;
+    }
+    Ok((rig, main, fan))
+}
+
+/// Context switches per operation of a sequential run, as an information row.
+fn switches_row(scenario: &str, per: &str, l: &Latencies) -> Option<Row> {
+    let s = l.switches_per_op()?;
+    Some(Row::info(
+        scenario,
+        &format!("ctx switches {per}"),
+        format!("{s:.1}"),
+    ))
+}
+
+/// `p50 / p99 / max` of one operation under load, as an information row.
+fn spread(scenario: &str, what: &str, l: &Latencies) -> Row {
+    Row::info(
+        scenario,
+        &format!("{what} p50/p99/max"),
+        format!(
+            "{:.0}/{:.0}/{:.0} us",
+            secs(l.p50()) * 1e6,
+            secs(l.p99()) * 1e6,
+            secs(l.max()) * 1e6
+        ),
+    )
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    a / b.max(f64::MIN_POSITIVE)
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}

@@ -1,0 +1,226 @@
+//! S5: the gateway's own memory. The `tap` binary runs as a child process so its RSS is
+//! not mixed with the bench's; the bench reads `/proc/<pid>/status` at each stage.
+
+use crate::bare::run_workers;
+use crate::provider;
+use crate::TempDir;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tap_client::HostClient;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+
+/// What S5 found, in KiB.
+pub struct RssReport {
+    /// Started, `/healthz` answered, nothing connected.
+    pub idle: u64,
+    /// One host, one session, 50 providers bound with 10 tools each, every tool called once.
+    pub bound: u64,
+    /// The same after a burst of calls through the host socket.
+    pub loaded: u64,
+    /// `VmHWM`: the peak over the whole run.
+    pub peak: u64,
+    pub load_calls: usize,
+}
+
+pub const PROVIDERS: usize = 50;
+pub const TOOLS_EACH: usize = 10;
+
+/// `--tap PATH`, else `tap` next to this executable.
+pub fn locate_tap(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("--tap {}: no such file", p.display()))
+        };
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let tap = exe
+        .parent()
+        .map(|d| d.join("tap"))
+        .ok_or("current_exe has no directory")?;
+    if tap.is_file() {
+        Ok(tap)
+    } else {
+        Err(format!(
+            "{} not found: run `cargo build --release -p tap-cli` first (same CARGO_TARGET_DIR), or pass --tap PATH",
+            tap.display()
+        ))
+    }
+}
+
+pub async fn measure(tap: &Path, load_calls: usize) -> Result<RssReport, String> {
+    let dir = TempDir::new("proc")?;
+    let home = dir.path().join("home");
+    let log_path = dir.path().join("gateway.log");
+    let log = std::fs::File::create(&log_path).map_err(|e| format!("log file: {e}"))?;
+    let mut child = Command::new(tap)
+        .args(["gateway", "--listen", "127.0.0.1:0"])
+        .env("TAP_HOME", &home)
+        .env("COPILOT_HOME", dir.path().join("copilot"))
+        .env("TAP_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", tap.display()))?;
+    let result = stages(&mut child, &home, load_calls).await;
+    let _ = child.start_kill();
+    let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    result.map_err(|e| {
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        if log.trim().is_empty() {
+            e
+        } else {
+            format!("{e}\ngateway log:\n{}", log.trim_end())
+        }
+    })
+}
+
+async fn stages(child: &mut Child, home: &Path, load_calls: usize) -> Result<RssReport, String> {
+    let pid = child.id().ok_or("gateway exited at once")?;
+    let address = wait_for_gateway(child, home, pid).await?;
+    let provider_token = read_token(&home.join("provider-token"))?;
+    let host_token = read_token(&home.join("host-token"))?;
+    healthz(&address).await?;
+    let idle = vm_kib(pid, "VmRSS")?;
+
+    let host = HostClient::connect(
+        &format!("{address}/session"),
+        &host_token,
+        "tap-bench",
+        None,
+    )
+    .await
+    .map_err(|e| format!("host connect: {e}"))?;
+    let session = crate::scenarios::register(&host, "rss").await?;
+    let url = format!("{address}/");
+    let mut tools = Vec::new();
+    let mut responders = Vec::new();
+    for i in 0..PROVIDERS {
+        let names: Vec<String> = (0..TOOLS_EACH).map(|j| format!("p{i}_t{j}")).collect();
+        let ws = provider::bind(&url, &provider_token, &format!("p{i}"), &session, &names).await?;
+        responders.push(tokio::spawn(provider::respond(ws)));
+        tools.extend(names);
+    }
+    for t in &tools {
+        invoke(&host, &session, t).await?;
+    }
+    let bound = vm_kib(pid, "VmRSS")?;
+
+    let (host, session, tools) = (Arc::new(host), Arc::new(session), Arc::new(tools));
+    run_workers(load_calls, 64, move |w, k| {
+        let (host, session, tools) = (host.clone(), session.clone(), tools.clone());
+        async move { invoke(&host, &session, &tools[(w * 7 + k) % tools.len()]).await }
+    })
+    .await?;
+    let loaded = vm_kib(pid, "VmRSS")?;
+    // The kernel updates the high-water mark lazily; it can trail the current RSS.
+    let peak = vm_kib(pid, "VmHWM")?.max(loaded);
+    for r in responders {
+        r.abort();
+    }
+    Ok(RssReport {
+        idle,
+        bound,
+        loaded,
+        peak,
+        load_calls,
+    })
+}
+
+async fn invoke(host: &HostClient, session: &str, tool: &str) -> Result<(), String> {
+    let r = host
+        .invoke(session, tool, json!({}))
+        .await
+        .map_err(|e| format!("tool.invoke {tool}: {e}"))?;
+    if r.data != Some(json!({"ok": true})) {
+        return Err(format!("tool.invoke {tool} answered {r:?}"));
+    }
+    Ok(())
+}
+
+/// Polls `gateway.json` (written once the gateway listens) until it names our child.
+async fn wait_for_gateway(child: &mut Child, home: &Path, pid: u32) -> Result<String, String> {
+    let path = home.join("gateway.json");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            return Err(format!("gateway exited early: {status}"));
+        }
+        let state = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| serde_json::from_str::<Value>(&s).ok());
+        if let Some(state) = state.filter(|s| s["pid"] == pid) {
+            return state["address"]
+                .as_str()
+                .map(|a| a.trim_end_matches('/').to_string())
+                .ok_or_else(|| format!("{} has no address: {state}", path.display()));
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{} did not appear within 10 s", path.display()));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn read_token(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path)
+        .map(|t| t.trim().to_string())
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+async fn healthz(address: &str) -> Result<(), String> {
+    let hostport = address.trim_start_matches("ws://");
+    let probe = async {
+        let mut s = tokio::net::TcpStream::connect(hostport).await?;
+        s.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n")
+            .await?;
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await?;
+        Ok::<_, std::io::Error>(String::from_utf8_lossy(&buf).into_owned())
+    };
+    let body = tokio::time::timeout(Duration::from_secs(5), probe)
+        .await
+        .map_err(|_| "healthz timed out".to_string())?
+        .map_err(|e| format!("healthz: {e}"))?;
+    if body.contains("\"tap-gateway\"") {
+        Ok(())
+    } else {
+        Err(format!("unexpected /healthz answer: {body}"))
+    }
+}
+
+/// A `kB` field of `/proc/<pid>/status` (`VmRSS`, `VmHWM`).
+pub fn vm_kib(pid: u32, field: &str) -> Result<u64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| format!("/proc/{pid}/status: {e}"))?;
+    parse_vm(&status, field).ok_or_else(|| format!("no {field} in /proc/{pid}/status"))
+}
+
+fn parse_vm(status: &str, field: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_proc_status() {
+        let s = "Name:\ttap\nVmHWM:\t   10240 kB\nVmRSS:\t    8192 kB\n";
+        assert_eq!(parse_vm(s, "VmRSS"), Some(8192));
+        assert_eq!(parse_vm(s, "VmHWM"), Some(10240));
+        assert_eq!(parse_vm(s, "VmSwap"), None);
+        assert!(vm_kib(std::process::id(), "VmRSS").unwrap() > 0);
+    }
+}

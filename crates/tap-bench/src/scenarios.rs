@@ -1,0 +1,308 @@
+//! S1–S4 against a gateway running in this process (`GatewayHandle::start` on
+//! 127.0.0.1:0), with bench providers and a `HostClient` over real loopback sockets.
+
+use crate::bare::{self, run_workers};
+use crate::provider;
+use crate::stats::{rate, Latencies, Sampler};
+use crate::wire;
+use crate::TempDir;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tap_client::HostClient;
+use tap_gateway::{CallRequest, Gateway, GatewayConfig, GatewayHandle};
+use tap_protocol::host::SessionRegister;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+/// A running gateway with one session host, and the provider tasks the bench started.
+pub struct Rig {
+    handle: GatewayHandle,
+    _dir: TempDir,
+    host: Arc<HostClient>,
+    responders: Vec<JoinHandle<()>>,
+}
+
+impl Rig {
+    pub async fn start() -> Result<Self, String> {
+        let dir = TempDir::new("inproc")?;
+        let mut config = GatewayConfig::new(dir.path().join("home"));
+        // Providers here never answer shutdown.pending; do not wait 10 s for them at stop.
+        config.shutdown_deadline = Duration::from_millis(200);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("bind: {e}"))?;
+        let handle = GatewayHandle::start(listener, config)
+            .await
+            .map_err(|e| format!("gateway start: {e}"))?;
+        let gw = handle.gateway();
+        let host = HostClient::connect(
+            &format!("ws://{}/session", gw.address()),
+            gw.host_token(),
+            "tap-bench",
+            None,
+        )
+        .await
+        .map_err(|e| format!("host connect: {e}"))?;
+        Ok(Self {
+            handle,
+            _dir: dir,
+            host: Arc::new(host),
+            responders: Vec::new(),
+        })
+    }
+
+    pub fn gateway(&self) -> Gateway {
+        self.handle.gateway().clone()
+    }
+
+    pub fn host(&self) -> Arc<HostClient> {
+        self.host.clone()
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://{}/", self.handle.gateway().address())
+    }
+
+    pub fn token(&self) -> String {
+        self.handle.gateway().provider_token().to_string()
+    }
+
+    pub async fn session(&self, label: &str) -> Result<String, String> {
+        register(&self.host, label).await
+    }
+
+    /// Binds an answering provider named `name` with `tools` into `session`.
+    pub async fn provider(
+        &mut self,
+        name: &str,
+        session: &str,
+        tools: &[String],
+    ) -> Result<(), String> {
+        let ws = provider::bind(&self.url(), &self.token(), name, session, tools).await?;
+        self.responders.push(tokio::spawn(provider::respond(ws)));
+        Ok(())
+    }
+
+    pub async fn stop(self) {
+        for r in &self.responders {
+            r.abort();
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.handle.stop()).await;
+    }
+}
+
+pub async fn register(host: &HostClient, label: &str) -> Result<String, String> {
+    let info = host
+        .register_session(SessionRegister {
+            label: Some(label.into()),
+            cwd: Some("/tmp".into()),
+            foreground: true,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| format!("session.register: {e}"))?;
+    Ok(info.id)
+}
+
+fn ok_data() -> Value {
+    json!({"ok": true})
+}
+
+pub async fn call_in_process(gw: &Gateway, session: &str, tool: &str) -> Result<(), String> {
+    let data = gw
+        .call_tool(CallRequest {
+            session_id: session.to_string(),
+            tool: tool.to_string(),
+            args: json!({"n": 1}),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| format!("call_tool: {e}"))?;
+    if data != ok_data() {
+        return Err(format!("call_tool returned {data}"));
+    }
+    Ok(())
+}
+
+pub async fn call_via_host(host: &HostClient, session: &str, tool: &str) -> Result<(), String> {
+    let r = host
+        .invoke(session, tool, json!({"n": 1}))
+        .await
+        .map_err(|e| format!("tool.invoke: {e}"))?;
+    if r.data != Some(ok_data()) || r.error.is_some() {
+        return Err(format!("tool.invoke answered {r:?}"));
+    }
+    Ok(())
+}
+
+/// Sequential latencies of E0 and, with a rig, S1a and S1b.
+pub struct SequentialResults {
+    pub echo: Latencies,
+    pub in_process: Option<Latencies>,
+    pub host: Option<Latencies>,
+}
+
+/// E0 sequential, S1a (`Gateway::call_tool`, one hop) and S1b (`HostClient::invoke`, two
+/// hops), each `n` round trips after `warmup`, interleaved over `rounds` rounds so that a
+/// slow moment of the machine weighs on all three alike.
+pub async fn sequential_suite(
+    echo_url: &str,
+    rig: Option<(&Rig, &str)>,
+    warmup: usize,
+    n: usize,
+    rounds: usize,
+) -> Result<SequentialResults, String> {
+    let mut ws = wire::connect(echo_url).await?;
+    let payload = Utf8Bytes::from_static(bare::PAYLOAD);
+    let gw = rig.map(|(r, _)| r.gateway());
+    let host = rig.map(|(r, _)| r.host());
+    let session = rig.map(|(_, s)| s).unwrap_or_default();
+    for _ in 0..warmup {
+        bare::round_trip(&mut ws, &payload).await?;
+        if let (Some(gw), Some(host)) = (&gw, &host) {
+            call_in_process(gw, session, "echo").await?;
+            call_via_host(host, session, "echo").await?;
+        }
+    }
+    let (mut echo, mut a, mut b) = (Sampler::new(n), Sampler::new(n), Sampler::new(n));
+    let per_round = n.div_ceil(rounds.max(1));
+    let mut left = n;
+    while left > 0 {
+        let k = per_round.min(left);
+        left -= k;
+        echo.begin();
+        for _ in 0..k {
+            echo.time(bare::round_trip(&mut ws, &payload)).await?;
+        }
+        echo.end();
+        if let (Some(gw), Some(host)) = (&gw, &host) {
+            a.begin();
+            for _ in 0..k {
+                a.time(call_in_process(gw, session, "echo")).await?;
+            }
+            a.end();
+            b.begin();
+            for _ in 0..k {
+                b.time(call_via_host(host, session, "echo")).await?;
+            }
+            b.end();
+        }
+    }
+    let _ = ws.close(None).await;
+    Ok(SequentialResults {
+        echo: echo.finish(),
+        in_process: gw.is_some().then(|| a.finish()),
+        host: host.is_some().then(|| b.finish()),
+    })
+}
+
+/// The 10 tools of the fan-out session, one per provider.
+pub fn fan_tools() -> Vec<String> {
+    (0..10).map(|i| format!("fan_{i}")).collect()
+}
+
+/// S2: `n` calls, `in_flight` at a time, spread over the 10 providers; calls/s.
+pub async fn s2_in_process(
+    rig: &Rig,
+    session: &str,
+    n: usize,
+    in_flight: usize,
+) -> Result<Latencies, String> {
+    let (gw, session, tools) = (rig.gateway(), session.to_string(), Arc::new(fan_tools()));
+    run_workers(n, in_flight, move |w, k| {
+        let (gw, session, tools) = (gw.clone(), session.clone(), tools.clone());
+        async move { call_in_process(&gw, &session, &tools[(w + k) % tools.len()]).await }
+    })
+    .await
+}
+
+/// S2 through the session-host socket (information only).
+pub async fn s2_host(
+    rig: &Rig,
+    session: &str,
+    n: usize,
+    in_flight: usize,
+) -> Result<Latencies, String> {
+    let (host, session, tools) = (rig.host(), session.to_string(), Arc::new(fan_tools()));
+    run_workers(n, in_flight, move |w, k| {
+        let (host, session, tools) = (host.clone(), session.clone(), tools.clone());
+        async move { call_via_host(&host, &session, &tools[(w + k) % tools.len()]).await }
+    })
+    .await
+}
+
+/// S3: `n` keep-level pushes from one provider, closed by a `stream.query` whose answer
+/// must show the last push as the newest event; pushes/s.
+pub async fn s3_pushes(rig: &Rig, session: &str, n: usize, run: usize) -> Result<f64, String> {
+    let name = "pusher";
+    let mut ws = provider::bind(&rig.url(), &rig.token(), name, session, &[]).await?;
+    let frames = (0..n)
+        .map(|i| format!(r#"{{"type":"push","level":"keep","event":"r{run}-e{i}"}}"#))
+        .collect();
+    let sync = r#"{"type":"stream.query","queryId":"sync","last":1}"#.to_string();
+    let want = format!("r{run}-e{}", n - 1);
+    let key = format!("{name}@{name}");
+    let elapsed = bare::ingest(&mut ws, frames, sync, |text| {
+        let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        match v["type"].as_str() {
+            Some("stream.history") if v["queryId"] == "sync" => {
+                let newest = &v["streams"][&key][0]["event"];
+                if newest != want.as_str() {
+                    return Err(format!("newest event is {newest}, expected {want}"));
+                }
+                Ok(true)
+            }
+            Some("error") => Err(format!("gateway refused a push: {v}")),
+            _ => Ok(false),
+        }
+    })
+    .await?;
+    let _ = ws.close(None).await;
+    Ok(rate(n, elapsed))
+}
+
+/// S3 baseline: the same frames into the bare server, which reads and drops them.
+pub async fn bare_ingest(url: &str, n: usize) -> Result<f64, String> {
+    let mut ws = wire::connect(url).await?;
+    let frames = (0..n)
+        .map(|i| format!(r#"{{"type":"push","level":"keep","event":"e{i}"}}"#))
+        .collect();
+    let sync = r#"{"type":"stream.query","queryId":"sync","last":1}"#.to_string();
+    let expect = sync.clone();
+    let elapsed = bare::ingest(&mut ws, frames, sync, |t| Ok(t == expect)).await?;
+    let _ = ws.close(None).await;
+    Ok(rate(n, elapsed))
+}
+
+/// S4: `n` provider connections (connect, auth, hello with one tool, goodbye, closed by
+/// the gateway) on `workers` concurrent clients; connections/s.
+pub async fn s4_churn(
+    rig: &Rig,
+    session: &str,
+    n: usize,
+    workers: usize,
+) -> Result<Latencies, String> {
+    let (url, token, session) = (rig.url(), rig.token(), session.to_string());
+    run_workers(n, workers, move |w, _| {
+        let (url, token, session) = (url.clone(), token.clone(), session.clone());
+        async move {
+            let name = format!("churn-{w}");
+            let mut ws =
+                provider::bind(&url, &token, &name, &session, &[format!("churn_{w}")]).await?;
+            wire::send_json(&mut ws, &json!({"type": "goodbye", "reason": "bench"})).await?;
+            wire::drain_until_closed(&mut ws).await
+        }
+    })
+    .await
+}
+
+/// S4 baseline: connect, one echo, close, against the bare server.
+pub async fn bare_churn(url: &str, n: usize, workers: usize) -> Result<Latencies, String> {
+    let url = url.to_string();
+    run_workers(n, workers, move |_, _| {
+        let url = url.clone();
+        async move { bare::churn_once(&url).await }
+    })
+    .await
+}
