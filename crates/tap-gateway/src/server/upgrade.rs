@@ -14,6 +14,9 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::WebSocketStream;
 use tokio_util::task::TaskTracker;
 
+/// Initial read buffer per socket.
+const READ_BUFFER_BYTES: usize = 8 * 1024;
+
 /// A server-side WebSocket on an upgraded HTTP connection.
 pub(crate) type WsStream = WebSocketStream<Metered<TokioIo<hyper::upgrade::Upgraded>>>;
 
@@ -58,6 +61,10 @@ where
         let mut config = WebSocketConfig::default();
         config.max_message_size = Some(HARD_FRAME_CAP_BYTES);
         config.max_frame_size = Some(HARD_FRAME_CAP_BYTES);
+        // tungstenite's default is 128 KiB, zeroed per connection: most of a provider
+        // socket's memory, and measurable in connection churn. Frames here are small;
+        // large ones grow the buffer as needed.
+        config.read_buffer_size = READ_BUFFER_BYTES;
         let io = Metered::new(TokioIo::new(upgraded), MAX_PRE_AUTH_BYTES);
         let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
         serve(ws).await;
