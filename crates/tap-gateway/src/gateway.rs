@@ -50,6 +50,8 @@ pub(crate) struct Shared {
     pub provider_slots: Arc<Semaphore>,
     /// One permit per session-host connection.
     pub host_slots: Arc<Semaphore>,
+    /// Changes for the control plane (see `events.rs`).
+    pub events: tokio::sync::broadcast::Sender<crate::events::GatewayEvent>,
 }
 
 #[derive(Default)]
@@ -152,6 +154,7 @@ impl GatewayHandle {
             invocations: TaskTracker::new(),
             provider_slots: Arc::new(Semaphore::new(MAX_PROVIDER_CONNECTIONS)),
             host_slots: Arc::new(Semaphore::new(MAX_HOST_CONNECTIONS)),
+            events: tokio::sync::broadcast::channel(crate::events::EVENT_BUFFER).0,
         });
         let gateway = Gateway { shared };
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));

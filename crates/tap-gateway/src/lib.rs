@@ -20,6 +20,7 @@
 mod auth;
 mod config;
 mod error;
+mod events;
 mod gateway;
 mod ids;
 mod providers;
@@ -33,6 +34,7 @@ mod tools;
 pub use auth::files::{read_secret_file, GatewayFiles};
 pub use config::GatewayConfig;
 pub use error::GatewayError;
+pub use events::GatewayEvent;
 pub use gateway::{run, Gateway, GatewayHandle};
 pub use providers::SpawnSpec;
 pub use tools::{CallError, CallRequest};

@@ -3,6 +3,7 @@
 //! - [`provider`]: the TAP Provider Interface v2 (`ws://127.0.0.1:9400/`), one enum per
 //!   direction, covering every message of the spec (not only the Core Profile).
 //! - [`host`]: the Tap session-host protocol (`ws://127.0.0.1:9400/session`), ours.
+//! - [`pairing`]: pairing requests and paired providers, as the control plane shows them.
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
 //!
 //! Forward compatibility follows the spec: unknown fields are ignored everywhere (no type
@@ -15,6 +16,7 @@ mod decode;
 mod error_code;
 pub mod host;
 pub mod limits;
+pub mod pairing;
 pub mod provider;
 
 pub use decode::{decode, DecodeError};

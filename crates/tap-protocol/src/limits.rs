@@ -63,3 +63,7 @@ pub const MAX_SESSION_ID_LEN: usize = 128;
 pub const MAX_STREAM_NAME_LEN: usize = 128;
 /// Concurrent session-host connections (each `tap call` is one while it runs).
 pub const MAX_HOST_CONNECTIONS: usize = 64;
+/// How long a pairing code stays valid.
+pub const PAIRING_CODE_TTL: Duration = Duration::from_secs(5 * 60);
+/// Pending pairing requests at once; more are refused with `RATE_LIMITED`.
+pub const MAX_PENDING_PAIRINGS: usize = 10;

@@ -485,6 +485,7 @@ impl Conn {
         match outcome {
             Some(Ok(())) => {
                 self.revision = 0;
+                self.gw.emit(crate::events::GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %h.name, session = %session_id, tools = tools.len(), "provider bound");
             }
             Some(Err((code, message))) => {
@@ -846,6 +847,7 @@ impl Conn {
             .calls
             .close(&format!("Provider '{who}' disconnected before answering"));
         if self.id.is_some() {
+            self.gw.emit(crate::events::GatewayEvent::StatusChanged);
             tracing::info!(provider = ?self.id, remote = %self.remote, "provider disconnected");
         }
     }

@@ -1,6 +1,7 @@
 //! Registering and ending sessions, and what providers hear about it.
 
 use super::session::{Ending, Session};
+use crate::events::GatewayEvent;
 use crate::gateway::{Gateway, State};
 use crate::providers::{frame, Phase};
 use std::collections::HashMap;
@@ -87,6 +88,7 @@ impl Gateway {
         }
         self.spawn_toolset_debouncer(id.clone(), notify, cancel);
         tracing::info!(session = %id, host = %host_id, "session registered");
+        self.emit(GatewayEvent::StatusChanged);
         Ok(info)
     }
 
@@ -182,6 +184,7 @@ impl Gateway {
         drop(state);
         self.shared().streams.drop_session(id);
         tracing::info!(session = %id, %reason, "session ended");
+        self.emit(GatewayEvent::StatusChanged);
     }
 
     /// A provider said `goodbye` / `shutdown.ready` for `session`, or disconnected: it no
@@ -227,6 +230,8 @@ impl Gateway {
                 }
             }
         }
+        drop(state);
+        self.emit(GatewayEvent::StatusChanged);
         Ok(())
     }
 }

@@ -57,5 +57,7 @@ impl Gateway {
         if let Some(h) = state.hosts.get_mut(&host) {
             h.send(&msg);
         }
+        drop(state);
+        self.emit(crate::events::GatewayEvent::StatusChanged);
     }
 }

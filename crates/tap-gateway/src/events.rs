@@ -1,0 +1,38 @@
+//! Changes the control plane streams to the panel and the CLI. Engine parts call
+//! [`Gateway::emit`]; each control connection subscribes and numbers what it forwards.
+
+use crate::gateway::Gateway;
+use tap_protocol::pairing::PairingEntry;
+use tokio::sync::broadcast;
+
+/// Events buffered for a slow subscriber before it lags (and is told to refresh).
+pub const EVENT_BUFFER: usize = 1024;
+
+/// Something the panel should show changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GatewayEvent {
+    /// A pairing request appeared or changed (configured, confirmed, connected).
+    PairingChanged(PairingEntry),
+    /// A pairing request or a paired provider is gone (denied, expired, revoked).
+    PairingRemoved {
+        /// Its id.
+        id: String,
+        /// Why: `denied`, `expired`, `revoked`, `failed`.
+        reason: String,
+    },
+    /// Sessions or providers changed; the status snapshot should be fetched again.
+    StatusChanged,
+}
+
+impl Gateway {
+    /// Publishes an event to every control-plane subscriber. Never blocks; with no
+    /// subscriber it is dropped.
+    pub fn emit(&self, event: GatewayEvent) {
+        let _ = self.shared().events.send(event);
+    }
+
+    /// A receiver of every event from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<GatewayEvent> {
+        self.shared().events.subscribe()
+    }
+}
