@@ -76,7 +76,13 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
             }
         }
     }
-    conn.detach(remote);
+    // Frames queued but never written go back in front of the outbox, so a host that
+    // resumes still gets them.
+    let mut unsent = Vec::new();
+    while let Ok(m) = rx.try_recv() {
+        unsent.push(m);
+    }
+    conn.detach(remote, unsent);
 }
 
 struct HostConn {
@@ -392,7 +398,7 @@ impl HostConn {
 
     /// The socket is gone. A host without sessions is forgotten (its calls cancelled); a
     /// host with sessions keeps them for the resume window, then they end.
-    fn detach(&self, remote: SocketAddr) {
+    fn detach(&self, remote: SocketAddr, unsent: Vec<Message>) {
         let Some((id, epoch)) = self.attached.clone() else {
             return;
         };
@@ -404,6 +410,9 @@ impl HostConn {
             return; // another connection resumed this host
         }
         host.out = None;
+        for m in unsent.into_iter().rev() {
+            host.outbox.push_front((m, false));
+        }
         if host.sessions.is_empty() {
             let host = state.hosts.remove(&id).expect("present");
             for t in host.invocations.values() {
