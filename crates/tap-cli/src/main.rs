@@ -7,6 +7,7 @@
 mod call_cmd;
 mod gateway_cmd;
 mod output;
+mod pairing_cmd;
 mod session_cmd;
 mod signals;
 mod status_cmd;
@@ -65,6 +66,35 @@ enum Command {
     Streams {
         #[command(subcommand)]
         command: StreamsCommand,
+    },
+    /// Pairing of external providers (browser pages, scripts): list, deny, revoke.
+    Pairing {
+        #[command(subcommand)]
+        command: PairingCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PairingCommand {
+    /// Pending requests (with the code to type into the provider), then paired providers.
+    List {
+        /// Print JSON: an array of entries.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deny a pending request: its provider gets AUTH_FAILED.
+    Deny {
+        /// The request's id (from `tap pairing list`).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Deny every pending request.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Revoke a paired provider: its connection closes and its token stops working.
+    Revoke {
+        /// The pairing's id (from `tap pairing list`).
+        id: String,
     },
 }
 
@@ -146,6 +176,13 @@ fn main() -> ExitCode {
                         json,
                     },
             } => streams_cmd::history(&home, &session, stream.as_deref(), last, json).await,
+            Command::Pairing { command } => match command {
+                PairingCommand::List { json } => pairing_cmd::list(&home, json).await,
+                PairingCommand::Deny { id, all: _ } => {
+                    pairing_cmd::deny(&home, id.as_deref()).await
+                }
+                PairingCommand::Revoke { id } => pairing_cmd::revoke(&home, &id).await,
+            },
         }
     })
 }

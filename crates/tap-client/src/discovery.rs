@@ -7,6 +7,9 @@ pub struct Discovery {
     pub address: String,
     /// The session-host token.
     pub host_token: String,
+    /// The control-plane token (`$TAP_HOME/control-token`), when that file exists (a
+    /// gateway embedded in the desktop app may keep it in the OS keyring instead).
+    pub control_token: Option<String>,
 }
 
 /// Why the running gateway could not be found.
@@ -37,7 +40,7 @@ pub fn default_home() -> PathBuf {
 }
 
 impl Discovery {
-    /// Reads `gateway.json` and `host-token` under `home`.
+    /// Reads `gateway.json`, `host-token` and (if present) `control-token` under `home`.
     pub fn from_home(home: &Path) -> Result<Self, DiscoveryError> {
         let state_path = home.join("gateway.json");
         let state = match std::fs::read_to_string(&state_path) {
@@ -68,14 +71,26 @@ impl Discovery {
             .map_err(|e| unreadable(&token_path, e.to_string()))?
             .trim()
             .to_string();
+        let control_path = home.join("control-token");
+        let control_token = match std::fs::read_to_string(&control_path) {
+            Ok(t) => Some(t.trim().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(unreadable(&control_path, e.to_string())),
+        };
         Ok(Self {
             address,
             host_token,
+            control_token,
         })
     }
 
     /// The session-host endpoint.
     pub fn session_url(&self) -> String {
         format!("{}/session", self.address.trim_end_matches('/'))
+    }
+
+    /// The control-plane endpoint.
+    pub fn control_url(&self) -> String {
+        format!("{}/control", self.address.trim_end_matches('/'))
     }
 }

@@ -50,6 +50,10 @@ pub(crate) struct Shared {
     pub provider_slots: Arc<Semaphore>,
     /// One permit per session-host connection.
     pub host_slots: Arc<Semaphore>,
+    /// One permit per control-plane connection (panel, tray app, `tap pairing`).
+    pub control_slots: Arc<Semaphore>,
+    /// The remembered pairings' file (`$TAP_HOME/paired-providers.json`).
+    pub pairing: crate::pairing::Store,
     /// Changes for the control plane (see `events.rs`).
     pub events: tokio::sync::broadcast::Sender<crate::events::GatewayEvent>,
 }
@@ -61,6 +65,9 @@ pub(crate) struct State {
     pub session_order: Vec<String>,
     pub providers: HashMap<String, ProviderEntry>,
     pub hosts: HashMap<String, HostEntry>,
+    /// Pairing requests and paired providers (under this lock with `providers`, so a
+    /// revoke and a token authentication cannot interleave).
+    pub pairing: crate::pairing::Registry,
 }
 
 impl Gateway {
@@ -85,6 +92,12 @@ impl Gateway {
     /// The token session hosts authenticate with.
     pub fn host_token(&self) -> &str {
         &self.shared.secrets.host_token
+    }
+
+    /// The token the control plane (`/control`: panel, tray app, `tap pairing`)
+    /// authenticates with. An embedding app hands it to its own panel directly.
+    pub fn control_token(&self) -> &str {
+        &self.shared.secrets.control_token
     }
 
     /// Where this gateway wrote its token and state files.
@@ -131,6 +144,7 @@ impl GatewayHandle {
             write_private(p, &secrets.gateway_token)?;
         }
         write_private(&files.host_token, &secrets.host_token)?;
+        write_private(&files.control_token, &secrets.control_token)?;
         let state_json = serde_json::json!({
             "address": format!("ws://{address}"),
             "pid": std::process::id(),
@@ -138,6 +152,8 @@ impl GatewayHandle {
             "version": env!("CARGO_PKG_VERSION"),
         });
         write_private(&files.state, &format!("{state_json:#}\n"))?;
+        let pairing = crate::pairing::Store::new(&config.data_dir);
+        let remembered = crate::pairing::Registry::with_remembered(pairing.load());
 
         let shared = Arc::new(Shared {
             config,
@@ -147,13 +163,20 @@ impl GatewayHandle {
             started_at,
             started: Instant::now(),
             ids: IdGen::new(),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                pairing: remembered,
+                ..State::default()
+            }),
             streams: StreamStore::default(),
             stopping: CancellationToken::new(),
             tasks: TaskTracker::new(),
             invocations: TaskTracker::new(),
             provider_slots: Arc::new(Semaphore::new(MAX_PROVIDER_CONNECTIONS)),
             host_slots: Arc::new(Semaphore::new(MAX_HOST_CONNECTIONS)),
+            pairing,
+            control_slots: Arc::new(Semaphore::new(
+                tap_protocol::limits::MAX_CONTROL_CONNECTIONS,
+            )),
             events: tokio::sync::broadcast::channel(crate::events::EVENT_BUFFER).0,
         });
         let gateway = Gateway { shared };

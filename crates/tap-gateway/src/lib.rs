@@ -13,16 +13,19 @@
 //! ```
 //!
 //! Endpoints on the one port: `/` (providers, TAP Provider Interface v2), `/session`
-//! (session hosts, `docs/session-host-protocol.md`) and `/healthz`.
+//! (session hosts, `docs/session-host-protocol.md`), `/control` (panel and `tap pairing`,
+//! `docs/control-protocol.md`) and `/healthz`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod auth;
 mod config;
+mod control;
 mod error;
 mod events;
 mod gateway;
 mod ids;
+mod pairing;
 mod providers;
 mod server;
 mod sessions;
@@ -36,5 +39,6 @@ pub use config::GatewayConfig;
 pub use error::GatewayError;
 pub use events::GatewayEvent;
 pub use gateway::{run, Gateway, GatewayHandle};
+pub use pairing::PairingError;
 pub use providers::SpawnSpec;
 pub use tools::{CallError, CallRequest};

@@ -24,7 +24,7 @@ async fn stop_ends_calls_closes_providers_and_removes_token_files() {
     let (host, s) = gw.host_with_session().await;
     let mut p = gw.bound("prov", &s.id, json!([tool("slow")])).await;
     let files = token_files(&gw);
-    assert_eq!(files.len(), 4, "{files:?}");
+    assert_eq!(files.len(), 5, "{files:?}");
     assert!(files.iter().all(|f| f.exists()), "{files:?}");
 
     // Two calls in flight: one from the host, one in process.

@@ -124,11 +124,16 @@ async fn auth_without_token_is_fatal_auth_failed() {
 }
 
 #[tokio::test]
-async fn auth_in_pair_mode_is_fatal_auth_failed() {
+async fn auth_in_pair_mode_starts_pairing() {
+    // The whole flow is in tests/pairing.rs.
     let gw = TestGateway::start().await;
     let mut p = gw.provider().await;
     p.send(json!({"type": "auth", "mode": "pair"})).await;
-    assert_fatal_auth_failed(&mut p, Some("auth")).await;
+    let prompt = p.expect("auth.pairing").await;
+    assert!(
+        prompt["prompt"].as_str().is_some_and(|s| !s.is_empty()),
+        "{prompt}"
+    );
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@ use std::fmt;
 /// Unknown codes sent by a peer (a provider may invent its own `errorCode`) are kept as
 /// [`ErrorCode::Other`] rather than rejected.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// Bad or missing token, wrong pairing code. Fatal: the connection closes.

@@ -222,6 +222,7 @@ pub struct SessionStateReport {
 
 /// Whether a session is working on a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum BusyState {
     /// A turn is running.
@@ -371,6 +372,7 @@ pub struct StatusReply {
 
 /// A snapshot of the gateway, as `tap status --json` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct GatewayStatus {
     /// `ws://127.0.0.1:PORT`.
@@ -389,6 +391,7 @@ pub struct GatewayStatus {
 
 /// One session in [`GatewayStatus`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatus {
     /// Session id.
@@ -419,6 +422,7 @@ pub struct SessionStatus {
 
 /// One provider in [`GatewayStatus`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderStatus {
     /// Debug id.

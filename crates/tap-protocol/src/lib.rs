@@ -4,6 +4,7 @@
 //!   direction, covering every message of the spec (not only the Core Profile).
 //! - [`host`]: the Tap session-host protocol (`ws://127.0.0.1:9400/session`), ours.
 //! - [`pairing`]: pairing requests and paired providers, as the control plane shows them.
+//! - [`control`]: the control plane (`ws://127.0.0.1:9400/control`) of the panel and `tap pairing`.
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
 //!
 //! Forward compatibility follows the spec: unknown fields are ignored everywhere (no type
@@ -12,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod control;
 mod decode;
 mod error_code;
 pub mod host;

@@ -63,6 +63,8 @@ pub const MAX_SESSION_ID_LEN: usize = 128;
 pub const MAX_STREAM_NAME_LEN: usize = 128;
 /// Concurrent session-host connections (each `tap call` is one while it runs).
 pub const MAX_HOST_CONNECTIONS: usize = 64;
+/// Concurrent control-plane connections (panel windows, tray popup, `tap pairing`).
+pub const MAX_CONTROL_CONNECTIONS: usize = 16;
 /// How long a pairing code stays valid.
 pub const PAIRING_CODE_TTL: Duration = Duration::from_secs(5 * 60);
 /// Pending pairing requests at once; more are refused with `RATE_LIMITED`.

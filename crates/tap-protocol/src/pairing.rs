@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One pairing: a pending request, or a provider that paired.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct PairingEntry {
     /// Stable id (`pr-…`), used by deny / revoke / configure.
@@ -42,6 +43,7 @@ pub struct PairingEntry {
 
 /// Where a pairing stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum PairingState {
     /// Waiting for the user to type the code into the provider.

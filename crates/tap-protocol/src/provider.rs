@@ -162,6 +162,12 @@ pub struct Auth {
     /// `"pair"` to start the pairing flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
+    /// Extension (pairing only): a name to show the user with the pairing request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Extension (pairing only): details to show the user with the pairing request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
 }
 
 /// `auth.confirm`.

@@ -84,7 +84,7 @@ fn auth_with_issued_external_token() {
         auth,
         Auth {
             token: Some("ext-tok-9f2b...".into()),
-            mode: None
+            ..Auth::default()
         }
     );
 }

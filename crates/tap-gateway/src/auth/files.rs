@@ -15,6 +15,8 @@ pub struct GatewayFiles {
     pub host_token: PathBuf,
     /// `$TAP_HOME/gateway.json`: address, pid and start time of the running gateway.
     pub state: PathBuf,
+    /// `$TAP_HOME/control-token`: the control-plane token (panel, `tap pairing`).
+    pub control_token: PathBuf,
 }
 
 impl GatewayFiles {
@@ -26,15 +28,21 @@ impl GatewayFiles {
                 .map(|h| h.join("extensions").join("tap").join(".provider-token")),
             host_token: data_dir.join("host-token"),
             state: data_dir.join("gateway.json"),
+            control_token: data_dir.join("control-token"),
         }
     }
 
     /// Every file this gateway writes.
     pub fn all(&self) -> impl Iterator<Item = &Path> {
-        [&self.provider_token, &self.host_token, &self.state]
-            .into_iter()
-            .map(PathBuf::as_path)
-            .chain(self.copilot_provider_token.as_deref())
+        [
+            &self.provider_token,
+            &self.host_token,
+            &self.control_token,
+            &self.state,
+        ]
+        .into_iter()
+        .map(PathBuf::as_path)
+        .chain(self.copilot_provider_token.as_deref())
     }
 
     /// Removes every file; missing ones are fine. Errors are returned for logging only.

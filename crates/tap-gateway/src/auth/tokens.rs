@@ -23,6 +23,8 @@ pub struct Secrets {
     pub gateway_token: String,
     /// `htk-…`: what session hosts send in their `auth`.
     pub host_token: String,
+    /// `ctk-…`: what the panel and `tap pairing` send in the control plane's `auth`.
+    pub control_token: String,
 }
 
 impl Secrets {
@@ -30,6 +32,7 @@ impl Secrets {
         Self {
             gateway_token: generate("ptk-"),
             host_token: generate("htk-"),
+            control_token: generate("ctk-"),
         }
     }
 }

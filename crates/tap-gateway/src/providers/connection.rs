@@ -1,4 +1,5 @@
-//! One provider connection: AwaitAuth → AwaitHello → Bound (→ Unbound) → Disconnected.
+//! One provider connection: AwaitAuth (→ AwaitPairing) → AwaitHello → Bound (→ Unbound)
+//! → Disconnected.
 //!
 //! The task owns the socket. Everything else in the gateway talks to the provider through
 //! its [`ProviderLink`] queue, so frames leave in the order they were produced and a slow
@@ -7,9 +8,9 @@
 use super::validate::{self, Invalid};
 use super::{frame, Phase, ProviderEntry, ProviderLink, Trust};
 use crate::auth::tokens;
+use crate::events::GatewayEvent;
 use crate::gateway::{Gateway, State};
 use crate::server::WsStream;
-use crate::sessions::lifecycle::active_sessions;
 use crate::streams::Stored;
 use crate::tools::{CallError, CallTable};
 use futures_util::{SinkExt, StreamExt};
@@ -20,13 +21,14 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tap_protocol::host::{Delivery, HostEvent};
 use tap_protocol::limits::{
-    AUTH_TIMEOUT, MAX_MESSAGE_BYTES, MAX_REBINDS_PER_MINUTE, MAX_STREAMS_PER_PROVIDER,
-    MAX_STREAM_QUERY_LAST, MAX_TOOL_RESULT_BYTES,
+    AUTH_TIMEOUT, MAX_MESSAGE_BYTES, MAX_PAIRING_ATTEMPTS_PER_MINUTE, MAX_REBINDS_PER_MINUTE,
+    MAX_STREAMS_PER_PROVIDER, MAX_STREAM_QUERY_LAST, MAX_TOOL_RESULT_BYTES, PAIRING_CODE_TTL,
 };
+use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{
-    Auth, ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, ProviderMessage, Push,
-    PushLevel, SessionLifecycle, Sessions, StreamHistory, StreamQuery, ToolCancel, ToolResult,
-    ToolsUpdate,
+    Auth, AuthConfirm, AuthPairing, ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState,
+    ProviderMessage, Push, PushLevel, SessionLifecycle, Sessions, StreamHistory, StreamQuery,
+    ToolCancel, ToolResult, ToolsUpdate,
 };
 use tap_protocol::{decode, DecodeError, ErrorCode, PROTOCOL_VERSION};
 use tokio::sync::mpsc;
@@ -42,6 +44,8 @@ enum Flow {
     Continue,
     /// Auth succeeded: lift the pre-auth byte budget.
     Authed,
+    /// A pairing request is pending until this instant: it replaces the auth timeout.
+    Pairing(Instant),
     /// Close after writing what is queued (fatal error, goodbye, malformed-result rule).
     Close,
 }
@@ -49,7 +53,12 @@ enum Flow {
 /// Frames written per flush when the queue is busy; bounds latency of a big backlog.
 const WRITE_BATCH: usize = 64;
 
-pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
+pub(crate) async fn serve(
+    gw: Gateway,
+    mut ws: WsStream,
+    remote: SocketAddr,
+    origin: Option<String>,
+) {
     let (out, mut rx) = mpsc::unbounded_channel();
     let link = ProviderLink {
         out,
@@ -59,8 +68,10 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
     let mut conn = Conn {
         gw,
         remote,
+        origin,
         link,
         id: None,
+        pairing: None,
         hellos: VecDeque::new(),
         revision: 0,
     };
@@ -75,8 +86,9 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                 }
             }
             _ = conn.link.kill.cancelled() => break Some(CloseCode::Away),
+            // The auth timeout, or while a pairing request is pending, its expiry.
             _ = &mut auth_deadline, if conn.id.is_none() => {
-                conn.fatal(ErrorCode::AuthFailed, "No 'auth' within 10 seconds", None);
+                conn.on_auth_deadline();
                 break Some(CloseCode::Policy);
             }
             incoming = ws.next() => {
@@ -97,6 +109,7 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                 match conn.on_frame(&bytes) {
                     Flow::Continue => {}
                     Flow::Authed => ws.get_mut().lift_budget(),
+                    Flow::Pairing(until) => auth_deadline.as_mut().reset(until),
                     Flow::Close => break Some(CloseCode::Normal),
                 }
             }
@@ -137,9 +150,13 @@ async fn write_batch(
 struct Conn {
     gw: Gateway,
     remote: SocketAddr,
+    /// The upgrade request's `Origin` header (browser providers).
+    origin: Option<String>,
     link: ProviderLink,
     /// Set once authenticated.
     id: Option<String>,
+    /// AwaitPairing: the id of this connection's pending pairing request.
+    pairing: Option<String>,
     /// When recent `hello`s arrived, for the rebind limit.
     hellos: VecDeque<Instant>,
     /// Update revision for `ack` (this connection binds one session at a time).
@@ -191,6 +208,10 @@ impl Conn {
         state.providers.contains_key(id).then(|| f(&mut state, id))
     }
 
+    fn trust(&self) -> Option<Trust> {
+        self.with_entry(|s, id| s.providers[id].trust)
+    }
+
     fn bound_session(&self) -> Option<String> {
         self.with_entry(|s, id| s.providers[id].session.clone())
             .flatten()
@@ -226,6 +247,7 @@ impl Conn {
 
     fn on_unauthenticated(&mut self, bytes: &[u8]) -> Flow {
         match decode::<ProviderMessage>(bytes, ProviderMessage::TYPES) {
+            Ok(msg) if self.pairing.is_some() => self.on_pairing_message(msg),
             Ok(ProviderMessage::Auth(auth)) => self.on_auth(auth),
             Ok(other) => self.fatal(
                 ErrorCode::AuthFailed,
@@ -246,11 +268,7 @@ impl Conn {
 
     fn on_auth(&mut self, auth: Auth) -> Flow {
         if auth.mode.as_deref() == Some("pair") {
-            return self.fatal(
-                ErrorCode::AuthFailed,
-                "Pairing is not available on this gateway; authenticate with a token",
-                Some("auth"),
-            );
+            return self.on_pair(auth);
         }
         let Some(token) = auth.token else {
             return self.fatal(
@@ -259,35 +277,222 @@ impl Conn {
                 Some("auth"),
             );
         };
-        if !tokens::matches(&token, &self.gw.shared().secrets.gateway_token) {
-            return self.fatal(ErrorCode::AuthFailed, "Invalid token", Some("auth"));
-        }
-        let id = crate::ids::short("p");
         let mut state = self.gw.state();
+        // The pairing lookup and the registration happen under one lock, so a concurrent
+        // revoke either sees this connection or has already killed the token.
+        let (trust, paired) = if tokens::matches(&token, &self.gw.shared().secrets.gateway_token) {
+            (Trust::Project, None)
+        } else if let Some(entry) = state.pairing.authenticate(&token) {
+            (Trust::External, Some(entry))
+        } else {
+            drop(state);
+            return self.fatal(ErrorCode::AuthFailed, "Invalid token", Some("auth"));
+        };
+        let id = self.admit(
+            &mut state,
+            trust,
+            paired.as_ref().map(|e| e.id.clone()),
+            None,
+        );
+        drop(state);
+        self.id = Some(id.clone());
+        tracing::info!(remote = %self.remote, provider = %id, trust = trust.as_str(), "provider authenticated");
+        if let Some(entry) = paired {
+            self.gw.emit(GatewayEvent::PairingChanged(entry));
+        }
+        Flow::Authed
+    }
+
+    /// Registers the authenticated connection and sends `sessions`, under the lock so no
+    /// `sessions.updated` can overtake it.
+    fn admit(
+        &self,
+        state: &mut State,
+        trust: Trust,
+        pairing: Option<String>,
+        token: Option<String>,
+    ) -> String {
+        let id = crate::ids::short("p");
+        let active = crate::pairing::sessions_for(state, pairing.as_deref());
         state.providers.insert(
             id.clone(),
             ProviderEntry {
                 id: id.clone(),
                 name: None,
                 instance: None,
-                trust: Trust::Project,
+                trust,
                 phase: Phase::AwaitHello,
                 session: None,
                 tools: Arc::new(Vec::new()),
                 link: self.link.clone(),
                 remote: self.remote,
                 connected_at: SystemTime::now(),
+                pairing,
             },
         );
-        // Sent under the lock so no `sessions.updated` can overtake it.
-        self.send(&GatewayMessage::Sessions(Sessions {
-            token: None,
-            active: active_sessions(&state),
+        self.send(&GatewayMessage::Sessions(Sessions { token, active }));
+        id
+    }
+
+    /// `auth {mode: "pair"}`: a pending request with a fresh code the user reads from the
+    /// gateway's surfaces. The provider only gets a prompt; the code never goes over
+    /// this socket.
+    fn on_pair(&mut self, auth: Auth) -> Flow {
+        let name = auth
+            .name
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty());
+        if name.as_ref().is_some_and(|n| {
+            n.chars().count() > crate::pairing::MAX_NAME_CHARS || n.chars().any(char::is_control)
+        }) {
+            self.error(
+                ErrorCode::InvalidJson,
+                format!(
+                    "'name' must be at most {} characters, without control characters",
+                    crate::pairing::MAX_NAME_CHARS
+                ),
+                Some("auth"),
+            );
+            return Flow::Continue;
+        }
+        let request = crate::pairing::Request {
+            origin: self.origin.clone(),
+            remote: self.remote.to_string(),
+            name,
+            metadata: auth.metadata,
+            link: self.link.clone(),
+        };
+        let until = Instant::now() + PAIRING_CODE_TTL;
+        let mut state = self.gw.state();
+        let entry = match state.pairing.request(request, PAIRING_CODE_TTL) {
+            Ok(entry) => entry,
+            Err(message) => {
+                drop(state);
+                tracing::warn!(remote = %self.remote, "pairing request refused: too many pending");
+                self.error(ErrorCode::RateLimited, message, Some("auth"));
+                return Flow::Close;
+            }
+        };
+        // Under the lock: a deny's `error` cannot overtake the prompt.
+        self.send(&GatewayMessage::AuthPairing(AuthPairing {
+            prompt: crate::pairing::PROMPT.into(),
         }));
         drop(state);
-        tracing::info!(remote = %self.remote, provider = %id, "provider authenticated");
-        self.id = Some(id);
+        // Never log the code.
+        tracing::info!(remote = %self.remote, pairing = %entry.id, origin = ?entry.origin, name = ?entry.name, "pairing requested");
+        self.pairing = Some(entry.id.clone());
+        self.gw.emit(GatewayEvent::PairingChanged(entry));
+        Flow::Pairing(until)
+    }
+
+    /// AwaitPairing: `auth.confirm` is what the state expects; `goodbye` withdraws the
+    /// request and closes. Any other known message gets `UNAUTHORIZED` and the request
+    /// stays pending (the user may still be reading the code).
+    fn on_pairing_message(&mut self, msg: ProviderMessage) -> Flow {
+        match msg {
+            ProviderMessage::AuthConfirm(c) => self.on_confirm(c),
+            ProviderMessage::Goodbye(_) => Flow::Close,
+            other => {
+                self.error(
+                    ErrorCode::Unauthorized,
+                    format!(
+                        "Pairing is pending: only 'auth.confirm' is accepted until the code is confirmed, not '{}'",
+                        other.type_name()
+                    ),
+                    Some(other.type_name()),
+                );
+                Flow::Continue
+            }
+        }
+    }
+
+    /// `auth.confirm {code}`. Attempts count against one gateway-wide limit, so opening
+    /// more connections does not buy more guesses. A wrong code ends the request.
+    fn on_confirm(&mut self, c: AuthConfirm) -> Flow {
+        let pid = self.pairing.clone().expect("only called in AwaitPairing");
+        let mut state = self.gw.state();
+        if !state.pairing.get(&pid).is_some_and(|p| p.is_pending()) {
+            drop(state);
+            self.pairing = None;
+            return self.fatal(
+                ErrorCode::AuthFailed,
+                "This pairing request no longer exists",
+                Some("auth.confirm"),
+            );
+        }
+        if let Err(wait) = state.pairing.attempt(Instant::now()) {
+            drop(state);
+            tracing::warn!(remote = %self.remote, pairing = %pid, "pairing attempt rate-limited");
+            self.error(
+                ErrorCode::RateLimited,
+                format!(
+                    "More than {MAX_PAIRING_ATTEMPTS_PER_MINUTE} pairing attempts a minute on this gateway; retry in {} s",
+                    wait.as_secs().max(1)
+                ),
+                Some("auth.confirm"),
+            );
+            return Flow::Continue;
+        }
+        if !state
+            .pairing
+            .get(&pid)
+            .is_some_and(|p| p.code_matches(&c.code))
+        {
+            state.pairing.remove(&pid);
+            drop(state);
+            self.pairing = None;
+            tracing::warn!(remote = %self.remote, pairing = %pid, "wrong pairing code");
+            self.gw.emit(GatewayEvent::PairingRemoved {
+                id: pid,
+                reason: "failed".into(),
+            });
+            return self.fatal(
+                ErrorCode::AuthFailed,
+                "Wrong pairing code",
+                Some("auth.confirm"),
+            );
+        }
+        let token = tokens::generate("ext-");
+        // Unless the user chose a session, the provider is limited to the one in the
+        // foreground now.
+        let foreground = crate::pairing::foreground(&state);
+        if let Some(p) = state.pairing.get_mut(&pid) {
+            if p.session.is_none() {
+                p.session = foreground;
+            }
+        }
+        let entry = state
+            .pairing
+            .pair(&pid, crate::pairing::hash_token(&token))
+            .expect("checked pending above");
+        let id = self.admit(&mut state, Trust::External, Some(pid.clone()), Some(token));
+        drop(state);
+        self.id = Some(id.clone());
+        self.pairing = None;
+        self.gw.save_pairings();
+        tracing::info!(remote = %self.remote, provider = %id, pairing = %pid, "pairing confirmed");
+        self.gw.emit(GatewayEvent::PairingChanged(entry));
         Flow::Authed
+    }
+
+    /// The auth timeout fired, or, in AwaitPairing, the pairing code expired.
+    fn on_auth_deadline(&mut self) {
+        let Some(pid) = self.pairing.take() else {
+            self.fatal(ErrorCode::AuthFailed, "No 'auth' within 10 seconds", None);
+            return;
+        };
+        if self.gw.state().pairing.remove_pending(&pid) {
+            tracing::info!(remote = %self.remote, pairing = %pid, "pairing code expired");
+            self.gw.emit(GatewayEvent::PairingRemoved {
+                id: pid,
+                reason: "expired".into(),
+            });
+        }
+        self.fatal(
+            ErrorCode::AuthFailed,
+            "Pairing code expired; request pairing again",
+            None,
+        );
     }
 
     fn dispatch(&mut self, msg: ProviderMessage) -> Flow {
@@ -359,7 +564,25 @@ impl Conn {
                 "'session.ready' is only for providers bound to \"all\"",
                 Some("session.ready"),
             ),
-            ProviderMessage::HooksUpdate(u) => self.unsupported("hooks.update", u.request_id),
+            ProviderMessage::HooksUpdate(u) => {
+                let refused = match self.trust() {
+                    Some(Trust::External) => crate::pairing::hooks_update_allowed(&u).err(),
+                    _ => None,
+                };
+                match refused {
+                    Some((code, message)) => {
+                        self.error_req(code, message, Some("hooks.update"), u.request_id)
+                    }
+                    None => self.unsupported("hooks.update", u.request_id),
+                }
+            }
+            ProviderMessage::ContextUpdate(u) if self.trust() == Some(Trust::External) => self
+                .error_req(
+                    ErrorCode::Unauthorized,
+                    "'context.update' needs project trust; paired (external) providers may not set context",
+                    Some("context.update"),
+                    u.request_id,
+                ),
             ProviderMessage::ContextUpdate(u) => self.unsupported("context.update", u.request_id),
             ProviderMessage::FilterSet(f) => self.unsupported("filter.set", f.request_id),
             ProviderMessage::Hello(_)
@@ -440,8 +663,20 @@ impl Conn {
             self.error(why.0, why.1, Some("hello"));
             return Flow::Continue;
         }
+        let pairing = self
+            .with_entry(|s, id| s.providers[id].pairing.clone())
+            .flatten();
+        if pairing.is_some() {
+            if let Err(why) = crate::pairing::external_capabilities(&h) {
+                self.error(why.0, why.1, Some("hello"));
+                return Flow::Continue;
+            }
+        }
         let tools = Arc::new(h.tools.unwrap_or_default());
-        let outcome = self.with_entry(|state, id| -> Result<(), Invalid> {
+        let outcome = self.with_entry(|state, id| -> Result<Option<PairingEntry>, Invalid> {
+            if let Some(pid) = &pairing {
+                crate::pairing::check_hello(state, pid, &session_id, &h.name)?;
+            }
             let session = state
                 .sessions
                 .get(&session_id)
@@ -480,11 +715,17 @@ impl Conn {
                 state: LifecycleState::Started,
                 deadline: None,
             }));
-            Ok(())
+            Ok(pairing
+                .as_deref()
+                .and_then(|pid| crate::pairing::bound(state, pid, &session_id, &h.name)))
         });
         match outcome {
-            Some(Ok(())) => {
+            Some(Ok(changed)) => {
                 self.revision = 0;
+                if let Some(entry) = changed {
+                    self.gw.save_pairings();
+                    self.gw.emit(GatewayEvent::PairingChanged(entry));
+                }
                 self.gw.emit(crate::events::GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %h.name, session = %session_id, tools = tools.len(), "provider bound");
             }
@@ -524,26 +765,7 @@ impl Conn {
 
     /// Leaves the bound session, if any: tools removed, calls in it cancelled.
     fn unbind(&self, reason: &str) {
-        self.with_entry(|state, id| {
-            let entry = state.providers.get_mut(id).expect("checked by with_entry");
-            let Some(sid) = entry.session.take() else {
-                return;
-            };
-            entry.phase = Phase::Unbound;
-            let cancelled = self.link.calls.fail_session(
-                &sid,
-                ErrorCode::Cancelled,
-                &format!("Provider left session '{sid}' ({reason})"),
-            );
-            for call_id in cancelled {
-                self.send(&GatewayMessage::ToolCancel(ToolCancel {
-                    id: call_id,
-                    session_id: sid.clone(),
-                    reason: reason.to_string(),
-                }));
-            }
-            detach(state, id, &sid);
-        });
+        self.with_entry(|state, id| unbind_provider(state, id, reason));
     }
 
     fn on_tool_result(&self, r: ToolResult) {
@@ -835,10 +1057,27 @@ impl Conn {
     /// The connection is over: the provider leaves the registry, its tools leave its
     /// session, and every call still pending fails with `DISCONNECTED`.
     fn disconnect(&self) {
+        // A provider that leaves before confirming takes its pairing request with it.
+        if let Some(pid) = &self.pairing {
+            if self.gw.state().pairing.remove_pending(pid) {
+                tracing::info!(remote = %self.remote, pairing = %pid, "provider left before confirming its pairing");
+                self.gw.emit(GatewayEvent::PairingRemoved {
+                    id: pid.clone(),
+                    reason: "failed".into(),
+                });
+            }
+        }
         let name = self.with_entry(|state, id| {
             let entry = state.providers.remove(id).expect("checked by with_entry");
             if let Some(sid) = &entry.session {
                 detach(state, id, sid);
+            }
+            if let Some(changed) = entry
+                .pairing
+                .as_deref()
+                .and_then(|pid| state.pairing.disconnected(pid))
+            {
+                self.gw.emit(GatewayEvent::PairingChanged(changed));
             }
             entry.name
         });
@@ -851,6 +1090,34 @@ impl Conn {
             tracing::info!(provider = ?self.id, remote = %self.remote, "provider disconnected");
         }
     }
+}
+
+/// Takes a provider out of its session, if it is bound: it becomes Unbound (still
+/// connected), its tools leave the session, and its calls there are cancelled (the provider
+/// gets `tool.cancel` with `reason`). Returns the session it was bound to.
+pub(crate) fn unbind_provider(
+    state: &mut State,
+    provider_id: &str,
+    reason: &str,
+) -> Option<String> {
+    let entry = state.providers.get_mut(provider_id)?;
+    let sid = entry.session.take()?;
+    entry.phase = Phase::Unbound;
+    let link = entry.link.clone();
+    let cancelled = link.calls.fail_session(
+        &sid,
+        ErrorCode::Cancelled,
+        &format!("Provider left session '{sid}' ({reason})"),
+    );
+    for call_id in cancelled {
+        let _ = link.out.send(frame(&GatewayMessage::ToolCancel(ToolCancel {
+            id: call_id,
+            session_id: sid.clone(),
+            reason: reason.to_string(),
+        })));
+    }
+    detach(state, provider_id, &sid);
+    Some(sid)
 }
 
 /// Removes a provider from a session's bound list, rebuilds the session's tools, and lets

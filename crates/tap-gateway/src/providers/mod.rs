@@ -7,7 +7,7 @@ mod validate;
 
 pub use spawn::SpawnSpec;
 
-pub(crate) use connection::serve;
+pub(crate) use connection::{serve, unbind_provider};
 
 use crate::tools::CallTable;
 use serde::Serialize;
@@ -40,12 +40,16 @@ pub(crate) struct ProviderLink {
 pub(crate) enum Trust {
     /// Holds the gateway token or a per-provider token.
     Project,
+    /// Paired by the user (`auth {mode: "pair"}`) and holding the issued `ext-…` token:
+    /// tools, push and own streams only, in one session (see `crate::pairing`).
+    External,
 }
 
 impl Trust {
     pub fn as_str(self) -> &'static str {
         match self {
             Trust::Project => "project",
+            Trust::External => "external",
         }
     }
 }
@@ -83,6 +87,8 @@ pub(crate) struct ProviderEntry {
     pub link: ProviderLink,
     pub remote: SocketAddr,
     pub connected_at: SystemTime,
+    /// The pairing whose token this connection authenticated with (trust external).
+    pub pairing: Option<String>,
 }
 
 impl ProviderEntry {

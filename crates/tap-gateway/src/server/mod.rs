@@ -24,6 +24,7 @@ pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
     let app = Router::new()
         .route("/", get(provider_endpoint))
         .route("/session", get(session_endpoint))
+        .route("/control", get(crate::control::endpoint))
         .route("/healthz", get(healthz))
         .with_state(gw);
     // Every message on these sockets is small and latency-bound (a call, a result): no
@@ -66,9 +67,15 @@ async fn provider_endpoint(
         )
             .into_response();
     }
+    // Browser providers' `Origin` is shown to the user with their pairing request.
+    let origin = req
+        .headers()
+        .get(axum::http::header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let slots = gw.shared().provider_slots.clone();
     limited_upgrade(req, gw, slots, "provider", move |gw, ws| {
-        crate::providers::serve(gw, ws, remote)
+        crate::providers::serve(gw, ws, remote, origin)
     })
 }
 
@@ -93,7 +100,7 @@ async fn session_endpoint(
 /// Upgrades if a connection slot is free. The slot is taken before the upgrade, so a
 /// connection over the limit is refused with a plain HTTP 503 and never costs a
 /// WebSocket; it is released when `serve` returns.
-fn limited_upgrade<F, Fut>(
+pub(crate) fn limited_upgrade<F, Fut>(
     req: Request,
     gw: Gateway,
     slots: Arc<Semaphore>,

@@ -253,13 +253,21 @@ pub(crate) fn active_sessions(state: &State) -> Vec<SessionInfo> {
         .collect()
 }
 
-/// `sessions.updated` to every authenticated provider.
+/// `sessions.updated` to every authenticated provider. Paired providers get their own
+/// copy, with `cwd` only for the session they may bind to.
 fn broadcast_sessions(state: &State) {
     let msg = frame(&GatewayMessage::SessionsUpdated(Sessions {
         token: None,
         active: active_sessions(state),
     }));
     for p in state.providers.values() {
-        let _ = p.link.out.send(msg.clone());
+        let msg = match &p.pairing {
+            None => msg.clone(),
+            Some(pid) => frame(&GatewayMessage::SessionsUpdated(Sessions {
+                token: None,
+                active: crate::pairing::sessions_for(state, Some(pid)),
+            })),
+        };
+        let _ = p.link.out.send(msg);
     }
 }

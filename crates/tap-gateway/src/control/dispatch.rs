@@ -1,0 +1,61 @@
+//! What each control method does: a thin mapping onto the engine's API. The connection
+//! task owns the socket and the event stream; this file only turns a call into a result.
+
+use crate::gateway::Gateway;
+use crate::pairing::PairingError;
+use serde::Serialize;
+use tap_protocol::control::{
+    ControlCall, ControlError, Empty, PairingConfigureResult, PairingDenyAllResult, PairingList,
+    Snapshot,
+};
+use tap_protocol::{ErrorCode, Json};
+
+/// Runs one call for an authenticated client. `seq` is the last event seq sent on this
+/// connection (for `snapshot`).
+pub(super) fn call(gw: &Gateway, call: ControlCall, seq: u64) -> Result<Json, ControlError> {
+    match call {
+        ControlCall::Auth(_) => Err(ControlError::new(
+            ErrorCode::Unauthorized,
+            "Already authenticated",
+        )),
+        ControlCall::Snapshot(Empty {}) => json(snapshot(gw, seq)),
+        ControlCall::Status(Empty {}) => json(gw.status()),
+        ControlCall::PairingList(Empty {}) => json(PairingList {
+            pairings: gw.pairing_list(),
+        }),
+        ControlCall::PairingDeny(p) => {
+            gw.pairing_deny(&p.id).map_err(refused)?;
+            json(Empty {})
+        }
+        ControlCall::PairingDenyAll(Empty {}) => json(PairingDenyAllResult {
+            denied: gw.pairing_deny_all(),
+        }),
+        ControlCall::PairingRevoke(p) => {
+            gw.pairing_revoke(&p.id).map_err(refused)?;
+            json(Empty {})
+        }
+        ControlCall::PairingConfigure(p) => {
+            let pairing = gw
+                .pairing_configure(&p.id, p.session, p.remember)
+                .map_err(refused)?;
+            json(PairingConfigureResult { pairing })
+        }
+    }
+}
+
+/// Everything the panel shows.
+pub(super) fn snapshot(gw: &Gateway, seq: u64) -> Snapshot {
+    Snapshot {
+        status: gw.status(),
+        pairings: gw.pairing_list(),
+        seq,
+    }
+}
+
+fn refused(e: PairingError) -> ControlError {
+    ControlError::new(e.code(), e.to_string())
+}
+
+fn json(value: impl Serialize) -> Result<Json, ControlError> {
+    serde_json::to_value(value).map_err(|e| ControlError::new(ErrorCode::Internal, e.to_string()))
+}

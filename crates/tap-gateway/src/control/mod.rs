@@ -1,0 +1,33 @@
+//! The control plane, `ws://127.0.0.1:PORT/control`: what the panel, the tray app and
+//! `tap pairing` speak (`tap_protocol::control`, `docs/control-protocol.md`).
+//!
+//! Two gates, in this order: the `Origin` header before the upgrade (a web page the user
+//! happens to visit must not even get a socket), then the control token as the first
+//! request. Everything after is dispatched to the engine and answered on this socket;
+//! engine events are forwarded, numbered per connection.
+
+mod connection;
+mod dispatch;
+mod origin;
+
+use crate::gateway::Gateway;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use std::net::SocketAddr;
+
+/// `GET /control`: the Origin check, then the (connection-limited) upgrade.
+pub(crate) async fn endpoint(
+    State(gw): State<Gateway>,
+    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+    req: Request,
+) -> Response {
+    if let Err(why) = origin::check(req.headers(), gw.address()) {
+        tracing::warn!(%remote, why, "control connection refused");
+        return (StatusCode::FORBIDDEN, "Origin not allowed\n").into_response();
+    }
+    let slots = gw.shared().control_slots.clone();
+    crate::server::limited_upgrade(req, gw, slots, "control", move |gw, ws| {
+        connection::serve(gw, ws, remote)
+    })
+}

@@ -1,0 +1,28 @@
+// Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
+import type { AuthParams } from "./AuthParams";
+import type { Empty } from "./Empty";
+import type { GatewayStatus } from "./GatewayStatus";
+import type { PairingConfigure } from "./PairingConfigure";
+import type { PairingConfigureResult } from "./PairingConfigureResult";
+import type { PairingDenyAllResult } from "./PairingDenyAllResult";
+import type { PairingId } from "./PairingId";
+import type { PairingList } from "./PairingList";
+import type { Snapshot } from "./Snapshot";
+
+/** Every control-plane method: its params and its result. */
+export type ControlMethods = {
+  "auth": { params: AuthParams; result: Snapshot };
+  "snapshot": { params: Empty; result: Snapshot };
+  "status": { params: Empty; result: GatewayStatus };
+  "pairing.list": { params: Empty; result: PairingList };
+  "pairing.deny": { params: PairingId; result: Empty };
+  "pairing.denyAll": { params: Empty; result: PairingDenyAllResult };
+  "pairing.revoke": { params: PairingId; result: Empty };
+  "pairing.configure": { params: PairingConfigure; result: PairingConfigureResult };
+};
+
+/** Every method name, in declaration order. */
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure"] as const;
+
+/** The control protocol version this gateway speaks. */
+export const CONTROL_PROTOCOL_VERSION = 1;

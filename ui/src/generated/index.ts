@@ -1,0 +1,26 @@
+// Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
+export type { AuthParams } from "./AuthParams";
+export type { BusyState } from "./BusyState";
+export type { ClientFrame } from "./ClientFrame";
+export type { ControlError } from "./ControlError";
+export type { ControlEvent } from "./ControlEvent";
+export type { ControlRequest } from "./ControlRequest";
+export type { ControlResponse } from "./ControlResponse";
+export type { Empty } from "./Empty";
+export type { ErrorCode } from "./ErrorCode";
+export type { EventFrame } from "./EventFrame";
+export type { GatewayStatus } from "./GatewayStatus";
+export type { JsonValue } from "./serde_json/JsonValue";
+export type { PairingConfigure } from "./PairingConfigure";
+export type { PairingConfigureResult } from "./PairingConfigureResult";
+export type { PairingDenyAllResult } from "./PairingDenyAllResult";
+export type { PairingEntry } from "./PairingEntry";
+export type { PairingId } from "./PairingId";
+export type { PairingList } from "./PairingList";
+export type { PairingState } from "./PairingState";
+export type { ProviderStatus } from "./ProviderStatus";
+export type { ServerFrame } from "./ServerFrame";
+export type { SessionStatus } from "./SessionStatus";
+export type { Snapshot } from "./Snapshot";
+export type { ControlMethods } from "./ControlMethods";
+export { CONTROL_METHODS, CONTROL_PROTOCOL_VERSION } from "./ControlMethods";
