@@ -10,6 +10,9 @@ use tracing_subscriber::EnvFilter;
 
 pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitCode {
     let filter = EnvFilter::try_from_env("TAP_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    // tungstenite traces every frame's payload, and frames carry tokens and login links:
+    // never below debug, whatever TAP_LOG says.
+    let filter = filter.add_directive("tungstenite=debug".parse().expect("a valid directive"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -49,6 +52,8 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
     let mut config = GatewayConfig::new(home);
     config.copilot_home = copilot_home();
     config.spawn = spawn.iter().map(|c| SpawnSpec::shell(c)).collect();
+    config.ui_dir = ui_dir();
+    let config_ui_dir = config.ui_dir.clone();
     let handle = match GatewayHandle::start(listener, config).await {
         Ok(h) => h,
         Err(e) => {
@@ -63,6 +68,19 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
         host_token = %files.host_token.display(),
         "token files written (mode 0600); Ctrl-C stops the gateway"
     );
+    let panel = format!("http://{}/", handle.gateway().address());
+    match &config_ui_dir {
+        Some(dir) if dir.join("index.html").is_file() => tracing::info!(
+            %panel,
+            dir = %dir.display(),
+            "serving the panel; `tap ui` prints a login link"
+        ),
+        Some(dir) => tracing::warn!(
+            dir = %dir.display(),
+            "no index.html in the panel directory; build the panel (npm run build in ui/)"
+        ),
+        None => tracing::info!("no panel to serve (build it in ui/, or set TAP_UI_DIR)"),
+    }
     stop.cancelled().await;
     match handle.stop().await {
         Ok(()) => ExitCode::SUCCESS,
@@ -71,6 +89,16 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
             ExitCode::FAILURE
         }
     }
+}
+
+/// The built panel to serve: `TAP_UI_DIR`, else this source tree's `ui/dist` when it
+/// exists (a `tap` built from a checkout serves that checkout's panel).
+fn ui_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("TAP_UI_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/dist"));
+    built.is_dir().then_some(built)
 }
 
 /// `COPILOT_HOME`, else `~/.copilot`: where spec providers look for the token.

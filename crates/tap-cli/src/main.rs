@@ -12,6 +12,7 @@ mod session_cmd;
 mod signals;
 mod status_cmd;
 mod streams_cmd;
+mod ui_cmd;
 
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
@@ -71,6 +72,12 @@ enum Command {
     Pairing {
         #[command(subcommand)]
         command: PairingCommand,
+    },
+    /// Print a one-time login link for the panel (single use, valid 120 s) and open it.
+    Ui {
+        /// Only print the link; do not start a browser.
+        #[arg(long)]
+        no_open: bool,
     },
 }
 
@@ -183,6 +190,7 @@ fn main() -> ExitCode {
                 }
                 PairingCommand::Revoke { id } => pairing_cmd::revoke(&home, &id).await,
             },
+            Command::Ui { no_open } => ui_cmd::run(&home, no_open).await,
         }
     })
 }

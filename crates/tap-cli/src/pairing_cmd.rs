@@ -86,7 +86,7 @@ pub async fn revoke(home: &Path, id: &str) -> ExitCode {
 }
 
 /// Finds the gateway through `TAP_HOME` and authenticates on its control plane.
-async fn connect(home: &Path) -> Result<ControlClient, ExitCode> {
+pub async fn connect(home: &Path) -> Result<ControlClient, ExitCode> {
     let found = Discovery::from_home(home).map_err(|e| fail("DISCONNECTED", e))?;
     let Some(token) = found.control_token.as_deref() else {
         return Err(fail(
@@ -103,7 +103,7 @@ async fn connect(home: &Path) -> Result<ControlClient, ExitCode> {
     }
 }
 
-fn control_fail(e: ControlClientError) -> ExitCode {
+pub fn control_fail(e: ControlClientError) -> ExitCode {
     match e {
         ControlClientError::Refused(err) => fail(err.code.as_str(), err.message),
         other => fail("DISCONNECTED", other),

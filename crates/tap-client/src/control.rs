@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use tap_protocol::control::{
     AuthParams, ClientFrame, ControlCall, ControlError, ControlRequest, Empty, EventFrame, Outcome,
     PairingConfigure, PairingConfigureResult, PairingDenyAllResult, PairingId, PairingList,
-    ServerFrame, Snapshot,
+    ProviderId, ServerFrame, Snapshot, StreamsHistory, StreamsHistoryParams, UiLoginResult,
 };
 use tap_protocol::host::GatewayStatus;
 use tap_protocol::pairing::PairingEntry;
@@ -209,6 +209,34 @@ impl ControlClient {
         });
         let r: PairingConfigureResult = self.call(call).await?;
         Ok(r.pairing)
+    }
+
+    /// A one-time login link for the panel (`http://127.0.0.1:PORT/#login=CODE`, single
+    /// use, valid 120 s). The URL is a secret until used: do not log it.
+    pub async fn ui_login(&self) -> Result<UiLoginResult, ControlClientError> {
+        self.call(ControlCall::UiLogin(Empty {})).await
+    }
+
+    /// A session's stored stream events, newest first (`stream`: `name` or
+    /// `name@provider`; `last`: newest N per stream).
+    pub async fn streams_history(
+        &self,
+        session_id: &str,
+        stream: Option<&str>,
+        last: Option<usize>,
+    ) -> Result<StreamsHistory, ControlClientError> {
+        let call = ControlCall::StreamsHistory(StreamsHistoryParams {
+            session_id: session_id.into(),
+            stream: stream.map(str::to_string),
+            last,
+        });
+        self.call(call).await
+    }
+
+    /// Closes a provider's connection (`NOT_FOUND` if no such provider is connected).
+    pub async fn provider_disconnect(&self, id: &str) -> Result<(), ControlClientError> {
+        let call = ControlCall::ProviderDisconnect(ProviderId { id: id.into() });
+        self.call::<Empty>(call).await.map(drop)
     }
 }
 

@@ -23,6 +23,10 @@ pub struct GatewayConfig {
     pub toolset_debounce: Duration,
     /// Provider processes to start once the gateway listens.
     pub spawn: Vec<SpawnSpec>,
+    /// A built panel (the `dist/` of `ui/`): `GET /` serves its `index.html` and
+    /// `GET /assets/…` its `assets/`. `None` (or no `index.html` there): `GET /` answers
+    /// with a plain-text note.
+    pub ui_dir: Option<PathBuf>,
 }
 
 impl GatewayConfig {
@@ -36,6 +40,7 @@ impl GatewayConfig {
             host_resume_grace: limits::HOST_RESUME_GRACE,
             toolset_debounce: limits::TOOLSET_DEBOUNCE,
             spawn: Vec::new(),
+            ui_dir: None,
         }
     }
 }

@@ -56,6 +56,8 @@ pub(crate) struct Shared {
     pub pairing: crate::pairing::Store,
     /// Changes for the control plane (see `events.rs`).
     pub events: tokio::sync::broadcast::Sender<crate::events::GatewayEvent>,
+    /// Outstanding one-time panel login codes (`ui.login`, `POST /api/login`).
+    pub ui_logins: crate::server::LoginCodes,
 }
 
 #[derive(Default)]
@@ -178,6 +180,7 @@ impl GatewayHandle {
                 tap_protocol::limits::MAX_CONTROL_CONNECTIONS,
             )),
             events: tokio::sync::broadcast::channel(crate::events::EVENT_BUFFER).0,
+            ui_logins: Default::default(),
         });
         let gateway = Gateway { shared };
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));

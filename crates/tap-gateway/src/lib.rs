@@ -14,7 +14,8 @@
 //!
 //! Endpoints on the one port: `/` (providers, TAP Provider Interface v2), `/session`
 //! (session hosts, `docs/session-host-protocol.md`), `/control` (panel and `tap pairing`,
-//! `docs/control-protocol.md`) and `/healthz`.
+//! `docs/control-protocol.md`), `/healthz`, and the panel itself (`GET /` without an
+//! upgrade, `/assets/…`, `POST /api/login`; see [`GatewayConfig::ui_dir`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

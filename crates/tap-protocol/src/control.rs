@@ -18,12 +18,17 @@
 
 use crate::host::GatewayStatus;
 use crate::pairing::PairingEntry;
+use crate::provider::StreamEntry;
 use crate::{ErrorCode, Json};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// The version of this protocol; bumped on an incompatible change.
 pub const CONTROL_PROTOCOL_VERSION: u32 = 1;
+
+/// How long a `ui.login` code may be exchanged for the control token (`POST /api/login`).
+pub const UI_LOGIN_CODE_TTL: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// Declares every method once: its wire name, its params type and its result type. From
 /// this one list come [`ControlCall`], [`ControlCall::METHODS`] and (feature `ts`) the
@@ -104,6 +109,14 @@ control_methods! {
     PairingRevoke = "pairing.revoke" (PairingId) -> Empty;
     /// Change a pairing's session binding or whether it is remembered across restarts.
     PairingConfigure = "pairing.configure" (PairingConfigure) -> PairingConfigureResult;
+    /// A one-time login link for the panel this gateway serves: `url` carries a single-use
+    /// code (valid 120 s) in its fragment, which the page exchanges for the control token
+    /// with `POST /api/login`.
+    UiLogin = "ui.login" (Empty) -> UiLoginResult;
+    /// A session's stored stream events, newest first.
+    StreamsHistory = "streams.history" (StreamsHistoryParams) -> StreamsHistory;
+    /// Close one provider's connection (its pending calls fail with `DISCONNECTED`).
+    ProviderDisconnect = "provider.disconnect" (ProviderId) -> Empty;
 }
 
 /// A frame a control client sends.
@@ -314,6 +327,63 @@ pub struct PairingDenyAllResult {
 pub struct PairingConfigureResult {
     /// The entry after the change.
     pub pairing: PairingEntry,
+}
+
+/// Result of `ui.login`.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct UiLoginResult {
+    /// `http://127.0.0.1:PORT/#login=CODE`: open it in a browser. The code is in the
+    /// fragment, which browsers never send to a server; it works once.
+    pub url: String,
+    /// RFC 3339 time after which the code no longer works.
+    pub expires_at: String,
+}
+
+/// Never prints the URL (it carries a login code), so a result can be logged safely.
+impl fmt::Debug for UiLoginResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UiLoginResult")
+            .field("url", &"<redacted>")
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
+}
+
+/// Params of `streams.history`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct StreamsHistoryParams {
+    /// The session.
+    pub session_id: String,
+    /// `stream` (that stream of every provider) or `stream@provider`; all when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
+    /// Newest N events per stream (every kept event when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<usize>,
+}
+
+/// Result of `streams.history`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct StreamsHistory {
+    /// The session.
+    pub session_id: String,
+    /// `stream@provider` → its events, newest first.
+    pub streams: BTreeMap<String, Vec<StreamEntry>>,
+}
+
+/// Params naming one provider connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ProviderId {
+    /// The provider's id (`ProviderStatus.id` in `status`).
+    pub id: String,
 }
 
 /// Why a client frame could not become a [`ControlRequest`]; answered with an error

@@ -480,6 +480,7 @@ pub struct Push {
 
 /// Delivery level of a pushed event (and a filter outcome, with `Drop`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum PushLevel {
     /// Store in the stream only.
@@ -809,6 +810,7 @@ pub struct StreamHistory {
 
 /// One event of a stream, as stored and as returned by queries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 pub struct StreamEntry {
     /// RFC 3339 time the gateway accepted it.
     pub ts: String,

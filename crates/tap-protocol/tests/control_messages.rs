@@ -52,6 +52,8 @@ fn every_method_decodes_and_reports_its_name() {
         "auth" => json!({"token": "ctk-x"}),
         "pairing.deny" | "pairing.revoke" => json!({"id": "pr-1"}),
         "pairing.configure" => json!({"id": "pr-1", "session": "s-1"}),
+        "streams.history" => json!({"sessionId": "s-1"}),
+        "provider.disconnect" => json!({"id": "p-1"}),
         _ => json!({}),
     };
     for m in ControlCall::METHODS {
@@ -60,7 +62,7 @@ fn every_method_decodes_and_reports_its_name() {
         assert_eq!(req.id, "x");
         assert_eq!(req.call.method(), *m);
     }
-    assert_eq!(ControlCall::METHODS.len(), 8);
+    assert_eq!(ControlCall::METHODS.len(), 11);
 }
 
 #[test]
@@ -200,4 +202,48 @@ fn debug_output_never_shows_the_token() {
     let shown = format!("{call:?}");
     assert!(!shown.contains("ctk-secret-value"), "{shown}");
     assert!(shown.contains("redacted"), "{shown}");
+}
+
+#[test]
+fn panel_methods_have_camel_case_shapes() {
+    use tap_protocol::control::{StreamsHistory, StreamsHistoryParams, UiLoginResult};
+    let req = decode(
+        json!({"type": "request", "id": "h", "method": "streams.history",
+                            "params": {"sessionId": "s-1", "stream": "log@p", "last": 5}}),
+    )
+    .unwrap();
+    assert_eq!(
+        req.call,
+        ControlCall::StreamsHistory(StreamsHistoryParams {
+            session_id: "s-1".into(),
+            stream: Some("log@p".into()),
+            last: Some(5),
+        })
+    );
+    let (_, code, _) = decode(
+        json!({"type": "request", "id": "h", "method": "streams.history",
+                                     "params": {"session": "s-1"}}),
+    )
+    .unwrap_err();
+    assert_eq!(code, ErrorCode::InvalidJson);
+    let login = UiLoginResult {
+        url: "http://127.0.0.1:9400/#login=abc".into(),
+        expires_at: "2026-01-01T00:00:00.000Z".into(),
+    };
+    assert_eq!(
+        to_json(&login),
+        json!({"url": "http://127.0.0.1:9400/#login=abc", "expiresAt": "2026-01-01T00:00:00.000Z"})
+    );
+    assert!(
+        !format!("{login:?}").contains("abc"),
+        "Debug must not show the code"
+    );
+    let history = StreamsHistory {
+        session_id: "s-1".into(),
+        streams: Default::default(),
+    };
+    assert_eq!(
+        to_json(&history),
+        json!({"sessionId": "s-1", "streams": {}})
+    );
 }

@@ -7,7 +7,11 @@ import type { PairingConfigureResult } from "./PairingConfigureResult";
 import type { PairingDenyAllResult } from "./PairingDenyAllResult";
 import type { PairingId } from "./PairingId";
 import type { PairingList } from "./PairingList";
+import type { ProviderId } from "./ProviderId";
 import type { Snapshot } from "./Snapshot";
+import type { StreamsHistory } from "./StreamsHistory";
+import type { StreamsHistoryParams } from "./StreamsHistoryParams";
+import type { UiLoginResult } from "./UiLoginResult";
 
 /** Every control-plane method: its params and its result. */
 export type ControlMethods = {
@@ -19,10 +23,13 @@ export type ControlMethods = {
   "pairing.denyAll": { params: Empty; result: PairingDenyAllResult };
   "pairing.revoke": { params: PairingId; result: Empty };
   "pairing.configure": { params: PairingConfigure; result: PairingConfigureResult };
+  "ui.login": { params: Empty; result: UiLoginResult };
+  "streams.history": { params: StreamsHistoryParams; result: StreamsHistory };
+  "provider.disconnect": { params: ProviderId; result: Empty };
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -3,6 +3,8 @@ import type { AuthParams } from "./AuthParams";
 import type { Empty } from "./Empty";
 import type { PairingConfigure } from "./PairingConfigure";
 import type { PairingId } from "./PairingId";
+import type { ProviderId } from "./ProviderId";
+import type { StreamsHistoryParams } from "./StreamsHistoryParams";
 
 /**
  * `{"id": "…", "method": "…", "params": {…}}`.
@@ -11,4 +13,4 @@ export type ControlRequest = {
 /**
  * Chosen by the client; echoed in the response.
  */
-id: string, } & ({ "method": "auth", "params": AuthParams } | { "method": "snapshot", "params": Empty } | { "method": "status", "params": Empty } | { "method": "pairing.list", "params": Empty } | { "method": "pairing.deny", "params": PairingId } | { "method": "pairing.denyAll", "params": Empty } | { "method": "pairing.revoke", "params": PairingId } | { "method": "pairing.configure", "params": PairingConfigure });
+id: string, } & ({ "method": "auth", "params": AuthParams } | { "method": "snapshot", "params": Empty } | { "method": "status", "params": Empty } | { "method": "pairing.list", "params": Empty } | { "method": "pairing.deny", "params": PairingId } | { "method": "pairing.denyAll", "params": Empty } | { "method": "pairing.revoke", "params": PairingId } | { "method": "pairing.configure", "params": PairingConfigure } | { "method": "ui.login", "params": Empty } | { "method": "streams.history", "params": StreamsHistoryParams } | { "method": "provider.disconnect", "params": ProviderId });

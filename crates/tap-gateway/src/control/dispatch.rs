@@ -40,6 +40,22 @@ pub(super) fn call(gw: &Gateway, call: ControlCall, seq: u64) -> Result<Json, Co
                 .map_err(refused)?;
             json(PairingConfigureResult { pairing })
         }
+        ControlCall::UiLogin(Empty {}) => json(gw.ui_login()),
+        ControlCall::StreamsHistory(p) => {
+            let history = gw
+                .streams_history(&p.session_id, p.stream.as_deref(), p.last)
+                .map_err(|(code, message)| ControlError::new(code, message))?;
+            json(history)
+        }
+        ControlCall::ProviderDisconnect(p) => {
+            if !gw.provider_disconnect(&p.id) {
+                return Err(ControlError::new(
+                    ErrorCode::NotFound,
+                    format!("No provider '{}' is connected", p.id),
+                ));
+            }
+            json(Empty {})
+        }
     }
 }
 

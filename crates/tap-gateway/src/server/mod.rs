@@ -1,8 +1,12 @@
-//! HTTP on the gateway port: the WebSocket endpoints and `/healthz`.
+//! HTTP on the gateway port: the WebSocket endpoints, `/healthz`, and the panel (its
+//! files and its one-time login).
 
+mod login;
 mod metered;
+mod static_files;
 mod upgrade;
 
+pub(crate) use login::LoginCodes;
 pub(crate) use metered::Metered;
 pub(crate) use upgrade::WsStream;
 
@@ -10,7 +14,7 @@ use crate::gateway::Gateway;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use std::future::Future;
@@ -26,6 +30,8 @@ pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
         .route("/session", get(session_endpoint))
         .route("/control", get(crate::control::endpoint))
         .route("/healthz", get(healthz))
+        .route("/assets/{*path}", get(static_files::asset))
+        .route("/api/login", post(login::endpoint))
         .with_state(gw);
     // Every message on these sockets is small and latency-bound (a call, a result): no
     // Nagle delay waiting for a full segment.
@@ -61,11 +67,7 @@ async fn provider_endpoint(
     req: Request,
 ) -> Response {
     if !upgrade::is_websocket(&req) {
-        return (
-            StatusCode::OK,
-            "Tap gateway. Providers connect here over WebSocket (TAP Provider Interface v2).\n",
-        )
-            .into_response();
+        return static_files::index(&gw).await;
     }
     // Browser providers' `Origin` is shown to the user with their pairing request.
     let origin = req
