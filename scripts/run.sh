@@ -7,7 +7,10 @@ cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
 setup_rust
+setup_node
+build_ui
 step "cargo build --release -p tap-cli"
 cargo build --release --locked -p tap-cli
 step "tap gateway $*"
+echo "Open the panel: run \`$CARGO_TARGET_DIR/release/tap ui\` in another terminal for a login link." >&2
 exec "$CARGO_TARGET_DIR/release/tap" gateway "$@"

@@ -9,6 +9,8 @@ source scripts/lib/setup.sh
 setup_rust
 setup_node
 setup_python_venv
+setup_chromium
+build_ui
 
 step "example providers' dependencies"
 npm install --no-audit --no-fund --silent --prefix tests/providers/node
@@ -24,7 +26,14 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
-# One closing line for the whole suite (cargo prints one per test binary, the last of
-# which is often a crate's empty doc-test run).
-awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
+
+step "panel end-to-end tests (Chromium)"
+# The debug `tap` binary cargo test just built; the gateway serves ui/dist.
+TAP_BIN="$CARGO_TARGET_DIR/debug/tap" npm run --silent --prefix ui test:e2e 2>&1 | tee -a "$log" || status=$?
+
+# One closing line for the whole suite: cargo prints one per test binary (the last is
+# often a crate's empty doc-test run), node's runner prints "# pass N" / "# fail N".
+awk '/^test result:/ { p += $4; f += $6; i += $8 }
+     /^(#|ℹ) pass / { p += $3 } /^(#|ℹ) fail / { f += $3 } /^(#|ℹ) skipped / { i += $3 }
+     END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
 exit "$status"

@@ -30,7 +30,26 @@ setup_rust() {
 setup_node() {
   local major=0
   if command -v node >/dev/null 2>&1; then major=$(node -p 'process.versions.node.split(".")[0]'); fi
-  if [ "$major" -lt 18 ]; then apt_install nodejs npm; fi
+  if [ "$major" -lt 20 ]; then
+    apt_install nodejs npm
+    major=$(node -p 'process.versions.node.split(".")[0]')
+  fi
+  if [ "$major" -lt 20 ]; then
+    echo "Node.js 20 or newer is needed to build the panel (found $(node --version)). Install it, then run this again." >&2
+    exit 1
+  fi
+}
+
+# The control panel (ui/), built into ui/dist, which `tap gateway` serves.
+build_ui() {
+  step "panel: npm install && npm run build (ui/)"
+  npm install --no-audit --no-fund --silent --prefix ui
+  npm run --silent --prefix ui build
+}
+
+# Debian's Chromium for the browser tests (playwright-core drives it; no browser download).
+setup_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then apt_install chromium; fi
 }
 
 setup_python_venv() {

@@ -1,0 +1,145 @@
+import { useEffect, useState } from "preact/hooks";
+import { usePanel, type PanelState } from "./store";
+import { Overview } from "./pages/Overview";
+import { Pairing } from "./pages/Pairing";
+import { Sessions } from "./pages/Sessions";
+import { Providers } from "./pages/Providers";
+import { Streams } from "./pages/Streams";
+
+/** The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/streams/<session>`. */
+const PAGES = [
+  { id: "overview", title: "Overview" },
+  { id: "pairing", title: "Pairing" },
+  { id: "sessions", title: "Sessions" },
+  { id: "providers", title: "Providers" },
+  { id: "streams", title: "Streams" },
+] as const;
+type PageId = (typeof PAGES)[number]["id"];
+
+/** Places kept for what the gateway does not do yet: listed, never rendered with data. */
+const LATER = ["Traces", "Emitters"];
+
+interface Route {
+  page: PageId;
+  arg?: string;
+}
+
+function parseRoute(hash: string): Route {
+  const [page, ...rest] = hash.replace(/^#\/?/, "").split("/");
+  const known = PAGES.find((p) => p.id === page);
+  return { page: known ? known.id : "overview", arg: rest.length ? decodeURIComponent(rest.join("/")) : undefined };
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(location.hash));
+    window.addEventListener("hashchange", onChange);
+    return () => window.removeEventListener("hashchange", onChange);
+  }, []);
+  return route;
+}
+
+export function App() {
+  const state = usePanel();
+  const route = useRoute();
+  const title = PAGES.find((p) => p.id === route.page)!.title;
+
+  useEffect(() => {
+    document.title = `${title} · Tap panel`;
+  }, [title]);
+
+  if (state.phase.kind === "starting") return null;
+  if (state.phase.kind === "login") return <Login message={state.phase.message} />;
+
+  const pending = state.pairings.filter((p) => p.state === "pending").length;
+  return (
+    <div class="shell">
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById("main")?.focus(); }}>
+        Skip to content
+      </a>
+      <nav class="nav" aria-label="Pages">
+        <div class="brand">Tap</div>
+        <ul>
+          {PAGES.map((p) => (
+            <li key={p.id}>
+              <a href={`#/${p.id}`} aria-current={route.page === p.id ? "page" : undefined}>
+                {p.title}
+                {p.id === "pairing" && pending > 0 && (
+                  <span class="badge attention">
+                    {pending}
+                    <span class="sr-only"> pending</span>
+                  </span>
+                )}
+              </a>
+            </li>
+          ))}
+          {LATER.map((name) => (
+            <li key={name}>
+              <span class="nav-later" aria-disabled="true">
+                {name} <small>coming later</small>
+              </span>
+            </li>
+          ))}
+        </ul>
+        <ConnectionBadge state={state} />
+      </nav>
+      <main id="main" class="main" tabIndex={-1}>
+        <h1>{title}</h1>
+        {state.phase.kind === "connecting" && (
+          <p class="notice" role="status">
+            {state.phase.message ? `${state.phase.message}. ` : ""}Connecting to the gateway… (attempt {state.phase.attempt})
+          </p>
+        )}
+        {state.status ? <Page route={route} state={state} /> : null}
+      </main>
+    </div>
+  );
+}
+
+function Page({ route, state }: { route: Route; state: PanelState }) {
+  switch (route.page) {
+    case "overview":
+      return <Overview state={state} />;
+    case "pairing":
+      return <Pairing state={state} />;
+    case "sessions":
+      return <Sessions state={state} />;
+    case "providers":
+      return <Providers state={state} />;
+    case "streams":
+      return <Streams state={state} sessionId={route.arg} />;
+  }
+}
+
+function ConnectionBadge({ state }: { state: PanelState }) {
+  const live = state.phase.kind === "live";
+  return (
+    <div class={`conn ${live ? "ok" : "warn"}`} role="status" aria-live="polite">
+      <span class="dot" aria-hidden="true" />
+      {live ? "Live" : "Reconnecting"}
+    </div>
+  );
+}
+
+function Login({ message }: { message?: string }) {
+  return (
+    <main class="login" id="main">
+      <h1>Tap panel</h1>
+      {message && (
+        <p class="error" role="alert">
+          {message}
+        </p>
+      )}
+      <p>
+        Run <code>tap ui</code> to get a login link for this panel.
+      </p>
+      <p class="muted">
+        The link works once, for two minutes. The panel keeps its token for this tab only; closing the tab logs out.
+      </p>
+      <button type="button" class="btn" onClick={() => location.reload()}>
+        Reload
+      </button>
+    </main>
+  );
+}

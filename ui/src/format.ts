@@ -1,0 +1,52 @@
+// Small, dependency-free formatting for times and durations.
+
+/** `1d 2h`, `3h 04m`, `5m 06s`, `7s`. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (d > 0) return `${d}d ${h}h`;
+  if (h > 0) return `${h}h ${pad(m)}m`;
+  if (m > 0) return `${m}m ${pad(sec)}s`;
+  return `${sec}s`;
+}
+
+/** `4:07` for a countdown. */
+export function countdown(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** Local wall-clock time of an RFC 3339 timestamp, `14:03:27`. */
+export function clock(rfc3339: string): string {
+  const t = new Date(rfc3339);
+  return Number.isNaN(t.getTime()) ? rfc3339 : t.toLocaleTimeString([], { hour12: false });
+}
+
+/** Local time with milliseconds, for stream events: `14:03:27.120`. */
+export function clockMs(rfc3339: string): string {
+  const t = new Date(rfc3339);
+  if (Number.isNaN(t.getTime())) return rfc3339;
+  return `${t.toLocaleTimeString([], { hour12: false })}.${String(t.getMilliseconds()).padStart(3, "0")}`;
+}
+
+/** `3m 10s ago`, relative to `now`. */
+export function ago(rfc3339: string, now: number): string {
+  const t = Date.parse(rfc3339);
+  return Number.isNaN(t) ? rfc3339 : `${duration(now - t)} ago`;
+}
+
+/** Full local date and time, for tooltips. */
+export function fullTime(rfc3339: string): string {
+  const t = new Date(rfc3339);
+  return Number.isNaN(t.getTime()) ? rfc3339 : t.toLocaleString();
+}
+
+/** Compact one-line JSON, cut to `max` characters. */
+export function shortJson(value: unknown, max = 160): string {
+  const text = JSON.stringify(value) ?? "";
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,71 @@
+import type { PanelState } from "../store";
+import { store, useNow } from "../store";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { ago, fullTime } from "../format";
+import { Tools } from "./Sessions";
+
+/** Connected providers: trust, name and instance, session, tools, calls in flight; disconnect. */
+export function Providers({ state }: { state: PanelState }) {
+  const now = useNow(1000);
+  const { providers, sessions } = state.status!;
+  if (providers.length === 0) {
+    return <p class="empty">No provider is connected. Providers connect to {state.status!.address}.</p>;
+  }
+  const label = (id?: string) => {
+    if (!id) return <span class="muted">not bound</span>;
+    const s = sessions.find((x) => x.id === id);
+    return <span title={id}>{s?.label ?? <span class="mono small">{id}</span>}</span>;
+  };
+  return (
+    <div class="table-wrap">
+      <table aria-label="Providers">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Trust</th>
+            <th scope="col">State</th>
+            <th scope="col">Session</th>
+            <th scope="col">Tools</th>
+            <th scope="col" class="num">In flight</th>
+            <th scope="col">Remote</th>
+            <th scope="col">Connected</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {providers.map((p) => (
+            <tr key={p.id} data-provider-id={p.id}>
+              <td>
+                <div class="strong nowrap">{p.name ?? <span class="muted">no hello yet</span>}</div>
+                {p.instance && <div class="small nowrap">instance {p.instance}</div>}
+                <div class="mono small muted">{p.id}</div>
+              </td>
+              <td>
+                <span class={`pill ${p.trust === "external" ? "warn" : p.trust === "internal" ? "accent" : "muted"}`}>{p.trust}</span>
+              </td>
+              <td>{p.state}</td>
+              <td>{label(p.session)}</td>
+              <td>
+                <Tools tools={p.tools} />
+              </td>
+              <td class="num">{p.inFlight}</td>
+              <td class="mono small">{p.remote}</td>
+              <td title={fullTime(p.connectedAt)}>{ago(p.connectedAt, now)}</td>
+              <td class="actions">
+                <ConfirmButton
+                  label="Disconnect"
+                  ariaLabel={`Disconnect ${p.name ?? p.id}`}
+                  question="Disconnect? Its calls in flight fail."
+                  confirmLabel="Yes, disconnect"
+                  onConfirm={() => store.call("provider.disconnect", { id: p.id })}
+                />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

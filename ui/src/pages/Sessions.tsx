@@ -1,0 +1,91 @@
+import type { PanelState } from "../store";
+
+/** Registered sessions: label, directory, owning host, busy/idle, bound providers, tools. */
+export function Sessions({ state }: { state: PanelState }) {
+  const { sessions, providers } = state.status!;
+  if (sessions.length === 0) {
+    return (
+      <p class="empty">
+        No sessions are registered. A Copilot session with the Tap extension, or <code>tap session open</code>, registers one.
+      </p>
+    );
+  }
+  return (
+    <div class="table-wrap">
+      <table aria-label="Sessions">
+        <thead>
+          <tr>
+            <th scope="col">Label</th>
+            <th scope="col">Working directory</th>
+            <th scope="col">Host</th>
+            <th scope="col">State</th>
+            <th scope="col">Providers</th>
+            <th scope="col">Tools</th>
+            <th scope="col">
+              <span class="sr-only">Links</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {sessions.map((s) => {
+            const bound = providers.filter((p) => p.session === s.id);
+            return (
+              <tr key={s.id} data-session-id={s.id}>
+                <td>
+                  <div class="strong">{s.label ?? <span class="muted">no label</span>}</div>
+                  <div class="mono small muted">{s.id}</div>
+                  {s.foreground && <span class="pill accent">foreground</span>}
+                </td>
+                <td class="mono small">{s.cwd ?? <span class="muted">unknown</span>}</td>
+                <td>
+                  {s.hostName ?? s.hostId ?? <span class="muted">unknown</span>}
+                  {s.hostName && s.hostId && <div class="mono small muted">{s.hostId}</div>}
+                  {s.hostDetached && <span class="pill warn">detached, may resume</span>}
+                </td>
+                <td>
+                  <span class={`pill ${s.state === "busy" ? "attention" : "muted"}`}>{s.state}</span>
+                </td>
+                <td>
+                  {bound.length === 0 ? (
+                    <span class="muted">none</span>
+                  ) : (
+                    <ul class="plain">
+                      {bound.map((p) => (
+                        <li key={p.id}>
+                          {p.name ?? p.id}
+                          {p.instance && <span class="muted"> · {p.instance}</span>}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </td>
+                <td>
+                  <Tools tools={s.tools} revision={s.toolRevision} />
+                </td>
+                <td>
+                  <a href={`#/streams/${encodeURIComponent(s.id)}`}>Streams</a>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Tools({ tools, revision }: { tools: string[]; revision?: number }) {
+  if (tools.length === 0) return <span class="muted">none</span>;
+  return (
+    <div>
+      <ul class="tags" aria-label={`${tools.length} tools`}>
+        {tools.map((t) => (
+          <li key={t} class="tag mono">
+            {t}
+          </li>
+        ))}
+      </ul>
+      {revision !== undefined && <div class="small muted">revision {revision}</div>}
+    </div>
+  );
+}

@@ -1,0 +1,249 @@
+// The panel's view of the gateway: one snapshot, kept current by control events.
+//
+// Rules (docs/control-protocol.md, "Events"):
+// - `auth` returns a snapshot whose `seq` is the last event number before it; each event
+//   must be previous+1, otherwise events were lost and a fresh `snapshot` is fetched. A
+//   `resync` event means the same.
+// - `pairing.changed` replaces (or adds) one entry, `pairing.removed` drops one: both are
+//   idempotent, so an event that raced with a snapshot is harmless.
+// - `status.changed` comes in bursts: one `status` call after a burst is enough, so calls
+//   are coalesced (at most one in flight, one more queued).
+// Nothing here polls: the only timers are the burst coalescing and the reconnect backoff.
+
+import { useEffect, useState } from "preact/hooks";
+import type { ControlEvent, GatewayStatus, PairingEntry, Snapshot } from "./generated";
+import {
+  connect,
+  forgetToken,
+  loginFromLocation,
+  RpcError,
+  storedToken,
+  type CloseReason,
+  type Connection,
+  type Method,
+  type Params,
+  type Result,
+} from "./transport";
+
+export type Phase =
+  | { kind: "starting" }
+  | { kind: "login"; message?: string }
+  | { kind: "connecting"; attempt: number; message?: string }
+  | { kind: "live" };
+
+export interface PanelState {
+  phase: Phase;
+  status: GatewayStatus | null;
+  /** `performance.now()` when `status` arrived: uptime = status.uptimeMs + (now - this). */
+  statusAt: number;
+  /** Pending requests first, then paired providers; newest first within each. */
+  pairings: PairingEntry[];
+}
+
+type Listener = (state: PanelState) => void;
+
+/** Delay before reconnect attempt n (1-based): 0.5 s doubling to 8 s. */
+const backoff = (attempt: number) => Math.min(8000, 500 * 2 ** Math.min(attempt - 1, 4));
+/** How long a burst of `status.changed` may grow before `status` is called. */
+const STATUS_COALESCE_MS = 60;
+
+function sortPairings(entries: PairingEntry[]): PairingEntry[] {
+  const rank = (e: PairingEntry) => (e.state === "pending" ? 0 : 1);
+  return [...entries].sort((a, b) => rank(a) - rank(b) || b.createdAt.localeCompare(a.createdAt));
+}
+
+class Store {
+  private state: PanelState = { phase: { kind: "starting" }, status: null, statusAt: 0, pairings: [] };
+  private listeners = new Set<Listener>();
+  private connection: Connection | null = null;
+  private lastSeq = 0;
+  private snapshotInFlight = false;
+  private statusTimer: ReturnType<typeof setTimeout> | null = null;
+  private statusInFlight = false;
+  private statusAgain = false;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+
+  get current(): PanelState {
+    return this.state;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private set(patch: Partial<PanelState>) {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener(this.state);
+  }
+
+  /** Logs in from a `#login=` link if there is one, then connects with the stored token. */
+  async start() {
+    // A new link pasted into this tab changes only the fragment: no reload, so listen.
+    window.addEventListener("hashchange", () => {
+      if (/(?:^#|&)login=/.test(location.hash)) void this.login();
+    });
+    await this.login();
+  }
+
+  private async login() {
+    const loginError = await loginFromLocation();
+    // A bad link does not end a working login: with a token kept from before, connect with it.
+    if (!storedToken()) {
+      this.set({ phase: { kind: "login", message: loginError ?? undefined } });
+      return;
+    }
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    this.connection?.close();
+    this.connection = null;
+    void this.open(1);
+  }
+
+  /** Sends one request on the live connection. */
+  call<M extends Method>(method: M, params: Params<M>): Promise<Result<M>> {
+    if (!this.connection) return Promise.reject(new RpcError("DISCONNECTED", "Not connected to the gateway"));
+    return this.connection.rpc(method, params);
+  }
+
+  private async open(attempt: number) {
+    const token = storedToken();
+    if (!token) {
+      this.set({ phase: { kind: "login" } });
+      return;
+    }
+    if (this.state.phase.kind !== "connecting") this.set({ phase: { kind: "connecting", attempt } });
+    try {
+      const { connection, snapshot } = await connect(token, {
+        onEvent: (seq, event) => this.onEvent(seq, event),
+        onClose: (reason) => this.onClose(reason),
+      });
+      this.connection = connection;
+      this.applySnapshot(snapshot);
+      this.set({ phase: { kind: "live" } });
+    } catch (e) {
+      if (e instanceof RpcError && e.code === "AUTH_FAILED") {
+        forgetToken();
+        this.set({
+          phase: {
+            kind: "login",
+            message: "The gateway no longer accepts this panel's token (it was restarted, or the token was replaced).",
+          },
+        });
+        return;
+      }
+      this.retry(attempt + 1, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  private retry(attempt: number, message: string) {
+    this.connection = null;
+    this.set({ phase: { kind: "connecting", attempt, message } });
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.open(attempt);
+    }, backoff(attempt));
+  }
+
+  /** The live connection dropped: reconnect; a restarted gateway refuses the token, and `open` then asks for a login. */
+  private onClose(reason: CloseReason) {
+    this.connection = null;
+    this.retry(1, reason.message);
+  }
+
+  private applySnapshot(snapshot: Snapshot) {
+    this.lastSeq = snapshot.seq;
+    this.set({ status: snapshot.status, statusAt: performance.now(), pairings: sortPairings(snapshot.pairings) });
+  }
+
+  private onEvent(seq: number, event: ControlEvent) {
+    const gap = seq !== this.lastSeq + 1;
+    this.lastSeq = seq;
+    // While a snapshot is on its way, numbering restarts from its `seq`: no gap checks.
+    if ((gap && !this.snapshotInFlight) || event.kind === "resync") {
+      void this.resync();
+      if (event.kind === "resync") return;
+    }
+    switch (event.kind) {
+      case "pairing.changed": {
+        const others = this.state.pairings.filter((p) => p.id !== event.pairing.id);
+        this.set({ pairings: sortPairings([...others, event.pairing]) });
+        break;
+      }
+      case "pairing.removed":
+        if (this.state.pairings.some((p) => p.id === event.id)) {
+          this.set({ pairings: this.state.pairings.filter((p) => p.id !== event.id) });
+        }
+        break;
+      case "status.changed":
+        this.refreshStatus();
+        break;
+    }
+  }
+
+  private async resync() {
+    if (this.snapshotInFlight) return;
+    this.snapshotInFlight = true;
+    try {
+      this.applySnapshot(await this.call("snapshot", {}));
+    } catch {
+      /* the connection closed: onClose reconnects and the new auth brings a snapshot */
+    } finally {
+      this.snapshotInFlight = false;
+    }
+  }
+
+  /** Coalesces a burst of `status.changed` into one `status` call (plus one more if needed). */
+  private refreshStatus() {
+    if (this.statusInFlight) {
+      this.statusAgain = true;
+      return;
+    }
+    if (this.statusTimer) return;
+    this.statusTimer = setTimeout(async () => {
+      this.statusTimer = null;
+      this.statusInFlight = true;
+      try {
+        const status = await this.call("status", {});
+        this.set({ status, statusAt: performance.now() });
+      } catch {
+        /* disconnected: the reconnect's snapshot has the status */
+      } finally {
+        this.statusInFlight = false;
+        if (this.statusAgain) {
+          this.statusAgain = false;
+          this.refreshStatus();
+        }
+      }
+    }, STATUS_COALESCE_MS);
+  }
+
+  /** Applies a pairing the gateway returned (e.g. from `pairing.configure`) before its event arrives. */
+  upsertPairing(entry: PairingEntry) {
+    const others = this.state.pairings.filter((p) => p.id !== entry.id);
+    this.set({ pairings: sortPairings([...others, entry]) });
+  }
+}
+
+export const store = new Store();
+
+/** The current panel state; re-renders the component on every change. */
+export function usePanel(): PanelState {
+  const [state, setState] = useState(store.current);
+  useEffect(() => {
+    setState(store.current);
+    return store.subscribe(setState);
+  }, []);
+  return state;
+}
+
+/** `Date.now()`, refreshed every `ms` while the component is mounted (countdowns, uptime). */
+export function useNow(ms = 1000): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}

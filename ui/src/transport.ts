@@ -1,0 +1,190 @@
+// The one file that talks to the gateway.
+//
+// Today the panel runs in a browser tab served by `tap gateway`, so it speaks the control
+// protocol over a WebSocket (`ws://<this host>/control`) and logs in over HTTP
+// (`POST /api/login`). The Tauri shell will later hand the panel its control token and
+// carry the same frames over IPC: that change belongs here and nowhere else. Every other
+// module sees only `login()`, `connect()` and the typed `Connection`.
+
+import type { ControlError, ControlEvent, ControlMethods, ServerFrame, Snapshot } from "./generated";
+
+/** A method's params and result, from the generated method map. */
+export type Method = keyof ControlMethods;
+export type Params<M extends Method> = ControlMethods[M]["params"];
+export type Result<M extends Method> = ControlMethods[M]["result"];
+
+/** A failed request, carrying the gateway's machine-readable code. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: ControlError["code"],
+    message: string,
+  ) {
+    super(message);
+    this.name = "RpcError";
+  }
+}
+
+/** Why an authenticated connection ended (the gateway stopped, the network failed…). */
+export interface CloseReason {
+  message: string;
+}
+
+/** What a live connection reports, besides responses to its own requests. */
+export interface ConnectionHandlers {
+  /** An event frame, with its per-connection sequence number. */
+  onEvent(seq: number, event: ControlEvent): void;
+  /** The connection is gone (never called twice). */
+  onClose(reason: CloseReason): void;
+}
+
+/** An authenticated control connection. */
+export interface Connection {
+  /** Sends one request; resolves with its result or rejects with an `RpcError`. */
+  rpc<M extends Method>(method: M, params: Params<M>): Promise<Result<M>>;
+  /** Closes the connection (no `onClose` call follows). */
+  close(): void;
+}
+
+/** Where the control token lives between reloads of this tab (never in a URL, never in localStorage). */
+const TOKEN_KEY = "tap.controlToken";
+
+export function storedToken(): string | null {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function forgetToken(): void {
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    /* storage disabled: nothing was kept */
+  }
+}
+
+/**
+ * Handles a one-time login link (`/#login=CODE`): takes the code out of the address bar at
+ * once (so it is neither bookmarked nor left in history), exchanges it for the control token
+ * and keeps that in sessionStorage. Returns an error sentence when the exchange failed, null
+ * when there was nothing to do or it worked.
+ */
+export async function loginFromLocation(): Promise<string | null> {
+  const match = /(?:^#|&)login=([^&]+)/.exec(location.hash);
+  if (!match) return null;
+  history.replaceState(null, "", location.pathname + location.search);
+  let response: Response;
+  try {
+    response = await fetch("/api/login", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ code: decodeURIComponent(match[1]) }),
+      credentials: "omit",
+      cache: "no-store",
+    });
+  } catch (e) {
+    return `Cannot reach the gateway: ${String(e)}`;
+  }
+  let body: { controlToken?: unknown; error?: unknown } = {};
+  try {
+    body = await response.json();
+  } catch {
+    /* not JSON: reported below */
+  }
+  if (response.ok && typeof body.controlToken === "string") {
+    sessionStorage.setItem(TOKEN_KEY, body.controlToken);
+    return null;
+  }
+  const why = typeof body.error === "string" ? body.error : `HTTP ${response.status}`;
+  return `This login link did not work (${why}). Links work once and for two minutes: run \`tap ui\` for a new one.`;
+}
+
+/** The control endpoint of the gateway that served this page. */
+function controlUrl(): string {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/control`;
+}
+
+type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+
+/**
+ * Opens the control connection and authenticates with `token`. Resolves with the connection
+ * and the snapshot `auth` returned; rejects with an `RpcError` (`AUTH_FAILED`: the token is
+ * no longer valid, e.g. the gateway restarted) or an `Error` when the socket failed.
+ */
+export function connect(token: string, handlers: ConnectionHandlers): Promise<{ connection: Connection; snapshot: Snapshot }> {
+  return new Promise((resolveConnect, rejectConnect) => {
+    const ws = new WebSocket(controlUrl());
+    const pending = new Map<string, Pending>();
+    let nextId = 1;
+    let authenticated = false;
+    let closedByUs = false;
+    let authError: RpcError | null = null;
+
+    const send = (id: string, method: string, params: unknown) =>
+      ws.send(JSON.stringify({ type: "request", id, method, params }));
+
+    const connection: Connection = {
+      rpc(method, params) {
+        return new Promise((resolve, reject) => {
+          if (ws.readyState !== WebSocket.OPEN) {
+            reject(new RpcError("DISCONNECTED", "Not connected to the gateway"));
+            return;
+          }
+          const id = `r${nextId++}`;
+          pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+          send(id, method, params);
+        });
+      },
+      close() {
+        closedByUs = true;
+        ws.close(1000);
+      },
+    };
+
+    ws.onopen = () => {
+      pending.set("auth", {
+        resolve(snapshot) {
+          authenticated = true;
+          resolveConnect({ connection, snapshot: snapshot as Snapshot });
+        },
+        reject(error) {
+          authError = error instanceof RpcError ? error : new RpcError("AUTH_FAILED", error.message);
+        },
+      });
+      send("auth", "auth", { token });
+    };
+
+    ws.onmessage = (message) => {
+      let frame: ServerFrame;
+      try {
+        frame = JSON.parse(String(message.data)) as ServerFrame;
+      } catch {
+        return; // the gateway only sends JSON; ignore anything else rather than crash
+      }
+      if (frame.type === "event") {
+        if (authenticated) handlers.onEvent(frame.seq, frame.event);
+        return;
+      }
+      const waiter = frame.id === null ? undefined : pending.get(frame.id);
+      if (!waiter) return;
+      pending.delete(frame.id as string);
+      if ("error" in frame) waiter.reject(new RpcError(frame.error.code, frame.error.message));
+      else waiter.resolve(frame.result);
+    };
+
+    ws.onclose = (event) => {
+      const failure = new RpcError("DISCONNECTED", "The connection to the gateway closed");
+      for (const waiter of pending.values()) waiter.reject(failure);
+      pending.clear();
+      if (!authenticated) {
+        rejectConnect(authError ?? new Error(`Cannot reach the gateway's control plane (${event.code || "no answer"})`));
+        return;
+      }
+      if (closedByUs) return;
+      const message = event.code === 1001 ? "The gateway stopped" : `The connection to the gateway closed (${event.code})`;
+      handlers.onClose({ message });
+    };
+  });
+}
