@@ -8,6 +8,7 @@ mod call_cmd;
 mod gateway_cmd;
 mod output;
 mod pairing_cmd;
+mod prompt_cmd;
 mod session_cmd;
 mod signals;
 mod status_cmd;
@@ -47,7 +48,8 @@ enum Command {
         #[command(subcommand)]
         command: SessionCommand,
     },
-    /// Invoke a tool in a session and print its result as JSON.
+    /// Invoke a tool in a session and print its result as JSON. The session's hook rules are
+    /// asked first: a deny prints DENIED without invoking; added context goes to stderr.
     Call {
         /// The session to call in.
         #[arg(long)]
@@ -56,6 +58,18 @@ enum Command {
         tool: String,
         /// Arguments as a JSON object.
         args: Option<String>,
+    },
+    /// Apply a session's prompt transforms and contexts to TEXT (as a session host does on
+    /// prompt submission) and print the resulting sections and context as JSON.
+    Prompt {
+        /// The session.
+        #[arg(long)]
+        session: String,
+        /// A prompt section the host would send, as NAME=TEXT; repeatable.
+        #[arg(long = "section", value_name = "NAME=TEXT")]
+        sections: Vec<String>,
+        /// The user's prompt.
+        text: String,
     },
     /// Show the running gateway: address, uptime, sessions, providers.
     Status {
@@ -173,6 +187,11 @@ fn main() -> ExitCode {
                 tool,
                 args,
             } => call_cmd::run(&home, &session, &tool, args.as_deref()).await,
+            Command::Prompt {
+                session,
+                sections,
+                text,
+            } => prompt_cmd::run(&home, &session, &sections, &text).await,
             Command::Status { json } => status_cmd::run(&home, json).await,
             Command::Streams {
                 command:

@@ -104,6 +104,8 @@ impl HostClient {
                     HostEvent::ToolResult(m) => Some(m.call_id.clone()),
                     HostEvent::Status(m) => Some(m.request_id.clone()),
                     HostEvent::StreamsHistory(m) => Some(m.request_id.clone()),
+                    HostEvent::ToolDecision(m) => Some(m.request_id.clone()),
+                    HostEvent::PromptApplied(m) => Some(m.request_id.clone()),
                     HostEvent::Error(m) => m.request_id.clone(),
                     _ => None,
                 };
@@ -233,6 +235,27 @@ impl HostClient {
         }
     }
 
+    /// Asks for the pre-tool-use decision (`tool.precheck` → `tool.decision`): what the
+    /// session's hook rules say about using `tool` with `args`. Gates may take up to 5 s.
+    pub async fn precheck(
+        &self,
+        session_id: &str,
+        tool: &str,
+        args: Json,
+    ) -> Result<tap_protocol::host::ToolDecision, ClientError> {
+        let request_id = self.fresh_id("pre");
+        let req = HostRequest::ToolPrecheck(tap_protocol::host::ToolPrecheck {
+            request_id: request_id.clone(),
+            session_id: session_id.to_string(),
+            tool: tool.to_string(),
+            args,
+        });
+        match self.request(request_id, req).await? {
+            HostEvent::ToolDecision(d) => Ok(d),
+            other => Err(ClientError::Unexpected(format!("{other:?}"))),
+        }
+    }
+
     /// Cancels an invocation started by this client.
     pub fn cancel(&self, call_id: &str) -> Result<(), ClientError> {
         self.send(&HostRequest::ToolCancel(HostToolCancel {
@@ -268,6 +291,27 @@ impl HostClient {
         });
         match self.request(id, req).await? {
             HostEvent::StreamsHistory(h) => Ok(h),
+            other => Err(ClientError::Unexpected(format!("{other:?}"))),
+        }
+    }
+
+    /// Applies the session's prompt transforms to `sections` and collects its context,
+    /// as a session host does on prompt submission (`prompt.apply`).
+    pub async fn apply_prompt(
+        &self,
+        session_id: &str,
+        prompt: &str,
+        sections: std::collections::BTreeMap<String, String>,
+    ) -> Result<tap_protocol::host::PromptApplied, ClientError> {
+        let id = self.fresh_id("prompt");
+        let req = HostRequest::PromptApply(tap_protocol::host::PromptApply {
+            request_id: id.clone(),
+            session_id: session_id.to_string(),
+            prompt: prompt.to_string(),
+            sections,
+        });
+        match self.request(id, req).await? {
+            HostEvent::PromptApplied(a) => Ok(a),
             other => Err(ClientError::Unexpected(format!("{other:?}"))),
         }
     }

@@ -70,6 +70,8 @@ pub(crate) struct State {
     /// Pairing requests and paired providers (under this lock with `providers`, so a
     /// revoke and a token authentication cannot interleave).
     pub pairing: crate::pairing::Registry,
+    /// Prompt transforms, ambient context and pending `transform.request`s per provider.
+    pub transforms: crate::transforms::Registry,
 }
 
 impl Gateway {

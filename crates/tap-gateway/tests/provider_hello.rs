@@ -348,17 +348,18 @@ async fn same_tool_name_in_a_different_session_is_fine() {
 }
 
 #[tokio::test]
-async fn hello_with_pre_tool_use_hooks_is_unauthorized() {
+async fn hello_with_an_invalid_hook_rule_is_refused_and_binds_nothing() {
+    // The rules themselves are tested in tests/hooks.rs.
     let gw = TestGateway::start().await;
     let (host, session) = gw.host_with_session().await;
     let mut msg = hello("p", &session.id, json!([tool("t")]));
     msg["hooks"] =
-        json!({"onPreToolUse": [{"match": {"tool": "*"}, "action": "deny", "reason": "no"}]});
-    let (mut p, _) = hello_error(&gw, msg, "UNAUTHORIZED").await;
+        json!({"onPreToolUse": [{"match": {"tool": "t", "args": "("}, "action": "deny"}]});
+    let (mut p, _) = hello_error(&gw, msg, "INVALID_JSON").await;
     assert!(session_tools(&host, &session.id).await.is_empty());
-    // An empty rule list is nothing to enforce: accepted.
     let mut msg = hello("p", &session.id, json!([tool("t")]));
-    msg["hooks"] = json!({"onPreToolUse": []});
+    msg["hooks"] =
+        json!({"onPreToolUse": [{"match": {"tool": "t"}, "action": "deny", "reason": "no"}]});
     p.send(msg).await;
     expect_bound(&mut p, &session.id).await;
 }

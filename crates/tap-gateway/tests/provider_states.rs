@@ -146,24 +146,23 @@ async fn invalid_known_message_after_auth_is_invalid_json_and_the_connection_sta
 }
 
 #[tokio::test]
-async fn hooks_context_and_filter_updates_are_unknown_type_with_request_id() {
+async fn filter_set_is_unknown_type_with_request_id_and_context_update_is_acked() {
     let gw = TestGateway::start().await;
     let (_host, session) = gw.host_with_session().await;
     let mut p = gw.bound("p", &session.id, json!([tool("t")])).await;
-    let msgs = [
-        json!({"type": "hooks.update", "requestId": "r-hooks", "sessionId": session.id,
-               "onPreToolUse": []}),
-        json!({"type": "context.update", "requestId": "r-ctx", "context": "hi"}),
-        json!({"type": "filter.set", "requestId": "r-filter", "stream": "p",
-               "rules": [{"match": "x", "outcome": "drop"}]}),
-    ];
-    for msg in msgs {
-        p.send(msg.clone()).await;
-        let e = p.expect_error("UNKNOWN_TYPE").await;
-        assert_eq!(e["replyTo"], msg["type"], "{e}");
-        assert_eq!(e["requestId"], msg["requestId"], "{e}");
-        assert_eq!(e["sessionId"], session.id.as_str(), "{e}");
-    }
+    // context.update is implemented (see tests/transforms.rs): acked, revision 1.
+    p.send(json!({"type": "context.update", "requestId": "r-ctx", "context": "hi"}))
+        .await;
+    let ack = p.expect("ack").await;
+    assert_eq!(ack["requestId"], "r-ctx");
+    assert_eq!(ack["revision"], 1);
+    let msg = json!({"type": "filter.set", "requestId": "r-filter", "stream": "p",
+                     "rules": [{"match": "x", "outcome": "drop"}]});
+    p.send(msg.clone()).await;
+    let e = p.expect_error("UNKNOWN_TYPE").await;
+    assert_eq!(e["replyTo"], msg["type"], "{e}");
+    assert_eq!(e["requestId"], msg["requestId"], "{e}");
+    assert_eq!(e["sessionId"], session.id.as_str(), "{e}");
     // Still bound and working.
     p.send(json!({"type": "tools.update", "requestId": "u", "tools": [tool("t2")]}))
         .await;

@@ -44,6 +44,12 @@ pub enum HostRequest {
     /// Read a session's stream history.
     #[serde(rename = "streams.history")]
     StreamsHistory(StreamsHistoryRequest),
+    /// Apply the session's prompt transforms and collect its ambient context.
+    #[serde(rename = "prompt.apply")]
+    PromptApply(PromptApply),
+    /// Ask for the pre-tool-use decision (hook rules) before using a tool.
+    #[serde(rename = "tool.precheck")]
+    ToolPrecheck(ToolPrecheck),
 }
 
 impl HostRequest {
@@ -58,6 +64,8 @@ impl HostRequest {
         "tool.cancel",
         "status.get",
         "streams.history",
+        "prompt.apply",
+        "tool.precheck",
     ];
 
     /// The wire `type` of this message.
@@ -72,6 +80,8 @@ impl HostRequest {
             Self::ToolCancel(_) => "tool.cancel",
             Self::StatusGet(_) => "status.get",
             Self::StreamsHistory(_) => "streams.history",
+            Self::PromptApply(_) => "prompt.apply",
+            Self::ToolPrecheck(_) => "tool.precheck",
         }
     }
 
@@ -84,6 +94,8 @@ impl HostRequest {
             Self::ToolCancel(m) => Some(&m.call_id),
             Self::StatusGet(m) => Some(&m.request_id),
             Self::StreamsHistory(m) => Some(&m.request_id),
+            Self::PromptApply(m) => Some(&m.request_id),
+            Self::ToolPrecheck(m) => Some(&m.request_id),
             Self::Auth(_) | Self::SessionState(_) | Self::SessionEvent(_) => None,
         }
     }
@@ -120,6 +132,15 @@ pub enum HostEvent {
     /// Answer to `streams.history`.
     #[serde(rename = "streams.history")]
     StreamsHistory(StreamsHistoryReply),
+    /// Answer to `prompt.apply`.
+    #[serde(rename = "prompt.applied")]
+    PromptApplied(PromptApplied),
+    /// A bound provider's `startup_context`, sent once when it binds to the session.
+    #[serde(rename = "session.context")]
+    SessionContext(SessionContext),
+    /// Answer to `tool.precheck`: the one pre-tool-use decision.
+    #[serde(rename = "tool.decision")]
+    ToolDecision(ToolDecision),
     /// A request was refused.
     #[serde(rename = "error")]
     Error(HostError),
@@ -478,6 +499,49 @@ pub struct StreamsHistoryReply {
     pub streams: BTreeMap<String, Vec<StreamEntry>>,
 }
 
+/// `tool.precheck`: what the session host is about to do, asked before it does it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolPrecheck {
+    /// Echoed in `tool.decision`.
+    pub request_id: String,
+    /// The session about to use the tool.
+    pub session_id: String,
+    /// Tool name (a provider's tool or one of the agent runtime's own, e.g. `shell`).
+    pub tool: String,
+    /// The arguments the tool would get.
+    #[serde(default = "empty_object")]
+    pub args: Json,
+}
+
+/// `tool.decision`: the combined outcome of every matching hook rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDecision {
+    /// The `tool.precheck`'s `requestId`.
+    pub request_id: String,
+    /// `allow`, `deny` or `context` (allow, adding `context`).
+    pub decision: PrecheckDecision,
+    /// Why the use is denied (with `deny`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Context to add to the conversation (with `context`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+}
+
+/// The decision of a `tool.precheck`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrecheckDecision {
+    /// Go ahead.
+    Allow,
+    /// Do not use the tool; tell the model `reason`.
+    Deny,
+    /// Go ahead, and add `context`.
+    Context,
+}
+
 /// `error` (host).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -492,4 +556,51 @@ pub struct HostError {
     /// The refused request's `requestId`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+}
+
+/// `prompt.apply`: the host is about to submit a prompt (Copilot's
+/// `onUserPromptSubmitted`) and asks for the session's transforms and context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptApply {
+    /// Echoed in `prompt.applied`.
+    pub request_id: String,
+    /// The session.
+    pub session_id: String,
+    /// The user's prompt text (returned unchanged; transforms act on sections).
+    #[serde(default)]
+    pub prompt: String,
+    /// Prompt sections the host can place: name → current text. Transforms apply to
+    /// these only; a transform for a section not listed here is skipped.
+    #[serde(default)]
+    pub sections: BTreeMap<String, String>,
+}
+
+/// `prompt.applied`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptApplied {
+    /// The request's id.
+    pub request_id: String,
+    /// The session.
+    pub session_id: String,
+    /// The prompt, unchanged.
+    pub prompt: String,
+    /// Every section the host sent, transformed. `safety` and `identity` were
+    /// transformed last and belong after the others in the assembled prompt.
+    pub sections: BTreeMap<String, String>,
+    /// The ambient `context` of every bound provider, in bind order (empty ones left out).
+    pub context: Vec<String>,
+}
+
+/// `session.context`: one provider's `startup_context`, sent once per bind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionContext {
+    /// The session.
+    pub session_id: String,
+    /// The provider's name.
+    pub provider: String,
+    /// The provider's `startup_context`, for the session's start context.
+    pub startup_context: String,
 }

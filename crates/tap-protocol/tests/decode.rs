@@ -597,6 +597,8 @@ fn host_variant_type(m: &HostRequest) -> &'static str {
         HostRequest::ToolCancel(_) => "tool.cancel",
         HostRequest::StatusGet(_) => "status.get",
         HostRequest::StreamsHistory(_) => "streams.history",
+        HostRequest::ToolPrecheck(_) => "tool.precheck",
+        HostRequest::PromptApply(_) => "prompt.apply",
     }
 }
 
@@ -627,6 +629,14 @@ const HOST_MINIMAL: &[(&str, &str)] = &[
     (
         "streams.history",
         r#"{"type":"streams.history","requestId":"r","sessionId":"s"}"#,
+    ),
+    (
+        "tool.precheck",
+        r#"{"type":"tool.precheck","requestId":"r","sessionId":"s","tool":"t"}"#,
+    ),
+    (
+        "prompt.apply",
+        r#"{"type":"prompt.apply","requestId":"r","sessionId":"s"}"#,
     ),
 ];
 

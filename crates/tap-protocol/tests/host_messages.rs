@@ -97,6 +97,18 @@ fn all_requests() -> Vec<HostRequest> {
             stream: Some("ci-watch@ci-watcher".into()),
             last: Some(10),
         }),
+        HostRequest::ToolPrecheck(ToolPrecheck {
+            request_id: "r-6".into(),
+            session_id: "abc123".into(),
+            tool: "shell".into(),
+            args: json!({ "command": "git push origin main" }),
+        }),
+        HostRequest::PromptApply(PromptApply {
+            request_id: "r-7".into(),
+            session_id: "abc123".into(),
+            prompt: "fix the bug".into(),
+            sections: BTreeMap::from([("instructions".into(), "Use pnpm.".into())]),
+        }),
     ]
 }
 
@@ -220,11 +232,29 @@ fn all_events() -> Vec<HostEvent> {
             session_id: "abc123".into(),
             streams,
         }),
+        HostEvent::ToolDecision(ToolDecision {
+            request_id: "r-6".into(),
+            decision: PrecheckDecision::Deny,
+            reason: Some("CI is failing".into()),
+            context: None,
+        }),
         HostEvent::Error(HostError {
             code: ErrorCode::InvalidSession,
             message: "Session def456 does not exist".into(),
             reply_to: Some("tool.invoke".into()),
             request_id: Some("r-5".into()),
+        }),
+        HostEvent::PromptApplied(PromptApplied {
+            request_id: "r-7".into(),
+            session_id: "abc123".into(),
+            prompt: "fix the bug".into(),
+            sections: BTreeMap::from([("safety".into(), "Be safe.".into())]),
+            context: vec!["CI is passing.".into()],
+        }),
+        HostEvent::SessionContext(SessionContext {
+            session_id: "abc123".into(),
+            provider: "ci".into(),
+            startup_context: "Provider loaded.".into(),
         }),
     ]
 }
@@ -241,6 +271,9 @@ fn event_type(e: &HostEvent) -> &'static str {
         HostEvent::Delivery(_) => "delivery",
         HostEvent::Status(_) => "status",
         HostEvent::StreamsHistory(_) => "streams.history",
+        HostEvent::ToolDecision(_) => "tool.decision",
+        HostEvent::PromptApplied(_) => "prompt.applied",
+        HostEvent::SessionContext(_) => "session.context",
         HostEvent::Error(_) => "error",
     }
 }
@@ -276,7 +309,7 @@ fn every_host_event_round_trips() {
         no_snake_case_keys(&json);
         seen.insert(event_type(ev));
     }
-    assert_eq!(seen.len(), 10, "every HostEvent variant is covered");
+    assert_eq!(seen.len(), 13, "every HostEvent variant is covered");
 }
 
 #[test]
@@ -402,7 +435,7 @@ fn session_ended_and_error_shapes() {
         json!({ "type": "session.ended", "sessionId": "abc123", "reason": "host did not resume" })
     );
     assert_eq!(
-        serde_json::to_value(&evs[11]).unwrap(),
+        serde_json::to_value(&evs[12]).unwrap(),
         json!({
             "type": "error",
             "code": "INVALID_SESSION",
@@ -505,6 +538,8 @@ fn correlation_ids() {
             Some("c-1"), // tool.cancel
             Some("r-3"), // status.get
             Some("r-4"), // streams.history
+            Some("r-6"), // tool.precheck
+            Some("r-7"), // prompt.apply
         ]
     );
 }
@@ -550,6 +585,10 @@ fn unknown_fields_are_ignored_in_every_host_message() {
             // `streams` is a map keyed by stream name: the added key is not a stream.
             streams.remove("futureField");
         }
+        if let Some(sections) = v.get_mut("sections").and_then(Value::as_object_mut) {
+            // `sections` is a map keyed by section name, likewise.
+            sections.remove("futureField");
+        }
         let back: HostEvent = serde_json::from_value(v.clone())
             .unwrap_or_else(|e| panic!("unknown field rejected: {e}\n{v}"));
         assert_eq!(back, ev);
@@ -557,9 +596,43 @@ fn unknown_fields_are_ignored_in_every_host_message() {
     for req in all_requests() {
         let mut v = serde_json::to_value(&req).unwrap();
         add_future_fields(&mut v);
+        if let Some(sections) = v.get_mut("sections").and_then(Value::as_object_mut) {
+            sections.remove("futureField");
+        }
         let back =
             tap_protocol::decode::<HostRequest>(v.to_string().as_bytes(), HostRequest::TYPES)
                 .unwrap_or_else(|e| panic!("unknown field rejected: {e:?}\n{v}"));
         assert_eq!(back, req);
     }
+}
+
+#[test]
+fn prompt_apply_applied_and_session_context_shapes() {
+    let req = all_requests().pop().unwrap();
+    assert_eq!(
+        serde_json::to_value(&req).unwrap(),
+        json!({"type": "prompt.apply", "requestId": "r-7", "sessionId": "abc123",
+               "prompt": "fix the bug", "sections": {"instructions": "Use pnpm."}})
+    );
+    // `prompt` and `sections` may be left out.
+    let HostRequest::PromptApply(p) =
+        serde_json::from_value(json!({"type": "prompt.apply", "requestId": "r", "sessionId": "s"}))
+            .unwrap()
+    else {
+        panic!("expected PromptApply")
+    };
+    assert_eq!((p.prompt.as_str(), p.sections.len()), ("", 0));
+    let evs = all_events();
+    let n = evs.len();
+    assert_eq!(
+        serde_json::to_value(&evs[n - 2]).unwrap(),
+        json!({"type": "prompt.applied", "requestId": "r-7", "sessionId": "abc123",
+               "prompt": "fix the bug", "sections": {"safety": "Be safe."},
+               "context": ["CI is passing."]})
+    );
+    assert_eq!(
+        serde_json::to_value(&evs[n - 1]).unwrap(),
+        json!({"type": "session.context", "sessionId": "abc123", "provider": "ci",
+               "startupContext": "Provider loaded."})
+    );
 }

@@ -321,6 +321,7 @@ mod tests {
         ProviderLink {
             out: tokio::sync::mpsc::unbounded_channel().0,
             calls: Arc::new(CallTable::default()),
+            gates: Arc::default(),
             kill: CancellationToken::new(),
         }
     }

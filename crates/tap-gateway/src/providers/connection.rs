@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-use tap_protocol::host::{Delivery, HostEvent};
+use tap_protocol::host::{Delivery, HostEvent, SessionContext};
 use tap_protocol::limits::{
     AUTH_TIMEOUT, MAX_MESSAGE_BYTES, MAX_PAIRING_ATTEMPTS_PER_MINUTE, MAX_REBINDS_PER_MINUTE,
     MAX_STREAMS_PER_PROVIDER, MAX_STREAM_QUERY_LAST, MAX_TOOL_RESULT_BYTES, PAIRING_CODE_TTL,
@@ -63,6 +63,7 @@ pub(crate) async fn serve(
     let link = ProviderLink {
         out,
         calls: Arc::new(CallTable::default()),
+        gates: Arc::default(),
         kill: gw.shared().stopping.child_token(),
     };
     let mut conn = Conn {
@@ -324,6 +325,7 @@ impl Conn {
                 phase: Phase::AwaitHello,
                 session: None,
                 tools: Arc::new(Vec::new()),
+                hooks: Arc::default(),
                 link: self.link.clone(),
                 remote: self.remote,
                 connected_at: SystemTime::now(),
@@ -509,8 +511,23 @@ impl Conn {
             ProviderMessage::ToolProgress(p) => {
                 self.link.calls.progress(&p.id, p.message);
             }
-            // Nothing is ever pending for these yet, so any answer is a late answer.
-            ProviderMessage::GateResult(_) | ProviderMessage::TransformResult(_) => {}
+            // Correlated by the check's unique callId on this connection; an unknown or
+            // timed-out one is a late answer and ignored.
+            ProviderMessage::GateResult(r) => {
+                let call_id = r.call_id.clone();
+                if !self.link.gates.complete(r) {
+                    tracing::debug!(provider = ?self.id, %call_id, "late or unknown gate.result ignored");
+                }
+            }
+            // Correlated by the request's unique callId; only the provider it was sent to
+            // may answer. Unknown or timed-out ones are late answers and ignored.
+            ProviderMessage::TransformResult(r) => {
+                let done =
+                    self.with_entry(|s, id| s.transforms.complete(id, &r.call_id, r.content));
+                if done != Some(true) {
+                    tracing::debug!(provider = ?self.id, id = %r.call_id, "late or unknown transform.result ignored");
+                }
+            }
             ProviderMessage::Auth(_) | ProviderMessage::AuthConfirm(_) => {
                 self.error(
                     ErrorCode::Unauthorized,
@@ -573,7 +590,7 @@ impl Conn {
                     Some((code, message)) => {
                         self.error_req(code, message, Some("hooks.update"), u.request_id)
                     }
-                    None => self.unsupported("hooks.update", u.request_id),
+                    None => self.on_hooks_update(u),
                 }
             }
             ProviderMessage::ContextUpdate(u) if self.trust() == Some(Trust::External) => self
@@ -583,7 +600,7 @@ impl Conn {
                     Some("context.update"),
                     u.request_id,
                 ),
-            ProviderMessage::ContextUpdate(u) => self.unsupported("context.update", u.request_id),
+            ProviderMessage::ContextUpdate(u) => self.on_context_update(u),
             ProviderMessage::FilterSet(f) => self.unsupported("filter.set", f.request_id),
             ProviderMessage::Hello(_)
             | ProviderMessage::Goodbye(_)
@@ -598,6 +615,63 @@ impl Conn {
 }
 
 impl Conn {
+    /// `hooks.update` with `onPreToolUse`: the provider's complete new rule list for its
+    /// session (validated as in `hello`; on error the old rules stay), answered by `ack`.
+    fn on_hooks_update(&mut self, u: tap_protocol::provider::HooksUpdate) {
+        // Transforms are validated here and applied with the rules, so either both parts
+        // of one message take effect or neither does.
+        if let Some(t) = &u.transforms {
+            if let Err((code, message)) = crate::transforms::validate(t) {
+                return self.error_req(code, message, Some("hooks.update"), u.request_id);
+            }
+        }
+        // Compiled outside the state lock: 50 patterns may take a few milliseconds.
+        let rules = match u
+            .on_pre_tool_use
+            .as_deref()
+            .map(crate::hooks::compile)
+            .transpose()
+        {
+            Ok(rules) => rules,
+            Err((code, message)) => {
+                return self.error_req(code, message, Some("hooks.update"), u.request_id)
+            }
+        };
+        let result = self.with_entry(|state, id| -> Result<String, Invalid> {
+            let entry = state.providers.get_mut(id).expect("checked by with_entry");
+            let session_id = entry.session.clone().expect("dispatch checked Bound");
+            if let Some(sid) = u.session_id.as_ref().filter(|s| **s != session_id) {
+                return Err((
+                    ErrorCode::InvalidSession,
+                    format!("Bound to session '{session_id}', not '{sid}'"),
+                ));
+            }
+            if let Some(rules) = rules {
+                entry.hooks = rules;
+            }
+            if let Some(t) = &u.transforms {
+                state.transforms.update_transforms(id, t);
+            }
+            Ok(session_id)
+        });
+        match result {
+            Some(Ok(session_id)) => {
+                self.revision += 1;
+                if let Some(request_id) = u.request_id {
+                    self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
+                        request_id,
+                        session_id,
+                        revision: self.revision,
+                    }));
+                }
+            }
+            Some(Err((code, message))) => {
+                self.error_req(code, message, Some("hooks.update"), u.request_id)
+            }
+            None => {}
+        }
+    }
+
     fn unsupported(&self, kind: &str, request_id: Option<String>) {
         self.error_req(
             ErrorCode::UnknownType,
@@ -672,6 +746,25 @@ impl Conn {
                 return Flow::Continue;
             }
         }
+        if let Some(t) = h.hooks.as_ref().and_then(|k| k.transforms.as_ref()) {
+            if let Err(why) = crate::transforms::validate(t) {
+                self.error(why.0, why.1, Some("hello"));
+                return Flow::Continue;
+            }
+        }
+        // After the trust check, so a paired provider hears UNAUTHORIZED, not a regex error.
+        let hooks = match crate::hooks::compile(
+            h.hooks
+                .as_ref()
+                .and_then(|k| k.on_pre_tool_use.as_deref())
+                .unwrap_or_default(),
+        ) {
+            Ok(rules) => rules,
+            Err(why) => {
+                self.error(why.0, why.1, Some("hello"));
+                return Flow::Continue;
+            }
+        };
         let tools = Arc::new(h.tools.unwrap_or_default());
         let outcome = self.with_entry(|state, id| -> Result<Option<PairingEntry>, Invalid> {
             if let Some(pid) = &pairing {
@@ -694,6 +787,7 @@ impl Conn {
             entry.phase = Phase::Bound;
             entry.session = Some(session_id.clone());
             entry.tools = tools.clone();
+            entry.hooks = hooks.clone();
             let State {
                 sessions,
                 providers,
@@ -702,6 +796,12 @@ impl Conn {
             let session = sessions.get_mut(&session_id).expect("checked above");
             session.bound.push(id.to_string());
             session.rebuild_tools(providers);
+            let host = session.host.clone();
+            state.transforms.set_from_hello(
+                id,
+                h.hooks.as_ref().and_then(|k| k.transforms.as_ref()),
+                h.context.clone(),
+            );
             // Under the lock, so the ack precedes anything the binding causes.
             self.send(&GatewayMessage::HelloAck(HelloAck {
                 protocol_version: PROTOCOL_VERSION,
@@ -715,6 +815,16 @@ impl Conn {
                 state: LifecycleState::Started,
                 deadline: None,
             }));
+            // `startup_context` reaches the session's host once per bind.
+            if let Some(text) = h.startup_context.clone().filter(|t| !t.is_empty()) {
+                if let Some(host) = state.hosts.get_mut(&host) {
+                    host.send(&HostEvent::SessionContext(SessionContext {
+                        session_id: session_id.clone(),
+                        provider: h.name.clone(),
+                        startup_context: text,
+                    }));
+                }
+            }
             Ok(pairing
                 .as_deref()
                 .and_then(|pid| crate::pairing::bound(state, pid, &session_id, &h.name)))
@@ -746,20 +856,6 @@ impl Conn {
             return Err((ErrorCode::InvalidJson, "'name' must not be empty".into()));
         }
         validate::tools(h.tools.as_deref().unwrap_or_default())?;
-        let has_rules = h
-            .hooks
-            .as_ref()
-            .and_then(|k| k.on_pre_tool_use.as_ref())
-            .is_some_and(|r| !r.is_empty());
-        if has_rules {
-            // Accepting rules we do not enforce would let a provider believe its gate
-            // protects something. Refuse instead: fail closed.
-            return Err((
-                ErrorCode::Unauthorized,
-                "Hook rules are not supported by this gateway yet; they would not be enforced"
-                    .into(),
-            ));
-        }
         Ok(())
     }
 
@@ -918,6 +1014,41 @@ impl Conn {
         }
     }
 
+    /// `context.update` (project trust; external providers are refused before this):
+    /// the provider's ambient context for its session, answered by `ack`.
+    fn on_context_update(&mut self, u: tap_protocol::provider::ContextUpdate) {
+        let result = self.with_entry(|state, id| -> Result<String, Invalid> {
+            let session_id = state.providers[id]
+                .session
+                .clone()
+                .expect("dispatch checked Bound");
+            if let Some(sid) = u.session_id.as_ref().filter(|s| **s != session_id) {
+                return Err((
+                    ErrorCode::InvalidSession,
+                    format!("Bound to session '{session_id}', not '{sid}'"),
+                ));
+            }
+            state.transforms.set_context(id, u.context.clone());
+            Ok(session_id)
+        });
+        match result {
+            Some(Ok(session_id)) => {
+                self.revision += 1;
+                if let Some(request_id) = u.request_id {
+                    self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
+                        request_id,
+                        session_id,
+                        revision: self.revision,
+                    }));
+                }
+            }
+            Some(Err((code, message))) => {
+                self.error_req(code, message, Some("context.update"), u.request_id)
+            }
+            None => {}
+        }
+    }
+
     fn on_stream_query(&self, q: StreamQuery) {
         let Some((session, provider)) = self.with_entry(|s, id| {
             let e = &s.providers[id];
@@ -1069,6 +1200,7 @@ impl Conn {
         }
         let name = self.with_entry(|state, id| {
             let entry = state.providers.remove(id).expect("checked by with_entry");
+            state.transforms.forget(id);
             if let Some(sid) = &entry.session {
                 detach(state, id, sid);
             }
@@ -1085,6 +1217,8 @@ impl Conn {
         self.link
             .calls
             .close(&format!("Provider '{who}' disconnected before answering"));
+        // Pending gate checks fail closed.
+        self.link.gates.close();
         if self.id.is_some() {
             self.gw.emit(crate::events::GatewayEvent::StatusChanged);
             tracing::info!(provider = ?self.id, remote = %self.remote, "provider disconnected");
@@ -1103,6 +1237,8 @@ pub(crate) fn unbind_provider(
     let entry = state.providers.get_mut(provider_id)?;
     let sid = entry.session.take()?;
     entry.phase = Phase::Unbound;
+    // Hook rules are per (provider, session): they leave with the binding.
+    entry.hooks = Arc::default();
     let link = entry.link.clone();
     let cancelled = link.calls.fail_session(
         &sid,

@@ -31,6 +31,8 @@ pub(crate) struct ProviderLink {
     pub out: mpsc::UnboundedSender<Message>,
     /// Calls in flight on this connection.
     pub calls: Arc<CallTable>,
+    /// `gate.check`s awaiting this provider's `gate.result`.
+    pub gates: Arc<crate::hooks::GateTable>,
     /// Cancelling this closes the connection (after its queued frames are written).
     pub kill: CancellationToken,
 }
@@ -84,6 +86,8 @@ pub(crate) struct ProviderEntry {
     pub phase: Phase,
     pub session: Option<String>,
     pub tools: Arc<Vec<ToolDef>>,
+    /// `onPreToolUse` rules for the bound session, in registration order.
+    pub hooks: Arc<Vec<crate::hooks::CompiledRule>>,
     pub link: ProviderLink,
     pub remote: SocketAddr,
     pub connected_at: SystemTime,

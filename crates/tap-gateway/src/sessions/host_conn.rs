@@ -287,6 +287,7 @@ impl HostConn {
                 self.gw.owned_session(&host_id, &e.session_id)
             }
             HostRequest::ToolInvoke(call) => self.invoke(host_id, call),
+            HostRequest::ToolPrecheck(p) => self.precheck(host_id, p),
             HostRequest::ToolCancel(c) => {
                 let state = self.gw.state();
                 if let Some(token) = state
@@ -321,6 +322,33 @@ impl HostConn {
                     session_id: r.session_id,
                     streams,
                 }));
+                Ok(())
+            }
+            // Any authenticated host may apply a session's prompt, as with `tool.invoke`
+            // (`tap prompt` previews a session another host owns).
+            HostRequest::PromptApply(p) => {
+                if !self.gw.state().sessions.contains_key(&p.session_id) {
+                    return Err(crate::sessions::lifecycle::unknown_session(&p.session_id));
+                }
+                let gw = self.gw.clone();
+                self.gw.shared().tasks.spawn(async move {
+                    let reply = match gw.apply_prompt(&p.session_id, p.sections).await {
+                        Ok(a) => HostEvent::PromptApplied(tap_protocol::host::PromptApplied {
+                            request_id: p.request_id,
+                            session_id: p.session_id,
+                            prompt: p.prompt,
+                            sections: a.sections,
+                            context: a.context,
+                        }),
+                        Err((code, message)) => HostEvent::Error(HostError {
+                            code,
+                            message,
+                            reply_to: Some("prompt.apply".into()),
+                            request_id: Some(p.request_id),
+                        }),
+                    };
+                    gw.send_to_host(&host_id, &reply);
+                });
                 Ok(())
             }
         }
@@ -392,6 +420,50 @@ impl HostConn {
                 host.invocations.remove(&call_id);
                 host.send(&HostEvent::ToolResult(result));
             }
+        });
+        Ok(())
+    }
+
+    /// `tool.precheck` → `tool.decision`. Gates may take up to 5 s, so the answer comes
+    /// from a task; other requests on this connection are not held up.
+    fn precheck(
+        &self,
+        host_id: String,
+        p: tap_protocol::host::ToolPrecheck,
+    ) -> Result<(), (ErrorCode, String)> {
+        use tap_protocol::host::{PrecheckDecision, ToolDecision};
+        // Like `tool.invoke`, any host may ask about any session (`tap call` is a host of
+        // its own); an unknown session is INVALID_SESSION from `pre_tool_use`.
+        if !p.args.is_object() {
+            return Err((
+                ErrorCode::InvalidJson,
+                "'args' must be a JSON object".to_string(),
+            ));
+        }
+        let gw = self.gw.clone();
+        self.gw.shared().invocations.spawn(async move {
+            let event = match gw.pre_tool_use(&p.session_id, &p.tool, &p.args).await {
+                Ok(decision) => {
+                    let (decision, reason, context) = match decision {
+                        crate::Decision::Allow => (PrecheckDecision::Allow, None, None),
+                        crate::Decision::Deny(r) => (PrecheckDecision::Deny, Some(r), None),
+                        crate::Decision::Context(c) => (PrecheckDecision::Context, None, Some(c)),
+                    };
+                    HostEvent::ToolDecision(ToolDecision {
+                        request_id: p.request_id,
+                        decision,
+                        reason,
+                        context,
+                    })
+                }
+                Err(e) => HostEvent::Error(HostError {
+                    code: e.code,
+                    message: e.message,
+                    reply_to: Some("tool.precheck".into()),
+                    request_id: Some(p.request_id),
+                }),
+            };
+            gw.send_to_host(&host_id, &event);
         });
         Ok(())
     }

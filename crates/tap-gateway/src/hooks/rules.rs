@@ -1,0 +1,103 @@
+//! Validation and compilation of `onPreToolUse` rules.
+
+use regex::{Regex, RegexBuilder};
+use std::sync::Arc;
+use tap_protocol::limits::MAX_HOOK_RULES_PER_PROVIDER;
+use tap_protocol::provider::{HookAction, HookRule};
+use tap_protocol::ErrorCode;
+
+/// Longest `match.args` pattern accepted, in bytes.
+pub(crate) const MAX_PATTERN_BYTES: usize = 4 * 1024;
+/// Compiled-program size limit for one pattern (the `regex` crate's `size_limit`). The
+/// crate matches in time linear in the input, so no pattern can backtrack
+/// catastrophically; this bounds the memory a pattern may cost.
+const REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+
+/// A validated rule, ready to match.
+#[derive(Debug)]
+pub(crate) struct CompiledRule {
+    /// Position in the provider's list (for messages).
+    pub index: usize,
+    pub tool: Option<String>,
+    pub args: Option<Regex>,
+    pub provider: Option<String>,
+    pub action: HookAction,
+    pub reason: Option<String>,
+    pub content: Option<String>,
+    pub gate_id: Option<String>,
+    pub fail_open: bool,
+}
+
+impl CompiledRule {
+    /// Whether the rule applies to `tool` (owned by `provider`, if it is a provider's
+    /// tool) with `args_json` (the compact JSON of the arguments).
+    pub fn matches(&self, tool: &str, provider: Option<&str>, args_json: &str) -> bool {
+        if self.tool.as_deref().is_some_and(|t| t != tool) {
+            return false;
+        }
+        if let Some(p) = &self.provider {
+            if provider != Some(p.as_str()) {
+                return false;
+            }
+        }
+        self.args.as_ref().is_none_or(|re| re.is_match(args_json))
+    }
+}
+
+/// Validates and compiles a provider's complete rule list. Errors name the offending rule.
+pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (ErrorCode, String)> {
+    if rules.len() > MAX_HOOK_RULES_PER_PROVIDER {
+        return Err((
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "{} hook rules; a provider may register at most {MAX_HOOK_RULES_PER_PROVIDER}",
+                rules.len()
+            ),
+        ));
+    }
+    rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| compile_one(i, r))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Arc::new)
+}
+
+fn compile_one(index: usize, r: &HookRule) -> Result<CompiledRule, (ErrorCode, String)> {
+    let bad = |why: String| {
+        (
+            ErrorCode::InvalidJson,
+            format!("onPreToolUse rule {index}: {why}"),
+        )
+    };
+    let args = match &r.matcher.args {
+        None => None,
+        Some(p) if p.len() > MAX_PATTERN_BYTES => {
+            return Err(bad(format!(
+                "'match.args' is {} bytes; patterns are limited to {MAX_PATTERN_BYTES}",
+                p.len()
+            )))
+        }
+        Some(p) => Some(
+            RegexBuilder::new(p)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .map_err(|e| bad(format!("'match.args' is not a valid regex: {e}")))?,
+        ),
+    };
+    let non_empty = |v: &Option<String>| v.as_ref().filter(|s| !s.is_empty()).cloned();
+    if r.action == HookAction::Context && non_empty(&r.content).is_none() {
+        return Err(bad("a 'context' rule needs a non-empty 'content'".into()));
+    }
+    Ok(CompiledRule {
+        index,
+        tool: r.matcher.tool.clone(),
+        args,
+        provider: r.matcher.provider.clone(),
+        action: r.action,
+        reason: non_empty(&r.reason),
+        content: non_empty(&r.content),
+        gate_id: r.gate_id.clone(),
+        fail_open: r.fail_open,
+    })
+}
