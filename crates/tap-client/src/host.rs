@@ -200,6 +200,23 @@ impl HostClient {
         }))
     }
 
+    /// Reports a session event (`user.message`, `tool.execution_complete`, ...), which
+    /// the gateway forwards to the providers that subscribed to it.
+    pub fn session_event(
+        &self,
+        session_id: &str,
+        event: &str,
+        data: serde_json::Value,
+    ) -> Result<(), ClientError> {
+        self.send(&HostRequest::SessionEvent(
+            tap_protocol::host::HostSessionEvent {
+                session_id: session_id.to_string(),
+                event: event.to_string(),
+                data,
+            },
+        ))
+    }
+
     /// Starts an invocation and returns its `callId` without waiting.
     pub fn start_invoke(
         &self,

@@ -39,6 +39,8 @@ pub(crate) struct Shared {
     pub state: Mutex<State>,
     /// Stream history has its own lock so a push flood does not contend with tool calls.
     pub streams: StreamStore,
+    /// Stream filters and push budgets per (provider, session).
+    pub stream_controls: crate::streams::StreamControls,
     /// Cancelled when the gateway stops; every connection task watches it.
     pub stopping: CancellationToken,
     /// Owns every task the gateway spawns, so stop can wait for all of them.
@@ -72,6 +74,10 @@ pub(crate) struct State {
     pub pairing: crate::pairing::Registry,
     /// Prompt transforms, ambient context and pending `transform.request`s per provider.
     pub transforms: crate::transforms::Registry,
+    /// Provider identities (`name` + `instance`) and their reconnect tokens.
+    pub identity: crate::providers::identity::Identities,
+    /// Declared tool concurrency limits and their slot pools.
+    pub limits: crate::tools::concurrency::Limits,
 }
 
 impl Gateway {
@@ -172,6 +178,7 @@ impl GatewayHandle {
                 ..State::default()
             }),
             streams: StreamStore::default(),
+            stream_controls: Default::default(),
             stopping: CancellationToken::new(),
             tasks: TaskTracker::new(),
             invocations: TaskTracker::new(),

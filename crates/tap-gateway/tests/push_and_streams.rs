@@ -314,14 +314,15 @@ async fn stream_query_for_another_session_is_invalid_session() {
 }
 
 #[tokio::test]
-async fn push_flood_of_10000_is_all_accepted_and_the_gateway_stays_responsive() {
+async fn keep_flood_of_10000_is_all_accepted_and_the_gateway_stays_responsive() {
     const N: usize = 10_000;
     let gw = TestGateway::start().await;
-    let (mut host, session) = gw.host_with_session().await;
+    let (host, session) = gw.host_with_session().await;
     let mut p = gw.bound("flood", &session.id, json!([tool("ping")])).await;
+    // `keep`: surface/inject pushes are budgeted (10 a second, tests/push_budgets.rs).
     let flood = tokio::spawn(async move {
         for i in 0..N {
-            p.send(json!({"type": "push", "level": "surface", "event": format!("e{i}")}))
+            p.send(json!({"type": "push", "level": "keep", "event": format!("e{i}")}))
                 .await;
         }
         p
@@ -338,11 +339,6 @@ async fn push_flood_of_10000_is_all_accepted_and_the_gateway_stays_responsive() 
     )
     .await;
     assert_eq!(events(&streams["flood@flood"]), [format!("e{}", N - 1)]);
-    // Every one was delivered, in order.
-    for i in 0..N {
-        let d = next_delivery(&mut host).await;
-        assert_eq!(d.event, format!("e{i}"));
-    }
     // And the gateway still serves calls promptly.
     let (_, rx) = host.start_invoke(&session.id, "ping", json!({})).unwrap();
     let call = p.expect("tool.call").await;

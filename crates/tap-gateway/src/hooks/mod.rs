@@ -13,4 +13,4 @@ mod rules;
 
 pub use decide::Decision;
 pub(crate) use gates::GateTable;
-pub(crate) use rules::{compile, CompiledRule};
+pub(crate) use rules::{compile, compile_pattern, CompiledRule};

@@ -63,6 +63,21 @@ pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (Err
         .map(Arc::new)
 }
 
+/// Compiles one user pattern (`match.args`, `filter.set` rules) with the size bounds;
+/// the error completes "'<field>' …".
+pub(crate) fn compile_pattern(p: &str) -> Result<Regex, String> {
+    if p.len() > MAX_PATTERN_BYTES {
+        return Err(format!(
+            "is {} bytes; patterns are limited to {MAX_PATTERN_BYTES}",
+            p.len()
+        ));
+    }
+    RegexBuilder::new(p)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| format!("is not a valid regex: {e}"))
+}
+
 fn compile_one(index: usize, r: &HookRule) -> Result<CompiledRule, (ErrorCode, String)> {
     let bad = |why: String| {
         (
@@ -72,18 +87,7 @@ fn compile_one(index: usize, r: &HookRule) -> Result<CompiledRule, (ErrorCode, S
     };
     let args = match &r.matcher.args {
         None => None,
-        Some(p) if p.len() > MAX_PATTERN_BYTES => {
-            return Err(bad(format!(
-                "'match.args' is {} bytes; patterns are limited to {MAX_PATTERN_BYTES}",
-                p.len()
-            )))
-        }
-        Some(p) => Some(
-            RegexBuilder::new(p)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .map_err(|e| bad(format!("'match.args' is not a valid regex: {e}")))?,
-        ),
+        Some(p) => Some(compile_pattern(p).map_err(|why| bad(format!("'match.args' {why}")))?),
     };
     let non_empty = |v: &Option<String>| v.as_ref().filter(|s| !s.is_empty()).cloned();
     if r.action == HookAction::Context && non_empty(&r.content).is_none() {

@@ -206,7 +206,13 @@ impl Conn {
     fn with_entry<R>(&self, f: impl FnOnce(&mut State, &str) -> R) -> Option<R> {
         let id = self.id.as_deref()?;
         let mut state = self.gw.state();
-        state.providers.contains_key(id).then(|| f(&mut state, id))
+        // The entry must still be this connection's: a reconnect may have moved its id
+        // to a newer connection (see `identity::claim`).
+        state
+            .providers
+            .get(id)
+            .is_some_and(|e| Arc::ptr_eq(&e.link.calls, &self.link.calls))
+            .then(|| f(&mut state, id))
     }
 
     fn trust(&self) -> Option<Trust> {
@@ -326,6 +332,7 @@ impl Conn {
                 session: None,
                 tools: Arc::new(Vec::new()),
                 hooks: Arc::default(),
+                subscribe: Vec::new(),
                 link: self.link.clone(),
                 remote: self.remote,
                 connected_at: SystemTime::now(),
@@ -601,7 +608,24 @@ impl Conn {
                     u.request_id,
                 ),
             ProviderMessage::ContextUpdate(u) => self.on_context_update(u),
-            ProviderMessage::FilterSet(f) => self.unsupported("filter.set", f.request_id),
+            ProviderMessage::FilterSet(f) => {
+                let id = self.id.clone().unwrap_or_default();
+                match crate::streams::set_filter(&self.gw, &id, &f) {
+                    Ok(session_id) => {
+                        self.revision += 1;
+                        if let Some(request_id) = f.request_id {
+                            self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
+                                request_id,
+                                session_id,
+                                revision: self.revision,
+                            }));
+                        }
+                    }
+                    Err((code, message)) => {
+                        self.error_req(code, message, Some("filter.set"), f.request_id)
+                    }
+                }
+            }
             ProviderMessage::Hello(_)
             | ProviderMessage::Goodbye(_)
             | ProviderMessage::ToolResult(_)
@@ -672,18 +696,7 @@ impl Conn {
         }
     }
 
-    fn unsupported(&self, kind: &str, request_id: Option<String>) {
-        self.error_req(
-            ErrorCode::UnknownType,
-            format!(
-                "'{kind}' is not supported by this gateway yet (it implements the Core Profile)"
-            ),
-            Some(kind),
-            request_id,
-        );
-    }
-
-    fn on_hello(&mut self, h: Hello) -> Flow {
+    fn on_hello(&mut self, mut h: Hello) -> Flow {
         let now = Instant::now();
         while self
             .hellos
@@ -717,6 +730,10 @@ impl Conn {
         // rebind leaves the provider unbound rather than half in two sessions.
         self.unbind("rebind");
 
+        if h.session.is_none() {
+            // A reconnect may leave the session out: the remembered one is restored.
+            h.session = self.gw.state().identity.remembered_session(&h);
+        }
         let Some(session_id) = h.session.clone() else {
             self.error(
                 ErrorCode::InvalidSession,
@@ -765,11 +782,17 @@ impl Conn {
                 return Flow::Continue;
             }
         };
-        let tools = Arc::new(h.tools.unwrap_or_default());
+        let tools = Arc::new(h.tools.take().unwrap_or_default());
+        let persist_dir = self.trust().and_then(|t| {
+            super::identity::persist_dir(&self.gw.shared().config.data_dir, t, &h.name)
+        });
+        let mut rekeyed: Option<String> = None;
         let outcome = self.with_entry(|state, id| -> Result<Option<PairingEntry>, Invalid> {
             if let Some(pid) = &pairing {
                 crate::pairing::check_hello(state, pid, &session_id, &h.name)?;
             }
+            rekeyed = super::identity::claim(state, id, &h)?;
+            let id = rekeyed.as_deref().unwrap_or(id);
             let session = state
                 .sessions
                 .get(&session_id)
@@ -788,6 +811,7 @@ impl Conn {
             entry.session = Some(session_id.clone());
             entry.tools = tools.clone();
             entry.hooks = hooks.clone();
+            entry.subscribe = h.subscribe.clone().unwrap_or_default();
             let State {
                 sessions,
                 providers,
@@ -807,9 +831,10 @@ impl Conn {
                 protocol_version: PROTOCOL_VERSION,
                 provider_id: id.to_string(),
                 session_id: Some(session_id.clone()),
-                reconnect_token: None,
-                persist_dir: None,
+                reconnect_token: Some(super::identity::issue(state, id, &h, &session_id)),
+                persist_dir: persist_dir.clone(),
             }));
+            state.limits.set(id, &h.name, h.concurrency.clone());
             self.send(&GatewayMessage::SessionLifecycle(SessionLifecycle {
                 session_id: session_id.clone(),
                 state: LifecycleState::Started,
@@ -829,9 +854,16 @@ impl Conn {
                 .as_deref()
                 .and_then(|pid| crate::pairing::bound(state, pid, &session_id, &h.name)))
         });
+        if let Some(new_id) = rekeyed {
+            tracing::info!(provider = %new_id, name = %h.name, "provider reconnected; identity taken over");
+            self.id = Some(new_id);
+        }
         match outcome {
             Some(Ok(changed)) => {
                 self.revision = 0;
+                if let Some(id) = &self.id {
+                    self.gw.shared().stream_controls.forget(id);
+                }
                 if let Some(entry) = changed {
                     self.gw.save_pairings();
                     self.gw.emit(GatewayEvent::PairingChanged(entry));
@@ -856,6 +888,7 @@ impl Conn {
             return Err((ErrorCode::InvalidJson, "'name' must not be empty".into()));
         }
         validate::tools(h.tools.as_deref().unwrap_or_default())?;
+        crate::tools::concurrency::validate(h.concurrency.as_ref())?;
         Ok(())
     }
 
@@ -910,11 +943,23 @@ impl Conn {
             .filter(|e| !e.is_empty())
             .or_else(|| p.prompt.clone())
             .unwrap_or_default();
+        let pid = self.id.clone().unwrap_or_default();
+        let streams = &self.gw.shared().streams;
+        let level = match self
+            .gw
+            .shared()
+            .stream_controls
+            .admit(&pid, &session, &stream, &text, p.level)
+        {
+            Ok(Some(level)) => level,
+            Ok(None) => return, // dropped by the stream's filter
+            Err(message) => return self.error(ErrorCode::RateLimited, message, Some("push")),
+        };
         let at = SystemTime::now();
-        let delivery = (p.level != PushLevel::Keep).then(|| {
+        let delivery = (level != PushLevel::Keep).then(|| {
             HostEvent::Delivery(Delivery {
                 session_id: session.clone(),
-                level: p.level,
+                level,
                 stream: stream.clone(),
                 provider: provider.clone(),
                 event: text.clone(),
@@ -926,10 +971,9 @@ impl Conn {
         let stored = Stored {
             at,
             event: text,
-            level: p.level,
+            level,
             metadata: p.metadata,
         };
-        let streams = &self.gw.shared().streams;
         if streams
             .append(&session, &provider, &stream, stored)
             .is_err()
@@ -1201,6 +1245,9 @@ impl Conn {
         let name = self.with_entry(|state, id| {
             let entry = state.providers.remove(id).expect("checked by with_entry");
             state.transforms.forget(id);
+            self.gw.shared().stream_controls.forget(id);
+            state.identity.disconnected(id);
+            state.limits.forget(id);
             if let Some(sid) = &entry.session {
                 detach(state, id, sid);
             }
@@ -1258,7 +1305,7 @@ pub(crate) fn unbind_provider(
 
 /// Removes a provider from a session's bound list, rebuilds the session's tools, and lets
 /// a pending shutdown proceed without it.
-fn detach(state: &mut State, provider_id: &str, session_id: &str) {
+pub(super) fn detach(state: &mut State, provider_id: &str, session_id: &str) {
     let State {
         sessions,
         providers,

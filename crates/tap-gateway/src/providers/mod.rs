@@ -2,6 +2,7 @@
 //! state machine, the registry entry other parts of the gateway see, and validation.
 
 mod connection;
+pub(crate) mod identity;
 mod spawn;
 mod validate;
 
@@ -88,6 +89,8 @@ pub(crate) struct ProviderEntry {
     pub tools: Arc<Vec<ToolDef>>,
     /// `onPreToolUse` rules for the bound session, in registration order.
     pub hooks: Arc<Vec<crate::hooks::CompiledRule>>,
+    /// Session event names from `hello.subscribe` (see `sessions::events`).
+    pub subscribe: Vec<String>,
     pub link: ProviderLink,
     pub remote: SocketAddr,
     pub connected_at: SystemTime,

@@ -282,9 +282,9 @@ impl HostConn {
                 self.gw.set_busy(&s.session_id, s.state)
             }
             HostRequest::SessionEvent(e) => {
-                // Accepted and checked; forwarding to subscribed providers comes with
-                // `subscribe` support.
-                self.gw.owned_session(&host_id, &e.session_id)
+                self.gw.owned_session(&host_id, &e.session_id)?;
+                self.gw.forward_session_event(e);
+                Ok(())
             }
             HostRequest::ToolInvoke(call) => self.invoke(host_id, call),
             HostRequest::ToolPrecheck(p) => self.precheck(host_id, p),

@@ -208,6 +208,10 @@ impl Gateway {
         session_id: &str,
         busy: BusyState,
     ) -> Result<(), (ErrorCode, String)> {
+        // Before providers hear `idle`, so an inject sent on hearing it is accepted.
+        if busy == BusyState::Idle {
+            self.shared().stream_controls.idle(session_id);
+        }
         let mut state = self.state();
         let State {
             sessions,

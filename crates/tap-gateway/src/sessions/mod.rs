@@ -1,6 +1,7 @@
 //! Sessions: the registry, each session's tool set (debounced toward its host), the
 //! session lifecycle toward providers, and the session-host connections that own sessions.
 
+mod events;
 mod host_conn;
 mod hosts;
 pub(crate) mod lifecycle;

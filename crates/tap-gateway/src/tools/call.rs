@@ -48,6 +48,17 @@ impl Gateway {
     /// adapter over it.
     pub async fn call_tool(&self, req: CallRequest) -> Result<Json, CallError> {
         let route = self.route(&req.session_id, &req.tool)?;
+        // The timeout covers time spent queued for a concurrency slot; the slot is held
+        // until this function returns (the call's terminal outcome).
+        let deadline = tokio::time::Instant::now() + route.timeout;
+        let _slot =
+            super::concurrency::acquire(self, &req.session_id, &req.tool, deadline, &req.cancel)
+                .await?;
+        // A queued call may have waited: route again (the tool may have moved or gone).
+        let route = match &_slot {
+            Some(_) => self.route(&req.session_id, &req.tool)?,
+            None => route,
+        };
         let id = self.shared().ids.next("c");
         let frame = crate::providers::frame(&GatewayMessage::ToolCall(ToolCall {
             id: id.clone(),
@@ -71,7 +82,7 @@ impl Gateway {
 
         let give_up = tokio::select! {
             outcome = &mut done_rx => return outcome.unwrap_or_else(|_| Err(disconnected(&route.provider_name))),
-            _ = tokio::time::sleep(route.timeout) => {
+            _ = tokio::time::sleep_until(deadline) => {
                 (ErrorCode::Timeout, "timeout", format!(
                     "Tool '{}' did not answer within {} ms", req.tool, route.timeout.as_millis()))
             }

@@ -2,6 +2,7 @@
 //! calls in flight on each provider connection.
 
 pub(crate) mod call;
+pub(crate) mod concurrency;
 mod table;
 
 pub use call::{CallError, CallRequest};

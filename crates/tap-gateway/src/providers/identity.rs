@@ -1,0 +1,218 @@
+//! Provider identity (spec: "Provider identity", "Identity protection", "Reconnect
+//! protocol"): `name` + `instance` is unique among connected providers; `hello.ack`
+//! carries a `reconnectToken` that lets a new connection take the identity over (same
+//! `providerId`, old connection closed) while it is valid. Tokens live only in memory and
+//! are never logged. Also `persistDir` for project providers.
+
+use super::validate::Invalid;
+use super::{ProviderEntry, Trust};
+use crate::gateway::State;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use tap_protocol::limits::RECONNECT_TOKEN_TTL;
+use tap_protocol::provider::Hello;
+use tap_protocol::ErrorCode;
+use tokio::time::Instant;
+
+/// `(name, instance)`; an absent instance is the empty one.
+type Key = (String, String);
+
+fn key(name: &str, instance: Option<&str>) -> Key {
+    (name.to_string(), instance.unwrap_or_default().to_string())
+}
+
+struct Held {
+    provider_id: String,
+    /// The last issued reconnect token (compared in constant time).
+    token: String,
+    /// The session of the last successful bind, restored on reconnect.
+    session: Option<String>,
+    /// Set when the holder disconnects: the token is valid until then.
+    expires: Option<Instant>,
+}
+
+impl Held {
+    fn live(&self, now: Instant) -> bool {
+        self.expires.is_none_or(|t| now < t)
+    }
+}
+
+/// Identities held by connected providers, and those kept for a reconnect.
+#[derive(Default)]
+pub(crate) struct Identities {
+    held: HashMap<Key, Held>,
+}
+
+impl Identities {
+    fn sweep(&mut self, now: Instant) {
+        self.held.retain(|_, h| h.live(now));
+    }
+
+    /// The remembered session for a `hello` that carries a valid token but no `session`.
+    pub fn remembered_session(&self, h: &Hello) -> Option<String> {
+        let held = self.held.get(&key(&h.name, h.instance.as_deref()))?;
+        let token = h.reconnect_token.as_deref()?;
+        (held.live(Instant::now()) && crate::auth::tokens::matches(token, &held.token))
+            .then(|| held.session.clone())
+            .flatten()
+    }
+
+    /// The holder went away: its token stays valid for `RECONNECT_TOKEN_TTL`.
+    pub fn disconnected(&mut self, provider_id: &str) {
+        let until = Instant::now() + RECONNECT_TOKEN_TTL;
+        for h in self.held.values_mut() {
+            if h.provider_id == provider_id && h.expires.is_none() {
+                h.expires = Some(until);
+            }
+        }
+    }
+}
+
+/// Under the state lock, before a `hello` from connection `id` binds: checks the claimed
+/// identity. Without a valid token, an identity held by another connected provider is
+/// refused with `DUPLICATE_INSTANCE`. With a valid token the identity is taken over: the
+/// old connection (if still open) is closed, its calls fail `DISCONNECTED`, and this
+/// connection's registry entry moves to the old `providerId`, which is returned.
+pub(crate) fn claim(state: &mut State, id: &str, h: &Hello) -> Result<Option<String>, Invalid> {
+    let now = Instant::now();
+    state.identity.sweep(now);
+    let k = key(&h.name, h.instance.as_deref());
+    // This connection may hold another identity from an earlier bind: it lets go of it.
+    state
+        .identity
+        .held
+        .retain(|hk, held| held.provider_id != id || *hk == k);
+    let Some(held) = state.identity.held.get(&k) else {
+        return Ok(None);
+    };
+    if held.provider_id == id {
+        return Ok(None);
+    }
+    let valid = h
+        .reconnect_token
+        .as_deref()
+        .is_some_and(|t| crate::auth::tokens::matches(t, &held.token));
+    let old = held.provider_id.clone();
+    if !valid {
+        if state.providers.contains_key(&old) {
+            let instance = h
+                .instance
+                .as_deref()
+                .map(|i| format!(" instance '{i}'"))
+                .unwrap_or_default();
+            return Err((
+                ErrorCode::DuplicateInstance,
+                format!(
+                    "Provider '{}'{instance} is already connected; a reconnect needs the reconnectToken from its hello.ack",
+                    h.name
+                ),
+            ));
+        }
+        // The holder is gone and the token does not match: a fresh hello.
+        state.identity.held.remove(&k);
+        return Ok(None);
+    }
+    // Take over: the old connection (if open) goes, as if it had disconnected.
+    if let Some(gone) = state.providers.remove(&old) {
+        state.transforms.forget(&old);
+        if let Some(sid) = &gone.session {
+            super::connection::detach(state, &old, sid);
+        }
+        gone.link.calls.close(&format!(
+            "Provider '{}' reconnected on a new connection before answering",
+            h.name
+        ));
+        gone.link.gates.close();
+        gone.link.kill.cancel();
+        if let Some(pid) = gone.pairing.as_deref() {
+            let _ = state.pairing.disconnected(pid);
+        }
+    }
+    let mut entry: ProviderEntry = state.providers.remove(id).expect("caller checked");
+    state.transforms.forget(id);
+    entry.id = old.clone();
+    state.providers.insert(old.clone(), entry);
+    // Held again by a live connection (the token stays until the next `hello.ack`).
+    if let Some(held) = state.identity.held.get_mut(&k) {
+        held.expires = None;
+    }
+    Ok(Some(old))
+}
+
+/// After a successful bind: records the identity and issues a fresh reconnect token.
+pub(crate) fn issue(state: &mut State, id: &str, h: &Hello, session: &str) -> String {
+    let token = crate::auth::tokens::generate("rtk-");
+    state.identity.held.insert(
+        key(&h.name, h.instance.as_deref()),
+        Held {
+            provider_id: id.to_string(),
+            token: token.clone(),
+            session: Some(session.to_string()),
+            expires: None,
+        },
+    );
+    token
+}
+
+/// Keeps only `[A-Za-z0-9._-]` and strips leading dots, so the result is one path
+/// component inside the providers directory (never `.`, `..` or hidden).
+pub(crate) fn sanitize(name: &str) -> String {
+    let kept: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let trimmed = kept.trim_start_matches('.');
+    if trimmed.is_empty() {
+        "_".to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// `<data_dir>/providers/<sanitized name>/`, created with mode 0700, for project providers.
+pub(crate) fn persist_dir(data_dir: &Path, trust: Trust, name: &str) -> Option<String> {
+    if trust != Trust::Project {
+        return None;
+    }
+    let dir: PathBuf = data_dir.join("providers").join(sanitize(name));
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    if let Err(e) = b.create(&dir) {
+        tracing::warn!(dir = %dir.display(), error = %e, "cannot create persistDir");
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+    }
+    let mut s = dir.to_string_lossy().into_owned();
+    s.push(std::path::MAIN_SEPARATOR);
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitize;
+
+    #[test]
+    fn sanitize_keeps_one_safe_component() {
+        assert_eq!(sanitize("my-provider"), "my-provider");
+        assert_eq!(sanitize("../../etc"), "_.._etc");
+        assert_eq!(sanitize(".."), "_");
+        assert_eq!(sanitize(".hidden"), "hidden");
+        assert_eq!(sanitize("a/b\\c d"), "a_b_c_d");
+        assert_eq!(sanitize("tab.v1_x"), "tab.v1_x");
+    }
+}

@@ -1,0 +1,161 @@
+//! Per-(provider, session) stream controls: filters and push budgets (spec: "Push loop
+//! prevention").
+//!
+//! - At most [`MAX_PUSHES_PER_SECOND`] `surface`/`inject` pushes in any one-second window;
+//!   `keep` pushes only store (bounded by retention) and cannot start a turn, so they are
+//!   not counted.
+//! - After an `inject` is delivered, the next `inject` from that provider to that session
+//!   is refused until the host reports the session idle.
+//! - Once [`MAX_INJECT_CYCLES`] inject→response→inject cycles happened in a row (that is,
+//!   `MAX_INJECT_CYCLES + 1` injects, each after the session went idle), further injects
+//!   are paused until the user speaks (`session.event user.message`).
+//!
+//! Refusals are `RATE_LIMITED`; the refused push is neither stored nor delivered.
+
+use super::filter::Filter;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tap_protocol::limits::{MAX_PUSHES_PER_SECOND, MAX_STREAMS_PER_PROVIDER};
+use tap_protocol::provider::PushLevel;
+use tap_protocol::ErrorCode;
+use tokio::time::Instant;
+
+/// Consecutive inject→response→inject cycles before a provider's injects are paused.
+pub(crate) const MAX_INJECT_CYCLES: u32 = 3;
+
+/// The state of one (provider, session).
+#[derive(Default)]
+struct Binding {
+    filters: HashMap<String, Arc<Filter>>,
+    /// When the counted pushes of the last second were accepted.
+    window: VecDeque<Instant>,
+    /// An inject was delivered and the session has not been reported idle since.
+    awaiting_idle: bool,
+    /// Injects delivered since the last reset (user message).
+    injects: u32,
+}
+
+/// Filters and budgets of every (provider id, session).
+#[derive(Default)]
+pub(crate) struct StreamControls {
+    // std Mutex, never held across an await, never held while taking the state lock.
+    inner: Mutex<HashMap<(String, String), Binding>>,
+}
+
+impl StreamControls {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Binding>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets (or, with `None`, removes) the filter of one of the provider's streams.
+    pub fn set_filter(
+        &self,
+        provider: &str,
+        session: &str,
+        stream: &str,
+        filter: Option<Arc<Filter>>,
+    ) -> Result<(), (ErrorCode, String)> {
+        let mut inner = self.lock();
+        let b = inner
+            .entry((provider.to_string(), session.to_string()))
+            .or_default();
+        match filter {
+            None => {
+                b.filters.remove(stream);
+            }
+            Some(f) => {
+                if !b.filters.contains_key(stream) && b.filters.len() >= MAX_STREAMS_PER_PROVIDER {
+                    return Err((
+                        ErrorCode::PayloadTooLarge,
+                        format!("A provider may filter at most {MAX_STREAMS_PER_PROVIDER} streams per session"),
+                    ));
+                }
+                b.filters.insert(stream.to_string(), f);
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the stream's filter and the budgets to a push. `Ok(None)`: dropped by the
+    /// filter; `Ok(Some(level))`: store (and deliver unless `keep`) at `level`; `Err`:
+    /// refused (`RATE_LIMITED` with this message).
+    pub fn admit(
+        &self,
+        provider: &str,
+        session: &str,
+        stream: &str,
+        text: &str,
+        level: PushLevel,
+    ) -> Result<Option<PushLevel>, String> {
+        let mut inner = self.lock();
+        let key = (provider.to_string(), session.to_string());
+        let level = match inner.get(&key).and_then(|b| b.filters.get(stream)) {
+            Some(f) => match f.apply(text, level) {
+                Some(level) => level,
+                None => return Ok(None),
+            },
+            None => level,
+        };
+        if level == PushLevel::Keep {
+            return Ok(Some(level));
+        }
+        let b = inner.entry(key).or_default();
+        let now = Instant::now();
+        while b
+            .window
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(1))
+        {
+            b.window.pop_front();
+        }
+        if b.window.len() >= MAX_PUSHES_PER_SECOND as usize {
+            return Err(format!(
+                "More than {MAX_PUSHES_PER_SECOND} surface/inject pushes a second to this session; push not delivered"
+            ));
+        }
+        if level == PushLevel::Inject {
+            if b.injects > MAX_INJECT_CYCLES {
+                return Err(format!(
+                    "Injects to this session are paused after {MAX_INJECT_CYCLES} consecutive inject→response→inject cycles; they resume after the next user message"
+                ));
+            }
+            if b.awaiting_idle {
+                return Err(
+                    "An inject from this provider is still being answered; the next one is accepted once the session is idle"
+                        .into(),
+                );
+            }
+            b.awaiting_idle = true;
+            b.injects += 1;
+            if b.injects > MAX_INJECT_CYCLES {
+                tracing::warn!(provider, session, "push loop: {MAX_INJECT_CYCLES} consecutive inject cycles; pausing this provider's injects until the next user message");
+            }
+        }
+        b.window.push_back(now);
+        Ok(Some(level))
+    }
+
+    /// The session was reported idle: the answer to any delivered inject is complete.
+    pub fn idle(&self, session: &str) {
+        for ((_, s), b) in self.lock().iter_mut() {
+            if s == session {
+                b.awaiting_idle = false;
+            }
+        }
+    }
+
+    /// The user spoke in the session: inject cycles start over and paused injects resume.
+    pub fn user_message(&self, session: &str) {
+        for ((_, s), b) in self.lock().iter_mut() {
+            if s == session {
+                b.injects = 0;
+            }
+        }
+    }
+
+    /// The provider disconnected or (re)bound: its filters and budgets go.
+    pub fn forget(&self, provider: &str) {
+        self.lock().retain(|(p, _), _| p != provider);
+    }
+}

@@ -1,0 +1,120 @@
+//! `filter.set`: gateway-side EventFilters on a provider's own streams (spec: "filter.set",
+//! "Stream access control", "Regex execution safety").
+//!
+//! A filter is an ordered rule list; the first rule whose regex matches the event text
+//! decides the outcome (`drop`, `keep`, `surface`, `inject`), overriding the push's
+//! `level`. No matching rule leaves the push as sent. Patterns are compiled with the hook
+//! rules' helper ([`crate::hooks::compile_pattern`]): the `regex` crate matches in linear
+//! time and the pattern and program sizes are bounded.
+
+use crate::gateway::Gateway;
+/// An error code and message.
+type Invalid = (ErrorCode, String);
+use regex::Regex;
+use std::sync::Arc;
+use tap_protocol::limits::MAX_HOOK_RULES_PER_PROVIDER;
+use tap_protocol::provider::{FilterOutcome, FilterSet, PushLevel};
+use tap_protocol::ErrorCode;
+
+/// Most rules in one stream's filter (the hook-rule limit).
+pub(crate) const MAX_FILTER_RULES: usize = MAX_HOOK_RULES_PER_PROVIDER;
+
+/// A compiled filter: first match wins.
+#[derive(Debug)]
+pub(crate) struct Filter {
+    rules: Vec<(Regex, FilterOutcome)>,
+}
+
+impl Filter {
+    /// The level a push with `text` gets: `None` when it is dropped, the push's own
+    /// `level` when no rule matches.
+    pub fn apply(&self, text: &str, level: PushLevel) -> Option<PushLevel> {
+        match self.rules.iter().find(|(re, _)| re.is_match(text)) {
+            None => Some(level),
+            Some((_, FilterOutcome::Drop)) => None,
+            Some((_, FilterOutcome::Keep)) => Some(PushLevel::Keep),
+            Some((_, FilterOutcome::Surface)) => Some(PushLevel::Surface),
+            Some((_, FilterOutcome::Inject)) => Some(PushLevel::Inject),
+        }
+    }
+}
+
+/// Validates and applies a `filter.set` from provider `provider_id`; returns the bound
+/// session (for the `ack`). Empty `rules` removes the stream's filter.
+pub(crate) fn set(gw: &Gateway, provider_id: &str, f: &FilterSet) -> Result<String, Invalid> {
+    let (session, name) = {
+        let state = gw.state();
+        let entry = state.providers.get(provider_id).ok_or_else(|| {
+            (
+                ErrorCode::InvalidSession,
+                "Not bound to a session".to_string(),
+            )
+        })?;
+        let session = entry.session.clone().ok_or_else(|| {
+            (
+                ErrorCode::InvalidSession,
+                "Not bound to a session".to_string(),
+            )
+        })?;
+        (session, entry.name.clone().unwrap_or_default())
+    };
+    if let Some(sid) = f.session_id.as_ref().filter(|s| **s != session) {
+        return Err((
+            ErrorCode::InvalidSession,
+            format!("Bound to session '{session}', not '{sid}'"),
+        ));
+    }
+    let stream = own_stream(&f.stream, &name)?;
+    if f.rules.len() > MAX_FILTER_RULES {
+        return Err((
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "{} filter rules; a stream's filter may have at most {MAX_FILTER_RULES}",
+                f.rules.len()
+            ),
+        ));
+    }
+    let filter = if f.rules.is_empty() {
+        None
+    } else {
+        let rules = f
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                crate::hooks::compile_pattern(&r.pattern)
+                    .map(|re| (re, r.outcome))
+                    .map_err(|why| {
+                        (
+                            ErrorCode::InvalidJson,
+                            format!("filter rule {i}: 'match' {why}"),
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Some(Arc::new(Filter { rules }))
+    };
+    gw.shared()
+        .stream_controls
+        .set_filter(provider_id, &session, stream, filter)?;
+    Ok(session)
+}
+
+/// The provider's own stream named by `stream` (`name` or `name@<own provider name>`);
+/// another provider's `stream@provider` is `UNAUTHORIZED`.
+fn own_stream<'a>(stream: &'a str, provider: &str) -> Result<&'a str, Invalid> {
+    let own = match stream.split_once('@') {
+        None => stream,
+        Some((s, p)) if p == provider => s,
+        Some((_, p)) => {
+            return Err((
+                ErrorCode::Unauthorized,
+                format!("'filter.set' works on the provider's own streams only; '{stream}' belongs to '{p}'"),
+            ))
+        }
+    };
+    if own.is_empty() {
+        return Err((ErrorCode::InvalidJson, "'stream' must not be empty".into()));
+    }
+    Ok(own)
+}
