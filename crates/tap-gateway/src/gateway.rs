@@ -80,6 +80,17 @@ pub(crate) struct State {
     pub limits: crate::tools::concurrency::Limits,
 }
 
+impl State {
+    /// A registered session that is not ending, or `INVALID_SESSION`: what every
+    /// session-scoped request (a call, a precheck, a prompt, a bind) needs.
+    pub fn live_session(&self, id: &str) -> Result<&Session, (ErrorCode, String)> {
+        self.sessions
+            .get(id)
+            .filter(|s| !s.is_ending())
+            .ok_or_else(|| crate::sessions::lifecycle::unknown_session(id))
+    }
+}
+
 impl Gateway {
     pub(crate) fn shared(&self) -> &Shared {
         &self.shared
@@ -118,16 +129,7 @@ impl Gateway {
     /// Resolves where a call goes, under the state lock.
     pub(crate) fn route(&self, session_id: &str, tool: &str) -> Result<Route, CallError> {
         let state = self.state();
-        let session = state
-            .sessions
-            .get(session_id)
-            .filter(|s| !s.is_ending())
-            .ok_or_else(|| {
-                CallError::new(
-                    ErrorCode::InvalidSession,
-                    format!("Session '{session_id}' does not exist"),
-                )
-            })?;
+        let session = state.live_session(session_id)?;
         session.route(tool, self.shared.config.default_tool_timeout)
     }
 }

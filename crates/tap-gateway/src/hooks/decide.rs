@@ -8,7 +8,7 @@ use crate::tools::CallError;
 use std::sync::Arc;
 use tap_protocol::limits::GATE_TIMEOUT;
 use tap_protocol::provider::{GateCheck, GateDecision, GatewayMessage, HookAction};
-use tap_protocol::{ErrorCode, Json};
+use tap_protocol::Json;
 
 /// The one answer to "may this session use this tool with these arguments?".
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,16 +66,7 @@ impl Gateway {
         let args_json = serde_json::to_string(args).expect("JSON serializes");
         let matched = {
             let state = self.state();
-            let session = state
-                .sessions
-                .get(session_id)
-                .filter(|s| !s.is_ending())
-                .ok_or_else(|| {
-                    CallError::new(
-                        ErrorCode::InvalidSession,
-                        format!("Session '{session_id}' does not exist"),
-                    )
-                })?;
+            let session = state.live_session(session_id)?;
             let owner = session.tools.get(tool).map(|t| t.provider_name.as_str());
             let mut matched = Vec::new();
             for pid in &session.bound {

@@ -610,21 +610,8 @@ impl Conn {
             ProviderMessage::ContextUpdate(u) => self.on_context_update(u),
             ProviderMessage::FilterSet(f) => {
                 let id = self.id.clone().unwrap_or_default();
-                match crate::streams::set_filter(&self.gw, &id, &f) {
-                    Ok(session_id) => {
-                        self.revision += 1;
-                        if let Some(request_id) = f.request_id {
-                            self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
-                                request_id,
-                                session_id,
-                                revision: self.revision,
-                            }));
-                        }
-                    }
-                    Err((code, message)) => {
-                        self.error_req(code, message, Some("filter.set"), f.request_id)
-                    }
-                }
+                let result = crate::streams::set_filter(&self.gw, &id, &f);
+                self.answer_update("filter.set", f.request_id, Some(result));
             }
             ProviderMessage::Hello(_)
             | ProviderMessage::Goodbye(_)
@@ -678,22 +665,7 @@ impl Conn {
             }
             Ok(session_id)
         });
-        match result {
-            Some(Ok(session_id)) => {
-                self.revision += 1;
-                if let Some(request_id) = u.request_id {
-                    self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
-                        request_id,
-                        session_id,
-                        revision: self.revision,
-                    }));
-                }
-            }
-            Some(Err((code, message))) => {
-                self.error_req(code, message, Some("hooks.update"), u.request_id)
-            }
-            None => {}
-        }
+        self.answer_update("hooks.update", u.request_id, result);
     }
 
     fn on_hello(&mut self, mut h: Hello) -> Flow {
@@ -793,16 +765,7 @@ impl Conn {
             }
             rekeyed = super::identity::claim(state, id, &h)?;
             let id = rekeyed.as_deref().unwrap_or(id);
-            let session = state
-                .sessions
-                .get(&session_id)
-                .filter(|s| !s.is_ending())
-                .ok_or_else(|| {
-                    (
-                        ErrorCode::InvalidSession,
-                        format!("Session '{session_id}' does not exist"),
-                    )
-                })?;
+            let session = state.live_session(&session_id)?;
             session.check_conflicts(&tools, id)?;
             let entry = state.providers.get_mut(id).expect("checked by with_entry");
             entry.name = Some(h.name.clone());
@@ -997,9 +960,6 @@ impl Conn {
     }
 
     fn on_tools_update(&mut self, u: ToolsUpdate) {
-        let fail = |this: &Self, (code, message): Invalid| {
-            this.error_req(code, message, Some("tools.update"), u.request_id.clone());
-        };
         let result = self.with_entry(|state, id| -> Result<String, Invalid> {
             let entry = &state.providers[id];
             let session_id = entry.session.clone().expect("dispatch checked Bound");
@@ -1042,20 +1002,7 @@ impl Conn {
                 .rebuild_tools(providers);
             Ok(session_id)
         });
-        match result {
-            Some(Ok(session_id)) => {
-                self.revision += 1;
-                if let Some(request_id) = u.request_id.clone() {
-                    self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
-                        request_id,
-                        session_id,
-                        revision: self.revision,
-                    }));
-                }
-            }
-            Some(Err(invalid)) => fail(self, invalid),
-            None => {}
-        }
+        self.answer_update("tools.update", u.request_id, result);
     }
 
     /// `context.update` (project trust; external providers are refused before this):
@@ -1075,10 +1022,23 @@ impl Conn {
             state.transforms.set_context(id, u.context.clone());
             Ok(session_id)
         });
+        self.answer_update("context.update", u.request_id, result);
+    }
+
+    /// Answers a state update (`tools.update`, `hooks.update`, `context.update`,
+    /// `filter.set`): `ack` with the binding's next revision when it applied (silence
+    /// without a `requestId`, as the Core Profile has it), else `error` echoing the
+    /// `requestId`. `None`: the connection's entry is gone, nothing to answer.
+    fn answer_update(
+        &mut self,
+        kind: &str,
+        request_id: Option<String>,
+        result: Option<Result<String, Invalid>>,
+    ) {
         match result {
             Some(Ok(session_id)) => {
                 self.revision += 1;
-                if let Some(request_id) = u.request_id {
+                if let Some(request_id) = request_id {
                     self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
                         request_id,
                         session_id,
@@ -1086,9 +1046,7 @@ impl Conn {
                     }));
                 }
             }
-            Some(Err((code, message))) => {
-                self.error_req(code, message, Some("context.update"), u.request_id)
-            }
+            Some(Err((code, message))) => self.error_req(code, message, Some(kind), request_id),
             None => {}
         }
     }

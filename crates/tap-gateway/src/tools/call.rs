@@ -31,6 +31,12 @@ pub struct CallError {
     pub message: String,
 }
 
+impl From<(ErrorCode, String)> for CallError {
+    fn from((code, message): (ErrorCode, String)) -> Self {
+        Self { code, message }
+    }
+}
+
 impl CallError {
     /// A call error.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {

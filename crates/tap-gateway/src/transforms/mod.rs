@@ -171,11 +171,7 @@ impl Gateway {
     ) -> Result<Applied, Refusal> {
         let (plan, context) = {
             let state = self.state();
-            let session = state
-                .sessions
-                .get(session_id)
-                .filter(|s| !s.is_ending())
-                .ok_or_else(|| crate::sessions::lifecycle::unknown_session(session_id))?;
+            let session = state.live_session(session_id)?;
             let mut plan: BTreeMap<String, Vec<Step>> = BTreeMap::new();
             let mut context = Vec::new();
             for pid in &session.bound {
