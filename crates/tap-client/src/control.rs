@@ -1,8 +1,6 @@
 use futures_util::{SinkExt, StreamExt};
 use serde::de::DeserializeOwned;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use tap_protocol::control::{
     AuthParams, ClientFrame, ControlCall, ControlError, ControlRequest, Empty, EventFrame, Outcome,
     PairingConfigure, PairingConfigureResult, PairingDenyAllResult, PairingId, PairingList,
@@ -31,7 +29,7 @@ pub enum ControlClientError {
     Unexpected(String),
 }
 
-type Waiters = Arc<Mutex<HashMap<String, oneshot::Sender<Outcome>>>>;
+type Waiters = crate::mux::Waiters<Outcome>;
 
 /// A connected, authenticated control-plane client (`ws://…/control`).
 ///
@@ -83,44 +81,10 @@ impl ControlClient {
                 None => return Err(ControlClientError::Closed),
             }
         };
-        let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
-        let (ev_tx, events) = mpsc::unbounded_channel();
-        let waiters: Waiters = Arc::default();
-        // The writer ends when this client is dropped (closing the socket); the reader
-        // when the socket closes.
-        tokio::spawn(async move {
-            while let Some(m) = out_rx.recv().await {
-                if sink.send(m).await.is_err() {
-                    break;
-                }
-            }
-            let _ = sink.close().await;
-        });
-        let w = waiters.clone();
-        tokio::spawn(async move {
-            while let Some(Ok(msg)) = stream.next().await {
-                let Message::Text(t) = msg else { continue };
-                // A frame this client does not understand (a newer gateway's event kind)
-                // is skipped rather than fatal.
-                match serde_json::from_str::<ServerFrame>(&t) {
-                    Ok(ServerFrame::Event(e)) => {
-                        let _ = ev_tx.send(e);
-                    }
-                    Ok(ServerFrame::Response(r)) => {
-                        let waiter = r.id.and_then(|id| w.lock().unwrap().remove(&id));
-                        if let Some(tx) = waiter {
-                            let _ = tx.send(r.outcome);
-                        }
-                    }
-                    Err(_) => {}
-                }
-            }
-            // Dropping the waiters wakes every pending request with `Closed`.
-            w.lock().unwrap().clear();
-        });
+        let (mux, events) = crate::mux::start(sink, stream, classify);
         let client = Self {
-            out,
-            waiters,
+            out: mux.out,
+            waiters: mux.waiters,
             events,
             next_id: AtomicU64::new(1),
         };
@@ -246,5 +210,19 @@ fn parse<T: DeserializeOwned>(outcome: Outcome) -> Result<T, ControlClientError>
             serde_json::from_value(v).map_err(|e| ControlClientError::Unexpected(e.to_string()))
         }
         Outcome::Error(e) => Err(ControlClientError::Refused(e)),
+    }
+}
+
+/// Responses go to the request with their id (one nobody waits for is dropped); events
+/// are events. A frame this client does not understand (a newer gateway's event kind)
+/// is skipped rather than fatal.
+fn classify(text: &str) -> Option<crate::mux::Frame<Outcome, EventFrame>> {
+    match serde_json::from_str::<ServerFrame>(text).ok()? {
+        ServerFrame::Event(e) => Some(crate::mux::Frame::Event(e)),
+        ServerFrame::Response(r) => Some(crate::mux::Frame::Answer {
+            key: r.id?,
+            answer: r.outcome,
+            unclaimed: |_| None,
+        }),
     }
 }

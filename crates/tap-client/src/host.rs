@@ -1,7 +1,5 @@
 use futures_util::{SinkExt, StreamExt};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use tap_protocol::host::{
     BusyState, GatewayStatus, HostAuth, HostAuthOk, HostError, HostEvent, HostRequest,
     HostToolCancel, HostToolResult, RequestRef, SessionEnd, SessionEnded, SessionRegister,
@@ -29,7 +27,7 @@ pub enum ClientError {
     Unexpected(String),
 }
 
-type Waiters = Arc<Mutex<HashMap<String, oneshot::Sender<HostEvent>>>>;
+type Waiters = crate::mux::Waiters<HostEvent>;
 
 /// A connected, authenticated session host.
 ///
@@ -79,52 +77,10 @@ impl HostClient {
                 None => return Err(ClientError::Closed),
             }
         };
-        let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
-        let (ev_tx, events) = mpsc::unbounded_channel();
-        let waiters: Waiters = Arc::default();
-        // Writer and reader tasks end when the socket or this client goes away.
-        tokio::spawn(async move {
-            while let Some(m) = out_rx.recv().await {
-                if sink.send(m).await.is_err() {
-                    break;
-                }
-            }
-            let _ = sink.close().await;
-        });
-        let w = waiters.clone();
-        tokio::spawn(async move {
-            while let Some(Ok(msg)) = stream.next().await {
-                let Message::Text(t) = msg else { continue };
-                let Ok(event) = serde_json::from_str::<HostEvent>(&t) else {
-                    continue;
-                };
-                let key = match &event {
-                    HostEvent::SessionRegistered(m) => Some(m.request_id.clone()),
-                    HostEvent::SessionEnded(m) => m.request_id.clone(),
-                    HostEvent::ToolResult(m) => Some(m.call_id.clone()),
-                    HostEvent::Status(m) => Some(m.request_id.clone()),
-                    HostEvent::StreamsHistory(m) => Some(m.request_id.clone()),
-                    HostEvent::ToolDecision(m) => Some(m.request_id.clone()),
-                    HostEvent::PromptApplied(m) => Some(m.request_id.clone()),
-                    HostEvent::Error(m) => m.request_id.clone(),
-                    _ => None,
-                };
-                let waiter = key.and_then(|k| w.lock().unwrap().remove(&k));
-                match waiter {
-                    Some(tx) => {
-                        let _ = tx.send(event);
-                    }
-                    None => {
-                        let _ = ev_tx.send(event);
-                    }
-                }
-            }
-            // Dropping the waiters wakes every pending request with `Closed`.
-            w.lock().unwrap().clear();
-        });
+        let (mux, events) = crate::mux::start(sink, stream, classify);
         Ok(Self {
-            out,
-            waiters,
+            out: mux.out,
+            waiters: mux.waiters,
             events,
             next_id: AtomicU64::new(1),
             welcome,
@@ -332,4 +288,29 @@ impl HostClient {
             other => Err(ClientError::Unexpected(format!("{other:?}"))),
         }
     }
+}
+
+/// Answers go to the request with their `requestId` / `callId`; an answer nobody waits
+/// for (and everything else) is an event.
+fn classify(text: &str) -> Option<crate::mux::Frame<HostEvent, HostEvent>> {
+    let event = serde_json::from_str::<HostEvent>(text).ok()?;
+    let key = match &event {
+        HostEvent::SessionRegistered(m) => Some(m.request_id.clone()),
+        HostEvent::SessionEnded(m) => m.request_id.clone(),
+        HostEvent::ToolResult(m) => Some(m.call_id.clone()),
+        HostEvent::Status(m) => Some(m.request_id.clone()),
+        HostEvent::StreamsHistory(m) => Some(m.request_id.clone()),
+        HostEvent::ToolDecision(m) => Some(m.request_id.clone()),
+        HostEvent::PromptApplied(m) => Some(m.request_id.clone()),
+        HostEvent::Error(m) => m.request_id.clone(),
+        _ => None,
+    };
+    Some(match key {
+        Some(key) => crate::mux::Frame::Answer {
+            key,
+            answer: event,
+            unclaimed: Some,
+        },
+        None => crate::mux::Frame::Event(event),
+    })
 }

@@ -8,6 +8,7 @@
 mod control;
 mod discovery;
 mod host;
+mod mux;
 
 pub use control::{ControlClient, ControlClientError};
 pub use discovery::{default_home, Discovery, DiscoveryError};
