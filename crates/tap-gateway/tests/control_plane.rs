@@ -5,23 +5,22 @@
 mod support;
 use support::*;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use tap_client::ControlClient;
 use tap_gateway::GatewayEvent;
 use tap_protocol::control::ControlEvent;
 use tap_protocol::limits::{AUTH_TIMEOUT, MAX_PRE_AUTH_BYTES};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::{self, Message};
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// A raw control socket: frames as JSON values, events set aside while waiting for a
 /// response.
 struct Control {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The shared raw-socket helper (send, recv, expect_closed).
+    sock: Provider,
     events: VecDeque<Value>,
     next_id: u64,
 }
@@ -43,7 +42,7 @@ async fn open(gw: &TestGateway, origin: Option<&str>) -> Result<Control, tungste
     }
     let (ws, _) = tokio_tungstenite::connect_async(req).await?;
     Ok(Control {
-        ws,
+        sock: Provider { ws },
         events: VecDeque::new(),
         next_id: 1,
     })
@@ -58,23 +57,11 @@ impl Control {
     }
 
     async fn send(&mut self, v: Value) {
-        self.ws.send(Message::text(v.to_string())).await.unwrap();
+        self.sock.send(v).await;
     }
 
-    /// Next frame; panics on close or after [`PATIENCE`].
     async fn recv(&mut self) -> Value {
-        loop {
-            let msg = tokio::time::timeout(PATIENCE, self.ws.next())
-                .await
-                .expect("timed out waiting for a control frame")
-                .expect("connection closed")
-                .expect("socket error");
-            match msg {
-                Message::Text(t) => return serde_json::from_str(&t).unwrap(),
-                Message::Close(f) => panic!("connection closed: {f:?}"),
-                _ => continue,
-            }
-        }
+        self.sock.recv().await
     }
 
     /// Sends a request and returns its response frame; events met on the way are kept
@@ -128,17 +115,7 @@ impl Control {
 
     /// Waits until the gateway closes the socket; frames that came first are returned.
     async fn closed(&mut self) -> Vec<Value> {
-        let mut seen = Vec::new();
-        loop {
-            match tokio::time::timeout(PATIENCE, self.ws.next())
-                .await
-                .expect("timed out waiting for close")
-            {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return seen,
-                Some(Ok(Message::Text(t))) => seen.push(serde_json::from_str(&t).unwrap()),
-                Some(Ok(_)) => {}
-            }
-        }
+        self.sock.expect_closed().await
     }
 }
 
@@ -229,7 +206,7 @@ async fn a_request_before_auth_is_auth_failed_and_closes() {
 async fn garbage_before_auth_is_auth_failed_and_closes() {
     let gw = TestGateway::start().await;
     let mut c = open(&gw, None).await.unwrap();
-    c.ws.send(Message::text("not json")).await.unwrap();
+    c.sock.ws.send(Message::text("not json")).await.unwrap();
     assert_auth_failed_and_closed(&mut c, None).await;
 
     let mut c = open(&gw, None).await.unwrap();
@@ -259,8 +236,10 @@ async fn a_first_frame_over_the_pre_auth_budget_closes_without_an_answer() {
     let mut c = open(&gw, None).await.unwrap();
     let pad = "x".repeat(MAX_PRE_AUTH_BYTES);
     // Sending may itself fail once the gateway has closed.
-    let _ =
-        c.ws.send(Message::text(
+    let _ = c
+        .sock
+        .ws
+        .send(Message::text(
             json!({"type": "request", "id": "big", "method": "auth",
                    "params": {"token": control_token(&gw), "pad": pad}})
             .to_string(),
@@ -326,7 +305,7 @@ async fn unknown_methods_bad_params_and_a_second_auth_are_errors_that_keep_the_c
     c.send(json!({"type": "event", "id": "e1"})).await;
     let r = c.response("e1").await;
     assert_eq!(r["error"]["code"], "UNKNOWN_TYPE", "{r}");
-    c.ws.send(Message::text("{")).await.unwrap();
+    c.sock.ws.send(Message::text("{")).await.unwrap();
     let r = c.recv().await;
     assert_eq!(r["type"], "response", "{r}");
     assert_eq!(r["id"], Value::Null, "{r}");
