@@ -18,9 +18,10 @@ pub async fn open(
         Ok(c) => c,
         Err(code) => return code,
     };
+    // Absolute, so the gateway can find the project's tap.config.json from it.
     let cwd = cwd
         .or_else(|| std::env::current_dir().ok())
-        .map(|p| p.display().to_string());
+        .map(|p| std::path::absolute(&p).unwrap_or(p).display().to_string());
     let info = match client
         .register_session(SessionRegister {
             request_id: String::new(),

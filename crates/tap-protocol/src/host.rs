@@ -141,6 +141,10 @@ pub enum HostEvent {
     /// Answer to `tool.precheck`: the one pre-tool-use decision.
     #[serde(rename = "tool.decision")]
     ToolDecision(ToolDecision),
+    /// Something about the session the user should see: its `tap.config.json` could not be
+    /// used, or one of its project providers failed for good.
+    #[serde(rename = "session.warning")]
+    SessionWarning(SessionWarning),
     /// A request was refused.
     #[serde(rename = "error")]
     Error(HostError),
@@ -603,4 +607,22 @@ pub struct SessionContext {
     pub provider: String,
     /// The provider's `startup_context`, for the session's start context.
     pub startup_context: String,
+}
+
+/// `session.warning`: a problem with the session's project providers (its `tap.config.json`
+/// is invalid, a provider cannot start, or keeps crashing and was given up). The session
+/// itself is unaffected; show `message` to the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionWarning {
+    /// The session.
+    pub session_id: String,
+    /// What went wrong, for the user.
+    pub message: String,
+    /// The `tap.config.json` concerned (absolute path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// The project provider concerned (its `name` in the config).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
 }

@@ -61,6 +61,9 @@ pub const MAX_TOOL_NAME_LEN: usize = 64;
 pub const MAX_SESSION_ID_LEN: usize = 128;
 /// Longest stream name.
 pub const MAX_STREAM_NAME_LEN: usize = 128;
+/// Longest `hello.instance` (characters); not in the spec: an instance id is listed in every
+/// shared tool's `target` schema.
+pub const MAX_INSTANCE_ID_LEN: usize = 128;
 /// Concurrent session-host connections (each `tap call` is one while it runs).
 pub const MAX_HOST_CONNECTIONS: usize = 64;
 /// Concurrent control-plane connections (panel windows, tray popup, `tap pairing`).
@@ -69,3 +72,22 @@ pub const MAX_CONTROL_CONNECTIONS: usize = 16;
 pub const PAIRING_CODE_TTL: Duration = Duration::from_secs(5 * 60);
 /// Pending pairing requests at once; more are refused with `RATE_LIMITED`.
 pub const MAX_PENDING_PAIRINGS: usize = 10;
+/// Project providers a session's `tap.config.json` may declare; more are reported and skipped.
+pub const MAX_PROJECT_PROVIDERS: usize = 16;
+/// Largest `tap.config.json` the gateway reads.
+pub const MAX_PROJECT_CONFIG_BYTES: u64 = 256 * 1024;
+/// Longest project provider `name` (it names the provider in logs and warnings).
+pub const MAX_PROJECT_PROVIDER_NAME_LEN: usize = 64;
+/// A crashed project provider is restarted after this delay, doubled after each quick
+/// failure…
+pub const PROJECT_RESTART_BACKOFF: Duration = Duration::from_millis(500);
+/// …up to this.
+pub const PROJECT_RESTART_BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// A run at least this long is stable: the backoff and the quick-failure count start over.
+pub const PROJECT_STABLE_RUN: Duration = Duration::from_secs(10);
+/// After this many quick failures in a row a project provider is given up (and reported).
+pub const PROJECT_MAX_QUICK_FAILURES: u32 = 5;
+/// Largest file a `tool.result.file` may name; the gateway copies it.
+pub const MAX_FILE_RESULT_BYTES: u64 = 100 * 1024 * 1024;
+/// Longest `tool.result.file.ttl` (seconds): how long the gateway keeps its copy readable.
+pub const MAX_FILE_RESULT_TTL_SECS: u64 = 60 * 60;

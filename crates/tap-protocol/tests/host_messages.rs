@@ -238,6 +238,12 @@ fn all_events() -> Vec<HostEvent> {
             reason: Some("CI is failing".into()),
             context: None,
         }),
+        HostEvent::SessionWarning(SessionWarning {
+            session_id: "abc123".into(),
+            message: "tap.config.json: providers[0]: 'command' is missing".into(),
+            config: Some("/code/foo/tap.config.json".into()),
+            provider: None,
+        }),
         HostEvent::Error(HostError {
             code: ErrorCode::InvalidSession,
             message: "Session def456 does not exist".into(),
@@ -274,6 +280,7 @@ fn event_type(e: &HostEvent) -> &'static str {
         HostEvent::ToolDecision(_) => "tool.decision",
         HostEvent::PromptApplied(_) => "prompt.applied",
         HostEvent::SessionContext(_) => "session.context",
+        HostEvent::SessionWarning(_) => "session.warning",
         HostEvent::Error(_) => "error",
     }
 }
@@ -309,7 +316,7 @@ fn every_host_event_round_trips() {
         no_snake_case_keys(&json);
         seen.insert(event_type(ev));
     }
-    assert_eq!(seen.len(), 13, "every HostEvent variant is covered");
+    assert_eq!(seen.len(), 14, "every HostEvent variant is covered");
 }
 
 #[test]
@@ -435,7 +442,12 @@ fn session_ended_and_error_shapes() {
         json!({ "type": "session.ended", "sessionId": "abc123", "reason": "host did not resume" })
     );
     assert_eq!(
-        serde_json::to_value(&evs[12]).unwrap(),
+        serde_json::to_value(
+            evs.iter()
+                .find(|e| matches!(e, HostEvent::Error(_)))
+                .unwrap()
+        )
+        .unwrap(),
         json!({
             "type": "error",
             "code": "INVALID_SESSION",
@@ -634,5 +646,19 @@ fn prompt_apply_applied_and_session_context_shapes() {
         serde_json::to_value(&evs[n - 1]).unwrap(),
         json!({"type": "session.context", "sessionId": "abc123", "provider": "ci",
                "startupContext": "Provider loaded."})
+    );
+}
+
+#[test]
+fn session_warning_shape() {
+    let w = HostEvent::SessionWarning(SessionWarning {
+        session_id: "s".into(),
+        message: "m".into(),
+        config: None,
+        provider: Some("ci".into()),
+    });
+    assert_eq!(
+        serde_json::to_value(&w).unwrap(),
+        json!({"type": "session.warning", "sessionId": "s", "message": "m", "provider": "ci"})
     );
 }

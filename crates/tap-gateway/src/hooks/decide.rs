@@ -73,10 +73,11 @@ impl Gateway {
                 let Some(p) = state.providers.get(pid) else {
                     continue;
                 };
-                for rule in p.hooks.iter() {
+                let hooks = p.hooks_in(session_id);
+                for rule in hooks.iter() {
                     if rule.matches(tool, owner, &args_json) {
                         matched.push(Matched {
-                            rules: p.hooks.clone(),
+                            rules: hooks.clone(),
                             index: rule.index,
                             provider: p.name.clone().unwrap_or_default(),
                             link: p.link.clone(),

@@ -44,6 +44,12 @@ impl GateTable {
         self.inner.lock().unwrap().pending.remove(call_id);
     }
 
+    /// The provider left its session(s) (a rebind): pending checks are denied, as the
+    /// spec's "Rebinding" cancels them; a late `gate.result` finds nothing.
+    pub fn cancel_pending(&self) {
+        self.inner.lock().unwrap().pending.clear();
+    }
+
     /// The provider disconnected: every pending check is denied.
     pub fn close(&self) {
         let mut inner = self.inner.lock().unwrap();

@@ -5,12 +5,15 @@
 //! its [`ProviderLink`] queue, so frames leave in the order they were produced and a slow
 //! or hostile provider only ever stalls its own task.
 
+use super::all_binding::{targets, Absent};
 use super::validate::{self, Invalid};
 use super::{frame, Phase, ProviderEntry, ProviderLink, Trust};
 use crate::auth::tokens;
+use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
 use crate::gateway::{Gateway, State};
 use crate::server::WsStream;
+use crate::sessions::Claimant;
 use crate::streams::Stored;
 use crate::tools::{CallError, CallTable};
 use futures_util::{SinkExt, StreamExt};
@@ -28,7 +31,7 @@ use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{
     Auth, AuthConfirm, AuthPairing, ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState,
     ProviderMessage, Push, PushLevel, SessionLifecycle, Sessions, StreamHistory, StreamQuery,
-    ToolCancel, ToolResult, ToolsUpdate,
+    ToolCancel, ToolResult,
 };
 use tap_protocol::{decode, DecodeError, ErrorCode, PROTOCOL_VERSION};
 use tokio::sync::mpsc;
@@ -40,7 +43,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// What the read loop does after a frame.
 #[derive(Debug, PartialEq, Eq)]
-enum Flow {
+pub(super) enum Flow {
     Continue,
     /// Auth succeeded: lift the pre-auth byte budget.
     Authed,
@@ -65,6 +68,7 @@ pub(crate) async fn serve(
         calls: Arc::new(CallTable::default()),
         gates: Arc::default(),
         kill: gw.shared().stopping.child_token(),
+        activity: Arc::default(),
     };
     let mut conn = Conn {
         gw,
@@ -74,7 +78,6 @@ pub(crate) async fn serve(
         id: None,
         pairing: None,
         hellos: VecDeque::new(),
-        revision: 0,
     };
     let auth_deadline = tokio::time::sleep(AUTH_TIMEOUT);
     tokio::pin!(auth_deadline);
@@ -100,6 +103,7 @@ pub(crate) async fn serve(
                     Some(Ok(_)) => continue,
                     Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(e))) => {
                         tracing::info!(%remote, error = %e, "provider frame above the hard cap; closing");
+                        conn.gw.limit_hit(Limit::FrameCap);
                         break Some(CloseCode::Size);
                     }
                     Some(Err(e)) => {
@@ -148,20 +152,19 @@ async fn write_batch(
     ws.flush().await
 }
 
-struct Conn {
-    gw: Gateway,
-    remote: SocketAddr,
+/// One provider connection's state (the socket task's, or a [`super::LocalProvider`]'s).
+pub(super) struct Conn {
+    pub(super) gw: Gateway,
+    pub(super) remote: SocketAddr,
     /// The upgrade request's `Origin` header (browser providers).
-    origin: Option<String>,
-    link: ProviderLink,
+    pub(super) origin: Option<String>,
+    pub(super) link: ProviderLink,
     /// Set once authenticated.
-    id: Option<String>,
+    pub(super) id: Option<String>,
     /// AwaitPairing: the id of this connection's pending pairing request.
-    pairing: Option<String>,
+    pub(super) pairing: Option<String>,
     /// When recent `hello`s arrived, for the rebind limit.
-    hellos: VecDeque<Instant>,
-    /// Update revision for `ack` (this connection binds one session at a time).
-    revision: u64,
+    pub(super) hellos: VecDeque<Instant>,
 }
 
 /// Cheap look at an unparseable or oversized frame: enough to correlate it with a call.
@@ -173,7 +176,11 @@ struct Peek {
 }
 
 impl Conn {
-    fn send(&self, msg: &GatewayMessage) {
+    pub(super) fn send(&self, msg: &GatewayMessage) {
+        // Every error this connection sends passes here: the diagnostics count it.
+        if let GatewayMessage::Error(e) = msg {
+            self.gw.note_provider_error(e);
+        }
         let _ = self.link.out.send(frame(msg));
     }
 
@@ -182,7 +189,7 @@ impl Conn {
         self.error_req(code, message, reply_to, None);
     }
 
-    fn error_req(
+    pub(super) fn error_req(
         &self,
         code: ErrorCode,
         message: impl Into<String>,
@@ -203,7 +210,7 @@ impl Conn {
         Flow::Close
     }
 
-    fn with_entry<R>(&self, f: impl FnOnce(&mut State, &str) -> R) -> Option<R> {
+    pub(super) fn with_entry<R>(&self, f: impl FnOnce(&mut State, &str) -> R) -> Option<R> {
         let id = self.id.as_deref()?;
         let mut state = self.gw.state();
         // The entry must still be this connection's: a reconnect may have moved its id
@@ -224,10 +231,11 @@ impl Conn {
             .flatten()
     }
 
-    fn on_frame(&mut self, bytes: &[u8]) -> Flow {
+    pub(super) fn on_frame(&mut self, bytes: &[u8]) -> Flow {
         if self.id.is_none() {
             return self.on_unauthenticated(bytes);
         }
+        self.link.activity.touch();
         if bytes.len() > MAX_TOOL_RESULT_BYTES {
             return self.oversized(bytes);
         }
@@ -235,6 +243,7 @@ impl Conn {
             Ok(msg) => {
                 if bytes.len() > MAX_MESSAGE_BYTES && !matches!(msg, ProviderMessage::ToolResult(_))
                 {
+                    self.gw.limit_hit(Limit::PayloadSize);
                     self.error(
                         ErrorCode::PayloadTooLarge,
                         format!(
@@ -287,7 +296,13 @@ impl Conn {
         let mut state = self.gw.state();
         // The pairing lookup and the registration happen under one lock, so a concurrent
         // revoke either sees this connection or has already killed the token.
+        let mut scope = None;
         let (trust, paired) = if tokens::matches(&token, &self.gw.shared().secrets.gateway_token) {
+            (Trust::Project, None)
+        } else if let Some((session, name)) = super::project::authenticate(&state, &token) {
+            // A project provider's own token (tap.config.json): scoped to its session.
+            tracing::info!(remote = %self.remote, %session, provider = %name, "project provider token");
+            scope = Some(session);
             (Trust::Project, None)
         } else if let Some(entry) = state.pairing.authenticate(&token) {
             (Trust::External, Some(entry))
@@ -300,6 +315,7 @@ impl Conn {
             trust,
             paired.as_ref().map(|e| e.id.clone()),
             None,
+            scope,
         );
         drop(state);
         self.id = Some(id.clone());
@@ -312,21 +328,23 @@ impl Conn {
 
     /// Registers the authenticated connection and sends `sessions`, under the lock so no
     /// `sessions.updated` can overtake it.
-    fn admit(
+    pub(super) fn admit(
         &self,
         state: &mut State,
         trust: Trust,
         pairing: Option<String>,
         token: Option<String>,
+        scope: Option<String>,
     ) -> String {
         let id = crate::ids::short("p");
-        let active = crate::pairing::sessions_for(state, pairing.as_deref());
+        let active = super::project::visible_sessions(state, pairing.as_deref(), scope.as_deref());
         state.providers.insert(
             id.clone(),
             ProviderEntry {
                 id: id.clone(),
                 name: None,
                 instance: None,
+                metadata: None,
                 trust,
                 phase: Phase::AwaitHello,
                 session: None,
@@ -337,6 +355,9 @@ impl Conn {
                 remote: self.remote,
                 connected_at: SystemTime::now(),
                 pairing,
+                scope,
+                all: None,
+                updates: Default::default(),
             },
         );
         self.send(&GatewayMessage::Sessions(Sessions { token, active }));
@@ -378,6 +399,7 @@ impl Conn {
             Err(message) => {
                 drop(state);
                 tracing::warn!(remote = %self.remote, "pairing request refused: too many pending");
+                self.gw.limit_hit(Limit::PendingPairings);
                 self.error(ErrorCode::RateLimited, message, Some("auth"));
                 return Flow::Close;
             }
@@ -432,6 +454,7 @@ impl Conn {
         if let Err(wait) = state.pairing.attempt(Instant::now()) {
             drop(state);
             tracing::warn!(remote = %self.remote, pairing = %pid, "pairing attempt rate-limited");
+            self.gw.limit_hit(Limit::PairingAttempts);
             self.error(
                 ErrorCode::RateLimited,
                 format!(
@@ -474,7 +497,13 @@ impl Conn {
             .pairing
             .pair(&pid, crate::pairing::hash_token(&token))
             .expect("checked pending above");
-        let id = self.admit(&mut state, Trust::External, Some(pid.clone()), Some(token));
+        let id = self.admit(
+            &mut state,
+            Trust::External,
+            Some(pid.clone()),
+            Some(token),
+            None,
+        );
         drop(state);
         self.id = Some(id.clone());
         self.pairing = None;
@@ -487,6 +516,7 @@ impl Conn {
     /// The auth timeout fired, or, in AwaitPairing, the pairing code expired.
     fn on_auth_deadline(&mut self) {
         let Some(pid) = self.pairing.take() else {
+            self.gw.limit_hit(Limit::AuthTimeout);
             self.fatal(ErrorCode::AuthFailed, "No 'auth' within 10 seconds", None);
             return;
         };
@@ -553,13 +583,22 @@ impl Conn {
             .with_entry(|s, id| s.providers[id].phase)
             .unwrap_or(Phase::Unbound);
         if phase != Phase::Bound {
-            self.error(
+            // Updates echo their requestId, so a provider waiting for the ack gets its answer.
+            let request_id = match &msg {
+                ProviderMessage::ToolsUpdate(u) => u.request_id.clone(),
+                ProviderMessage::HooksUpdate(u) => u.request_id.clone(),
+                ProviderMessage::ContextUpdate(u) => u.request_id.clone(),
+                ProviderMessage::FilterSet(f) => f.request_id.clone(),
+                _ => None,
+            };
+            self.error_req(
                 ErrorCode::InvalidSession,
                 format!(
                     "Not bound to a session: send 'hello' before '{}'",
                     msg.type_name()
                 ),
                 Some(msg.type_name()),
+                request_id,
             );
             return;
         }
@@ -569,7 +608,7 @@ impl Conn {
             ProviderMessage::StreamQuery(q) => self.on_stream_query(q),
             ProviderMessage::ShutdownReady(r) => {
                 let released = self.with_entry(|s, id| {
-                    let ok = s.providers[id].session.as_deref() == Some(r.session_id.as_str());
+                    let ok = s.providers[id].is_bound_to(&r.session_id);
                     if ok {
                         Gateway::release_shutdown(s, id, &r.session_id);
                     }
@@ -583,11 +622,7 @@ impl Conn {
                     );
                 }
             }
-            ProviderMessage::SessionReady(_) => self.error(
-                ErrorCode::Unauthorized,
-                "'session.ready' is only for providers bound to \"all\"",
-                Some("session.ready"),
-            ),
+            ProviderMessage::SessionReady(r) => self.on_session_ready(r),
             ProviderMessage::HooksUpdate(u) => {
                 let refused = match self.trust() {
                     Some(Trust::External) => crate::pairing::hooks_update_allowed(&u).err(),
@@ -608,11 +643,7 @@ impl Conn {
                     u.request_id,
                 ),
             ProviderMessage::ContextUpdate(u) => self.on_context_update(u),
-            ProviderMessage::FilterSet(f) => {
-                let id = self.id.clone().unwrap_or_default();
-                let result = crate::streams::set_filter(&self.gw, &id, &f);
-                self.answer_update("filter.set", f.request_id, Some(result));
-            }
+            ProviderMessage::FilterSet(f) => self.on_filter_set(f),
             ProviderMessage::Hello(_)
             | ProviderMessage::Goodbye(_)
             | ProviderMessage::ToolResult(_)
@@ -626,48 +657,6 @@ impl Conn {
 }
 
 impl Conn {
-    /// `hooks.update` with `onPreToolUse`: the provider's complete new rule list for its
-    /// session (validated as in `hello`; on error the old rules stay), answered by `ack`.
-    fn on_hooks_update(&mut self, u: tap_protocol::provider::HooksUpdate) {
-        // Transforms are validated here and applied with the rules, so either both parts
-        // of one message take effect or neither does.
-        if let Some(t) = &u.transforms {
-            if let Err((code, message)) = crate::transforms::validate(t) {
-                return self.error_req(code, message, Some("hooks.update"), u.request_id);
-            }
-        }
-        // Compiled outside the state lock: 50 patterns may take a few milliseconds.
-        let rules = match u
-            .on_pre_tool_use
-            .as_deref()
-            .map(crate::hooks::compile)
-            .transpose()
-        {
-            Ok(rules) => rules,
-            Err((code, message)) => {
-                return self.error_req(code, message, Some("hooks.update"), u.request_id)
-            }
-        };
-        let result = self.with_entry(|state, id| -> Result<String, Invalid> {
-            let entry = state.providers.get_mut(id).expect("checked by with_entry");
-            let session_id = entry.session.clone().expect("dispatch checked Bound");
-            if let Some(sid) = u.session_id.as_ref().filter(|s| **s != session_id) {
-                return Err((
-                    ErrorCode::InvalidSession,
-                    format!("Bound to session '{session_id}', not '{sid}'"),
-                ));
-            }
-            if let Some(rules) = rules {
-                entry.hooks = rules;
-            }
-            if let Some(t) = &u.transforms {
-                state.transforms.update_transforms(id, t);
-            }
-            Ok(session_id)
-        });
-        self.answer_update("hooks.update", u.request_id, result);
-    }
-
     fn on_hello(&mut self, mut h: Hello) -> Flow {
         let now = Instant::now();
         while self
@@ -679,6 +668,7 @@ impl Conn {
         }
         // The first hello binds; the next ones are rebinds, at most 10 a minute.
         if self.hellos.len() > MAX_REBINDS_PER_MINUTE as usize {
+            self.gw.limit_hit(Limit::RebindRate);
             self.error(
                 ErrorCode::RateLimited,
                 format!("More than {MAX_REBINDS_PER_MINUTE} rebinds in a minute; retry later"),
@@ -702,9 +692,17 @@ impl Conn {
         // rebind leaves the provider unbound rather than half in two sessions.
         self.unbind("rebind");
 
+        let scope = self
+            .with_entry(|s, id| s.providers[id].scope.clone())
+            .flatten();
         if h.session.is_none() {
             // A reconnect may leave the session out: the remembered one is restored.
             h.session = self.gw.state().identity.remembered_session(&h);
+        }
+        if h.session.is_none() {
+            // A project provider's session is known: the gateway stamps it (spec: "Internal
+            // (spawned by gateway from project config) … gateway stamps it").
+            h.session = scope.clone();
         }
         let Some(session_id) = h.session.clone() else {
             self.error(
@@ -714,7 +712,9 @@ impl Conn {
             );
             return Flow::Continue;
         };
-        if session_id == "all" {
+        // Capability matrix: "Bind to any session / all" is internal only.
+        let all = session_id == super::binding::ALL;
+        if all && self.trust() != Some(Trust::Internal) {
             self.error(
                 ErrorCode::Unauthorized,
                 "Binding to \"all\" needs internal trust; pick one session",
@@ -722,7 +722,21 @@ impl Conn {
             );
             return Flow::Continue;
         }
+        if let Some(scope) = scope.as_ref().filter(|s| **s != session_id) {
+            let mut e = ErrorMessage::new(
+                ErrorCode::InvalidSession,
+                format!("This provider's token is for session '{scope}' (its tap.config.json); it may bind only there"),
+            );
+            e.reply_to = Some("hello".into());
+            e.provider_id = self.id.clone();
+            e.session_id = Some(session_id);
+            self.send(&GatewayMessage::Error(e));
+            return Flow::Continue;
+        }
         if let Err(why) = self.check_hello(&h) {
+            if why.0 == ErrorCode::PayloadTooLarge {
+                self.gw.limit_hit(Limit::ToolCount);
+            }
             self.error(why.0, why.1, Some("hello"));
             return Flow::Continue;
         }
@@ -750,6 +764,9 @@ impl Conn {
         ) {
             Ok(rules) => rules,
             Err(why) => {
+                if why.0 == ErrorCode::PayloadTooLarge {
+                    self.gw.limit_hit(Limit::RuleCount);
+                }
                 self.error(why.0, why.1, Some("hello"));
                 return Flow::Continue;
             }
@@ -758,6 +775,9 @@ impl Conn {
         let persist_dir = self.trust().and_then(|t| {
             super::identity::persist_dir(&self.gw.shared().config.data_dir, t, &h.name)
         });
+        if all {
+            return self.bind_all(h, tools, hooks, persist_dir);
+        }
         let mut rekeyed: Option<String> = None;
         let outcome = self.with_entry(|state, id| -> Result<Option<PairingEntry>, Invalid> {
             if let Some(pid) = &pairing {
@@ -766,15 +786,18 @@ impl Conn {
             rekeyed = super::identity::claim(state, id, &h)?;
             let id = rekeyed.as_deref().unwrap_or(id);
             let session = state.live_session(&session_id)?;
-            session.check_conflicts(&tools, id)?;
+            session.check_conflicts(&tools, &Claimant::of_hello(id, &h), &state.providers)?;
             let entry = state.providers.get_mut(id).expect("checked by with_entry");
             entry.name = Some(h.name.clone());
             entry.instance = h.instance.clone();
+            entry.metadata = h.metadata.clone();
             entry.phase = Phase::Bound;
             entry.session = Some(session_id.clone());
             entry.tools = tools.clone();
             entry.hooks = hooks.clone();
             entry.subscribe = h.subscribe.clone().unwrap_or_default();
+            // Revisions count per binding: a (re)bind starts again.
+            entry.updates.clear();
             let State {
                 sessions,
                 providers,
@@ -786,6 +809,7 @@ impl Conn {
             let host = session.host.clone();
             state.transforms.set_from_hello(
                 id,
+                &session_id,
                 h.hooks.as_ref().and_then(|k| k.transforms.as_ref()),
                 h.context.clone(),
             );
@@ -823,7 +847,6 @@ impl Conn {
         }
         match outcome {
             Some(Ok(changed)) => {
-                self.revision = 0;
                 if let Some(id) = &self.id {
                     self.gw.shared().stream_controls.forget(id);
                 }
@@ -851,6 +874,11 @@ impl Conn {
             return Err((ErrorCode::InvalidJson, "'name' must not be empty".into()));
         }
         validate::tools(h.tools.as_deref().unwrap_or_default())?;
+        validate::instance(h.instance.as_deref())?;
+        validate::shared_tools(
+            h.instance.as_deref(),
+            h.tools.as_deref().unwrap_or_default(),
+        )?;
         crate::tools::concurrency::validate(h.concurrency.as_ref())?;
         Ok(())
     }
@@ -864,12 +892,12 @@ impl Conn {
         let outcome = if r.error.is_some() || r.error_code.is_some() {
             let code = r.error_code.unwrap_or(ErrorCode::Internal);
             let message = r.error.unwrap_or_else(|| code.to_string());
-            Err(CallError::new(code, message))
-        } else if r.file.is_some() {
-            Err(CallError::new(
-                ErrorCode::Internal,
-                "File results are not supported by this gateway yet",
-            ))
+            let mut e = CallError::new(code, message);
+            // The call path may then try another instance (multi-instance providers).
+            e.retryable = r.retryable == Some(true);
+            Err(e)
+        } else if let Some(file) = r.file {
+            return self.on_file_result(r.id, file);
         } else {
             Ok(r.data.unwrap_or(serde_json::Value::Null))
         };
@@ -883,26 +911,36 @@ impl Conn {
             self.error(code, message, Some("push"));
             return;
         }
-        let Some((session, provider)) = self.with_entry(|s, id| {
-            let e = &s.providers[id];
-            (e.session.clone(), e.name.clone().unwrap_or_default())
+        // An "all" provider names the session, or broadcasts to every one it is in.
+        let absent = if p.broadcast {
+            Absent::Every
+        } else {
+            Absent::Refuse
+        };
+        let Some(resolved) = self.with_entry(|s, id| {
+            targets(s, id, p.session_id.as_deref(), absent)
+                .map(|t| (t, s.providers[id].name.clone().unwrap_or_default()))
         }) else {
             return;
         };
-        let Some(session) = session else { return };
-        if let Some(sid) = &p.session_id {
-            if sid != &session {
-                self.error(
-                    ErrorCode::InvalidSession,
-                    format!("Bound to session '{session}', not '{sid}'"),
-                    Some("push"),
-                );
-                return;
-            }
+        let (sessions, provider) = match resolved {
+            Ok(r) => r,
+            Err((code, message)) => return self.error(code, message, Some("push")),
+        };
+        for session in sessions {
+            self.push_to(&session, &provider, &p);
         }
-        let stream = p.stream.unwrap_or_else(|| provider.clone());
+    }
+
+    /// One push into one session: the stream's filter and the budgets decide its level,
+    /// then it is stored and (`surface` / `inject`) delivered to the session's host.
+    fn push_to(&self, session: &str, provider: &str, p: &Push) {
+        let session = session.to_string();
+        let provider = provider.to_string();
+        let stream = p.stream.clone().unwrap_or_else(|| provider.clone());
         let text = p
             .event
+            .clone()
             .filter(|e| !e.is_empty())
             .or_else(|| p.prompt.clone())
             .unwrap_or_default();
@@ -916,7 +954,10 @@ impl Conn {
         {
             Ok(Some(level)) => level,
             Ok(None) => return, // dropped by the stream's filter
-            Err(message) => return self.error(ErrorCode::RateLimited, message, Some("push")),
+            Err(message) => {
+                self.gw.limit_hit(Limit::PushBudget);
+                return self.error(ErrorCode::RateLimited, message, Some("push"));
+            }
         };
         let at = SystemTime::now();
         let delivery = (level != PushLevel::Keep).then(|| {
@@ -926,7 +967,7 @@ impl Conn {
                 stream: stream.clone(),
                 provider: provider.clone(),
                 event: text.clone(),
-                prompt: p.prompt,
+                prompt: p.prompt.clone(),
                 metadata: p.metadata.clone(),
                 ts: crate::time::rfc3339(at),
             })
@@ -935,12 +976,13 @@ impl Conn {
             at,
             event: text,
             level,
-            metadata: p.metadata,
+            metadata: p.metadata.clone(),
         };
         if streams
             .append(&session, &provider, &stream, stored)
             .is_err()
         {
+            self.gw.limit_hit(Limit::StreamCount);
             self.error(
                 ErrorCode::PayloadTooLarge,
                 format!(
@@ -959,116 +1001,21 @@ impl Conn {
         }
     }
 
-    fn on_tools_update(&mut self, u: ToolsUpdate) {
-        let result = self.with_entry(|state, id| -> Result<String, Invalid> {
-            let entry = &state.providers[id];
-            let session_id = entry.session.clone().expect("dispatch checked Bound");
-            if let Some(sid) = &u.session_id {
-                if sid != &session_id {
-                    return Err((
-                        ErrorCode::InvalidSession,
-                        format!("Bound to session '{session_id}', not '{sid}'"),
-                    ));
-                }
-            }
-            // With `remove`, the message is a delta (v2); without, a full replacement (Core).
-            let new_tools = match &u.remove {
-                Some(remove) => {
-                    let mut list: Vec<_> = entry
-                        .tools
-                        .iter()
-                        .filter(|t| {
-                            !remove.contains(&t.name) && !u.tools.iter().any(|n| n.name == t.name)
-                        })
-                        .cloned()
-                        .collect();
-                    list.extend(u.tools.iter().cloned());
-                    list
-                }
-                None => u.tools.clone(),
-            };
-            validate::tools(&new_tools)?;
-            let session = &state.sessions[&session_id];
-            session.check_conflicts(&new_tools, id)?;
-            state.providers.get_mut(id).expect("present").tools = Arc::new(new_tools);
-            let State {
-                sessions,
-                providers,
-                ..
-            } = state;
-            sessions
-                .get_mut(&session_id)
-                .expect("bound session exists")
-                .rebuild_tools(providers);
-            Ok(session_id)
-        });
-        self.answer_update("tools.update", u.request_id, result);
-    }
-
-    /// `context.update` (project trust; external providers are refused before this):
-    /// the provider's ambient context for its session, answered by `ack`.
-    fn on_context_update(&mut self, u: tap_protocol::provider::ContextUpdate) {
-        let result = self.with_entry(|state, id| -> Result<String, Invalid> {
-            let session_id = state.providers[id]
-                .session
-                .clone()
-                .expect("dispatch checked Bound");
-            if let Some(sid) = u.session_id.as_ref().filter(|s| **s != session_id) {
-                return Err((
-                    ErrorCode::InvalidSession,
-                    format!("Bound to session '{session_id}', not '{sid}'"),
-                ));
-            }
-            state.transforms.set_context(id, u.context.clone());
-            Ok(session_id)
-        });
-        self.answer_update("context.update", u.request_id, result);
-    }
-
-    /// Answers a state update (`tools.update`, `hooks.update`, `context.update`,
-    /// `filter.set`): `ack` with the binding's next revision when it applied (silence
-    /// without a `requestId`, as the Core Profile has it), else `error` echoing the
-    /// `requestId`. `None`: the connection's entry is gone, nothing to answer.
-    fn answer_update(
-        &mut self,
-        kind: &str,
-        request_id: Option<String>,
-        result: Option<Result<String, Invalid>>,
-    ) {
-        match result {
-            Some(Ok(session_id)) => {
-                self.revision += 1;
-                if let Some(request_id) = request_id {
-                    self.send(&GatewayMessage::Ack(tap_protocol::provider::Ack {
-                        request_id,
-                        session_id,
-                        revision: self.revision,
-                    }));
-                }
-            }
-            Some(Err((code, message))) => self.error_req(code, message, Some(kind), request_id),
-            None => {}
-        }
-    }
-
     fn on_stream_query(&self, q: StreamQuery) {
-        let Some((session, provider)) = self.with_entry(|s, id| {
+        let Some(resolved) = self.with_entry(|s, id| {
             let e = &s.providers[id];
-            (e.session.clone(), e.name.clone().unwrap_or_default())
+            targets(s, id, q.session_id.as_deref(), Absent::Refuse)
+                .map(|t| (t, e.name.clone().unwrap_or_default(), e.trust))
         }) else {
             return;
         };
-        let Some(session) = session else { return };
-        if q.session_id.as_deref().is_some_and(|s| s != session) {
-            self.error(
-                ErrorCode::InvalidSession,
-                format!("Bound to session '{session}'"),
-                Some("stream.query"),
-            );
-            return;
-        }
+        let (session, provider, trust) = match resolved {
+            Ok((t, name, trust)) => (t.into_iter().next().unwrap_or_default(), name, trust),
+            Err((code, message)) => return self.error(code, message, Some("stream.query")),
+        };
         let last = q.last.unwrap_or(MAX_STREAM_QUERY_LAST);
         if last > MAX_STREAM_QUERY_LAST {
+            self.gw.limit_hit(Limit::StreamQueryLast);
             self.error(
                 ErrorCode::PayloadTooLarge,
                 format!("'last' may be at most {MAX_STREAM_QUERY_LAST}"),
@@ -1091,7 +1038,8 @@ impl Conn {
                 Some((s, p)) => (s.to_string(), p.to_string()),
                 None => (key.clone(), provider.clone()),
             };
-            if owner != provider {
+            // Cross-provider reads need internal trust (capability matrix).
+            if owner != provider && trust != Trust::Internal {
                 self.error(
                     ErrorCode::Unauthorized,
                     format!("Reading '{key}' needs internal trust: providers may read only their own streams"),
@@ -1136,6 +1084,7 @@ impl Conn {
     }
 
     fn oversized(&self, bytes: &[u8]) -> Flow {
+        self.gw.limit_hit(Limit::PayloadSize);
         let message = format!(
             "Message is {} bytes; tool.result is limited to {MAX_TOOL_RESULT_BYTES} and other messages to {MAX_MESSAGE_BYTES}",
             bytes.len()
@@ -1189,7 +1138,7 @@ impl Conn {
 
     /// The connection is over: the provider leaves the registry, its tools leave its
     /// session, and every call still pending fails with `DISCONNECTED`.
-    fn disconnect(&self) {
+    pub(super) fn disconnect(&self) {
         // A provider that leaves before confirming takes its pairing request with it.
         if let Some(pid) = &self.pairing {
             if self.gw.state().pairing.remove_pending(pid) {
@@ -1206,8 +1155,8 @@ impl Conn {
             self.gw.shared().stream_controls.forget(id);
             state.identity.disconnected(id);
             state.limits.forget(id);
-            if let Some(sid) = &entry.session {
-                detach(state, id, sid);
+            for sid in entry.bound_sessions() {
+                detach(state, id, &sid);
             }
             if let Some(changed) = entry
                 .pairing
@@ -1240,25 +1189,44 @@ pub(crate) fn unbind_provider(
     reason: &str,
 ) -> Option<String> {
     let entry = state.providers.get_mut(provider_id)?;
-    let sid = entry.session.take()?;
+    let sessions = entry.bound_sessions();
+    let was_all = entry.all.take().is_some();
+    let single = entry.session.take();
+    if single.is_none() && !was_all {
+        return None;
+    }
     entry.phase = Phase::Unbound;
     // Hook rules are per (provider, session): they leave with the binding.
     entry.hooks = Arc::default();
+    entry.updates.clear();
     let link = entry.link.clone();
-    let cancelled = link.calls.fail_session(
-        &sid,
-        ErrorCode::Cancelled,
-        &format!("Provider left session '{sid}' ({reason})"),
-    );
-    for call_id in cancelled {
-        let _ = link.out.send(frame(&GatewayMessage::ToolCancel(ToolCancel {
-            id: call_id,
-            session_id: sid.clone(),
-            reason: reason.to_string(),
-        })));
+    // Spec "Rebinding" step 2: in-flight gate checks and transform requests go too.
+    link.gates.cancel_pending();
+    state.transforms.cancel_pending(provider_id);
+    for sid in &sessions {
+        let cancelled = link.calls.fail_session(
+            sid,
+            ErrorCode::Cancelled,
+            &format!("Provider left session '{sid}' ({reason})"),
+        );
+        for call_id in cancelled {
+            let _ = link.out.send(frame(&GatewayMessage::ToolCancel(ToolCancel {
+                id: call_id,
+                session_id: sid.clone(),
+                reason: reason.to_string(),
+            })));
+        }
+        state.transforms.forget_session(provider_id, sid);
+        let pending = super::updates::take_pending(state, provider_id, sid);
+        super::updates::abandon_acks(
+            state,
+            sid,
+            pending,
+            &format!("Left session '{sid}' ({reason}) before the update reached it"),
+        );
+        detach(state, provider_id, sid);
     }
-    detach(state, provider_id, &sid);
-    Some(sid)
+    single.or_else(|| was_all.then(|| super::binding::ALL.to_string()))
 }
 
 /// Removes a provider from a session's bound list, rebuilds the session's tools, and lets
@@ -1271,6 +1239,11 @@ pub(super) fn detach(state: &mut State, provider_id: &str, session_id: &str) {
     } = state;
     if let Some(session) = sessions.get_mut(session_id) {
         session.bound.retain(|p| p != provider_id);
+        // A provider that left has no acknowledgment coming here (one that rebinds was
+        // answered by `unbind_provider` first).
+        session
+            .pending_acks
+            .retain(|a| a.provider_id != provider_id);
         session.rebuild_tools(providers);
     }
     Gateway::release_shutdown(state, provider_id, session_id);

@@ -115,8 +115,8 @@ pub(crate) fn claim(state: &mut State, id: &str, h: &Hello) -> Result<Option<Str
     // Take over: the old connection (if open) goes, as if it had disconnected.
     if let Some(gone) = state.providers.remove(&old) {
         state.transforms.forget(&old);
-        if let Some(sid) = &gone.session {
-            super::connection::detach(state, &old, sid);
+        for sid in gone.bound_sessions() {
+            super::connection::detach(state, &old, &sid);
         }
         gone.link.calls.close(&format!(
             "Provider '{}' reconnected on a new connection before answering",
@@ -175,9 +175,10 @@ pub(crate) fn sanitize(name: &str) -> String {
     }
 }
 
-/// `<data_dir>/providers/<sanitized name>/`, created with mode 0700, for project providers.
+/// `<data_dir>/providers/<sanitized name>/`, created with mode 0700, for local (project and
+/// internal) providers.
 pub(crate) fn persist_dir(data_dir: &Path, trust: Trust, name: &str) -> Option<String> {
-    if trust != Trust::Project {
+    if trust == Trust::External {
         return None;
     }
     let dir: PathBuf = data_dir.join("providers").join(sanitize(name));

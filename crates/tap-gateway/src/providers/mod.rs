@@ -1,14 +1,24 @@
 //! Provider connections (TAP Provider Interface v2 over WebSocket): the per-connection
 //! state machine, the registry entry other parts of the gateway see, and validation.
 
+pub(crate) mod activity;
+mod all_binding;
+pub(crate) mod binding;
 mod connection;
+mod file_result;
 pub(crate) mod identity;
+mod local;
+pub(crate) mod project;
 mod spawn;
+mod updates;
 mod validate;
 
+pub use local::{LocalClosed, LocalProvider};
+pub use project::RestartPolicy;
 pub use spawn::SpawnSpec;
 
 pub(crate) use connection::{serve, unbind_provider};
+pub(crate) use updates::{abandon_acks, ack_published, PendingAck};
 
 use crate::tools::CallTable;
 use serde::Serialize;
@@ -36,11 +46,16 @@ pub(crate) struct ProviderLink {
     pub gates: Arc<crate::hooks::GateTable>,
     /// Cancelling this closes the connection (after its queued frames are written).
     pub kill: CancellationToken,
+    /// When the provider last sent anything (multi-instance routing).
+    pub activity: Arc<activity::Activity>,
 }
 
 /// Trust level of a provider (spec: "Trust levels").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Trust {
+    /// In-process, through [`LocalProvider`] (the spec's LocalProviderTransport): every
+    /// capability, including binding to `"all"` and reading other providers' streams.
+    Internal,
     /// Holds the gateway token or a per-provider token.
     Project,
     /// Paired by the user (`auth {mode: "pair"}`) and holding the issued `ext-…` token:
@@ -51,6 +66,7 @@ pub(crate) enum Trust {
 impl Trust {
     pub fn as_str(self) -> &'static str {
         match self {
+            Trust::Internal => "internal",
             Trust::Project => "project",
             Trust::External => "external",
         }
@@ -83,6 +99,8 @@ pub(crate) struct ProviderEntry {
     pub id: String,
     pub name: Option<String>,
     pub instance: Option<String>,
+    /// `hello.metadata`: shown by `list_<name>_instances` and in a shared tool's `target`.
+    pub metadata: Option<tap_protocol::JsonObject>,
     pub trust: Trust,
     pub phase: Phase,
     pub session: Option<String>,
@@ -96,6 +114,13 @@ pub(crate) struct ProviderEntry {
     pub connected_at: SystemTime,
     /// The pairing whose token this connection authenticated with (trust external).
     pub pairing: Option<String>,
+    /// The session whose project-provider token this connection authenticated with
+    /// (`tap.config.json`): the only session it may see and bind to.
+    pub scope: Option<String>,
+    /// Set while bound to `"all"` (then `session` is `None`); see [`binding`].
+    pub all: Option<binding::AllBinding>,
+    /// Revision and in-flight updates per bound session.
+    pub updates: binding::Updates,
 }
 
 impl ProviderEntry {

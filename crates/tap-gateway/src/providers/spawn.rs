@@ -1,6 +1,8 @@
-//! Provider processes the gateway starts itself. Each gets the gateway token in
-//! `TAP_PROVIDER_TOKEN` and the endpoint in `TAP_GATEWAY_URL`, so a spec provider runs
-//! unchanged; its output goes to the gateway's log.
+//! Provider processes the gateway starts itself: the `--spawn` ones (gateway token, started
+//! once with the gateway) and, through [`super::project`], the project providers of a
+//! session's `tap.config.json`. Each gets a token in `TAP_PROVIDER_TOKEN` and the endpoint in
+//! `TAP_GATEWAY_URL`, so a spec provider runs unchanged; its output goes to the gateway's log,
+//! and it runs in its own process group so stopping it stops whatever it started.
 
 use crate::gateway::Gateway;
 use std::path::PathBuf;
@@ -32,7 +34,7 @@ impl SpawnSpec {
         }
     }
 
-    fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self.args.as_slice() {
             [flag, line] if self.program == "sh" && flag == "-c" => line.clone(),
             _ => std::iter::once(self.program.as_str())
@@ -41,31 +43,39 @@ impl SpawnSpec {
                 .join(" "),
         }
     }
+
+    /// Starts the process: stdin closed, stdout and stderr piped (for [`forward_lines`]),
+    /// `token` and `url` in the environment after the spec's own `env` (so a config cannot
+    /// hand a provider another provider's token).
+    pub(crate) fn start(&self, token: &str, url: &str) -> std::io::Result<Child> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .envs(self.env.iter().cloned())
+            .env("TAP_PROVIDER_TOKEN", token)
+            .env("TAP_GATEWAY_URL", url)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        // Its own process group, so stopping it also stops whatever it started (a
+        // shell line like `npm start` runs the provider as a grandchild).
+        #[cfg(unix)]
+        cmd.process_group(0);
+        if let Some(cwd) = &self.cwd {
+            cmd.current_dir(cwd);
+        }
+        cmd.spawn()
+    }
 }
 
 impl Gateway {
     /// Starts every configured provider process. A process that fails to start is logged
     /// and skipped: one broken command must not keep the gateway from serving.
     pub(crate) fn spawn_configured_providers(&self) {
+        let url = format!("ws://{}", self.address());
         for spec in self.shared().config.spawn.clone() {
             let label = spec.label();
-            let mut cmd = Command::new(&spec.program);
-            cmd.args(&spec.args)
-                .envs(spec.env.iter().cloned())
-                .env("TAP_PROVIDER_TOKEN", &self.shared().secrets.gateway_token)
-                .env("TAP_GATEWAY_URL", format!("ws://{}", self.address()))
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .kill_on_drop(true);
-            // Its own process group, so stopping it also stops whatever it started (a
-            // shell line like `npm start` runs the provider as a grandchild).
-            #[cfg(unix)]
-            cmd.process_group(0);
-            if let Some(cwd) = &spec.cwd {
-                cmd.current_dir(cwd);
-            }
-            match cmd.spawn() {
+            match spec.start(&self.shared().secrets.gateway_token, &url) {
                 Ok(child) => self.supervise(label, child),
                 Err(e) => {
                     tracing::error!(command = %label, error = %e, "cannot start provider process")
@@ -79,10 +89,18 @@ impl Gateway {
         tracing::info!(command = %label, ?pid, "provider process started");
         let tasks = &self.shared().tasks;
         if let Some(out) = child.stdout.take() {
-            tasks.spawn(forward_lines(label.clone(), "stdout", out));
+            let label = label.clone();
+            tasks.spawn(forward_lines(
+                out,
+                move |line| tracing::info!(command = %label, stream = "stdout", "{line}"),
+            ));
         }
         if let Some(err) = child.stderr.take() {
-            tasks.spawn(forward_lines(label.clone(), "stderr", err));
+            let label = label.clone();
+            tasks.spawn(forward_lines(
+                err,
+                move |line| tracing::info!(command = %label, stream = "stderr", "{line}"),
+            ));
         }
         let stopping = self.shared().stopping.clone();
         tasks.spawn(async move {
@@ -102,17 +120,55 @@ impl Gateway {
     }
 }
 
-async fn forward_lines(label: String, stream: &'static str, pipe: impl AsyncRead + Unpin) {
-    let mut lines = BufReader::new(pipe).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        tracing::info!(command = %label, stream, "{line}");
+/// Longest output line logged as is; the rest of a longer line is dropped (and the line
+/// marked), so a provider printing without newlines cannot make the gateway buffer it all.
+pub(crate) const MAX_LOG_LINE_BYTES: usize = 8 * 1024;
+
+/// Calls `log` with each line of `pipe` (lossy UTF-8, without the newline), each cut to
+/// [`MAX_LOG_LINE_BYTES`]. Ends at end of file or on a read error.
+pub(crate) async fn forward_lines(pipe: impl AsyncRead + Unpin, log: impl Fn(&str)) {
+    let mut reader = BufReader::new(pipe);
+    let mut line: Vec<u8> = Vec::new();
+    let mut cut = false;
+    loop {
+        let buf = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(buf) => buf,
+        };
+        let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        let room = MAX_LOG_LINE_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        cut |= chunk.len() > room;
+        let used = chunk.len() + usize::from(newline);
+        reader.consume(used);
+        if newline {
+            emit(&mut line, &mut cut, &log);
+        }
     }
+    if !line.is_empty() {
+        emit(&mut line, &mut cut, &log);
+    }
+}
+
+fn emit(line: &mut Vec<u8>, cut: &mut bool, log: &impl Fn(&str)) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.strip_suffix('\r').unwrap_or(&text);
+    if *cut {
+        log(&format!("{text}… [line cut at {MAX_LOG_LINE_BYTES} bytes]"));
+    } else {
+        log(text);
+    }
+    line.clear();
+    *cut = false;
 }
 
 /// SIGTERM to the child's process group; after [`STOP_GRACE`] (or as soon as the child
 /// exits), SIGKILL to whatever is left in the group.
 #[cfg_attr(not(unix), allow(unused_variables))]
-async fn stop_group(child: &mut Child, pid: Option<u32>) {
+pub(crate) async fn stop_group(child: &mut Child, pid: Option<u32>) {
     #[cfg(unix)]
     if let Some(group) = pid
         .and_then(|p| i32::try_from(p).ok())
@@ -127,4 +183,33 @@ async fn stop_group(child: &mut Child, pid: Option<u32>) {
 }
 
 /// How long a spawned provider has to exit after SIGTERM.
-const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+pub(crate) const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    async fn lines_of(input: &[u8]) -> Vec<String> {
+        let seen = Mutex::new(Vec::new());
+        forward_lines(input, |l| seen.lock().unwrap().push(l.to_string())).await;
+        seen.into_inner().unwrap()
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_trimmed_and_bounded() {
+        assert_eq!(lines_of(b"a\r\nb\n\nc").await, ["a", "b", "", "c"]);
+        let long = vec![b'x'; MAX_LOG_LINE_BYTES * 3];
+        let mut input = long.clone();
+        input.extend_from_slice(b"\nnext\n");
+        let seen = lines_of(&input).await;
+        assert_eq!(seen.len(), 2);
+        assert!(seen[0].starts_with(&"x".repeat(MAX_LOG_LINE_BYTES)));
+        assert!(
+            seen[0].ends_with("[line cut at 8192 bytes]"),
+            "{}",
+            &seen[0][8000..]
+        );
+        assert_eq!(seen[1], "next");
+    }
+}

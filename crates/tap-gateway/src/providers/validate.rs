@@ -3,7 +3,8 @@
 
 use std::collections::HashSet;
 use tap_protocol::limits::{
-    MAX_STREAM_NAME_LEN, MAX_TOOLS_PER_PROVIDER, MAX_TOOL_NAME_LEN, MAX_TOOL_TIMEOUT_MS,
+    MAX_INSTANCE_ID_LEN, MAX_STREAM_NAME_LEN, MAX_TOOLS_PER_PROVIDER, MAX_TOOL_NAME_LEN,
+    MAX_TOOL_TIMEOUT_MS,
 };
 use tap_protocol::provider::{Push, ToolDef};
 use tap_protocol::ErrorCode;
@@ -25,6 +26,18 @@ pub(crate) fn tools(tools: &[ToolDef]) -> Result<(), Invalid> {
     let mut seen = HashSet::with_capacity(tools.len());
     for (i, t) in tools.iter().enumerate() {
         tool_name(&t.name).map_err(|why| (ErrorCode::InvalidJson, format!("tools[{i}]: {why}")))?;
+        // Spec "Tool name collisions": `list_` names are reserved for the generated
+        // meta-tools. This shape is refused for everyone, whoever is connected, so a
+        // generated tool can never meet a declared one.
+        if crate::sessions::instances::is_list_tool_name(&t.name) {
+            return Err((
+                ErrorCode::ToolConflict,
+                format!(
+                    "Tool '{}': names 'list_<name>_instances' are reserved for the tools the gateway generates for multi-instance providers",
+                    t.name
+                ),
+            ));
+        }
         if !seen.insert(t.name.as_str()) {
             return Err((
                 ErrorCode::ToolConflict,
@@ -53,6 +66,43 @@ pub(crate) fn tools(tools: &[ToolDef]) -> Result<(), Invalid> {
         }
     }
     Ok(())
+}
+
+/// `hello.instance`: absent or empty means no instance; otherwise an id short enough to
+/// list in a tool schema, without control characters.
+pub(crate) fn instance(instance: Option<&str>) -> Result<(), Invalid> {
+    match instance {
+        Some(i) if i.chars().count() > MAX_INSTANCE_ID_LEN || i.chars().any(char::is_control) => {
+            Err((
+                ErrorCode::InvalidJson,
+                format!(
+                    "'instance' must be at most {MAX_INSTANCE_ID_LEN} characters, without control characters"
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The tools of a multi-instance provider (one with an `instance`) get the gateway's
+/// `target` parameter, so they may not declare their own.
+pub(crate) fn shared_tools(instance: Option<&str>, tools: &[ToolDef]) -> Result<(), Invalid> {
+    if instance.is_none_or(str::is_empty) {
+        return Ok(());
+    }
+    match tools
+        .iter()
+        .find(|t| t.parameters.get("properties").and_then(|p| p.get("target")).is_some())
+    {
+        Some(t) => Err((
+            ErrorCode::InvalidJson,
+            format!(
+                "Tool '{}' declares a 'target' parameter; a multi-instance provider's tools get the gateway's own 'target' (the instance to run on), so rename it",
+                t.name
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Tool names must be usable by every agent runtime: the MCP / OpenAI rule.
@@ -131,6 +181,36 @@ mod tests {
             .collect();
         assert_eq!(tools(&many).unwrap_err().0, ErrorCode::PayloadTooLarge);
         assert!(tools(&many[..MAX_TOOLS_PER_PROVIDER]).is_ok());
+    }
+
+    #[test]
+    fn reserves_generated_list_names_only() {
+        assert_eq!(
+            tools(&[def("list_browser_instances")]).unwrap_err().0,
+            ErrorCode::ToolConflict
+        );
+        assert!(tools(&[
+            def("list_instances"),
+            def("list_files"),
+            def("list_x_instance")
+        ])
+        .is_ok());
+    }
+
+    #[test]
+    fn an_instance_is_short_and_printable_and_its_tools_have_no_target() {
+        assert!(instance(None).is_ok() && instance(Some("tab-a3f8")).is_ok());
+        assert!(instance(Some(&"x".repeat(MAX_INSTANCE_ID_LEN))).is_ok());
+        assert!(instance(Some(&"x".repeat(MAX_INSTANCE_ID_LEN + 1))).is_err());
+        assert!(instance(Some("a\nb")).is_err());
+        let mut d = def("click");
+        d.parameters = json!({"type": "object", "properties": {"target": {"type": "string"}}});
+        let list = [d];
+        assert_eq!(
+            shared_tools(Some("tab"), &list).unwrap_err().0,
+            ErrorCode::InvalidJson
+        );
+        assert!(shared_tools(None, &list).is_ok() && shared_tools(Some(""), &list).is_ok());
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                 break;
             }
             _ = &mut auth_deadline, if conn.attached.is_none() => {
+                conn.gw.limit_hit(crate::diagnostics::Limit::AuthTimeout);
                 conn.reply_direct(ErrorCode::AuthFailed, "No 'auth' within 10 seconds", None);
                 while let Ok(m) = rx.try_recv() { let _ = ws.feed(m).await; }
                 let _ = ws.close(None).await;

@@ -69,6 +69,8 @@ impl Gateway {
                     toolset_changed: notify.clone(),
                     cancel: cancel.clone(),
                     ending: None,
+                    project_tokens: Vec::new(),
+                    pending_acks: Vec::new(),
                 },
             );
             state.session_order.push(id.clone());
@@ -86,7 +88,10 @@ impl Gateway {
             }
             broadcast_sessions(&state);
         }
-        self.spawn_toolset_debouncer(id.clone(), notify, cancel);
+        self.spawn_toolset_debouncer(id.clone(), notify, cancel.clone());
+        // After `session.registered`: problems with the project config reach the host as
+        // `session.warning`s about a session it already knows.
+        self.start_project_providers(id.clone(), info.cwd.clone(), cancel);
         tracing::info!(session = %id, host = %host_id, "session registered");
         self.emit(GatewayEvent::StatusChanged);
         Ok(info)
@@ -146,6 +151,7 @@ impl Gateway {
             return;
         };
         session.cancel.cancel();
+        let mut leaving_all = Vec::new();
         for pid in &session.bound {
             let Some(p) = state.providers.get_mut(pid) else {
                 continue;
@@ -153,6 +159,11 @@ impl Gateway {
             if p.session.as_deref() == Some(id) {
                 p.session = None;
                 p.phase = Phase::Unbound;
+                p.updates.clear();
+            }
+            if p.all.is_some() {
+                // Bound to "all": it leaves this session and stays bound to the others.
+                leaving_all.push(pid.clone());
             }
             let cancelled = p.link.calls.fail_session(
                 id,
@@ -169,6 +180,17 @@ impl Gateway {
                         reason: "session ended".into(),
                     })));
             }
+        }
+        // Updates that never reached the host: the session is gone before their ack.
+        crate::providers::abandon_acks(
+            &state,
+            id,
+            session.pending_acks,
+            &format!("Session '{id}' ended before the update reached it"),
+        );
+        for pid in &leaving_all {
+            Gateway::leave_all_session(&mut state, pid, id);
+            self.shared().stream_controls.forget_session(pid, id);
         }
         if let Some(host) = state.hosts.get_mut(&session.host) {
             host.sessions.remove(id);
@@ -265,11 +287,15 @@ fn broadcast_sessions(state: &State) {
         active: active_sessions(state),
     }));
     for p in state.providers.values() {
-        let msg = match &p.pairing {
-            None => msg.clone(),
-            Some(pid) => frame(&GatewayMessage::SessionsUpdated(Sessions {
+        let msg = match (&p.pairing, &p.scope) {
+            (None, None) => msg.clone(),
+            (pairing, scope) => frame(&GatewayMessage::SessionsUpdated(Sessions {
                 token: None,
-                active: crate::pairing::sessions_for(state, Some(pid)),
+                active: crate::providers::project::visible_sessions(
+                    state,
+                    pairing.as_deref(),
+                    scope.as_deref(),
+                ),
             })),
         };
         let _ = p.link.out.send(msg);

@@ -4,10 +4,13 @@
 mod events;
 mod host_conn;
 mod hosts;
+pub(crate) mod instances;
 pub(crate) mod lifecycle;
 mod session;
+mod tool_map;
 mod toolset;
 
 pub(crate) use host_conn::serve as serve_host;
 pub(crate) use hosts::HostEntry;
 pub(crate) use session::Session;
+pub(crate) use tool_map::{Claimant, Resolved, Want};

@@ -57,6 +57,8 @@ impl Gateway {
         if let Some(h) = state.hosts.get_mut(&host) {
             h.send(&msg);
         }
+        // The host has the tools now: the updates waiting for that are acknowledged.
+        crate::providers::ack_published(&mut state, session_id);
         drop(state);
         self.emit(crate::events::GatewayEvent::StatusChanged);
     }

@@ -120,29 +120,20 @@ impl Drop for Waiting {
     }
 }
 
-/// Takes a slot for a call of `tool` in `session_id`, waiting in line if needed. `None`
-/// when the provider declared no limit. Fails `RATE_LIMITED` when the line is full,
+/// Takes a slot for a call of `tool` routed to provider connection `provider_id`, waiting in
+/// line if needed. `None` when the provider declared no limit. (For a shared tool the
+/// instance is chosen first, so scope `instance` and `tool` count that instance's calls and
+/// scope `provider` every instance's.) Fails `RATE_LIMITED` when the line is full,
 /// `TIMEOUT` at `deadline`, `CANCELLED` when `cancel` fires; the provider never hears of a
 /// call that did not get a slot.
 pub(crate) async fn acquire(
     gw: &Gateway,
-    session_id: &str,
+    provider_id: &str,
     tool: &str,
     deadline: Instant,
     cancel: &CancellationToken,
 ) -> Result<Option<OwnedSemaphorePermit>, CallError> {
-    let gate = {
-        let mut state = gw.state();
-        let provider_id = state
-            .sessions
-            .get(session_id)
-            .and_then(|s| s.tools.get(tool))
-            .map(|t| t.provider_id.clone());
-        match provider_id {
-            Some(p) => state.limits.gate(&p, tool),
-            None => None,
-        }
-    };
+    let gate = gw.state().limits.gate(provider_id, tool);
     let Some((slots, waiting)) = gate else {
         return Ok(None);
     };
@@ -152,6 +143,7 @@ pub(crate) async fn acquire(
     }
     if waiting.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUED_CALLS {
         waiting.fetch_sub(1, Ordering::SeqCst);
+        gw.limit_hit(crate::diagnostics::Limit::CallQueue);
         return Err(CallError::new(
             ErrorCode::RateLimited,
             format!(

@@ -3,6 +3,7 @@
 
 pub(crate) mod call;
 pub(crate) mod concurrency;
+pub(crate) mod file_result;
 mod table;
 
 pub use call::{CallError, CallRequest};

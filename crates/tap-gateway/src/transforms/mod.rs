@@ -1,9 +1,10 @@
 //! Prompt transforms and ambient context (spec: "Transform rules", "Protected prompt
 //! sections", `transform.request` / `transform.result`, `context`, `startup_context`).
 //!
-//! Each provider's transforms and context live here, keyed by provider id, and are
-//! replaced by every `hello`, changed by `hooks.update` / `context.update`, and forgotten
-//! when the connection ends. A session's registration order is its bind order
+//! Each provider's transforms and context live here, keyed by (provider id, session) (a
+//! provider bound to `"all"` has one entry per session it is registered in), and are
+//! replaced by every `hello` (or `session.ready`), changed by `hooks.update` /
+//! `context.update`, and forgotten when the binding or the connection ends. A session's registration order is its bind order
 //! (`Session::bound`); a provider holds at most one transform per section, so declaration
 //! order within one provider never matters for a section.
 //!
@@ -46,7 +47,7 @@ struct Pending {
 /// Transforms, contexts and pending `transform.request`s (lives in `State`).
 #[derive(Default)]
 pub(crate) struct Registry {
-    providers: HashMap<String, ProviderPrompt>,
+    providers: HashMap<(String, String), ProviderPrompt>,
     pending: HashMap<String, Pending>,
 }
 
@@ -85,6 +86,7 @@ impl Registry {
     pub fn set_from_hello(
         &mut self,
         provider: &str,
+        session: &str,
         transforms: Option<&BTreeMap<String, Option<Transform>>>,
         context: Option<String>,
     ) {
@@ -94,7 +96,7 @@ impl Registry {
             .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
             .collect();
         self.providers.insert(
-            provider.to_string(),
+            (provider.to_string(), session.to_string()),
             ProviderPrompt {
                 transforms,
                 context,
@@ -106,9 +108,13 @@ impl Registry {
     pub fn update_transforms(
         &mut self,
         provider: &str,
+        session: &str,
         changes: &BTreeMap<String, Option<Transform>>,
     ) {
-        let p = self.providers.entry(provider.to_string()).or_default();
+        let p = self
+            .providers
+            .entry((provider.to_string(), session.to_string()))
+            .or_default();
         for (section, t) in changes {
             match t {
                 Some(t) => {
@@ -122,9 +128,9 @@ impl Registry {
     }
 
     /// `context.update`.
-    pub fn set_context(&mut self, provider: &str, context: Option<String>) {
+    pub fn set_context(&mut self, provider: &str, session: &str, context: Option<String>) {
         self.providers
-            .entry(provider.to_string())
+            .entry((provider.to_string(), session.to_string()))
             .or_default()
             .context = context;
     }
@@ -132,8 +138,20 @@ impl Registry {
     /// The connection ended: its transforms go, and its pending callbacks resolve
     /// (the sections stay unchanged).
     pub fn forget(&mut self, provider: &str) {
-        self.providers.remove(provider);
+        self.providers.retain(|(p, _), _| p != provider);
         self.pending.retain(|_, p| p.provider != provider);
+    }
+
+    /// The provider rebound: its pending callbacks resolve now (sections unchanged) and a
+    /// late `transform.result` finds nothing.
+    pub fn cancel_pending(&mut self, provider: &str) {
+        self.pending.retain(|_, p| p.provider != provider);
+    }
+
+    /// The provider left one session: its transforms and context there go.
+    pub fn forget_session(&mut self, provider: &str, session: &str) {
+        self.providers
+            .remove(&(provider.to_string(), session.to_string()));
     }
 
     /// `transform.result`: completes the request if it is pending and was sent to this
@@ -176,7 +194,10 @@ impl Gateway {
             let mut context = Vec::new();
             for pid in &session.bound {
                 let (Some(p), Some(entry)) = (
-                    state.transforms.providers.get(pid),
+                    state
+                        .transforms
+                        .providers
+                        .get(&(pid.clone(), session_id.to_string())),
                     state.providers.get(pid),
                 ) else {
                     continue;
@@ -263,7 +284,7 @@ impl Gateway {
             let bound = state
                 .providers
                 .get(provider)
-                .is_some_and(|p| p.session.as_deref() == Some(session_id));
+                .is_some_and(|p| p.is_bound_to(session_id));
             if !bound {
                 return None;
             }

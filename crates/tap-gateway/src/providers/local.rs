@@ -1,0 +1,128 @@
+//! The in-process transport (spec: "Transport abstraction", LocalProviderTransport): a
+//! provider inside the gateway's process speaks the same messages without a socket and
+//! without authenticating, with trust **internal** (every capability: binding to `"all"`,
+//! other providers' streams, hooks, transforms, context).
+//!
+//! Messages go through the same connection state machine as socket frames, so every rule
+//! (validation, limits, ordering, acknowledgments) is the same; only the transport and the
+//! trust differ. The first message received is `sessions`.
+
+use super::connection::{Conn, Flow};
+use super::{ProviderLink, Trust};
+use crate::gateway::Gateway;
+use crate::tools::CallTable;
+use std::collections::VecDeque;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use tap_protocol::provider::{GatewayMessage, ProviderMessage};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+/// An in-process provider connection with internal trust; see [`Gateway::connect_local`].
+/// Dropping it disconnects the provider (as a closed socket would).
+pub struct LocalProvider {
+    provider_id: String,
+    to_gateway: mpsc::UnboundedSender<Vec<u8>>,
+    from_gateway: mpsc::UnboundedReceiver<Message>,
+    kill: CancellationToken,
+}
+
+/// The gateway closed the local connection (after `goodbye`, a fatal error, or its stop).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the local provider connection is closed")]
+pub struct LocalClosed;
+
+impl Gateway {
+    /// Connects an in-process provider (trust internal). It is authenticated already: the
+    /// first message it receives is `sessions`; then it sends `hello` as any provider.
+    pub fn connect_local(&self) -> LocalProvider {
+        let (out, from_gateway) = mpsc::unbounded_channel();
+        let kill = self.shared().stopping.child_token();
+        let link = ProviderLink {
+            out,
+            calls: Arc::new(CallTable::default()),
+            gates: Arc::default(),
+            kill: kill.clone(),
+            activity: Arc::default(),
+        };
+        let mut conn = Conn {
+            gw: self.clone(),
+            remote: SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+            origin: None,
+            link,
+            id: None,
+            pairing: None,
+            hellos: VecDeque::new(),
+        };
+        let provider_id = {
+            let mut state = self.state();
+            conn.admit(&mut state, Trust::Internal, None, None, None)
+        };
+        conn.id = Some(provider_id.clone());
+        tracing::info!(provider = %provider_id, "local provider connected");
+        let (to_gateway, mut inbound) = mpsc::unbounded_channel::<Vec<u8>>();
+        let stop = kill.clone();
+        self.shared().tasks.spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => break,
+                    frame = inbound.recv() => match frame {
+                        None => break,
+                        Some(bytes) => {
+                            if conn.on_frame(&bytes) == Flow::Close {
+                                break;
+                            }
+                        }
+                    },
+                }
+            }
+            conn.disconnect();
+        });
+        LocalProvider {
+            provider_id,
+            to_gateway,
+            from_gateway,
+            kill,
+        }
+    }
+}
+
+impl LocalProvider {
+    /// The `providerId` (also in `hello.ack`).
+    pub fn provider_id(&self) -> &str {
+        &self.provider_id
+    }
+
+    /// Sends a message to the gateway.
+    pub fn send(&self, msg: &ProviderMessage) -> Result<(), LocalClosed> {
+        let bytes = serde_json::to_vec(msg).expect("protocol types serialize");
+        self.to_gateway.send(bytes).map_err(|_| LocalClosed)
+    }
+
+    /// Sends a message given as JSON, checked exactly as a socket frame would be (an
+    /// invalid one is answered with `error`).
+    pub fn send_json(&self, msg: &serde_json::Value) -> Result<(), LocalClosed> {
+        let bytes = serde_json::to_vec(msg).expect("JSON serializes");
+        self.to_gateway.send(bytes).map_err(|_| LocalClosed)
+    }
+
+    /// The next message from the gateway; `None` once the connection is closed and every
+    /// message before the close was received.
+    pub async fn recv(&mut self) -> Option<GatewayMessage> {
+        let frame = self.from_gateway.recv().await?;
+        Some(serde_json::from_slice(&frame.into_data()).expect("the gateway sends valid messages"))
+    }
+
+    /// [`LocalProvider::recv`] as JSON, the shape a socket provider sees.
+    pub async fn recv_json(&mut self) -> Option<serde_json::Value> {
+        let frame = self.from_gateway.recv().await?;
+        Some(serde_json::from_slice(&frame.into_data()).expect("the gateway sends JSON"))
+    }
+}
+
+impl Drop for LocalProvider {
+    fn drop(&mut self) {
+        self.kill.cancel();
+    }
+}
