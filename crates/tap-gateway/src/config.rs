@@ -23,10 +23,24 @@ pub struct GatewayConfig {
     pub toolset_debounce: Duration,
     /// Provider processes to start once the gateway listens.
     pub spawn: Vec<SpawnSpec>,
+    /// How crashed project providers (a session's `tap.config.json`) are restarted.
+    pub project_restart: crate::RestartPolicy,
     /// A built panel (the `dist/` of `ui/`): `GET /` serves its `index.html` and
     /// `GET /assets/…` its `assets/`. `None` (or no `index.html` there): `GET /` answers
     /// with a plain-text note.
     pub ui_dir: Option<PathBuf>,
+    /// The log ring the control plane reads (`logs.recent`, `logs.follow`). The hosting
+    /// process installs its [`crate::logs::LogBuffer::layer`] in its `tracing`
+    /// subscriber. `None`: the panel's log is empty.
+    pub logs: Option<crate::logs::LogBuffer>,
+    /// The control token, when the embedder supplies it (the desktop app generates one
+    /// and keeps it in the OS keyring). `None`: a fresh one is generated at start.
+    pub control_token: Option<String>,
+    /// Where clients find the control token. `None`: in `$TAP_HOME/control-token` (0600),
+    /// written here. `Some(store)` (e.g. `"keyring"`): the embedder keeps it; no file is
+    /// written (a stale one is removed) and `gateway.json` says
+    /// `"controlTokenStore": store` so `tap` looks there.
+    pub control_token_store: Option<String>,
 }
 
 impl GatewayConfig {
@@ -40,7 +54,11 @@ impl GatewayConfig {
             host_resume_grace: limits::HOST_RESUME_GRACE,
             toolset_debounce: limits::TOOLSET_DEBOUNCE,
             spawn: Vec::new(),
+            project_restart: crate::RestartPolicy::default(),
             ui_dir: None,
+            logs: None,
+            control_token: None,
+            control_token_store: None,
         }
     }
 }

@@ -22,6 +22,10 @@ pub enum GatewayEvent {
     },
     /// Sessions or providers changed; the status snapshot should be fetched again.
     StatusChanged,
+    /// Diagnostics counters or connection states changed (at most one per 250 ms).
+    DiagnosticsChanged,
+    /// The settings were saved.
+    SettingsChanged(tap_protocol::settings::Settings),
 }
 
 impl Gateway {

@@ -4,9 +4,8 @@ use crate::auth::files::{write_private, GatewayFiles};
 use crate::auth::tokens::Secrets;
 use crate::ids::IdGen;
 use crate::providers::ProviderEntry;
-use crate::sessions::{HostEntry, Session};
+use crate::sessions::{HostEntry, Resolved, Session, Want};
 use crate::streams::StreamStore;
-use crate::tools::call::Route;
 use crate::tools::CallError;
 use crate::{GatewayConfig, GatewayError};
 use std::collections::HashMap;
@@ -60,6 +59,8 @@ pub(crate) struct Shared {
     pub events: tokio::sync::broadcast::Sender<crate::events::GatewayEvent>,
     /// Outstanding one-time panel login codes (`ui.login`, `POST /api/login`).
     pub ui_logins: crate::server::LoginCodes,
+    /// Errors sent, limits hit, recent failures (see `diagnostics`).
+    pub diagnostics: crate::diagnostics::Recorder,
 }
 
 #[derive(Default)]
@@ -127,10 +128,15 @@ impl Gateway {
     }
 
     /// Resolves where a call goes, under the state lock.
-    pub(crate) fn route(&self, session_id: &str, tool: &str) -> Result<Route, CallError> {
+    pub(crate) fn route(
+        &self,
+        session_id: &str,
+        tool: &str,
+        want: Want<'_>,
+    ) -> Result<Resolved, CallError> {
         let state = self.state();
         let session = state.live_session(session_id)?;
-        session.route(tool, self.shared.config.default_tool_timeout)
+        session.route(tool, want, self.shared.config.default_tool_timeout)
     }
 }
 
@@ -148,7 +154,10 @@ impl GatewayHandle {
         if !address.ip().is_loopback() {
             return Err(GatewayError::NotLoopback(address));
         }
-        let secrets = Secrets::generate();
+        let mut secrets = Secrets::generate();
+        if let Some(token) = config.control_token.as_ref().filter(|t| !t.is_empty()) {
+            secrets.control_token = token.clone();
+        }
         let files = GatewayFiles::locate(&config.data_dir, config.copilot_home.as_deref());
         let started_at = SystemTime::now();
         write_private(&files.provider_token, &secrets.gateway_token)?;
@@ -156,12 +165,26 @@ impl GatewayHandle {
             write_private(p, &secrets.gateway_token)?;
         }
         write_private(&files.host_token, &secrets.host_token)?;
-        write_private(&files.control_token, &secrets.control_token)?;
+        match &config.control_token_store {
+            None => write_private(&files.control_token, &secrets.control_token)?,
+            // The embedder keeps it; a file left by an earlier gateway would mislead `tap`.
+            Some(_) => match std::fs::remove_file(&files.control_token) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(GatewayError::File {
+                        path: files.control_token.clone(),
+                        source,
+                    })
+                }
+            },
+        }
         let state_json = serde_json::json!({
             "address": format!("ws://{address}"),
             "pid": std::process::id(),
             "startedAt": crate::time::rfc3339(started_at),
             "version": env!("CARGO_PKG_VERSION"),
+            "controlTokenStore": config.control_token_store.as_deref().unwrap_or("file"),
         });
         write_private(&files.state, &format!("{state_json:#}\n"))?;
         let pairing = crate::pairing::Store::new(&config.data_dir);
@@ -192,6 +215,7 @@ impl GatewayHandle {
             )),
             events: tokio::sync::broadcast::channel(crate::events::EVENT_BUFFER).0,
             ui_logins: Default::default(),
+            diagnostics: Default::default(),
         });
         let gateway = Gateway { shared };
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));

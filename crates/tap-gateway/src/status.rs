@@ -39,10 +39,17 @@ impl Gateway {
                 instance: p.instance.clone(),
                 trust: p.trust.as_str().to_string(),
                 state: p.phase.as_str().to_string(),
-                session: p.session.clone(),
+                // Bound to "all": shown as "all" (its sessions list it as bound).
+                session: p
+                    .session
+                    .clone()
+                    .or_else(|| p.all.as_ref().map(|_| "all".into())),
                 tools: p.tools.iter().map(|t| t.name.clone()).collect(),
                 in_flight: p.link.calls.len(),
-                remote: p.remote.to_string(),
+                remote: match p.trust {
+                    crate::providers::Trust::Internal => "local".into(),
+                    _ => p.remote.to_string(),
+                },
                 connected_at: crate::time::rfc3339(p.connected_at),
             })
             .collect();

@@ -17,8 +17,10 @@
 //! (`tests/generated_typescript.rs` fails when the committed files are stale).
 
 use crate::host::GatewayStatus;
+use crate::logs::{LogRecord, LogsParams};
 use crate::pairing::PairingEntry;
 use crate::provider::StreamEntry;
+use crate::settings::{Settings, SettingsPatch};
 use crate::{ErrorCode, Json};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -117,6 +119,24 @@ control_methods! {
     StreamsHistory = "streams.history" (StreamsHistoryParams) -> StreamsHistory;
     /// Close one provider's connection (its pending calls fail with `DISCONNECTED`).
     ProviderDisconnect = "provider.disconnect" (ProviderId) -> Empty;
+    /// Errors sent to providers by code, limits hit, connection states, recent failures.
+    Diagnostics = "diagnostics" (Empty) -> crate::diagnostics::Diagnostics;
+    /// `diagnostics`, and from now on `diagnostics.changed` events on this connection.
+    DiagnosticsFollow = "diagnostics.follow" (Empty) -> crate::diagnostics::Diagnostics;
+    /// The newest records of the gateway's log, oldest first.
+    LogsRecent = "logs.recent" (LogsParams) -> crate::logs::LogsRecent;
+    /// `logs.recent`, and from now on a `log` event per new record on this connection.
+    LogsFollow = "logs.follow" (LogsParams) -> crate::logs::LogsRecent;
+    /// A session's stored stream events (as `streams.history`), and from now on a
+    /// `stream.entry` event per event stored in that session. Replaces an earlier
+    /// `streams.follow` of this connection.
+    StreamsFollow = "streams.follow" (StreamsFollowParams) -> StreamsHistory;
+    /// Stops the events a `*.follow` method started on this connection.
+    Unfollow = "unfollow" (UnfollowParams) -> Empty;
+    /// The user's settings (`$TAP_HOME/settings.json`).
+    SettingsGet = "settings.get" (Empty) -> crate::settings::SettingsResult;
+    /// Changes and saves settings; unknown keys are refused (`INVALID_JSON`).
+    SettingsSet = "settings.set" (SettingsPatch) -> crate::settings::SettingsResult;
 }
 
 /// A frame a control client sends.
@@ -244,6 +264,73 @@ pub enum ControlEvent {
         /// Why, e.g. `lagged`.
         reason: String,
     },
+    /// Counters or connection states changed (at most one every 250 ms): call
+    /// `diagnostics`. Only after `diagnostics.follow`.
+    #[serde(rename = "diagnostics.changed")]
+    DiagnosticsChanged,
+    /// A new record in the gateway's log. Only after `logs.follow`.
+    #[serde(rename = "log")]
+    Log {
+        /// The record.
+        record: LogRecord,
+    },
+    /// An event was stored in the followed session's streams. Only after `streams.follow`.
+    #[serde(rename = "stream.entry")]
+    StreamEntry {
+        /// The session.
+        #[serde(rename = "sessionId")]
+        session_id: String,
+        /// `stream@provider`.
+        stream: String,
+        /// The event.
+        entry: StreamEntry,
+    },
+    /// The settings were changed (by any client).
+    #[serde(rename = "settings.changed")]
+    SettingsChanged {
+        /// The settings as saved.
+        settings: Settings,
+    },
+    /// This connection fell behind a followed topic and `missed` of its events were
+    /// dropped (the other events are unaffected): fetch it again (`logs.follow`,
+    /// `streams.follow`) if the gap matters.
+    #[serde(rename = "follow.lagged")]
+    FollowLagged {
+        /// `logs` or `streams`.
+        topic: FollowTopic,
+        /// How many events were dropped.
+        missed: u64,
+    },
+}
+
+/// What a `*.follow` method follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum FollowTopic {
+    /// `diagnostics.follow`: `diagnostics.changed` events.
+    Diagnostics,
+    /// `logs.follow`: `log` events.
+    Logs,
+    /// `streams.follow`: `stream.entry` events.
+    Streams,
+}
+
+/// Params of `unfollow`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct UnfollowParams {
+    /// What to stop following.
+    pub topic: FollowTopic,
+}
+
+/// Params of `streams.follow`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct StreamsFollowParams {
+    /// The session whose streams to follow.
+    pub session_id: String,
 }
 
 /// Params of methods that take none, and the result of methods that return nothing.
@@ -300,9 +387,38 @@ pub struct Snapshot {
     pub status: GatewayStatus,
     /// Pending requests, then paired providers.
     pub pairings: Vec<PairingEntry>,
+    /// Where the gateway keeps its token and state files.
+    pub files: FileLocations,
     /// The seq of the last event this connection sent before the snapshot (0: none yet).
     /// Events with a higher seq are newer than the snapshot.
     pub seq: u64,
+}
+
+/// Where the gateway keeps its files. Paths are not secrets; the files' contents are
+/// (each is mode 0600).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct FileLocations {
+    /// `TAP_HOME`.
+    pub data_dir: String,
+    /// The gateway token providers authenticate with.
+    pub provider_token: String,
+    /// The same token where the spec's providers look (`COPILOT_HOME`), when written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copilot_provider_token: Option<String>,
+    /// The session-host token.
+    pub host_token: String,
+    /// The control-plane token; absent when the embedding app keeps it elsewhere (the
+    /// desktop app: the OS keyring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_token: Option<String>,
+    /// `gateway.json`: address, pid and start time.
+    pub state: String,
+    /// `settings.json`.
+    pub settings: String,
+    /// `paired-providers.json`: hashes of remembered pairings' tokens.
+    pub paired_providers: String,
 }
 
 /// Result of `pairing.list`.

@@ -4,22 +4,26 @@
 //!   direction, covering every message of the spec (not only the Core Profile).
 //! - [`host`]: the Tap session-host protocol (`ws://127.0.0.1:9400/session`), ours.
 //! - [`pairing`]: pairing requests and paired providers, as the control plane shows them.
-//! - [`control`]: the control plane (`ws://127.0.0.1:9400/control`) of the panel and `tap pairing`.
+//! - [`control`]: the control plane (`ws://127.0.0.1:9400/control`) of the panel and `tap pairing`,
+//!   with what it shows: [`diagnostics`], [`logs`], [`settings`].
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
 //!
-//! Forward compatibility follows the spec: unknown fields are ignored everywhere (no type
-//! here uses `deny_unknown_fields`), and [`decode`] tells an unknown message type apart
+//! Forward compatibility follows the spec: unknown fields are ignored everywhere (the one
+//! exception is [`settings::SettingsPatch`], where a misspelt setting must fail), and [`decode`] tells an unknown message type apart
 //! from a malformed known one so the gateway can answer `UNKNOWN_TYPE` and stay connected.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod control;
 mod decode;
+pub mod diagnostics;
 mod error_code;
 pub mod host;
 pub mod limits;
+pub mod logs;
 pub mod pairing;
 pub mod provider;
+pub mod settings;
 
 pub use decode::{decode, DecodeError};
 pub use error_code::ErrorCode;

@@ -54,6 +54,8 @@ fn every_method_decodes_and_reports_its_name() {
         "pairing.configure" => json!({"id": "pr-1", "session": "s-1"}),
         "streams.history" => json!({"sessionId": "s-1"}),
         "provider.disconnect" => json!({"id": "p-1"}),
+        "streams.follow" => json!({"sessionId": "s-1"}),
+        "unfollow" => json!({"topic": "logs"}),
         _ => json!({}),
     };
     for m in ControlCall::METHODS {
@@ -62,7 +64,7 @@ fn every_method_decodes_and_reports_its_name() {
         assert_eq!(req.id, "x");
         assert_eq!(req.call.method(), *m);
     }
-    assert_eq!(ControlCall::METHODS.len(), 11);
+    assert_eq!(ControlCall::METHODS.len(), 19);
 }
 
 #[test]

@@ -1,17 +1,24 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
 import type { AuthParams } from "./AuthParams";
+import type { Diagnostics } from "./Diagnostics";
 import type { Empty } from "./Empty";
 import type { GatewayStatus } from "./GatewayStatus";
+import type { LogsParams } from "./LogsParams";
+import type { LogsRecent } from "./LogsRecent";
 import type { PairingConfigure } from "./PairingConfigure";
 import type { PairingConfigureResult } from "./PairingConfigureResult";
 import type { PairingDenyAllResult } from "./PairingDenyAllResult";
 import type { PairingId } from "./PairingId";
 import type { PairingList } from "./PairingList";
 import type { ProviderId } from "./ProviderId";
+import type { SettingsPatch } from "./SettingsPatch";
+import type { SettingsResult } from "./SettingsResult";
 import type { Snapshot } from "./Snapshot";
+import type { StreamsFollowParams } from "./StreamsFollowParams";
 import type { StreamsHistory } from "./StreamsHistory";
 import type { StreamsHistoryParams } from "./StreamsHistoryParams";
 import type { UiLoginResult } from "./UiLoginResult";
+import type { UnfollowParams } from "./UnfollowParams";
 
 /** Every control-plane method: its params and its result. */
 export type ControlMethods = {
@@ -26,10 +33,18 @@ export type ControlMethods = {
   "ui.login": { params: Empty; result: UiLoginResult };
   "streams.history": { params: StreamsHistoryParams; result: StreamsHistory };
   "provider.disconnect": { params: ProviderId; result: Empty };
+  "diagnostics": { params: Empty; result: Diagnostics };
+  "diagnostics.follow": { params: Empty; result: Diagnostics };
+  "logs.recent": { params: LogsParams; result: LogsRecent };
+  "logs.follow": { params: LogsParams; result: LogsRecent };
+  "streams.follow": { params: StreamsFollowParams; result: StreamsHistory };
+  "unfollow": { params: UnfollowParams; result: Empty };
+  "settings.get": { params: Empty; result: SettingsResult };
+  "settings.set": { params: SettingsPatch; result: SettingsResult };
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -1,9 +1,9 @@
 //! Engine operations behind the panel's control methods that have no other home:
-//! reading a session's streams and dropping a provider connection. Public so an
-//! embedding app can call them without a control socket.
+//! reading a session's streams, dropping a provider connection, where the files are.
+//! Public so an embedding app can call them without a control socket.
 
 use crate::gateway::Gateway;
-use tap_protocol::control::StreamsHistory;
+use tap_protocol::control::{FileLocations, StreamsHistory};
 use tap_protocol::limits::STREAM_RETENTION;
 use tap_protocol::ErrorCode;
 
@@ -38,5 +38,29 @@ impl Gateway {
         p.link.kill.cancel();
         tracing::info!(provider = %id, "provider disconnected by the user");
         true
+    }
+}
+
+/// Where the gateway keeps its files (the snapshot's `files`).
+pub(super) fn file_locations(gw: &Gateway) -> FileLocations {
+    let shared = gw.shared();
+    let files = gw.files();
+    let show = |p: &std::path::Path| p.display().to_string();
+    let dir = &shared.config.data_dir;
+    FileLocations {
+        data_dir: show(dir),
+        provider_token: show(&files.provider_token),
+        copilot_provider_token: files.copilot_provider_token.as_deref().map(show),
+        host_token: show(&files.host_token),
+        // An embedder that keeps the control token (the desktop app: in the keyring)
+        // writes no file.
+        control_token: shared
+            .config
+            .control_token_store
+            .is_none()
+            .then(|| show(&files.control_token)),
+        state: show(&files.state),
+        settings: show(&crate::settings::path(dir)),
+        paired_providers: show(&dir.join(crate::pairing::STORE_FILE_NAME)),
     }
 }

@@ -6,7 +6,9 @@
 //! it is told to `resync` once it reads again.
 
 use super::dispatch;
+use super::follow::Follows;
 use crate::auth::tokens;
+use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
 use crate::gateway::Gateway;
 use crate::server::WsStream;
@@ -45,6 +47,7 @@ pub(super) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
         gw,
         ws,
         seq: 0,
+        follows: Follows::default(),
     };
     // Subscribed before the snapshot is taken, so no change after it can be missed.
     if conn
@@ -62,9 +65,13 @@ pub(super) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                 break;
             }
             event = conn.events.recv() => match event {
-                Ok(e) => conn.send_event(to_control(e)).await,
+                Ok(e) => match to_control(e, &conn.follows) {
+                    Some(e) => conn.send_event(e).await,
+                    None => Ok(()),
+                },
                 Err(RecvError::Lagged(missed)) => {
                     tracing::info!(%remote, missed, "control client fell behind; sending resync");
+                    conn.gw.limit_hit(Limit::ControlLag);
                     conn.send_event(ControlEvent::Resync { reason: "lagged".into() }).await
                 }
                 // The sender lives as long as the gateway.
@@ -74,6 +81,9 @@ pub(super) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                 Some(bytes) => conn.on_frame(&bytes).await,
                 None => break,
             },
+            // After the client's requests: a flood of followed events must not keep an
+            // `unfollow` waiting.
+            event = conn.follows.next() => conn.send_event(event).await,
         };
         if step.is_err() {
             break;
@@ -90,6 +100,7 @@ async fn authenticate(gw: &Gateway, ws: &mut WsStream, remote: SocketAddr) -> Op
         // Closed, broken, or past the pre-auth byte budget.
         Ok(None) => return None,
         Err(_) => {
+            gw.limit_hit(Limit::AuthTimeout);
             refuse(ws, None, "No 'auth' within 10 seconds").await;
             return None;
         }
@@ -150,12 +161,16 @@ async fn next_frame(ws: &mut WsStream) -> Option<Bytes> {
     }
 }
 
-fn to_control(event: GatewayEvent) -> ControlEvent {
-    match event {
+/// The control event for an engine event; `None` for one this connection does not follow.
+fn to_control(event: GatewayEvent, follows: &Follows) -> Option<ControlEvent> {
+    Some(match event {
         GatewayEvent::PairingChanged(pairing) => ControlEvent::PairingChanged { pairing },
         GatewayEvent::PairingRemoved { id, reason } => ControlEvent::PairingRemoved { id, reason },
         GatewayEvent::StatusChanged => ControlEvent::StatusChanged,
-    }
+        GatewayEvent::DiagnosticsChanged if follows.diagnostics => ControlEvent::DiagnosticsChanged,
+        GatewayEvent::DiagnosticsChanged => return None,
+        GatewayEvent::SettingsChanged(settings) => ControlEvent::SettingsChanged { settings },
+    })
 }
 
 /// The socket is gone (or too slow); end the connection.
@@ -167,6 +182,8 @@ struct Conn {
     events: Receiver<GatewayEvent>,
     /// The seq of the last event sent; 0 before the first.
     seq: u64,
+    /// The opt-in topics (`*.follow`) and their receivers.
+    follows: Follows,
 }
 
 impl Conn {
@@ -181,7 +198,7 @@ impl Conn {
         if matches!(call, ControlCall::Snapshot(_)) {
             self.discard_queued_events();
         }
-        let frame = match dispatch::call(&self.gw, call, self.seq) {
+        let frame = match dispatch::call(&self.gw, call, self.seq, &mut self.follows) {
             Ok(result) => ServerFrame::result(id, result),
             Err(e) => ServerFrame::error(Some(id), e),
         };

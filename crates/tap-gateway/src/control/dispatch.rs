@@ -1,18 +1,26 @@
 //! What each control method does: a thin mapping onto the engine's API. The connection
 //! task owns the socket and the event stream; this file only turns a call into a result.
 
+use super::follow::Follows;
 use crate::gateway::Gateway;
 use crate::pairing::PairingError;
+use crate::settings::SettingsError;
 use serde::Serialize;
 use tap_protocol::control::{
     ControlCall, ControlError, Empty, PairingConfigureResult, PairingDenyAllResult, PairingList,
     Snapshot,
 };
+use tap_protocol::logs::LogsRecent;
 use tap_protocol::{ErrorCode, Json};
 
 /// Runs one call for an authenticated client. `seq` is the last event seq sent on this
-/// connection (for `snapshot`).
-pub(super) fn call(gw: &Gateway, call: ControlCall, seq: u64) -> Result<Json, ControlError> {
+/// connection (for `snapshot`); `follows` is what it follows (for the `*.follow` methods).
+pub(super) fn call(
+    gw: &Gateway,
+    call: ControlCall,
+    seq: u64,
+    follows: &mut Follows,
+) -> Result<Json, ControlError> {
     match call {
         ControlCall::Auth(_) => Err(ControlError::new(
             ErrorCode::Unauthorized,
@@ -56,7 +64,42 @@ pub(super) fn call(gw: &Gateway, call: ControlCall, seq: u64) -> Result<Json, Co
             }
             json(Empty {})
         }
+        ControlCall::Diagnostics(Empty {}) => json(gw.diagnostics()),
+        ControlCall::DiagnosticsFollow(Empty {}) => {
+            follows.diagnostics = true;
+            json(gw.diagnostics())
+        }
+        ControlCall::LogsRecent(p) => json(match gw.shared().config.logs.as_ref() {
+            Some(buffer) => LogsRecent {
+                records: buffer.recent(p.limit, p.level),
+                capacity: buffer.capacity(),
+                enabled: true,
+            },
+            None => LogsRecent {
+                records: Vec::new(),
+                capacity: 0,
+                enabled: false,
+            },
+        }),
+        ControlCall::LogsFollow(p) => json(follows.logs(gw, p)),
+        ControlCall::StreamsFollow(p) => json(follows.streams(gw, p.session_id)?),
+        ControlCall::Unfollow(p) => {
+            follows.stop(p.topic);
+            json(Empty {})
+        }
+        ControlCall::SettingsGet(Empty {}) => json(gw.settings().map_err(settings_error)?),
+        ControlCall::SettingsSet(patch) => json(gw.set_settings(&patch).map_err(settings_error)?),
     }
+}
+
+/// A value out of range is the client's mistake (`INVALID_JSON`, like a malformed
+/// param); a file that cannot be read or written is the gateway's (`INTERNAL`).
+fn settings_error(e: SettingsError) -> ControlError {
+    let code = match e {
+        SettingsError::Invalid(_) => ErrorCode::InvalidJson,
+        _ => ErrorCode::Internal,
+    };
+    ControlError::new(code, e.to_string())
 }
 
 /// Everything the panel shows.
@@ -64,6 +107,7 @@ pub(super) fn snapshot(gw: &Gateway, seq: u64) -> Snapshot {
     Snapshot {
         status: gw.status(),
         pairings: gw.pairing_list(),
+        files: super::api::file_locations(gw),
         seq,
     }
 }

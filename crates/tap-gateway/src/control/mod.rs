@@ -9,6 +9,7 @@
 mod api;
 mod connection;
 mod dispatch;
+mod follow;
 mod origin;
 
 use crate::gateway::Gateway;

@@ -59,6 +59,7 @@ impl Gateway {
             if let Stage::Pending { link, .. } = p.stage {
                 let mut e = ErrorMessage::new(ErrorCode::AuthFailed, "Pairing denied by the user");
                 e.reply_to = Some("auth".into());
+                self.note_provider_error(&e);
                 let _ = link.out.send(frame(&GatewayMessage::Error(e)));
                 link.kill.cancel();
             }
@@ -105,6 +106,7 @@ impl Gateway {
                 );
                 e.provider_id = Some(p.id.clone());
                 e.session_id = p.session.clone();
+                self.note_provider_error(&e);
                 let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
                 p.link.kill.cancel();
                 closed += 1;
@@ -182,6 +184,7 @@ impl Gateway {
                         );
                         e.provider_id = Some(pid.clone());
                         e.session_id = Some(old);
+                        self.note_provider_error(&e);
                         let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
                     }
                     let _ = p

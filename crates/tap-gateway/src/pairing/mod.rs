@@ -26,7 +26,7 @@ mod store;
 pub use api::PairingError;
 pub(crate) use provider::{bound, check_hello, external_capabilities, hooks_update_allowed};
 pub(crate) use registry::{hash_token, Registry, Request};
-pub(crate) use store::Store;
+pub(crate) use store::{Store, FILE_NAME as STORE_FILE_NAME};
 
 use crate::gateway::State;
 use crate::sessions::lifecycle::active_sessions;

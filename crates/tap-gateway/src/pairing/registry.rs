@@ -323,6 +323,7 @@ mod tests {
             calls: Arc::new(CallTable::default()),
             gates: Arc::default(),
             kill: CancellationToken::new(),
+            activity: Arc::default(),
         }
     }
 

@@ -13,6 +13,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 pub(crate) struct Metered<S> {
     inner: S,
     budget: Option<usize>,
+    /// Called once when the budget is exceeded (the diagnostics count it).
+    on_over: Option<Box<dyn FnOnce() + Send>>,
 }
 
 impl<S> Metered<S> {
@@ -20,7 +22,14 @@ impl<S> Metered<S> {
         Self {
             inner,
             budget: Some(budget),
+            on_over: None,
         }
+    }
+
+    /// Calls `f` when the peer first reads past the budget.
+    pub fn on_over_budget(mut self, f: impl FnOnce() + Send + 'static) -> Self {
+        self.on_over = Some(Box::new(f));
+        self
     }
 
     pub fn lift_budget(&mut self) {
@@ -40,6 +49,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for Metered<S> {
         if let (Poll::Ready(Ok(())), Some(left)) = (&res, this.budget.as_mut()) {
             let got = buf.filled().len() - before;
             if got > *left {
+                if let Some(f) = this.on_over.take() {
+                    f();
+                }
                 return Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     "peer sent more than the pre-authentication byte limit",

@@ -10,6 +10,7 @@ pub(crate) use login::LoginCodes;
 pub(crate) use metered::Metered;
 pub(crate) use upgrade::WsStream;
 
+use crate::diagnostics::Limit;
 use crate::gateway::Gateway;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
@@ -115,6 +116,11 @@ where
 {
     let Ok(permit) = slots.try_acquire_owned() else {
         tracing::warn!(kind, "connection refused: limit reached");
+        gw.limit_hit(match kind {
+            "provider" => Limit::ProviderConnections,
+            "session-host" => Limit::HostConnections,
+            _ => Limit::ControlConnections,
+        });
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("Too many {kind} connections\n"),
@@ -122,8 +128,14 @@ where
             .into_response();
     };
     let tasks = gw.shared().tasks.clone();
-    upgrade::accept(req, tasks, move |ws| async move {
+    // Opening and closing change the connection states the diagnostics show.
+    gw.diagnostics_changed();
+    let counter = gw.clone();
+    let over_budget = move || counter.limit_hit(Limit::PreAuthBytes);
+    upgrade::accept(req, tasks, over_budget, move |ws| async move {
+        let closed = gw.clone();
         serve(gw, ws).await;
         drop(permit);
+        closed.diagnostics_changed();
     })
 }

@@ -33,8 +33,14 @@ pub(crate) fn is_websocket(req: &Request) -> bool {
 }
 
 /// Answers the handshake and runs `serve` on the socket once the upgrade completes, as a
-/// task owned by `tasks`.
-pub(crate) fn accept<F, Fut>(mut req: Request, tasks: TaskTracker, serve: F) -> Response
+/// task owned by `tasks`. `over_budget` runs if the peer sends more than
+/// `MAX_PRE_AUTH_BYTES` before authenticating (the socket then fails).
+pub(crate) fn accept<F, Fut>(
+    mut req: Request,
+    tasks: TaskTracker,
+    over_budget: impl FnOnce() + Send + 'static,
+    serve: F,
+) -> Response
 where
     F: FnOnce(WsStream) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
@@ -65,7 +71,8 @@ where
         // socket's memory, and measurable in connection churn. Frames here are small;
         // large ones grow the buffer as needed.
         config.read_buffer_size = READ_BUFFER_BYTES;
-        let io = Metered::new(TokioIo::new(upgraded), MAX_PRE_AUTH_BYTES);
+        let io =
+            Metered::new(TokioIo::new(upgraded), MAX_PRE_AUTH_BYTES).on_over_budget(over_budget);
         let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
         serve(ws).await;
     });

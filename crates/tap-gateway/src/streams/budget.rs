@@ -158,4 +158,10 @@ impl StreamControls {
     pub fn forget(&self, provider: &str) {
         self.lock().retain(|(p, _), _| p != provider);
     }
+
+    /// The provider left one session (an `"all"` binding's session ended).
+    pub fn forget_session(&self, provider: &str, session: &str) {
+        self.lock()
+            .remove(&(provider.to_string(), session.to_string()));
+    }
 }

@@ -39,32 +39,17 @@ impl Filter {
     }
 }
 
-/// Validates and applies a `filter.set` from provider `provider_id`; returns the bound
-/// session (for the `ack`). Empty `rules` removes the stream's filter.
-pub(crate) fn set(gw: &Gateway, provider_id: &str, f: &FilterSet) -> Result<String, Invalid> {
-    let (session, name) = {
-        let state = gw.state();
-        let entry = state.providers.get(provider_id).ok_or_else(|| {
-            (
-                ErrorCode::InvalidSession,
-                "Not bound to a session".to_string(),
-            )
-        })?;
-        let session = entry.session.clone().ok_or_else(|| {
-            (
-                ErrorCode::InvalidSession,
-                "Not bound to a session".to_string(),
-            )
-        })?;
-        (session, entry.name.clone().unwrap_or_default())
-    };
-    if let Some(sid) = f.session_id.as_ref().filter(|s| **s != session) {
-        return Err((
-            ErrorCode::InvalidSession,
-            format!("Bound to session '{session}', not '{sid}'"),
-        ));
-    }
-    let stream = own_stream(&f.stream, &name)?;
+/// Validates a `filter.set` from provider `provider_id` (named `name`) and applies it in
+/// each of `sessions` (which the caller resolved from its `sessionId`). Empty `rules`
+/// removes the stream's filter. Call without the state lock held.
+pub(crate) fn set(
+    gw: &Gateway,
+    provider_id: &str,
+    name: &str,
+    sessions: &[String],
+    f: &FilterSet,
+) -> Result<(), Invalid> {
+    let stream = own_stream(&f.stream, name)?;
     if f.rules.len() > MAX_FILTER_RULES {
         return Err((
             ErrorCode::PayloadTooLarge,
@@ -94,10 +79,12 @@ pub(crate) fn set(gw: &Gateway, provider_id: &str, f: &FilterSet) -> Result<Stri
             .collect::<Result<Vec<_>, _>>()?;
         Some(Arc::new(Filter { rules }))
     };
-    gw.shared()
-        .stream_controls
-        .set_filter(provider_id, &session, stream, filter)?;
-    Ok(session)
+    for session in sessions {
+        gw.shared()
+            .stream_controls
+            .set_filter(provider_id, session, stream, filter.clone())?;
+    }
+    Ok(())
 }
 
 /// The provider's own stream named by `stream` (`name` or `name@<own provider name>`);

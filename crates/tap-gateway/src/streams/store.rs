@@ -1,3 +1,4 @@
+use super::tail::{Tail, TailEntry, TailReceiver};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -25,7 +26,10 @@ pub(crate) struct Stored {
 #[derive(Default)]
 pub(crate) struct StreamStore {
     // std Mutex, never held across an await: appends and reads are pure memory work.
+    // New entries are published to the tail under it, so `follow` (subscribe + history
+    // under it) misses none and repeats none.
     inner: Mutex<HashMap<String, SessionStreams>>,
+    tail: Tail,
 }
 
 /// provider → stream → events.
@@ -62,7 +66,20 @@ impl StreamStore {
             events.pop_front();
         }
         events.push_back(item);
+        self.tail.publish(|| TailEntry {
+            session: session.to_string(),
+            key: format!("{stream}@{provider}"),
+            entry: entry_of(events.back().expect("just pushed")),
+        });
         Ok(())
+    }
+
+    /// The session's whole history (as [`StreamStore::history`] with no selection), and
+    /// a receiver of every event stored after it (in any session: the follower filters).
+    pub fn follow(&self, session: &str) -> (TailReceiver, BTreeMap<String, Vec<StreamEntry>>) {
+        let inner = self.inner.lock().unwrap();
+        let rx = self.tail.subscribe();
+        (rx, history_of(&inner, session, None, STREAM_RETENTION))
     }
 
     /// Streams of a session as `stream@provider` → newest-first entries. `select` is
@@ -73,45 +90,53 @@ impl StreamStore {
         select: Option<&str>,
         last: usize,
     ) -> BTreeMap<String, Vec<StreamEntry>> {
-        let (want_stream, want_provider) = match select {
-            None => (None, None),
-            Some(s) => match s.split_once('@') {
-                Some((st, p)) => (Some(st), Some(p)),
-                None => (Some(s), None),
-            },
-        };
         let inner = self.inner.lock().unwrap();
-        let mut out = BTreeMap::new();
-        let Some(by_provider) = inner.get(session) else {
-            return out;
-        };
-        for (provider, streams) in by_provider {
-            if want_provider.is_some_and(|p| p != provider) {
-                continue;
-            }
-            for (stream, events) in streams {
-                if want_stream.is_some_and(|s| s != stream) {
-                    continue;
-                }
-                let entries = events
-                    .iter()
-                    .rev()
-                    .take(last)
-                    .map(|e| StreamEntry {
-                        ts: crate::time::rfc3339(e.at),
-                        event: e.event.clone(),
-                        level: Some(e.level),
-                        metadata: e.metadata.clone(),
-                    })
-                    .collect();
-                out.insert(format!("{stream}@{provider}"), entries);
-            }
-        }
-        out
+        history_of(&inner, session, select, last)
     }
 
     pub fn drop_session(&self, session: &str) {
         self.inner.lock().unwrap().remove(session);
+    }
+}
+
+fn history_of(
+    inner: &HashMap<String, SessionStreams>,
+    session: &str,
+    select: Option<&str>,
+    last: usize,
+) -> BTreeMap<String, Vec<StreamEntry>> {
+    let (want_stream, want_provider) = match select {
+        None => (None, None),
+        Some(s) => match s.split_once('@') {
+            Some((st, p)) => (Some(st), Some(p)),
+            None => (Some(s), None),
+        },
+    };
+    let mut out = BTreeMap::new();
+    let Some(by_provider) = inner.get(session) else {
+        return out;
+    };
+    for (provider, streams) in by_provider {
+        if want_provider.is_some_and(|p| p != provider) {
+            continue;
+        }
+        for (stream, events) in streams {
+            if want_stream.is_some_and(|s| s != stream) {
+                continue;
+            }
+            let entries = events.iter().rev().take(last).map(entry_of).collect();
+            out.insert(format!("{stream}@{provider}"), entries);
+        }
+    }
+    out
+}
+
+fn entry_of(e: &Stored) -> StreamEntry {
+    StreamEntry {
+        ts: crate::time::rfc3339(e.at),
+        event: e.event.clone(),
+        level: Some(e.level),
+        metadata: e.metadata.clone(),
     }
 }
 

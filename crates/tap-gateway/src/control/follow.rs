@@ -1,0 +1,137 @@
+//! What one control connection follows (`diagnostics.follow`, `logs.follow`,
+//! `streams.follow`, `unfollow`) and the events that brings.
+//!
+//! These topics are opt-in: they can be busy (a log line per connection, an entry per
+//! push), and most clients (`tap pairing`, the tray) want none of them. Each has its own
+//! receiver, so a flood of stream entries cannot push pairing events out of the shared
+//! event buffer; a follower that falls behind one topic is told how much it missed
+//! there (`follow.lagged`) and nothing else is lost.
+
+use crate::gateway::Gateway;
+use crate::streams::{TailEntry, TailReceiver};
+use std::future::pending;
+use std::sync::Arc;
+use tap_protocol::control::{ControlError, ControlEvent, FollowTopic, StreamsHistory};
+use tap_protocol::logs::{LogLevel, LogRecord, LogsParams, LogsRecent};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::Receiver;
+
+#[derive(Default)]
+pub(super) struct Follows {
+    /// Forward `diagnostics.changed`.
+    pub diagnostics: bool,
+    /// New log records, and the least severe level to forward.
+    logs: Option<(Receiver<Arc<LogRecord>>, Option<LogLevel>)>,
+    /// New stream entries, and the session to forward them for.
+    streams: Option<(TailReceiver, String)>,
+}
+
+impl Follows {
+    /// `logs.follow`: the recent records, and `log` events from now on.
+    pub fn logs(&mut self, gw: &Gateway, p: LogsParams) -> LogsRecent {
+        let Some(buffer) = gw.shared().config.logs.as_ref() else {
+            self.logs = None;
+            return LogsRecent {
+                records: Vec::new(),
+                capacity: 0,
+                enabled: false,
+            };
+        };
+        let (records, rx) = buffer.follow(p.limit, p.level);
+        self.logs = Some((rx, p.level));
+        LogsRecent {
+            records,
+            capacity: buffer.capacity(),
+            enabled: true,
+        }
+    }
+
+    /// `streams.follow`: the session's history, and `stream.entry` events from now on.
+    pub fn streams(
+        &mut self,
+        gw: &Gateway,
+        session_id: String,
+    ) -> Result<StreamsHistory, ControlError> {
+        if !gw.state().sessions.contains_key(&session_id) {
+            let (code, message) = crate::sessions::lifecycle::unknown_session(&session_id);
+            return Err(ControlError::new(code, message));
+        }
+        let (rx, streams) = gw.shared().streams.follow(&session_id);
+        self.streams = Some((rx, session_id.clone()));
+        Ok(StreamsHistory {
+            session_id,
+            streams,
+        })
+    }
+
+    pub fn stop(&mut self, topic: FollowTopic) {
+        match topic {
+            FollowTopic::Diagnostics => self.diagnostics = false,
+            FollowTopic::Logs => self.logs = None,
+            FollowTopic::Streams => self.streams = None,
+        }
+    }
+
+    /// The next event of a followed topic; pending while there is none. Cancel-safe.
+    pub async fn next(&mut self) -> ControlEvent {
+        loop {
+            tokio::select! {
+                got = next_log(&mut self.logs) => match got {
+                    Ok(Some(record)) => return ControlEvent::Log { record },
+                    Ok(None) => {}
+                    Err(missed) => return lagged(FollowTopic::Logs, missed),
+                },
+                got = next_entry(&mut self.streams) => match got {
+                    Ok(Some(e)) => {
+                        return ControlEvent::StreamEntry {
+                            session_id: e.session.clone(),
+                            stream: e.key.clone(),
+                            entry: e.entry.clone(),
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(missed) => return lagged(FollowTopic::Streams, missed),
+                },
+            }
+        }
+    }
+}
+
+fn lagged(topic: FollowTopic, missed: u64) -> ControlEvent {
+    ControlEvent::FollowLagged { topic, missed }
+}
+
+/// `Ok(Some)`: a record to forward; `Ok(None)`: one filtered out; `Err(n)`: `n` missed.
+async fn next_log(
+    logs: &mut Option<(Receiver<Arc<LogRecord>>, Option<LogLevel>)>,
+) -> Result<Option<LogRecord>, u64> {
+    let Some((rx, min)) = logs else {
+        return pending().await;
+    };
+    match rx.recv().await {
+        Ok(r) if min.is_none_or(|m| r.level <= m) => Ok(Some((*r).clone())),
+        Ok(_) => Ok(None),
+        Err(RecvError::Lagged(n)) => Err(n),
+        Err(RecvError::Closed) => {
+            *logs = None;
+            Ok(None)
+        }
+    }
+}
+
+async fn next_entry(
+    streams: &mut Option<(TailReceiver, String)>,
+) -> Result<Option<Arc<TailEntry>>, u64> {
+    let Some((tail, session)) = streams else {
+        return pending().await;
+    };
+    match tail.rx.recv().await {
+        Ok(e) if e.session == *session => Ok(Some(e)),
+        Ok(_) => Ok(None),
+        Err(RecvError::Lagged(n)) => Err(n),
+        Err(RecvError::Closed) => {
+            *streams = None;
+            Ok(None)
+        }
+    }
+}

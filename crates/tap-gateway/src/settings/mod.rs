@@ -1,0 +1,138 @@
+//! The user's settings, `$TAP_HOME/settings.json` (mode 0600, replaced atomically):
+//! `{"port": 9400, "notifications": true}`.
+//!
+//! The engine only stores them; their users read them at start: `tap gateway` and the
+//! desktop app listen on `port` when no address is given, the desktop app shows
+//! notifications when `notifications` is on. So a new port applies at the next start.
+//! Changed over the control plane (`settings.get`, `settings.set`, see `api`), or read
+//! directly with [`load`].
+
+mod api;
+
+pub use tap_protocol::settings::{Settings, SettingsPatch, DEFAULT_PORT};
+
+use std::path::{Path, PathBuf};
+
+/// The file's name in `TAP_HOME`.
+pub const FILE_NAME: &str = "settings.json";
+
+/// Why the settings could not be read, changed or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file exists but cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a settings object.
+    #[error("{} is not valid settings JSON: {source}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// A value is out of range.
+    #[error("{0}")]
+    Invalid(String),
+    /// The file cannot be written.
+    #[error(transparent)]
+    Write(#[from] crate::GatewayError),
+}
+
+/// `$TAP_HOME/settings.json` for the data directory `dir`.
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join(FILE_NAME)
+}
+
+/// The saved settings in `dir` (`TAP_HOME`); the defaults when there is no file.
+/// Unknown keys in the file are ignored (a newer version may have written them); a
+/// missing key takes its default.
+pub fn load(dir: &Path) -> Result<Settings, SettingsError> {
+    let path = path(dir);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+        Err(source) => return Err(SettingsError::Read { path, source }),
+    };
+    let settings: Settings =
+        serde_json::from_str(&text).map_err(|source| SettingsError::Malformed {
+            path: path.clone(),
+            source,
+        })?;
+    check(&settings)?;
+    Ok(settings)
+}
+
+/// Writes `settings` to `dir` (mode 0600, atomically).
+pub fn save(dir: &Path, settings: &Settings) -> Result<(), SettingsError> {
+    check(settings)?;
+    let text = serde_json::to_string_pretty(settings).expect("settings serialize");
+    crate::auth::files::write_private(&path(dir), &format!("{text}\n"))?;
+    Ok(())
+}
+
+/// `settings` with `patch` applied, checked.
+pub fn apply(settings: Settings, patch: &SettingsPatch) -> Result<Settings, SettingsError> {
+    let next = Settings {
+        port: patch.port.unwrap_or(settings.port),
+        notifications: patch.notifications.unwrap_or(settings.notifications),
+    };
+    check(&next)?;
+    Ok(next)
+}
+
+fn check(s: &Settings) -> Result<(), SettingsError> {
+    if s.port == 0 {
+        // 0 would mean "any free port": nothing could find the gateway at a fixed address.
+        return Err(SettingsError::Invalid(
+            "'port' must be between 1 and 65535".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_without_a_file_and_a_round_trip_with_one() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load(dir.path()).unwrap(), Settings::default());
+        let s = Settings {
+            port: 9555,
+            notifications: false,
+        };
+        save(dir.path(), &s).unwrap();
+        assert_eq!(load(dir.path()).unwrap(), s);
+    }
+
+    #[test]
+    fn unknown_keys_in_the_file_are_ignored_and_missing_ones_default() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(path(dir.path()), r#"{"port": 9401, "theme": "dark"}"#).unwrap();
+        assert_eq!(
+            load(dir.path()).unwrap(),
+            Settings {
+                port: 9401,
+                notifications: true
+            }
+        );
+    }
+
+    #[test]
+    fn a_malformed_file_or_port_0_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(path(dir.path()), "{").unwrap();
+        assert!(matches!(
+            load(dir.path()),
+            Err(SettingsError::Malformed { .. })
+        ));
+        std::fs::write(path(dir.path()), r#"{"port": 0}"#).unwrap();
+        assert!(matches!(load(dir.path()), Err(SettingsError::Invalid(_))));
+    }
+}

@@ -1,0 +1,139 @@
+//! What the panel's Diagnostics page shows (control method `diagnostics`): errors the
+//! gateway sent to providers by code, every limit with how often it was hit, the
+//! connections by state, and the newest failures.
+
+use crate::ErrorCode;
+use serde::{Deserialize, Serialize};
+
+/// Counters since the gateway started, and the state of every connection now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostics {
+    /// RFC 3339 time the counters started (the gateway's start).
+    pub since: String,
+    /// `error` messages sent to providers, by code, most frequent first.
+    pub errors: Vec<ErrorCount>,
+    /// Every limit the gateway enforces, in a fixed order, with how often it was hit.
+    pub limits: Vec<LimitHits>,
+    /// Open connections by kind and state.
+    pub connections: Connections,
+    /// The newest failures first (at most [`Diagnostics::failures_kept`]).
+    pub recent_failures: Vec<Failure>,
+    /// How many failures the gateway keeps.
+    pub failures_kept: usize,
+}
+
+/// How many `error` messages with one code went to providers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ErrorCount {
+    /// The error code.
+    pub code: ErrorCode,
+    /// How many were sent.
+    pub count: u64,
+}
+
+/// One limit and how often it was hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct LimitHits {
+    /// Stable id, e.g. `payloadSize`, `rebindRate`, `providerConnections`.
+    pub id: String,
+    /// What the limit is and what happens when it is hit, in a sentence.
+    pub description: String,
+    /// How often it was hit.
+    pub hits: u64,
+    /// RFC 3339 time of the last hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_at: Option<String>,
+}
+
+/// Open connections by kind and state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Connections {
+    /// Provider sockets (`/`).
+    pub providers: ProviderConnections,
+    /// Session-host sockets (`/session`).
+    pub session_hosts: HostConnections,
+    /// Control-plane sockets (`/control`: panels, the tray, `tap pairing`).
+    pub control_clients: ControlConnections,
+    /// Registered sessions.
+    pub sessions: usize,
+}
+
+/// Provider sockets by state (`awaitAuth` → `awaitPairing` → `awaitHello` → `bound` ⇄ `unbound`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderConnections {
+    /// Open sockets (every state below).
+    pub open: usize,
+    /// At most this many at once; more get HTTP 503.
+    pub max: usize,
+    /// Connected, no `auth` yet.
+    pub await_auth: usize,
+    /// Asked to pair; the user has not confirmed the code yet.
+    pub await_pairing: usize,
+    /// Authenticated, no `hello` yet.
+    pub await_hello: usize,
+    /// Bound to a session.
+    pub bound: usize,
+    /// Was bound; its session ended or a rebind failed.
+    pub unbound: usize,
+}
+
+/// Session-host sockets, and hosts whose socket dropped but whose sessions wait for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HostConnections {
+    /// Open sockets (authenticated or not).
+    pub open: usize,
+    /// At most this many at once.
+    pub max: usize,
+    /// Authenticated hosts with a socket.
+    pub attached: usize,
+    /// Hosts without a socket, within their resume grace.
+    pub detached: usize,
+}
+
+/// Control-plane sockets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ControlConnections {
+    /// Open sockets (authenticated or not).
+    pub open: usize,
+    /// At most this many at once.
+    pub max: usize,
+}
+
+/// Something that went wrong: an `error` sent to a provider, or a limit that closed or
+/// refused a connection without one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    /// RFC 3339 time.
+    pub at: String,
+    /// The error code sent, if an `error` was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<ErrorCode>,
+    /// The limit ([`LimitHits::id`]) that refused or closed a connection, when that was it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// What happened.
+    pub message: String,
+    /// The message type the error answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<String>,
+    /// The provider's id (`ProviderStatus.id`), once authenticated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The session the provider was bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
