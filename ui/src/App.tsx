@@ -5,6 +5,10 @@ import { Pairing } from "./pages/Pairing";
 import { Sessions } from "./pages/Sessions";
 import { Providers } from "./pages/Providers";
 import { Streams } from "./pages/Streams";
+import { Diagnostics } from "./pages/Diagnostics";
+import { Logs } from "./pages/Logs";
+import { Settings } from "./pages/Settings";
+import { Popup } from "./pages/Popup";
 
 /** The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/streams/<session>`. */
 const PAGES = [
@@ -13,11 +17,17 @@ const PAGES = [
   { id: "sessions", title: "Sessions" },
   { id: "providers", title: "Providers" },
   { id: "streams", title: "Streams" },
+  { id: "diagnostics", title: "Diagnostics" },
+  { id: "logs", title: "Logs" },
+  { id: "settings", title: "Settings" },
 ] as const;
 type PageId = (typeof PAGES)[number]["id"];
 
 /** Places kept for what the gateway does not do yet: listed, never rendered with data. */
 const LATER = ["Traces", "Emitters"];
+
+/** `?view=popup`: the tray popup, only the pending pairing requests. */
+const POPUP = new URLSearchParams(location.search).get("view") === "popup";
 
 interface Route {
   page: PageId;
@@ -46,11 +56,12 @@ export function App() {
   const title = PAGES.find((p) => p.id === route.page)!.title;
 
   useEffect(() => {
-    document.title = `${title} · Tap panel`;
+    document.title = POPUP ? "Pairing requests · Tap" : `${title} · Tap panel`;
   }, [title]);
 
   if (state.phase.kind === "starting") return null;
   if (state.phase.kind === "login") return <Login message={state.phase.message} />;
+  if (POPUP) return <Popup state={state} />;
 
   const pending = state.pairings.filter((p) => p.state === "pending").length;
   return (
@@ -109,6 +120,12 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Providers state={state} />;
     case "streams":
       return <Streams state={state} sessionId={route.arg} />;
+    case "diagnostics":
+      return <Diagnostics state={state} />;
+    case "logs":
+      return <Logs state={state} />;
+    case "settings":
+      return <Settings state={state} />;
   }
 }
 

@@ -8,10 +8,14 @@
 //   idempotent, so an event that raced with a snapshot is harmless.
 // - `status.changed` comes in bursts: one `status` call after a burst is enough, so calls
 //   are coalesced (at most one in flight, one more queued).
+// - The opt-in topics (`diagnostics.follow`, `logs.follow`, `streams.follow`) belong to
+//   the pages that show them: every event is also handed to `subscribeEvents` listeners, and
+//   `generation` changes with each new connection, so a page follows again after a
+//   reconnect (a connection's follows end with it).
 // Nothing here polls: the only timers are the burst coalescing and the reconnect backoff.
 
-import { useEffect, useState } from "preact/hooks";
-import type { ControlEvent, GatewayStatus, PairingEntry, Snapshot } from "./generated";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { ControlEvent, FileLocations, GatewayStatus, PairingEntry, Snapshot } from "./generated";
 import {
   connect,
   forgetToken,
@@ -38,9 +42,14 @@ export interface PanelState {
   statusAt: number;
   /** Pending requests first, then paired providers; newest first within each. */
   pairings: PairingEntry[];
+  /** Where the gateway keeps its files (from the snapshot). */
+  files: FileLocations | null;
+  /** +1 for every new authenticated connection (follows must be made again). */
+  generation: number;
 }
 
 type Listener = (state: PanelState) => void;
+type EventListener = (event: ControlEvent) => void;
 
 /** Delay before reconnect attempt n (1-based): 0.5 s doubling to 8 s. */
 const backoff = (attempt: number) => Math.min(8000, 500 * 2 ** Math.min(attempt - 1, 4));
@@ -53,8 +62,9 @@ function sortPairings(entries: PairingEntry[]): PairingEntry[] {
 }
 
 class Store {
-  private state: PanelState = { phase: { kind: "starting" }, status: null, statusAt: 0, pairings: [] };
+  private state: PanelState = { phase: { kind: "starting" }, status: null, statusAt: 0, pairings: [], files: null, generation: 0 };
   private listeners = new Set<Listener>();
+  private eventListeners = new Set<EventListener>();
   private connection: Connection | null = null;
   private lastSeq = 0;
   private snapshotInFlight = false;
@@ -70,6 +80,12 @@ class Store {
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Every control event, after the store applied it (pages follow their own topics). */
+  subscribeEvents(listener: EventListener): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   private set(patch: Partial<PanelState>) {
@@ -120,7 +136,7 @@ class Store {
       });
       this.connection = connection;
       this.applySnapshot(snapshot);
-      this.set({ phase: { kind: "live" } });
+      this.set({ phase: { kind: "live" }, generation: this.state.generation + 1 });
     } catch (e) {
       if (e instanceof RpcError && e.code === "AUTH_FAILED") {
         forgetToken();
@@ -154,7 +170,12 @@ class Store {
 
   private applySnapshot(snapshot: Snapshot) {
     this.lastSeq = snapshot.seq;
-    this.set({ status: snapshot.status, statusAt: performance.now(), pairings: sortPairings(snapshot.pairings) });
+    this.set({
+      status: snapshot.status,
+      statusAt: performance.now(),
+      pairings: sortPairings(snapshot.pairings),
+      files: snapshot.files,
+    });
   }
 
   private onEvent(seq: number, event: ControlEvent) {
@@ -180,6 +201,7 @@ class Store {
         this.refreshStatus();
         break;
     }
+    for (const listener of this.eventListeners) listener(event);
   }
 
   private async resync() {
@@ -236,6 +258,13 @@ export function usePanel(): PanelState {
     return store.subscribe(setState);
   }, []);
   return state;
+}
+
+/** Calls `handler` with every control event while the component is mounted. */
+export function useControlEvents(handler: (event: ControlEvent) => void): void {
+  const latest = useRef(handler);
+  latest.current = handler;
+  useEffect(() => store.subscribeEvents((event) => latest.current(event)), []);
 }
 
 /** `Date.now()`, refreshed every `ms` while the component is mounted (countdowns, uptime). */

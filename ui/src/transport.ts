@@ -1,10 +1,18 @@
-// The one file that talks to the gateway.
+// The one file that talks to the gateway, and the one file of the panel that knows about
+// the desktop app (Tauri).
 //
-// Today the panel runs in a browser tab served by `tap gateway`, so it speaks the control
-// protocol over a WebSocket (`ws://<this host>/control`) and logs in over HTTP
-// (`POST /api/login`). The Tauri shell will later hand the panel its control token and
-// carry the same frames over IPC: that change belongs here and nowhere else. Every other
-// module sees only `login()`, `connect()` and the typed `Connection`.
+// In a browser tab served by `tap gateway`, the panel logs in over HTTP (`POST /api/login`,
+// from a one-time `tap ui` link) and speaks the control protocol over a WebSocket to
+// `ws://<this host>/control`.
+//
+// In the desktop app's webview (Tauri, origin `tauri://localhost`), the app hosts the
+// engine in-process and hands the panel `{url, token}` through an IPC command
+// (`control_endpoint`): no login link, and the token stays in memory (never in a URL or in
+// storage). The frames then go over the same WebSocket, to `ws://127.0.0.1:PORT/control`
+// (the gateway accepts the webview's origin). `desktop` exposes the few things only the app
+// can do (login item, secret storage notice, windows); it is null in a browser.
+//
+// Every other module sees only `login()`/`connect()`, the typed `Connection` and `desktop`.
 
 import type { ControlError, ControlEvent, ControlMethods, ServerFrame, Snapshot } from "./generated";
 
@@ -45,10 +53,58 @@ export interface Connection {
   close(): void;
 }
 
+// ---- The desktop app (Tauri) ------------------------------------------------------------
+
+/** The part of Tauri's IPC bridge this file uses (injected by Tauri before any page script). */
+interface TauriIpc {
+  invoke<T>(command: string, args?: Record<string, unknown>): Promise<T>;
+}
+
+/** Tauri's IPC when running in the desktop app's webview, else null. */
+const tauri: TauriIpc | null = (() => {
+  const internals = (globalThis as { __TAURI_INTERNALS__?: Partial<TauriIpc> }).__TAURI_INTERNALS__;
+  return internals && typeof internals.invoke === "function" ? (internals as TauriIpc) : null;
+})();
+
+/** What only the desktop app can do; `desktop` is null in a browser. */
+export interface DesktopBridge {
+  getAutostart(): Promise<boolean>;
+  setAutostart(on: boolean): Promise<void>;
+  /** null when the OS keyring holds the secrets; otherwise a sentence for the panel's notice */
+  secretStorageNotice(): Promise<string | null>;
+  openPanel(): Promise<void>; // from the popup
+  hideWindow(): Promise<void>; // the calling window hides itself (popup)
+}
+
+export const desktop: DesktopBridge | null = tauri && {
+  getAutostart: () => tauri.invoke<boolean>("get_autostart"),
+  setAutostart: (on) => tauri.invoke<void>("set_autostart", { on }),
+  secretStorageNotice: () => tauri.invoke<string | null>("secret_storage_notice"),
+  openPanel: () => tauri.invoke<void>("open_panel"),
+  hideWindow: () => tauri.invoke<void>("hide_window"),
+};
+
+/** The app's gateway, as `control_endpoint` reported it (desktop only; kept in memory). */
+let desktopEndpoint: { url: string; token: string } | null = null;
+
+/** Asks the desktop app where its gateway is and for the control token. */
+async function desktopLogin(ipc: TauriIpc): Promise<string | null> {
+  try {
+    desktopEndpoint = await ipc.invoke<{ url: string; token: string }>("control_endpoint");
+    return null;
+  } catch (e) {
+    desktopEndpoint = null;
+    return `The desktop app did not hand over its gateway's address: ${String(e)}`;
+  }
+}
+
+// ---- Login ---------------------------------------------------------------------------------
+
 /** Where the control token lives between reloads of this tab (never in a URL, never in localStorage). */
 const TOKEN_KEY = "tap.controlToken";
 
 export function storedToken(): string | null {
+  if (tauri) return desktopEndpoint?.token ?? null;
   try {
     return sessionStorage.getItem(TOKEN_KEY);
   } catch {
@@ -57,6 +113,10 @@ export function storedToken(): string | null {
 }
 
 export function forgetToken(): void {
+  if (tauri) {
+    desktopEndpoint = null;
+    return;
+  }
   try {
     sessionStorage.removeItem(TOKEN_KEY);
   } catch {
@@ -68,9 +128,11 @@ export function forgetToken(): void {
  * Handles a one-time login link (`/#login=CODE`): takes the code out of the address bar at
  * once (so it is neither bookmarked nor left in history), exchanges it for the control token
  * and keeps that in sessionStorage. Returns an error sentence when the exchange failed, null
- * when there was nothing to do or it worked.
+ * when there was nothing to do or it worked. In the desktop app, gets the token from the app.
  */
 export async function loginFromLocation(): Promise<string | null> {
+  // In the desktop app there is no login link: the app hands the token over.
+  if (tauri) return desktopLogin(tauri);
   const match = /(?:^#|&)login=([^&]+)/.exec(location.hash);
   if (!match) return null;
   history.replaceState(null, "", location.pathname + location.search);
@@ -100,8 +162,9 @@ export async function loginFromLocation(): Promise<string | null> {
   return `This login link did not work (${why}). Links work once and for two minutes: run \`tap ui\` for a new one.`;
 }
 
-/** The control endpoint of the gateway that served this page. */
+/** The control endpoint: the desktop app's gateway, or the gateway that served this page. */
 function controlUrl(): string {
+  if (desktopEndpoint) return desktopEndpoint.url;
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}/control`;
 }

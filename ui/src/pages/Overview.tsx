@@ -1,5 +1,8 @@
+import { useEffect, useState } from "preact/hooks";
+import type { FileLocations } from "../generated";
 import type { PanelState } from "../store";
 import { useNow } from "../store";
+import { desktop } from "../transport";
 import { duration, fullTime } from "../format";
 
 /** Health, address, uptime, version and counts, from the live snapshot. */
@@ -14,6 +17,7 @@ export function Overview({ state }: { state: PanelState }) {
 
   return (
     <>
+      <SecretStorageNotice />
       <section class="cards" aria-label="Gateway">
         <Card label="Health" value={live ? "Running" : "Unreachable"} tone={live ? "ok" : "warn"} />
         <Card label="Address" value={status.address} mono />
@@ -32,7 +36,63 @@ export function Overview({ state }: { state: PanelState }) {
         />
         <Card label="Paired providers" value={String(paired)} href="#/pairing" />
       </section>
+      {state.files && <Files files={state.files} />}
     </>
+  );
+}
+
+/** The desktop app's word on where secrets are kept, when it is not the OS keyring. */
+function SecretStorageNotice() {
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(() => {
+    desktop
+      ?.secretStorageNotice()
+      .then(setNotice)
+      .catch(() => setNotice(null));
+  }, []);
+  if (!notice) return null;
+  return (
+    <p class="notice" role="status" data-testid="secret-storage-notice">
+      <strong>Secret storage: </strong>
+      {notice}
+    </p>
+  );
+}
+
+/** Where the token and state files are. Paths only: the files are private (mode 0600). */
+function Files({ files }: { files: FileLocations }) {
+  const rows: [string, string | undefined, string][] = [
+    ["Provider token", files.providerToken, "what Core Profile providers authenticate with"],
+    ["Provider token (Copilot)", files.copilotProviderToken, "the same token, where the spec's providers look"],
+    ["Session-host token", files.hostToken, "what session hosts authenticate with"],
+    ["Control token", files.controlToken ?? undefined, "what the panel and `tap pairing` authenticate with"],
+    ["Gateway state", files.state, "address, pid and start time, for `tap` commands"],
+    ["Settings", files.settings, "port and notifications"],
+    ["Remembered pairings", files.pairedProviders, "hashes of remembered providers' tokens"],
+  ];
+  return (
+    <section aria-labelledby="files-heading">
+      <h2 id="files-heading">Files</h2>
+      <p class="small muted">
+        In <span class="mono">{files.dataDir}</span> (TAP_HOME). Token files are readable only by you (mode 0600); they are removed when
+        the gateway stops.
+      </p>
+      <div class="table-wrap">
+        <table aria-label="Token and state files" data-testid="overview-files">
+          <tbody>
+            {rows.map(([label, path, what]) => (
+              <tr key={label}>
+                <th scope="row">{label}</th>
+                <td class="mono small wrap" data-file={label}>
+                  {path ?? <span class="muted">{label === "Control token" ? "kept by the desktop app (not a file)" : "not written"}</span>}
+                </td>
+                <td class="small muted">{what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

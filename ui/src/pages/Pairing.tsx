@@ -72,7 +72,7 @@ export function Pairing({ state }: { state: PanelState }) {
   );
 }
 
-function who(entry: PairingEntry): string {
+export function who(entry: PairingEntry): string {
   return entry.name ?? entry.origin ?? entry.remote;
 }
 
@@ -81,12 +81,12 @@ function sessionName(s: SessionStatus): string {
 }
 
 /** Sends `pairing.configure` and applies its answer; an error is shown by the caller. */
-async function configure(params: PairingConfigure) {
+export async function configure(params: PairingConfigure) {
   const { pairing } = await store.call("pairing.configure", params);
   store.upsertPairing(pairing);
 }
 
-function useAction(): [string | null, (run: () => Promise<unknown>) => void] {
+export function useAction(): [string | null, (run: () => Promise<unknown>) => void] {
   const [error, setError] = useState<string | null>(null);
   const act = (run: () => Promise<unknown>) => {
     setError(null);
@@ -95,7 +95,7 @@ function useAction(): [string | null, (run: () => Promise<unknown>) => void] {
   return [error, act];
 }
 
-function SessionPicker({ entry, sessions, onPick }: { entry: PairingEntry; sessions: SessionStatus[]; onPick: (id: string) => void }) {
+export function SessionPicker({ entry, sessions, onPick }: { entry: PairingEntry; sessions: SessionStatus[]; onPick: (id: string) => void }) {
   const foreground = sessions.find((s) => s.foreground);
   const known = entry.session === undefined || sessions.some((s) => s.id === entry.session);
   return (
@@ -120,8 +120,8 @@ function SessionPicker({ entry, sessions, onPick }: { entry: PairingEntry; sessi
   );
 }
 
-function PendingRequest({ entry, sessions, now }: { entry: PairingEntry; sessions: SessionStatus[]; now: number }) {
-  const [error, act] = useAction();
+/** A pending request's code in large digits and the countdown to its expiry. */
+export function CodeAndCountdown({ entry, now }: { entry: PairingEntry; now: number }) {
   const code = entry.code ?? "";
   const created = Date.parse(entry.createdAt);
   const expires = entry.expiresAt ? Date.parse(entry.expiresAt) : NaN;
@@ -130,32 +130,41 @@ function PendingRequest({ entry, sessions, now }: { entry: PairingEntry; session
   const fraction = Number.isNaN(expires) ? 0 : Math.max(0, Math.min(1, left / (expires - created)));
 
   return (
-    <li class="request" aria-label={`Pairing request from ${who(entry)}`} data-pairing-id={entry.id}>
-      <div class="request-code">
-        <span class="card-label" id={`code-${entry.id}`}>
-          Code
-        </span>
-        <p class="code" data-testid="pairing-code" data-code={code} aria-labelledby={`code-${entry.id}`} aria-describedby={`code-digits-${entry.id}`}>
-          {[...code].map((d, i) => (
-            <span key={i} class="digit" aria-hidden="true">
-              {d}
-            </span>
-          ))}
-          <span id={`code-digits-${entry.id}`} class="sr-only">
-            {[...code].join(" ")}
+    <div class="request-code">
+      <span class="card-label" id={`code-${entry.id}`}>
+        Code
+      </span>
+      <p class="code" data-testid="pairing-code" data-code={code} aria-labelledby={`code-${entry.id}`} aria-describedby={`code-digits-${entry.id}`}>
+        {[...code].map((d, i) => (
+          <span key={i} class="digit" aria-hidden="true">
+            {d}
           </span>
-        </p>
-        {!Number.isNaN(expires) && (
-          <div class="countdown" data-testid="pairing-countdown">
-            <div class="bar" aria-hidden="true">
-              <div class="bar-fill" style={{ width: `${fraction * 100}%` }} />
-            </div>
-            <span role="timer" aria-label="Expires in">
-              {left > 0 ? `expires in ${countdown(left)}` : "expired"}
-            </span>
+        ))}
+        <span id={`code-digits-${entry.id}`} class="sr-only">
+          {[...code].join(" ")}
+        </span>
+      </p>
+      {!Number.isNaN(expires) && (
+        <div class="countdown" data-testid="pairing-countdown">
+          <div class="bar" aria-hidden="true">
+            <div class="bar-fill" style={{ width: `${fraction * 100}%` }} />
           </div>
-        )}
-      </div>
+          <span role="timer" aria-label="Expires in">
+            {left > 0 ? `expires in ${countdown(left)}` : "expired"}
+          </span>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function PendingRequest({ entry, sessions, now }: { entry: PairingEntry; sessions: SessionStatus[]; now: number }) {
+  const [error, act] = useAction();
+  const code = entry.code ?? "";
+
+  return (
+    <li class="request" aria-label={`Pairing request from ${who(entry)}`} data-pairing-id={entry.id}>
+      <CodeAndCountdown entry={entry} now={now} />
       <dl class="facts">
         <dt>Origin</dt>
         <dd class="mono" data-testid="pairing-origin">{entry.origin ?? "none (not a browser page)"}</dd>

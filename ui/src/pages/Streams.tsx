@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { StreamEntry } from "../generated";
-import { store, type PanelState } from "../store";
+import { store, useControlEvents, type PanelState } from "../store";
 import { VirtualList } from "../components/VirtualList";
+import { useLiveList } from "../live";
 import { clock, clockMs, fullTime, shortJson } from "../format";
 
 /** One stored event, flattened out of `streams.history`'s `stream@provider` map. */
@@ -19,71 +20,103 @@ interface Row {
 
 interface Loaded {
   sessionId: string;
-  rows: Row[];
   loadedAt: string;
 }
 
 const LEVELS = ["keep", "surface", "inject"] as const;
 const ROW_HEIGHT = 34;
+/** The gateway keeps 200 per stream; the live tail keeps at most this many in the page. */
+const MAX_ROWS = 20000;
+
+function toRow(key: string, e: StreamEntry): Row {
+  // Stream names never contain '@' (the gateway refuses them), so the first one splits.
+  const at = key.indexOf("@");
+  const stream = at < 0 ? key : key.slice(0, at);
+  const provider = at < 0 ? "" : key.slice(at + 1);
+  const meta = e.metadata ? JSON.stringify(e.metadata) : "";
+  return {
+    stream,
+    provider,
+    ts: e.ts,
+    time: Date.parse(e.ts),
+    event: e.event,
+    level: e.level,
+    metadata: e.metadata,
+    haystack: `${e.event}\n${stream}\n${provider}\n${meta}`.toLowerCase(),
+  };
+}
 
 function flatten(streams: Record<string, StreamEntry[] | undefined>): Row[] {
   const rows: Row[] = [];
   for (const [key, entries] of Object.entries(streams)) {
-    // Stream names never contain '@' (the gateway refuses them), so the first one splits.
-    const at = key.indexOf("@");
-    const stream = at < 0 ? key : key.slice(0, at);
-    const provider = at < 0 ? "" : key.slice(at + 1);
-    for (const e of entries ?? []) {
-      const meta = e.metadata ? JSON.stringify(e.metadata) : "";
-      rows.push({
-        stream,
-        provider,
-        ts: e.ts,
-        time: Date.parse(e.ts),
-        event: e.event,
-        level: e.level,
-        metadata: e.metadata,
-        haystack: `${e.event}\n${stream}\n${provider}\n${meta}`.toLowerCase(),
-      });
-    }
+    for (const e of entries ?? []) rows.push(toRow(key, e));
   }
   return rows.sort((a, b) => b.time - a.time);
 }
 
-/** A session's stream history with text search, level and provider filters. */
+/**
+ * A session's streams: the stored history (`streams.follow` returns it), then every new
+ * event as it is stored (a live tail that can be paused), with text search, level and
+ * provider filters.
+ */
 export function Streams({ state, sessionId }: { state: PanelState; sessionId?: string }) {
   const sessions = state.status!.sessions;
   const fallback = sessions.find((s) => s.foreground)?.id ?? sessions[0]?.id;
   const selected = sessionId ?? fallback;
   const live = state.phase.kind === "live";
 
+  const list = useLiveList<Row>(MAX_ROWS);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(false);
+  const [reload, setReload] = useState(0);
+  const [missed, setMissed] = useState(0);
   const [error, setError] = useState<string | null>(null);
+  /** The session whose `stream.entry` events belong in the list (set with its history). */
+  const followed = useRef<string | null>(null);
   const [query, setQuery] = useState("");
   const [level, setLevel] = useState("all");
   const [provider, setProvider] = useState("all");
 
-  const load = useCallback(async () => {
-    if (!selected) return;
+  // Follow the selected session: its history now, each new event after. Again after a
+  // reconnect (`generation`) or Refresh; the next follow replaces this one.
+  useEffect(() => {
+    if (!live || !selected) return;
+    let current = true;
+    followed.current = null;
     setLoading(true);
     setError(null);
-    try {
-      const history = await store.call("streams.history", { sessionId: selected });
-      setLoaded({ sessionId: history.sessionId, rows: flatten(history.streams), loadedAt: new Date().toISOString() });
-    } catch (e) {
-      setLoaded(null);
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setLoading(false);
+    store
+      .call("streams.follow", { sessionId: selected })
+      .then((history) => {
+        if (!current) return;
+        list.reset(flatten(history.streams));
+        followed.current = history.sessionId;
+        setMissed(0);
+        setLoaded({ sessionId: history.sessionId, loadedAt: new Date().toISOString() });
+      })
+      .catch((e) => {
+        if (!current) return;
+        list.reset([]);
+        setLoaded(null);
+        setError(e instanceof Error ? e.message : String(e));
+      })
+      .finally(() => current && setLoading(false));
+    return () => {
+      current = false;
+      followed.current = null;
+      store.call("unfollow", { topic: "streams" }).catch(() => {});
+    };
+  }, [selected, live, state.generation, reload]);
+
+  useControlEvents((event) => {
+    if (event.kind === "stream.entry" && event.sessionId === followed.current) {
+      list.push(toRow(event.stream, event.entry));
+    } else if (event.kind === "follow.lagged" && event.topic === "streams") {
+      setMissed((m) => m + event.missed);
     }
-  }, [selected]);
+  });
 
-  useEffect(() => {
-    if (live) void load();
-  }, [load, live]);
-
-  const rows = loaded?.sessionId === selected ? loaded.rows : [];
+  const rows = loaded?.sessionId === selected ? list.items : [];
   const providers = useMemo(() => [...new Set(rows.map((r) => r.provider))].sort(), [rows]);
   const visible = useMemo(() => {
     const q = query.trim().toLowerCase();
@@ -142,19 +175,40 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
             ))}
           </select>
         </label>
-        <button type="button" class="btn" onClick={() => void load()} disabled={loading || !live}>
+        <button
+          type="button"
+          class={`btn${list.paused ? " attention" : ""}`}
+          aria-pressed={list.paused}
+          onClick={() => list.pause(!list.paused)}
+          disabled={!loaded}
+        >
+          {list.paused ? "Resume" : "Pause"}
+        </button>
+        <button type="button" class="btn" onClick={() => setReload((n) => n + 1)} disabled={loading || !live}>
           {loading ? "Loading…" : "Refresh"}
         </button>
       </div>
-      <p class="small muted" role="status" data-testid="streams-count">
-        {error
-          ? ""
-          : loaded
-            ? `${visible.length} of ${rows.length} events · history as of ${clock(loaded.loadedAt)}`
-            : loading
-              ? "Loading…"
-              : ""}
-      </p>
+      <div class="tail-status">
+        <p class="small muted" role="status" data-testid="streams-count">
+          {error
+            ? ""
+            : loaded
+              ? `${visible.length} of ${rows.length} events · history from ${clock(loaded.loadedAt)}, then live`
+              : loading
+                ? "Loading…"
+                : ""}
+        </p>
+        {loaded && (
+          <span class={`pill ${list.paused ? "attention" : live ? "ok" : "warn"}`} data-testid="streams-tail">
+            {list.paused ? `paused · ${list.waiting} new waiting` : live ? "live" : "reconnecting"}
+          </span>
+        )}
+        {missed > 0 && (
+          <span class="pill warn" role="status">
+            {missed} events skipped (the panel fell behind); Refresh reloads them
+          </span>
+        )}
+      </div>
       {error && (
         <p class="error" role="alert">
           {error}

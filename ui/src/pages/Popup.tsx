@@ -1,0 +1,119 @@
+import { useEffect, useRef } from "preact/hooks";
+import type { PairingEntry, SessionStatus } from "../generated";
+import { store, useNow, type PanelState } from "../store";
+import { desktop } from "../transport";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { CodeAndCountdown, SessionPicker, configure, useAction, who } from "./Pairing";
+
+/**
+ * The tray popup (`?view=popup`): only the pending pairing requests, compact, live. When
+ * the last one is resolved (here, in the panel, by the provider, or by expiry) the desktop
+ * app's popup window hides itself.
+ */
+export function Popup({ state }: { state: PanelState }) {
+  const now = useNow(1000);
+  const pending = state.pairings.filter((p) => p.state === "pending");
+  const sessions = state.status?.sessions ?? [];
+  const hadSome = useRef(false);
+
+  useEffect(() => {
+    if (pending.length > 0) {
+      hadSome.current = true;
+    } else if (hadSome.current) {
+      hadSome.current = false;
+      desktop?.hideWindow().catch(() => {});
+    }
+  }, [pending.length]);
+
+  const live = state.phase.kind === "live";
+  return (
+    <main class="popup" id="main" aria-label="Pending pairing requests">
+      <header class="popup-head">
+        <h1>
+          Pairing requests{pending.length > 0 && <span class="badge attention">{pending.length}</span>}
+        </h1>
+        <OpenPanel />
+      </header>
+      {!live && (
+        <p class="notice" role="status">
+          {state.phase.kind === "connecting" ? "Connecting to the gateway…" : "Not connected"}
+        </p>
+      )}
+      {pending.length === 0 ? (
+        <p class="empty" role="status" data-testid="popup-empty">
+          No pending requests
+        </p>
+      ) : (
+        <>
+          <ul class="popup-list">
+            {pending.map((entry) => (
+              <PopupRequest key={entry.id} entry={entry} sessions={sessions} now={now} />
+            ))}
+          </ul>
+          {pending.length > 1 && (
+            <div class="popup-foot">
+              <ConfirmButton
+                label="Deny all"
+                question={`Deny all ${pending.length}?`}
+                confirmLabel="Deny all"
+                onConfirm={() => store.call("pairing.denyAll", {})}
+              />
+            </div>
+          )}
+        </>
+      )}
+    </main>
+  );
+}
+
+function PopupRequest({ entry, sessions, now }: { entry: PairingEntry; sessions: SessionStatus[]; now: number }) {
+  const [error, act] = useAction();
+  return (
+    <li class="popup-request" aria-label={`Pairing request from ${who(entry)}`} data-pairing-id={entry.id}>
+      <CodeAndCountdown entry={entry} now={now} />
+      <p class="popup-origin">
+        <span class="muted small">From </span>
+        <span class="mono" data-testid="pairing-origin">
+          {entry.origin ?? "a local program (no origin)"}
+        </span>
+        {entry.name && <span class="small muted"> · {entry.name}</span>}
+      </p>
+      <div class="popup-actions">
+        <label class="field grow">
+          <span>Session</span>
+          <SessionPicker entry={entry} sessions={sessions} onPick={(session) => act(() => configure({ id: entry.id, session }))} />
+        </label>
+        <ConfirmButton
+          label="Deny"
+          ariaLabel={`Deny request ${entry.code ?? ""}`}
+          question="Deny?"
+          confirmLabel="Yes, deny"
+          onConfirm={() => store.call("pairing.deny", { id: entry.id })}
+        />
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </li>
+  );
+}
+
+/** In the desktop app, asks it to show the panel window; in a browser, a link to the panel. */
+function OpenPanel() {
+  if (desktop) {
+    const bridge = desktop;
+    return (
+      <button type="button" class="btn link" onClick={() => void bridge.openPanel().catch(() => {})}>
+        Open panel
+      </button>
+    );
+  }
+  return (
+    // Same tab: the tab's login (sessionStorage) carries over to the full panel.
+    <a class="btn link" href="/#/pairing">
+      Open panel
+    </a>
+  );
+}
