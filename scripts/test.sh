@@ -10,6 +10,7 @@ setup_rust
 setup_node
 setup_python_venv
 setup_chromium
+setup_desktop
 build_ui
 
 step "example providers' dependencies"
@@ -30,6 +31,15 @@ cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 step "panel end-to-end tests (Chromium)"
 # The debug `tap` binary cargo test just built; the gateway serves ui/dist.
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" npm run --silent --prefix ui test:e2e 2>&1 | tee -a "$log" || status=$?
+
+step "desktop app end-to-end tests (Xvfb, D-Bus, tray, WebDriver)"
+# tests/desktop/run.sh makes its own display, session bus and HOME.
+if cargo build -p tap-desktop --locked; then
+  TAP_DESKTOP_BIN="$CARGO_TARGET_DIR/debug/tap-desktop" TAP_BIN="$CARGO_TARGET_DIR/debug/tap" \
+    tests/desktop/run.sh 2>&1 | tee -a "$log" || status=$?
+else
+  status=1
+fi
 
 # One closing line for the whole suite: cargo prints one per test binary (the last is
 # often a crate's empty doc-test run), node's runner prints "# pass N" / "# fail N".

@@ -59,3 +59,26 @@ setup_python_venv() {
     python3 -m venv "$TAP_TEST_VENV" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$TAP_TEST_VENV"; }
   fi
 }
+
+# What building the desktop app (src-tauri, Tauri 2 on WebKitGTK) needs. The workspace
+# includes it, so `cargo clippy/test --workspace` need these too.
+setup_desktop_build() {
+  apt_install build-essential pkg-config libssl-dev libgtk-3-dev libwebkit2gtk-4.1-dev \
+    libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev libxdo-dev file
+}
+
+# Everything the desktop app's end-to-end tests (tests/desktop) need: a virtual display,
+# a private D-Bus session with a notification server and a keyring, a tray host, input
+# synthesis, screenshots, WebDriver (WebKitWebDriver + tauri-driver).
+setup_desktop() {
+  setup_desktop_build
+  apt_install xvfb xauth x11-utils x11-apps imagemagick dbus-x11 at-spi2-core dunst \
+    gnome-keyring libsecret-tools trayer xdotool webkit2gtk-driver
+  local cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+  if ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$cargo_bin/tauri-driver" ]; then
+    step "cargo install tauri-driver (^2; the latest is a 3.0 alpha)"
+    cargo install tauri-driver --version '^2' --locked
+  fi
+  step "desktop tests' dependencies (tests/desktop)"
+  npm install --no-audit --no-fund --silent --prefix tests/desktop
+}

@@ -89,13 +89,15 @@ pub async fn revoke(home: &Path, id: &str) -> ExitCode {
 pub async fn connect(home: &Path) -> Result<ControlClient, ExitCode> {
     let found = Discovery::from_home(home).map_err(|e| fail("DISCONNECTED", e))?;
     let Some(token) = found.control_token.as_deref() else {
-        return Err(fail(
-            "AUTH_FAILED",
-            format!(
+        let why = match &found.control_token_error {
+            // The desktop app keeps it in the OS keyring, which could not be read.
+            Some(why) => format!("no control token: {why}"),
+            None => format!(
                 "no control token at {} (the running gateway does not share one)",
                 home.join("control-token").display()
             ),
-        ));
+        };
+        return Err(fail("AUTH_FAILED", why));
     };
     match ControlClient::connect(&found.control_url(), token).await {
         Ok((client, _snapshot)) => Ok(client),

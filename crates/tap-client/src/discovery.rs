@@ -7,9 +7,15 @@ pub struct Discovery {
     pub address: String,
     /// The session-host token.
     pub host_token: String,
-    /// The control-plane token (`$TAP_HOME/control-token`), when that file exists (a
-    /// gateway embedded in the desktop app may keep it in the OS keyring instead).
+    /// The control-plane token, when it could be read: from `$TAP_HOME/control-token`, or
+    /// from the OS keyring when `gateway.json` says `"controlTokenStore": "keyring"` (the
+    /// desktop app keeps it there).
     pub control_token: Option<String>,
+    /// Where `gateway.json` says the control token is: `"file"` or `"keyring"`.
+    pub control_token_store: String,
+    /// Why `control_token` is `None` when the store could not be read (a locked or absent
+    /// keyring); `None` when there was simply no token.
+    pub control_token_error: Option<String>,
 }
 
 /// Why the running gateway could not be found.
@@ -40,7 +46,8 @@ pub fn default_home() -> PathBuf {
 }
 
 impl Discovery {
-    /// Reads `gateway.json`, `host-token` and (if present) `control-token` under `home`.
+    /// Reads `gateway.json`, `host-token` and the control token (`control-token`, or the OS
+    /// keyring when `gateway.json` says so) under `home`.
     pub fn from_home(home: &Path) -> Result<Self, DiscoveryError> {
         let state_path = home.join("gateway.json");
         let state = match std::fs::read_to_string(&state_path) {
@@ -71,16 +78,35 @@ impl Discovery {
             .map_err(|e| unreadable(&token_path, e.to_string()))?
             .trim()
             .to_string();
-        let control_path = home.join("control-token");
-        let control_token = match std::fs::read_to_string(&control_path) {
-            Ok(t) => Some(t.trim().to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(unreadable(&control_path, e.to_string())),
-        };
+        let control_token_store = state
+            .get("controlTokenStore")
+            .and_then(|s| s.as_str())
+            .unwrap_or(tap_secrets::STORE_FILE)
+            .to_string();
+        let (control_token, control_token_error) =
+            if control_token_store == tap_secrets::STORE_KEYRING {
+                match tap_secrets::read_control_token(
+                    &tap_secrets::OsKeyring::default(),
+                    home,
+                    Some(&control_token_store),
+                ) {
+                    Ok(token) => (token, None),
+                    Err(e) => (None, Some(format!("cannot read the OS keyring: {e}"))),
+                }
+            } else {
+                let control_path = home.join("control-token");
+                match std::fs::read_to_string(&control_path) {
+                    Ok(t) => (Some(t.trim().to_string()), None),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
+                    Err(e) => return Err(unreadable(&control_path, e.to_string())),
+                }
+            };
         Ok(Self {
             address,
             host_token,
             control_token,
+            control_token_store,
+            control_token_error,
         })
     }
 

@@ -1,0 +1,288 @@
+//! The gateway engine, hosted in-process: the same `GatewayHandle` `tap gateway` runs,
+//! with the control token placed in the OS keyring when there is one. Tauri-free, so it
+//! is tested with a real engine on port 0.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tap_gateway::{Gateway, GatewayConfig, GatewayHandle};
+use tap_secrets::{Placement, SecretBackend};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A running engine and where its control token lives.
+pub struct Engine {
+    handle: GatewayHandle,
+    home: PathBuf,
+    placement: Placement,
+    backend: Arc<dyn SecretBackend>,
+}
+
+/// How to start the engine.
+pub struct StartOptions {
+    /// `TAP_HOME`.
+    pub home: PathBuf,
+    /// Where to listen (loopback).
+    pub listen: SocketAddr,
+    /// The keyring (or a stand-in in tests).
+    pub backend: Arc<dyn SecretBackend>,
+    /// False when `TAP_KEYRING=off`.
+    pub keyring_allowed: bool,
+    /// `COPILOT_HOME`, where spec providers look for the gateway token.
+    pub copilot_home: Option<PathBuf>,
+    /// A built panel for browsers (`tap ui`), as `tap gateway` serves it.
+    pub ui_dir: Option<PathBuf>,
+    /// The log ring the panel's Logs page reads (its layer is in the app's subscriber).
+    pub logs: Option<tap_gateway::logs::LogBuffer>,
+}
+
+impl Engine {
+    /// Starts the gateway: refuses when another gateway runs for the same `TAP_HOME` or
+    /// the port is taken, places the control token, then starts serving.
+    pub async fn start(o: StartOptions) -> Result<Self, String> {
+        if let Some(running) = running_gateway_for(&o.home).await {
+            return Err(format!(
+                "another Tap gateway is already running for {} at {running}; stop it (or set TAP_HOME to another directory)",
+                o.home.display()
+            ));
+        }
+        let listener = match TcpListener::bind(o.listen).await {
+            Ok(l) => l,
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                return Err(if is_tap_gateway(o.listen).await {
+                    format!("another Tap gateway is already running on {}", o.listen)
+                } else {
+                    format!(
+                        "{} is in use by another program; choose another port in Settings or with --listen 127.0.0.1:PORT",
+                        o.listen
+                    )
+                });
+            }
+            Err(e) => return Err(format!("cannot listen on {}: {e}", o.listen)),
+        };
+        let token = tap_secrets::generate_token("ctk-");
+        let placement = {
+            let (backend, home, token) = (o.backend.clone(), o.home.clone(), token.clone());
+            tokio::task::spawn_blocking(move || {
+                tap_secrets::place_control_token(&*backend, &home, &token, o.keyring_allowed)
+            })
+            .await
+            .map_err(|e| format!("the keyring task failed: {e}"))?
+        };
+        match &placement {
+            Placement::Keyring => tracing::info!("control token kept in the OS keyring"),
+            Placement::File { reason } => tracing::warn!(
+                %reason,
+                file = %tap_secrets::control_token_file(&o.home).display(),
+                "no usable OS keyring; the control token goes to a 0600 file"
+            ),
+        }
+        let mut config = GatewayConfig::new(o.home.clone());
+        config.copilot_home = o.copilot_home;
+        config.ui_dir = o.ui_dir;
+        config.logs = o.logs;
+        config.control_token = Some(token);
+        config.control_token_store = match placement {
+            Placement::Keyring => Some(tap_secrets::STORE_KEYRING.to_string()),
+            Placement::File { .. } => None,
+        };
+        let handle = GatewayHandle::start(listener, config)
+            .await
+            .map_err(|e| format!("cannot start the gateway: {e}"))?;
+        Ok(Self {
+            handle,
+            home: o.home,
+            placement,
+            backend: o.backend,
+        })
+    }
+
+    /// The running gateway.
+    pub fn gateway(&self) -> &Gateway {
+        self.handle.gateway()
+    }
+
+    /// Where the control token is.
+    #[cfg(test)]
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// The panel's notice when the token is not in a keyring (`None` when it is).
+    pub fn secret_notice(&self) -> Option<String> {
+        self.placement.notice(&self.home)
+    }
+
+    /// Stops the gateway gracefully (token files removed) and takes the control token out
+    /// of the keyring.
+    pub async fn stop(self) {
+        if let Err(e) = self.handle.stop().await {
+            tracing::warn!(error = %e, "stopping the gateway failed");
+        }
+        if self.placement == Placement::Keyring {
+            let (backend, home) = (self.backend, self.home);
+            let forgotten = tokio::task::spawn_blocking(move || {
+                tap_secrets::forget_control_token(&*backend, &home)
+            })
+            .await;
+            if let Ok(Err(e)) = forgotten {
+                tracing::warn!(error = %e, "could not remove the control token from the keyring");
+            }
+        }
+    }
+}
+
+/// `COPILOT_HOME`, else `~/.copilot` (as `tap gateway`).
+pub fn copilot_home() -> Option<PathBuf> {
+    std::env::var_os("COPILOT_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".copilot")))
+}
+
+/// `TAP_UI_DIR`, else this source tree's built `ui/dist` (as `tap gateway`), so browsers
+/// and `tap ui` reach the panel of the app's gateway too.
+pub fn ui_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("TAP_UI_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist"));
+    built.is_dir().then_some(built)
+}
+
+/// The address in `home`'s `gateway.json` when a Tap gateway answers there. (It reads the
+/// address only: no token, so no keyring prompt for a mere liveness check.)
+async fn running_gateway_for(home: &Path) -> Option<SocketAddr> {
+    let text = std::fs::read_to_string(home.join("gateway.json")).ok()?;
+    let state: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let addr: SocketAddr = state
+        .get("address")?
+        .as_str()?
+        .strip_prefix("ws://")?
+        .parse()
+        .ok()?;
+    is_tap_gateway(addr).await.then_some(addr)
+}
+
+/// Asks whatever listens on `addr` whether it is a Tap gateway (`GET /healthz`).
+async fn is_tap_gateway(addr: SocketAddr) -> bool {
+    let probe = async {
+        let mut s = TcpStream::connect(addr).await.ok()?;
+        s.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n")
+            .await
+            .ok()?;
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await.ok()?;
+        Some(String::from_utf8_lossy(&buf).contains("\"tap-gateway\""))
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(2), probe)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tap_secrets::MemoryBackend;
+
+    fn options(home: &Path, backend: Arc<dyn SecretBackend>) -> StartOptions {
+        StartOptions {
+            home: home.to_path_buf(),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            backend,
+            keyring_allowed: true,
+            copilot_home: None,
+            ui_dir: None,
+            logs: None,
+        }
+    }
+
+    fn gateway_json(home: &Path) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(home.join("gateway.json")).unwrap()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn with_a_keyring_the_token_lives_there_and_leaves_with_the_gateway() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(MemoryBackend::new());
+        let engine = Engine::start(options(dir.path(), backend.clone()))
+            .await
+            .unwrap();
+        let token = engine.gateway().control_token().to_string();
+        assert!(token.starts_with("ctk-"));
+        let account = tap_secrets::control_token_account(dir.path());
+        assert_eq!(backend.stored(&account), Some(token));
+        assert_eq!(engine.placement(), &Placement::Keyring);
+        assert_eq!(engine.secret_notice(), None);
+        assert_eq!(gateway_json(dir.path())["controlTokenStore"], "keyring");
+        assert!(!dir.path().join("control-token").exists());
+        engine.stop().await;
+        assert_eq!(backend.stored(&account), None);
+        assert!(!dir.path().join("gateway.json").exists());
+    }
+
+    #[tokio::test]
+    async fn without_a_keyring_the_token_goes_to_a_0600_file_and_the_panel_gets_a_notice() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(MemoryBackend::refusing("no keyring service: test"));
+        let engine = Engine::start(options(dir.path(), backend)).await.unwrap();
+        let file = dir.path().join("control-token");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap().trim(),
+            engine.gateway().control_token()
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
+        }
+        assert_eq!(gateway_json(dir.path())["controlTokenStore"], "file");
+        let notice = engine.secret_notice().unwrap();
+        assert!(notice.contains("no keyring service: test"), "{notice}");
+        engine.stop().await;
+        assert!(!file.exists());
+    }
+
+    #[tokio::test]
+    async fn a_second_gateway_for_the_same_home_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend: Arc<dyn SecretBackend> = Arc::new(MemoryBackend::new());
+        let first = Engine::start(options(dir.path(), backend.clone()))
+            .await
+            .unwrap();
+        let err = Engine::start(options(dir.path(), backend))
+            .await
+            .err()
+            .unwrap();
+        let addr = first.gateway().address();
+        assert!(
+            err.starts_with(&format!(
+                "another Tap gateway is already running for {} at {addr}",
+                dir.path().display()
+            )),
+            "{err}"
+        );
+        first.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_port_held_by_another_program_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let squatter = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut o = options(dir.path(), Arc::new(MemoryBackend::new()));
+        o.listen = squatter.local_addr().unwrap();
+        let err = Engine::start(o).await.err().unwrap();
+        assert_eq!(
+            err,
+            format!(
+                "{} is in use by another program; choose another port in Settings or with --listen 127.0.0.1:PORT",
+                squatter.local_addr().unwrap()
+            )
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! Desktop notifications: what they say (unit-tested) and sending them (`notify-rust`).
+//!
+//! A pairing notification never carries the code. The code is what the user types into
+//! the page to grant it access; a notification can be shown on the lock screen, mirrored
+//! to a phone or kept in a history, so the code is shown only in the tray popup and the
+//! panel, where the user is looking at this machine, unlocked.
+
+use tap_protocol::pairing::PairingEntry;
+
+/// The app name notifications carry (notification servers group by it).
+pub const APP_NAME: &str = "Tap Gateway";
+
+/// A notification's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The title line.
+    pub summary: String,
+    /// The body.
+    pub body: String,
+}
+
+/// Who asks to pair, as the user can recognise it: the page's origin, else the name the
+/// provider gave, else its address.
+pub fn requester(entry: &PairingEntry) -> String {
+    entry
+        .origin
+        .clone()
+        .or_else(|| entry.name.clone())
+        .unwrap_or_else(|| entry.remote.clone())
+}
+
+/// A new pairing request.
+pub fn pairing_request(entry: &PairingEntry) -> Note {
+    let minutes = tap_protocol::limits::PAIRING_CODE_TTL.as_secs() / 60;
+    let mut body = String::new();
+    if let (Some(name), Some(_)) = (&entry.name, &entry.origin) {
+        body.push_str(&format!("\"{name}\" asks to provide tools. "));
+    }
+    body.push_str(&format!(
+        "Open the Tap tray popup to see the code to type into the page. The request expires in {minutes} minutes."
+    ));
+    Note {
+        summary: format!("Pairing request from {}", requester(entry)),
+        body,
+    }
+}
+
+/// A provider failure the engine reported.
+pub fn provider_failure(what: &str) -> Note {
+    Note {
+        summary: "Tap: a provider failed".into(),
+        body: format!("{what}. Details are on the panel's Diagnostics and Logs pages."),
+    }
+}
+
+/// Shows `note` on a thread of its own (the D-Bus call blocks, and must not run on a
+/// tokio worker); a failure is logged, never fatal. Join the handle to wait for it (before
+/// exiting).
+pub fn send(note: Note) -> Option<std::thread::JoinHandle<()>> {
+    let spawned = std::thread::Builder::new()
+        .name("tap-notify".into())
+        .spawn(move || {
+            let shown = notify_rust::Notification::new()
+                .appname(APP_NAME)
+                .summary(&note.summary)
+                .body(&note.body)
+                .icon("dialog-information")
+                .show();
+            match shown {
+                Ok(_) => tracing::debug!(summary = %note.summary, "notification shown"),
+                Err(e) => {
+                    tracing::warn!(summary = %note.summary, error = %e, "could not show a desktop notification")
+                }
+            }
+        });
+    spawned
+        .map_err(|e| tracing::warn!(error = %e, "could not start the notification thread"))
+        .ok()
+}
+
+/// The app could not start (a login item has no terminal to say so in).
+pub fn start_failed(why: &str) -> Note {
+    Note {
+        summary: "Tap Gateway could not start".into(),
+        body: why.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tap_protocol::pairing::PairingState;
+
+    fn entry(origin: Option<&str>, name: Option<&str>) -> PairingEntry {
+        PairingEntry {
+            id: "pr-1".into(),
+            state: PairingState::Pending,
+            code: Some("482913".into()),
+            origin: origin.map(Into::into),
+            remote: "127.0.0.1:53122".into(),
+            name: name.map(Into::into),
+            metadata: None,
+            created_at: "2026-11-22T14:00:00.000Z".into(),
+            expires_at: Some("2026-11-22T14:05:00.000Z".into()),
+            session: None,
+            remember: false,
+            connected: true,
+        }
+    }
+
+    #[test]
+    fn a_pairing_notification_names_the_origin_and_never_the_code() {
+        let n = pairing_request(&entry(Some("http://127.0.0.1:8080"), Some("page-tools")));
+        assert_eq!(n.summary, "Pairing request from http://127.0.0.1:8080");
+        assert_eq!(
+            n.body,
+            "\"page-tools\" asks to provide tools. Open the Tap tray popup to see the code to type into the page. The request expires in 5 minutes."
+        );
+        assert!(!n.summary.contains("482913") && !n.body.contains("482913"));
+    }
+
+    #[test]
+    fn without_an_origin_the_name_then_the_address_identify_the_requester() {
+        assert_eq!(
+            pairing_request(&entry(None, Some("cli-tool"))).summary,
+            "Pairing request from cli-tool"
+        );
+        assert_eq!(
+            pairing_request(&entry(None, None)).summary,
+            "Pairing request from 127.0.0.1:53122"
+        );
+    }
+
+    #[test]
+    fn a_failed_start_says_why() {
+        assert_eq!(
+            start_failed("127.0.0.1:9400 is in use by another program"),
+            Note {
+                summary: "Tap Gateway could not start".into(),
+                body: "127.0.0.1:9400 is in use by another program".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_failure_notification_carries_what_the_engine_said() {
+        let n = provider_failure("provider process exited (command: node p.mjs)");
+        assert_eq!(n.summary, "Tap: a provider failed");
+        assert_eq!(
+            n.body,
+            "provider process exited (command: node p.mjs). Details are on the panel's Diagnostics and Logs pages."
+        );
+    }
+}

@@ -1,0 +1,27 @@
+//! What the Tauri side shares between the tray, the windows, the commands and the event
+//! loop.
+
+use crate::engine::Engine;
+use crate::tray::TrayHandles;
+use crate::watcher::Watcher;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Managed by the Tauri app (`app.state::<Desktop>()`).
+pub struct Desktop {
+    /// `TAP_HOME`.
+    pub home: PathBuf,
+    /// Where the gateway listens.
+    pub address: SocketAddr,
+    /// The control token the panel authenticates with (handed over IPC, never in a URL).
+    pub control_token: String,
+    /// The panel's notice when the token is not in a keyring.
+    pub secret_notice: Option<String>,
+    /// The desktop's view of the gateway.
+    pub watcher: Mutex<Watcher>,
+    /// The tray's icon and menu items, once built (absent when it could not be built).
+    pub tray: Mutex<Option<TrayHandles>>,
+    /// The engine, taken out when the app exits to stop it.
+    pub engine: Mutex<Option<Engine>>,
+}

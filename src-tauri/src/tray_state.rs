@@ -1,0 +1,130 @@
+//! What the tray shows, computed from counts. Tauri-free, so it is unit-tested.
+
+/// The tray icon's state, readable at a glance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrayState {
+    /// Running; nothing connected.
+    Idle,
+    /// At least one session or provider is connected.
+    Connected,
+    /// Something needs the user: a pairing request waits, or a provider failed since the
+    /// panel was last opened.
+    Attention,
+}
+
+/// The counts the tray is drawn from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Registered sessions.
+    pub sessions: usize,
+    /// Authenticated provider connections.
+    pub providers: usize,
+    /// Pairing requests waiting for the user.
+    pub pending: usize,
+    /// Provider failures not yet seen (cleared when the panel opens).
+    pub failures: usize,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Summary {
+    /// The icon state.
+    pub fn state(&self) -> TrayState {
+        if self.pending > 0 || self.failures > 0 {
+            TrayState::Attention
+        } else if self.sessions > 0 || self.providers > 0 {
+            TrayState::Connected
+        } else {
+            TrayState::Idle
+        }
+    }
+
+    /// The tooltip: the address, then the counts, then what needs attention.
+    pub fn tooltip(&self, address: &str) -> String {
+        let mut lines = vec![
+            format!("Tap Gateway — {address}"),
+            format!(
+                "{} · {}",
+                plural(self.sessions, "session", "sessions"),
+                plural(self.providers, "provider", "providers")
+            ),
+        ];
+        if self.pending > 0 {
+            lines.push(format!(
+                "{} waiting",
+                plural(self.pending, "pairing request", "pairing requests")
+            ));
+        }
+        if self.failures > 0 {
+            lines.push(format!(
+                "{} (see the panel)",
+                plural(self.failures, "provider failure", "provider failures")
+            ));
+        }
+        lines.join("\n")
+    }
+
+    /// The tray menu's pending-requests item, and whether it is enabled.
+    pub fn pending_item(&self) -> (String, bool) {
+        match self.pending {
+            0 => ("No pairing requests".to_string(), false),
+            n => (
+                format!("{}…", plural(n, "pairing request", "pairing requests")),
+                true,
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(sessions: usize, providers: usize, pending: usize, failures: usize) -> Summary {
+        Summary {
+            sessions,
+            providers,
+            pending,
+            failures,
+        }
+    }
+
+    #[test]
+    fn state_is_idle_connected_or_attention() {
+        assert_eq!(s(0, 0, 0, 0).state(), TrayState::Idle);
+        assert_eq!(s(1, 0, 0, 0).state(), TrayState::Connected);
+        assert_eq!(s(0, 2, 0, 0).state(), TrayState::Connected);
+        assert_eq!(s(0, 0, 1, 0).state(), TrayState::Attention);
+        assert_eq!(s(3, 3, 0, 1).state(), TrayState::Attention);
+    }
+
+    #[test]
+    fn tooltip_carries_the_counts_and_what_needs_attention() {
+        assert_eq!(
+            s(0, 0, 0, 0).tooltip("127.0.0.1:9400"),
+            "Tap Gateway — 127.0.0.1:9400\n0 sessions · 0 providers"
+        );
+        assert_eq!(
+            s(1, 2, 1, 3).tooltip("127.0.0.1:9400"),
+            "Tap Gateway — 127.0.0.1:9400\n1 session · 2 providers\n1 pairing request waiting\n3 provider failures (see the panel)"
+        );
+    }
+
+    #[test]
+    fn the_pending_item_counts_and_is_disabled_at_zero() {
+        assert_eq!(
+            s(0, 0, 0, 0).pending_item(),
+            ("No pairing requests".into(), false)
+        );
+        assert_eq!(
+            s(0, 0, 1, 0).pending_item(),
+            ("1 pairing request…".into(), true)
+        );
+        assert_eq!(
+            s(0, 0, 4, 0).pending_item(),
+            ("4 pairing requests…".into(), true)
+        );
+    }
+}

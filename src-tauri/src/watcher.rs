@@ -1,0 +1,335 @@
+//! Turns the engine's events into what the desktop shell does: tray updates,
+//! notifications, showing and hiding the pairing popup. Tauri-free, so every rule is
+//! unit-tested; `app.rs` just carries the actions out.
+
+use crate::failures::ProviderFailure;
+use crate::notify::{self, Note};
+use crate::tray_state::Summary;
+use std::collections::BTreeSet;
+use tap_gateway::GatewayEvent;
+use tap_protocol::host::GatewayStatus;
+use tap_protocol::pairing::{PairingEntry, PairingState};
+
+/// Something the shell should do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Redraw the tray (icon, tooltip, pending item) from [`Watcher::summary`].
+    UpdateTray,
+    /// Show a desktop notification (if the user has them on).
+    Notify(Note),
+    /// Show the pairing popup (a new request arrived).
+    ShowPopup,
+    /// Hide the pairing popup (no request is pending any more).
+    HidePopup,
+}
+
+/// The desktop's view of the gateway.
+#[derive(Debug, Default)]
+pub struct Watcher {
+    pending: BTreeSet<String>,
+    sessions: usize,
+    providers: usize,
+    failures: usize,
+}
+
+impl Watcher {
+    /// Starts from a status and the pairing list (requests already pending at start do
+    /// not notify: there are none in a fresh gateway).
+    pub fn new(status: &GatewayStatus, pairings: &[PairingEntry]) -> Self {
+        let mut w = Self::default();
+        w.set_status(status);
+        w.pending = pending_ids(pairings);
+        w
+    }
+
+    /// The counts for the tray.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            sessions: self.sessions,
+            providers: self.providers,
+            pending: self.pending.len(),
+            failures: self.failures,
+        }
+    }
+
+    fn set_status(&mut self, status: &GatewayStatus) {
+        self.sessions = status.sessions.len();
+        self.providers = status.providers.len();
+    }
+
+    /// One engine event. `status` is called for `StatusChanged` only.
+    pub fn on_event(
+        &mut self,
+        event: &GatewayEvent,
+        status: impl FnOnce() -> GatewayStatus,
+    ) -> Vec<Action> {
+        match event {
+            GatewayEvent::PairingChanged(entry) => {
+                if entry.state == PairingState::Pending {
+                    if self.pending.insert(entry.id.clone()) {
+                        return vec![
+                            Action::UpdateTray,
+                            Action::Notify(notify::pairing_request(entry)),
+                            Action::ShowPopup,
+                        ];
+                    }
+                    vec![]
+                } else {
+                    self.resolved(&entry.id)
+                }
+            }
+            GatewayEvent::PairingRemoved { id, .. } => self.resolved(id),
+            // The panel follows these itself; the tray shows none of it.
+            GatewayEvent::DiagnosticsChanged | GatewayEvent::SettingsChanged(_) => vec![],
+            GatewayEvent::StatusChanged => {
+                let before = self.summary();
+                self.set_status(&status());
+                if self.summary() == before {
+                    vec![]
+                } else {
+                    vec![Action::UpdateTray]
+                }
+            }
+        }
+    }
+
+    /// A request left the pending set (paired, denied, expired, …).
+    fn resolved(&mut self, id: &str) -> Vec<Action> {
+        if !self.pending.remove(id) {
+            return vec![];
+        }
+        let mut actions = vec![Action::UpdateTray];
+        if self.pending.is_empty() {
+            actions.push(Action::HidePopup);
+        }
+        actions
+    }
+
+    /// Events were dropped (the watcher lagged): start over from the engine's state.
+    /// Requests that appeared meanwhile are announced; the popup follows the new count.
+    pub fn resync(&mut self, status: &GatewayStatus, pairings: &[PairingEntry]) -> Vec<Action> {
+        let now = pending_ids(pairings);
+        let mut actions = vec![Action::UpdateTray];
+        let mut new = false;
+        for e in pairings {
+            if now.contains(&e.id) && !self.pending.contains(&e.id) {
+                actions.push(Action::Notify(notify::pairing_request(e)));
+                new = true;
+            }
+        }
+        let was_pending = !self.pending.is_empty();
+        self.pending = now;
+        self.set_status(status);
+        if new {
+            actions.push(Action::ShowPopup);
+        } else if was_pending && self.pending.is_empty() {
+            actions.push(Action::HidePopup);
+        }
+        actions
+    }
+
+    /// The engine reported a provider failure.
+    pub fn on_failure(&mut self, failure: &ProviderFailure) -> Vec<Action> {
+        self.failures += 1;
+        vec![
+            Action::UpdateTray,
+            Action::Notify(notify::provider_failure(&failure.0)),
+        ]
+    }
+
+    /// The user opened the panel, where failures are shown: the tray stops asking for
+    /// attention because of them.
+    pub fn failures_seen(&mut self) -> Vec<Action> {
+        if self.failures == 0 {
+            return vec![];
+        }
+        self.failures = 0;
+        vec![Action::UpdateTray]
+    }
+}
+
+fn pending_ids(pairings: &[PairingEntry]) -> BTreeSet<String> {
+    pairings
+        .iter()
+        .filter(|p| p.state == PairingState::Pending)
+        .map(|p| p.id.clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tap_protocol::host::{ProviderStatus, SessionStatus};
+
+    fn status(sessions: usize, providers: usize) -> GatewayStatus {
+        GatewayStatus {
+            address: "ws://127.0.0.1:9400".into(),
+            version: "0.1.0".into(),
+            started_at: "2026-11-22T14:00:00.000Z".into(),
+            uptime_ms: 1,
+            sessions: (0..sessions)
+                .map(|i| {
+                    serde_json::from_value::<SessionStatus>(serde_json::json!({
+                        "id": format!("s{i}"), "foreground": false, "state": "idle",
+                        "hostDetached": false, "toolRevision": 0, "tools": []
+                    }))
+                    .unwrap()
+                })
+                .collect(),
+            providers: (0..providers)
+                .map(|i| {
+                    serde_json::from_value::<ProviderStatus>(serde_json::json!({
+                        "id": format!("p{i}"), "trust": "project", "state": "bound",
+                        "tools": [], "inFlight": 0, "remote": "127.0.0.1:1",
+                        "connectedAt": "2026-11-22T14:00:00.000Z"
+                    }))
+                    .unwrap()
+                })
+                .collect(),
+        }
+    }
+
+    fn entry(id: &str, state: PairingState) -> PairingEntry {
+        PairingEntry {
+            id: id.into(),
+            state,
+            code: (state == PairingState::Pending).then(|| "123456".into()),
+            origin: Some("http://127.0.0.1:8080".into()),
+            remote: "127.0.0.1:5".into(),
+            name: None,
+            metadata: None,
+            created_at: "2026-11-22T14:00:00.000Z".into(),
+            expires_at: None,
+            session: None,
+            remember: false,
+            connected: true,
+        }
+    }
+
+    fn no_status() -> GatewayStatus {
+        panic!("status must not be fetched for pairing events")
+    }
+
+    #[test]
+    fn a_new_request_notifies_once_and_shows_the_popup() {
+        let mut w = Watcher::new(&status(0, 0), &[]);
+        let actions = w.on_event(
+            &GatewayEvent::PairingChanged(entry("pr-1", PairingState::Pending)),
+            no_status,
+        );
+        assert_eq!(
+            actions,
+            vec![
+                Action::UpdateTray,
+                Action::Notify(notify::pairing_request(&entry(
+                    "pr-1",
+                    PairingState::Pending
+                ))),
+                Action::ShowPopup
+            ]
+        );
+        assert_eq!(w.summary().pending, 1);
+        // The same request changing (configured, say) is no news.
+        let again = w.on_event(
+            &GatewayEvent::PairingChanged(entry("pr-1", PairingState::Pending)),
+            no_status,
+        );
+        assert_eq!(again, vec![]);
+    }
+
+    #[test]
+    fn the_popup_hides_when_the_last_request_is_resolved_anywhere() {
+        let mut w = Watcher::new(
+            &status(0, 0),
+            &[
+                entry("pr-1", PairingState::Pending),
+                entry("pr-2", PairingState::Pending),
+                entry("pr-0", PairingState::Paired),
+            ],
+        );
+        assert_eq!(w.summary().pending, 2);
+        // Paired (the code was typed): one left, the popup stays.
+        assert_eq!(
+            w.on_event(
+                &GatewayEvent::PairingChanged(entry("pr-1", PairingState::Paired)),
+                no_status
+            ),
+            vec![Action::UpdateTray]
+        );
+        // Denied from the CLI: none left.
+        assert_eq!(
+            w.on_event(
+                &GatewayEvent::PairingRemoved {
+                    id: "pr-2".into(),
+                    reason: "denied".into()
+                },
+                no_status
+            ),
+            vec![Action::UpdateTray, Action::HidePopup]
+        );
+        // A paired provider revoked later changes nothing here.
+        assert_eq!(
+            w.on_event(
+                &GatewayEvent::PairingRemoved {
+                    id: "pr-0".into(),
+                    reason: "revoked".into()
+                },
+                no_status
+            ),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn status_changes_update_the_counts_only_when_they_changed() {
+        let mut w = Watcher::new(&status(0, 0), &[]);
+        assert_eq!(
+            w.on_event(&GatewayEvent::StatusChanged, || status(1, 2)),
+            vec![Action::UpdateTray]
+        );
+        assert_eq!(w.summary().sessions, 1);
+        assert_eq!(w.summary().providers, 2);
+        assert_eq!(
+            w.on_event(&GatewayEvent::StatusChanged, || status(1, 2)),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn failures_ask_for_attention_until_the_panel_is_opened() {
+        let mut w = Watcher::new(&status(0, 1), &[]);
+        let actions = w.on_failure(&ProviderFailure("provider process exited".into()));
+        assert_eq!(
+            actions,
+            vec![
+                Action::UpdateTray,
+                Action::Notify(notify::provider_failure("provider process exited"))
+            ]
+        );
+        assert_eq!(w.summary().state(), crate::tray_state::TrayState::Attention);
+        assert_eq!(w.failures_seen(), vec![Action::UpdateTray]);
+        assert_eq!(w.summary().state(), crate::tray_state::TrayState::Connected);
+        assert_eq!(w.failures_seen(), vec![]);
+    }
+
+    #[test]
+    fn a_resync_announces_requests_missed_and_hides_the_popup_when_none_is_left() {
+        let mut w = Watcher::new(&status(0, 0), &[entry("pr-1", PairingState::Pending)]);
+        let actions = w.resync(&status(0, 0), &[entry("pr-2", PairingState::Pending)]);
+        assert_eq!(
+            actions,
+            vec![
+                Action::UpdateTray,
+                Action::Notify(notify::pairing_request(&entry(
+                    "pr-2",
+                    PairingState::Pending
+                ))),
+                Action::ShowPopup
+            ]
+        );
+        assert_eq!(
+            w.resync(&status(0, 0), &[]),
+            vec![Action::UpdateTray, Action::HidePopup]
+        );
+    }
+}

@@ -1,0 +1,404 @@
+// Helpers for the desktop app's end-to-end tests. They run inside `tests/desktop/run.sh`:
+// an Xvfb display, a private D-Bus session (with gnome-keyring unlocked for the session),
+// and a throwaway HOME. The app is the real binary (TAP_DESKTOP_BIN), the CLI the real `tap`
+// (TAP_BIN), the tray host `trayer`, notifications go to dunst (D-Bus activated) and are
+// observed with `dbus-monitor`, WebDriver is tauri-driver + WebKitWebDriver.
+//
+// Nothing here sleeps to wait for readiness: `waitFor` polls a condition until a deadline.
+
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import WebSocket from "ws";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const SCREENSHOTS = path.resolve(here, "../../docs/screenshots");
+/** Where the tests keep their TAP_HOMEs and logs (run.sh makes it and removes it). */
+export const SCRATCH = process.env.TAP_DESKTOP_SCRATCH ?? "/tmp";
+
+function requiredBin(variable, hint) {
+  const bin = process.env[variable];
+  if (!bin) throw new Error(`Set ${variable} (${hint})`);
+  if (!existsSync(bin)) throw new Error(`${variable}=${bin} does not exist`);
+  return bin;
+}
+export const appBin = () => requiredBin("TAP_DESKTOP_BIN", "the tap-desktop binary to test");
+export const tapBin = () => requiredBin("TAP_BIN", "the tap binary");
+
+/** Polls `check` (sync or async) until it returns a truthy value; throws `what` after `timeout` ms. */
+export async function waitFor(check, what, timeout = 20000, every = 100) {
+  const deadline = Date.now() + timeout;
+  let lastError;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+/** Runs a command; resolves with { code, stdout, stderr } (never rejects). */
+export function run(cmd, args, { env = process.env, timeout = 30000, input } = {}) {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, args, { env, timeout, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin.end(input);
+  });
+}
+
+/** Collects a child's output (so its pipes never fill) and resolves `exited` with its exit code. */
+export function track(child, name) {
+  const out = { stdout: "", stderr: "", name, code: undefined };
+  child.stdout?.setEncoding("utf8").on("data", (d) => (out.stdout += d));
+  child.stderr?.setEncoding("utf8").on("data", (d) => (out.stderr += d));
+  out.exited = new Promise((resolve) =>
+    child.on("exit", (code, signal) => {
+      out.code = code ?? signal;
+      resolve(out.code);
+    }),
+  );
+  return out;
+}
+
+/** Stops a child with `signal` (graceful), then SIGKILL after `grace` ms; resolves with its exit code. */
+export async function stopChild(child, output, signal = "SIGTERM", grace = 20000) {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill("SIGKILL"), grace);
+    await output.exited;
+    clearTimeout(timer);
+  }
+  return output.exited;
+}
+
+/** A free TCP port on 127.0.0.1 (for tauri-driver, which needs a fixed one). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh TAP_HOME (and COPILOT_HOME) under the scratch directory, and the env to run the app and `tap` with. */
+export async function freshHome(name, extraEnv = {}) {
+  await mkdir(SCRATCH, { recursive: true });
+  const dir = await mkdtemp(path.join(SCRATCH, `${name}-`));
+  const env = {
+    ...process.env,
+    TAP_HOME: path.join(dir, "tap"),
+    COPILOT_HOME: path.join(dir, "copilot"),
+    TAP_DESKTOP_LISTEN: "127.0.0.1:0",
+    TAP_LOG: process.env.TAP_LOG ?? "info",
+    ...extraEnv,
+  };
+  delete env.TAP_DESKTOP_SHOW;
+  return { dir, env, home: env.TAP_HOME };
+}
+
+/** `$TAP_HOME/gateway.json` once it names process `pid` (or any, when pid is undefined). */
+export async function gatewayInfo(home, pid, what = "gateway.json") {
+  return waitFor(async () => {
+    const info = JSON.parse(await readFile(path.join(home, "gateway.json"), "utf8"));
+    return pid === undefined || info.pid === pid ? info : null;
+  }, what);
+}
+
+/**
+ * Starts the app (`args`) with `env`; resolves once its gateway wrote gateway.json.
+ * Returns { child, output, info, stop() }.
+ */
+export async function startApp(env, args = [], { waitForGateway = true } = {}) {
+  const child = spawn(appBin(), args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const output = track(child, "tap-desktop");
+  const app = {
+    child,
+    output,
+    info: null,
+    /** SIGTERM (the app quits like the tray's Quit) and the exit code. */
+    stop: () => stopChild(child, output),
+  };
+  if (waitForGateway) {
+    app.info = await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`tap-desktop exited with ${child.exitCode}: ${output.stderr}`);
+      const info = JSON.parse(await readFile(path.join(env.TAP_HOME, "gateway.json"), "utf8"));
+      return info.pid === child.pid ? info : null;
+    }, "the app's gateway.json");
+  }
+  return app;
+}
+
+/** Runs `tap ARGS…` with `env`. */
+export function tap(env, args) {
+  return run(tapBin(), args, { env });
+}
+
+/** `tap pairing list --json`, parsed (throws on failure). */
+export async function pairings(env) {
+  const r = await tap(env, ["pairing", "list", "--json"]);
+  if (r.code !== 0) throw new Error(`tap pairing list failed (${r.code}): ${r.stdout}${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+// ---- X11: windows, tray, screenshots ---------------------------------------------------------
+
+/** `xwininfo -root -tree`. */
+export async function windowTree() {
+  return (await run("xwininfo", ["-root", "-tree"])).stdout;
+}
+
+/** The map state of the top-level window titled `name`: "IsViewable", "IsUnMapped", … or null when there is none. */
+export async function mapState(name) {
+  const r = await run("xwininfo", ["-name", name]);
+  if (r.code !== 0) return null;
+  return /Map State:\s*(\S+)/.exec(r.stdout)?.[1] ?? null;
+}
+
+/** Starts `trayer` (an XEmbed tray host, bottom right) and waits for its panel window. */
+export async function startTrayer() {
+  const child = spawn("trayer", ["--edge", "bottom", "--align", "right", "--widthtype", "request", "--height", "32", "--transparent", "false", "--SetDockType", "true"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = track(child, "trayer");
+  await waitFor(async () => / "panel": \("panel" "trayer"\)/.test(await windowTree()), "trayer's panel window");
+  return { child, output, stop: () => stopChild(child, output) };
+}
+
+/** The X window id of the app's tray icon, once it exists. */
+export function trayIconWindow() {
+  return waitFor(async () => /^\s*(0x[0-9a-f]+) "tap-desktop": \("tray-icon tray app main"/m.exec(await windowTree())?.[1], "the tray icon window");
+}
+
+/** Ids of the app's visible X windows (`xdotool search --onlyvisible`). */
+async function visibleAppWindows() {
+  const r = await run("xdotool", ["search", "--onlyvisible", "--class", "tap-desktop"]);
+  return new Set(r.stdout.split("\n").filter(Boolean));
+}
+
+/**
+ * Opens the tray menu (a left click on the icon: appindicator's menu opens on it) and,
+ * once the menu window is up, presses Down `downs` times and Return. Disabled items are
+ * skipped by the keyboard: with no pairing request pending, 1 = Open panel, 2 = Start at
+ * login, 3 = Quit. `beforeKeys(menuWindowId)` runs while the menu is open (screenshots).
+ */
+export async function trayMenu(downs, beforeKeys) {
+  const icon = await trayIconWindow();
+  const before = await visibleAppWindows();
+  const click = await run("xdotool", ["mousemove", "--window", icon, "10", "10", "click", "1"]);
+  if (click.code !== 0) throw new Error(`xdotool click failed: ${click.stderr}`);
+  const menu = await waitFor(async () => [...(await visibleAppWindows())].find((w) => !before.has(w)), "the tray menu to open", 10000);
+  if (beforeKeys) await beforeKeys(`0x${Number(menu).toString(16)}`);
+  const keys = [...Array(downs).fill("Down"), "Return"];
+  const typed = await run("xdotool", ["key", "--delay", "100", ...keys]);
+  if (typed.code !== 0) throw new Error(`xdotool key failed: ${typed.stderr}`);
+}
+
+/** Saves a screenshot of the root window (or window `id`) to `file`. */
+export async function screenshotX(file, id = "root") {
+  await mkdir(path.dirname(file), { recursive: true });
+  const r = await run("import", ["-window", id, file]);
+  if (r.code !== 0) throw new Error(`import failed: ${r.stderr}`);
+  return file;
+}
+
+/** Mean brightness and standard deviation (0..1) of an image, with the real ImageMagick. */
+export async function brightness(file) {
+  const r = await run("/usr/bin/convert", [file, "-colorspace", "Gray", "-format", "%[fx:mean] %[fx:standard_deviation]", "info:"]);
+  if (r.code !== 0) throw new Error(`convert failed: ${r.stderr}`);
+  const [mean, sd] = r.stdout.trim().split(/\s+/).map(Number);
+  // Distinct colours: anti-aliased text gives hundreds; an empty page with another window's
+  // corner over it (trayer's black box) gives a handful yet passes the mean/sd test.
+  const k = await run("/usr/bin/convert", [file, "-format", "%k", "info:"]);
+  if (k.code !== 0) throw new Error(`convert failed: ${k.stderr}`);
+  return { mean, sd, colors: Number(k.stdout.trim()) };
+}
+
+/**
+ * Screenshots window `id` into `file` until the picture shows a rendered page: an
+ * unpainted window is black (mean ≈ 0), a page not drawn yet is one flat colour
+ * (standard deviation ≈ 0) or a few flat colours. Returns the picture's { mean, sd, colors }.
+ */
+export async function renderedShot(file, id) {
+  return waitFor(async () => {
+    await screenshotX(file, id);
+    const b = await brightness(file);
+    return b.sd > 0.03 && b.mean > 0.2 && b.colors > 64 ? b : null;
+  }, `a rendered (not blank) picture of window ${id}`);
+}
+
+/** The X window id of the top-level window titled `name`. */
+export async function windowId(name) {
+  const r = await run("xwininfo", ["-name", name]);
+  return /Window id: (0x[0-9a-f]+)/.exec(r.stdout)?.[1] ?? null;
+}
+
+// ---- D-Bus: notifications, keyring ---------------------------------------------------------
+
+/** Starts `dbus-monitor` on Notify calls; `text()` is what it saw so far. */
+export async function monitorNotifications() {
+  const child = spawn("dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = track(child, "dbus-monitor");
+  // It prints its own NameAcquired signal once it is listening.
+  await waitFor(() => output.stdout.includes("NameAcquired") || output.stdout.includes("member=NameLost"), "dbus-monitor to listen", 10000);
+  return { text: () => output.stdout, stop: () => stopChild(child, output, "SIGTERM", 2000) };
+}
+
+/** The keyring entry the app files the control token under (`secret-tool lookup`). */
+export async function keyringLookup(account) {
+  const r = await run("secret-tool", ["lookup", "service", "tap-gateway", "username", account]);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+/** File mode bits (e.g. 0o600). */
+export async function mode(file) {
+  return (await stat(file)).mode & 0o777;
+}
+
+// ---- Providers -----------------------------------------------------------------------------
+
+/**
+ * A browser-like provider asking to pair (the spec's external flow): connects with an
+ * `Origin`, sends `auth {mode:"pair"}` and waits for `auth.pairing`.
+ */
+export async function pairingProvider(address, { origin, name }) {
+  const ws = new WebSocket(`${address}/`, { origin });
+  const inbox = [];
+  ws.on("message", (m) => inbox.push(JSON.parse(String(m))));
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  ws.send(JSON.stringify({ type: "auth", mode: "pair", name }));
+  const prompt = await waitFor(() => inbox.find((m) => m.type === "auth.pairing" || m.type === "error"), "auth.pairing");
+  if (prompt.type !== "auth.pairing") throw new Error(`pairing refused: ${JSON.stringify(prompt)}`);
+  return {
+    inbox,
+    prompt,
+    closed: new Promise((resolve) => ws.once("close", resolve)),
+    confirm: (code) => ws.send(JSON.stringify({ type: "auth.confirm", code })),
+    close: () => ws.close(),
+  };
+}
+
+/** `tap session open --label LABEL` as a child; resolves once it printed its session id. */
+export async function openSession(env, label) {
+  const child = spawn(tapBin(), ["session", "open", "--label", label], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const output = track(child, `session ${label}`);
+  const id = await waitFor(() => {
+    if (child.exitCode !== null) throw new Error(`tap session open exited: ${output.stdout}${output.stderr}`);
+    return output.stdout.includes("\n") ? JSON.parse(output.stdout.split("\n")[0]).sessionId : null;
+  }, `session ${label} to register`);
+  return { id, stop: () => stopChild(child, output, "SIGINT") };
+}
+
+/** A project-trust provider with the gateway token, bound to `session` with one tool. */
+export async function tokenProvider(address, home, name, session) {
+  const token = (await readFile(path.join(home, "provider-token"), "utf8")).trim();
+  const ws = new WebSocket(`${address}/`);
+  const inbox = [];
+  ws.on("message", (m) => inbox.push(JSON.parse(String(m))));
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  const expect = async (type) => {
+    const m = await waitFor(() => inbox.find((m) => m.type === type || m.type === "error"), `${name}: ${type}`);
+    if (m.type !== type) throw new Error(`${name}: ${JSON.stringify(m)}`);
+    return m;
+  };
+  ws.send(JSON.stringify({ type: "auth", token }));
+  await expect("sessions");
+  const tool = { name: `${name.replace(/[^A-Za-z0-9_-]/g, "_")}_tool`, description: "desktop e2e", parameters: { type: "object", properties: {} } };
+  ws.send(JSON.stringify({ type: "hello", name, protocolVersion: 2, session, tools: [tool] }));
+  await expect("hello.ack");
+  return { inbox, close: () => ws.close() };
+}
+
+// ---- WebDriver (tauri-driver + WebKitWebDriver) --------------------------------------------
+
+/**
+ * Starts tauri-driver with `env` (the app it launches inherits it), optionally inside
+ * `wrapper` (e.g. another D-Bus session), and opens a WebDriver session on the app with
+ * `args`. Returns { browser, stop() }.
+ */
+export async function webdriverSession(env, args = ["--show"], wrapper = []) {
+  const { remote } = await import("webdriverio");
+  const port = await freePort();
+  const nativePort = await freePort();
+  const cmd = [...wrapper, "tauri-driver", "--port", String(port), "--native-port", String(nativePort)];
+  // Its own process group: a wrapper (dbus-run-session) does not pass signals on.
+  const child = spawn(cmd[0], cmd.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const output = track(child, "tauri-driver");
+  await waitFor(async () => {
+    if (child.exitCode !== null) throw new Error(`tauri-driver exited: ${output.stderr}`);
+    const r = await fetch(`http://127.0.0.1:${port}/status`).catch(() => null);
+    return r !== null;
+  }, "tauri-driver to listen");
+  const browser = await remote({
+    hostname: "127.0.0.1",
+    port,
+    logLevel: "error",
+    capabilities: {
+      browserName: "wry",
+      // Required: WDIO 9 otherwise asks for BiDi, which WebKitWebDriver does not offer.
+      "wdio:enforceWebDriverClassic": true,
+      "tauri:options": { application: appBin(), args },
+    },
+  });
+  return {
+    browser,
+    driverOutput: output,
+    /**
+     * Quits the app the way the tray's Quit does (SIGTERM: the gateway stops gracefully,
+     * its files and keyring entry go), then ends the session and tauri-driver. (Ending
+     * the session alone would kill the app without letting it clean up.)
+     */
+    async stop() {
+      const state = path.join(env.TAP_HOME, "gateway.json");
+      const pid = await readFile(state, "utf8").then((t) => JSON.parse(t).pid, () => null);
+      if (pid) {
+        try {
+          process.kill(pid, "SIGTERM");
+          await waitFor(() => !existsSync(state), "the app to quit");
+        } catch {
+          /* already gone */
+        }
+      }
+      await browser.deleteSession().catch(() => {});
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, "SIGTERM");
+        } catch {
+          /* already gone */
+        }
+        const timer = setTimeout(() => {
+          try {
+            process.kill(-child.pid, "SIGKILL");
+          } catch {
+            /* already gone */
+          }
+        }, 5000);
+        await output.exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Removes a directory tree (best effort). */
+export const remove = (dir) => rm(dir, { recursive: true, force: true });
