@@ -1,23 +1,30 @@
+use crate::idle_exit::wait_until_idle;
 use crate::signals::shutdown_token;
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+use tap_gateway::logs::LogBuffer;
+use tap_gateway::settings;
 use tap_gateway::{GatewayConfig, GatewayHandle, SpawnSpec};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
-pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitCode {
-    let filter = EnvFilter::try_from_env("TAP_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    // tungstenite traces every frame's payload, and frames carry tokens and login links:
-    // never below debug, whatever TAP_LOG says.
-    let filter = filter.add_directive("tungstenite=debug".parse().expect("a valid directive"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+/// `listen`: `--listen`; `None` means 127.0.0.1 and the saved port (settings.json).
+/// `exit_when_idle`: stop once no session has been registered for that long.
+pub async fn run(
+    listen: Option<SocketAddr>,
+    spawn: Vec<String>,
+    exit_when_idle: Option<Duration>,
+    home: PathBuf,
+) -> ExitCode {
+    let logs = init_logging();
+    let listen = listen.unwrap_or_else(|| saved_address(&home));
     if !listen.ip().is_loopback() {
         eprintln!("tap: refusing to listen on {listen}: the gateway serves loopback only (use 127.0.0.1:PORT)");
         return ExitCode::from(2);
@@ -53,6 +60,7 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
     config.copilot_home = copilot_home();
     config.spawn = spawn.iter().map(|c| SpawnSpec::shell(c)).collect();
     config.ui_dir = ui_dir();
+    config.logs = Some(logs);
     let config_ui_dir = config.ui_dir.clone();
     let handle = match GatewayHandle::start(listener, config).await {
         Ok(h) => h,
@@ -81,7 +89,15 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
         ),
         None => tracing::info!("no panel to serve (build it in ui/, or set TAP_UI_DIR)"),
     }
-    stop.cancelled().await;
+    match exit_when_idle {
+        Some(grace) => tokio::select! {
+            () = stop.cancelled() => {}
+            () = wait_until_idle(handle.gateway(), grace) => {
+                tracing::info!(grace_secs = grace.as_secs(), "no session for the grace period (--exit-when-idle); stopping");
+            }
+        },
+        None => stop.cancelled().await,
+    }
     match handle.stop().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -89,6 +105,45 @@ pub async fn run(listen: SocketAddr, spawn: Vec<String>, home: PathBuf) -> ExitC
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logs to stderr, and into the ring the panel's Logs page reads (returned, for the
+/// engine).
+fn init_logging() -> LogBuffer {
+    let mut filter = EnvFilter::try_from_env("TAP_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    // tungstenite traces every frame's payload, and frames carry tokens and login links:
+    // never below debug, whatever TAP_LOG says. (Added only when TAP_LOG asks for trace:
+    // as a directive it would otherwise raise tungstenite to debug under `info`.)
+    if filter
+        .max_level_hint()
+        .is_none_or(|l| l > LevelFilter::DEBUG)
+    {
+        filter = filter.add_directive("tungstenite=debug".parse().expect("a valid directive"));
+    }
+    let logs = LogBuffer::new(LogBuffer::DEFAULT_CAPACITY);
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::stderr().is_terminal()),
+        )
+        .with(logs.layer())
+        .init();
+    logs
+}
+
+/// 127.0.0.1 and the port saved in `home`'s settings.json (the default, 9400, without
+/// one; also, with a warning, when the file cannot be read).
+fn saved_address(home: &std::path::Path) -> SocketAddr {
+    let port = match settings::load(home) {
+        Ok(s) => s.port,
+        Err(e) => {
+            tracing::warn!(error = %e, "ignoring the saved settings; using port {}", settings::DEFAULT_PORT);
+            settings::DEFAULT_PORT
+        }
+    };
+    SocketAddr::from(([127, 0, 0, 1], port))
 }
 
 /// The built panel to serve: `TAP_UI_DIR`, else this source tree's `ui/dist` when it

@@ -6,6 +6,7 @@
 
 mod call_cmd;
 mod gateway_cmd;
+mod idle_exit;
 mod output;
 mod pairing_cmd;
 mod prompt_cmd;
@@ -35,13 +36,19 @@ struct Cli {
 enum Command {
     /// Run the gateway in the foreground (Ctrl-C stops it gracefully).
     Gateway {
-        /// Address to listen on; loopback only.
-        #[arg(long, default_value = "127.0.0.1:9400", env = "TAP_LISTEN")]
-        listen: SocketAddr,
+        /// Address to listen on; loopback only. Default: 127.0.0.1 and the port saved in
+        /// $TAP_HOME/settings.json (9400 when none is saved).
+        #[arg(long, env = "TAP_LISTEN")]
+        listen: Option<SocketAddr>,
         /// Start a provider process (a shell command line) with TAP_PROVIDER_TOKEN and
         /// TAP_GATEWAY_URL set; repeatable. It is stopped with the gateway.
         #[arg(long = "spawn", value_name = "COMMAND")]
         spawn: Vec<String>,
+        /// Exit once no session has been registered for SECS seconds (default 30): the
+        /// spec's process model for a gateway started on demand. Without it the gateway
+        /// runs until stopped.
+        #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "30")]
+        exit_when_idle: Option<u64>,
     },
     /// Sessions.
     Session {
@@ -172,7 +179,14 @@ fn main() -> ExitCode {
     let home = tap_client::default_home();
     runtime.block_on(async move {
         match cli.command {
-            Command::Gateway { listen, spawn } => gateway_cmd::run(listen, spawn, home).await,
+            Command::Gateway {
+                listen,
+                spawn,
+                exit_when_idle,
+            } => {
+                let idle = exit_when_idle.map(std::time::Duration::from_secs);
+                gateway_cmd::run(listen, spawn, idle, home).await
+            }
             Command::Session {
                 command:
                     SessionCommand::Open {
