@@ -927,20 +927,22 @@ impl Conn {
             Ok(r) => r,
             Err((code, message)) => return self.error(code, message, Some("push")),
         };
+        // Only a broadcast's extra sessions get copies; the usual single session (and a
+        // broadcast's last) takes the push itself, so its text and metadata move.
+        let mut sessions = sessions;
+        let Some(last) = sessions.pop() else { return };
         for session in sessions {
-            self.push_to(&session, &provider, &p);
+            self.push_to(session, &provider, p.clone());
         }
+        self.push_to(last, &provider, p);
     }
 
     /// One push into one session: the stream's filter and the budgets decide its level,
     /// then it is stored and (`surface` / `inject`) delivered to the session's host.
-    fn push_to(&self, session: &str, provider: &str, p: &Push) {
-        let session = session.to_string();
-        let provider = provider.to_string();
-        let stream = p.stream.clone().unwrap_or_else(|| provider.clone());
+    fn push_to(&self, session: String, provider: &str, p: Push) {
+        let stream = p.stream.unwrap_or_else(|| provider.to_string());
         let text = p
             .event
-            .clone()
             .filter(|e| !e.is_empty())
             .or_else(|| p.prompt.clone())
             .unwrap_or_default();
@@ -965,9 +967,9 @@ impl Conn {
                 session_id: session.clone(),
                 level,
                 stream: stream.clone(),
-                provider: provider.clone(),
+                provider: provider.to_string(),
                 event: text.clone(),
-                prompt: p.prompt.clone(),
+                prompt: p.prompt,
                 metadata: p.metadata.clone(),
                 ts: crate::time::rfc3339(at),
             })
@@ -976,12 +978,9 @@ impl Conn {
             at,
             event: text,
             level,
-            metadata: p.metadata.clone(),
+            metadata: p.metadata,
         };
-        if streams
-            .append(&session, &provider, &stream, stored)
-            .is_err()
-        {
+        if streams.append(&session, provider, &stream, stored).is_err() {
             self.gw.limit_hit(Limit::StreamCount);
             self.error(
                 ErrorCode::PayloadTooLarge,
