@@ -124,7 +124,7 @@ fn setup(
         listen,
         backend: Arc::new(tap_secrets::OsKeyring::default()),
         keyring_allowed: !tap_secrets::keyring_disabled_by_env(),
-        copilot_home: crate::engine::copilot_home(),
+        copilot_home: tap_client::default_copilot_home(),
         ui_dir: crate::engine::ui_dir(),
         logs: Some(logs),
     }))?;

@@ -3,12 +3,12 @@
 //! is tested with a real engine on port 0.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
+use tap_client::{is_tap_gateway, running_gateway};
 use tap_gateway::{Gateway, GatewayConfig, GatewayHandle};
 use tap_secrets::{Placement, SecretBackend};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
 /// A running engine and where its control token lives.
 pub struct Engine {
@@ -40,7 +40,7 @@ impl Engine {
     /// Starts the gateway: refuses when another gateway runs for the same `TAP_HOME` or
     /// the port is taken, places the control token, then starts serving.
     pub async fn start(o: StartOptions) -> Result<Self, String> {
-        if let Some(running) = running_gateway_for(&o.home).await {
+        if let Some(running) = running_gateway(&o.home).await {
             return Err(format!(
                 "another Tap gateway is already running for {} at {running}; stop it (or set TAP_HOME to another directory)",
                 o.home.display()
@@ -132,14 +132,6 @@ impl Engine {
     }
 }
 
-/// `COPILOT_HOME`, else `~/.copilot` (as `tap gateway`).
-pub fn copilot_home() -> Option<PathBuf> {
-    std::env::var_os("COPILOT_HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".copilot")))
-}
-
 /// `TAP_UI_DIR`, else this source tree's built `ui/dist` (as `tap gateway`), so browsers
 /// and `tap ui` reach the panel of the app's gateway too.
 pub fn ui_dir() -> Option<PathBuf> {
@@ -150,41 +142,10 @@ pub fn ui_dir() -> Option<PathBuf> {
     built.is_dir().then_some(built)
 }
 
-/// The address in `home`'s `gateway.json` when a Tap gateway answers there. (It reads the
-/// address only: no token, so no keyring prompt for a mere liveness check.)
-async fn running_gateway_for(home: &Path) -> Option<SocketAddr> {
-    let text = std::fs::read_to_string(home.join("gateway.json")).ok()?;
-    let state: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let addr: SocketAddr = state
-        .get("address")?
-        .as_str()?
-        .strip_prefix("ws://")?
-        .parse()
-        .ok()?;
-    is_tap_gateway(addr).await.then_some(addr)
-}
-
-/// Asks whatever listens on `addr` whether it is a Tap gateway (`GET /healthz`).
-async fn is_tap_gateway(addr: SocketAddr) -> bool {
-    let probe = async {
-        let mut s = TcpStream::connect(addr).await.ok()?;
-        s.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n")
-            .await
-            .ok()?;
-        let mut buf = Vec::new();
-        s.read_to_end(&mut buf).await.ok()?;
-        Some(String::from_utf8_lossy(&buf).contains("\"tap-gateway\""))
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(2), probe)
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or(false)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
     use tap_secrets::MemoryBackend;
 
     fn options(home: &Path, backend: Arc<dyn SecretBackend>) -> StartOptions {

@@ -22,7 +22,7 @@ pub fn run(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer
             listen,
             backend: Arc::new(tap_secrets::OsKeyring::default()),
             keyring_allowed: !tap_secrets::keyring_disabled_by_env(),
-            copilot_home: crate::engine::copilot_home(),
+            copilot_home: tap_client::default_copilot_home(),
             ui_dir: crate::engine::ui_dir(),
             logs: Some(logs),
         })

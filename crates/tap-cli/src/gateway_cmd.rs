@@ -5,11 +5,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+use tap_client::{default_copilot_home, is_tap_gateway, running_gateway};
 use tap_gateway::logs::LogBuffer;
 use tap_gateway::settings;
 use tap_gateway::{GatewayConfig, GatewayHandle, SpawnSpec};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -31,7 +31,7 @@ pub async fn run(
     }
     // One gateway per TAP_HOME: a second one would overwrite the first's token files, and
     // either's clean stop would delete both. A stale gateway.json (after a crash) is fine.
-    if let Some(running) = running_gateway_for(&home).await {
+    if let Some(running) = running_gateway(&home).await {
         eprintln!(
             "tap: another Tap gateway is already running for {} at {running}; use it, or set TAP_HOME to another directory",
             home.display()
@@ -57,7 +57,7 @@ pub async fn run(
     // still stop the gateway gracefully and remove the files.
     let stop = shutdown_token();
     let mut config = GatewayConfig::new(home);
-    config.copilot_home = copilot_home();
+    config.copilot_home = default_copilot_home();
     config.spawn = spawn.iter().map(|c| SpawnSpec::shell(c)).collect();
     config.ui_dir = ui_dir();
     config.logs = Some(logs);
@@ -154,37 +154,4 @@ fn ui_dir() -> Option<PathBuf> {
     }
     let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/dist"));
     built.is_dir().then_some(built)
-}
-
-/// `COPILOT_HOME`, else `~/.copilot`: where spec providers look for the token.
-fn copilot_home() -> Option<PathBuf> {
-    std::env::var_os("COPILOT_HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".copilot")))
-}
-
-/// Asks whatever holds the port whether it is a Tap gateway (`GET /healthz`).
-async fn is_tap_gateway(addr: SocketAddr) -> bool {
-    let probe = async {
-        let mut s = TcpStream::connect(addr).await.ok()?;
-        s.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n")
-            .await
-            .ok()?;
-        let mut buf = Vec::new();
-        s.read_to_end(&mut buf).await.ok()?;
-        Some(String::from_utf8_lossy(&buf).contains("\"tap-gateway\""))
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(2), probe)
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or(false)
-}
-
-/// The address of a live gateway recorded in `home`'s `gateway.json`, if any.
-async fn running_gateway_for(home: &std::path::Path) -> Option<SocketAddr> {
-    let found = tap_client::Discovery::from_home(home).ok()?;
-    let addr: SocketAddr = found.address.strip_prefix("ws://")?.parse().ok()?;
-    is_tap_gateway(addr).await.then_some(addr)
 }

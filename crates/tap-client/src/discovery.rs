@@ -45,6 +45,14 @@ pub fn default_home() -> PathBuf {
         .join("tap")
 }
 
+/// `COPILOT_HOME`, else `~/.copilot`: where spec providers look for the gateway token.
+pub fn default_copilot_home() -> Option<PathBuf> {
+    std::env::var_os("COPILOT_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".copilot")))
+}
+
 impl Discovery {
     /// Reads `gateway.json`, `host-token` and the control token (`control-token`, or the OS
     /// keyring when `gateway.json` says so) under `home`.

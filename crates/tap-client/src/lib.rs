@@ -8,8 +8,10 @@
 mod control;
 mod discovery;
 mod host;
+mod liveness;
 mod mux;
 
 pub use control::{ControlClient, ControlClientError};
-pub use discovery::{default_home, Discovery, DiscoveryError};
+pub use discovery::{default_copilot_home, default_home, Discovery, DiscoveryError};
 pub use host::{ClientError, HostClient};
+pub use liveness::{is_tap_gateway, running_gateway};
