@@ -28,7 +28,7 @@ use std::net::SocketAddr;
 use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
-use tracing_subscriber::{EnvFilter, Layer};
+use tracing_subscriber::Layer;
 
 fn main() {
     let (options, ignored) = match args::parse(std::env::args().skip(1), |k| std::env::var(k).ok())
@@ -78,10 +78,7 @@ fn init_logging(
     failures: tokio::sync::mpsc::UnboundedSender<failures::ProviderFailure>,
 ) -> tap_gateway::logs::LogBuffer {
     let logs = tap_gateway::logs::LogBuffer::new(tap_gateway::logs::LogBuffer::DEFAULT_CAPACITY);
-    let filter = EnvFilter::try_from_env("TAP_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    // tungstenite traces every frame's payload, and frames carry tokens: never below
-    // info, whatever TAP_LOG says (its debug lines are close-frame noise).
-    let filter = filter.add_directive("tungstenite=info".parse().expect("a valid directive"));
+    let filter = tap_gateway::logs::env_filter();
     tracing_subscriber::registry()
         .with(filter)
         .with(

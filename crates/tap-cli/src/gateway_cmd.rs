@@ -10,10 +10,8 @@ use tap_gateway::logs::LogBuffer;
 use tap_gateway::settings;
 use tap_gateway::{GatewayConfig, GatewayHandle, SpawnSpec};
 use tokio::net::TcpListener;
-use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
-use tracing_subscriber::EnvFilter;
 
 /// `listen`: `--listen`; `None` means 127.0.0.1 and the saved port (settings.json).
 /// `exit_when_idle`: stop once no session has been registered for that long.
@@ -110,16 +108,7 @@ pub async fn run(
 /// Logs to stderr, and into the ring the panel's Logs page reads (returned, for the
 /// engine).
 fn init_logging() -> LogBuffer {
-    let mut filter = EnvFilter::try_from_env("TAP_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    // tungstenite traces every frame's payload, and frames carry tokens and login links:
-    // never below debug, whatever TAP_LOG says. (Added only when TAP_LOG asks for trace:
-    // as a directive it would otherwise raise tungstenite to debug under `info`.)
-    if filter
-        .max_level_hint()
-        .is_none_or(|l| l > LevelFilter::DEBUG)
-    {
-        filter = filter.add_directive("tungstenite=debug".parse().expect("a valid directive"));
-    }
+    let filter = tap_gateway::logs::env_filter();
     let logs = LogBuffer::new(LogBuffer::DEFAULT_CAPACITY);
     tracing_subscriber::registry()
         .with(filter)

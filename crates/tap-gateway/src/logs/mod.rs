@@ -9,9 +9,11 @@
 //! What is kept: `debug` and more severe (trace records carry raw frames, which may hold
 //! tokens), with anything that looks like a token or a login code masked (see `redact`).
 
+mod filter;
 mod layer;
 mod redact;
 
+pub use filter::env_filter;
 pub use layer::LogLayer;
 
 use std::collections::VecDeque;
