@@ -1,4 +1,5 @@
-use crate::SpawnSpec;
+use crate::providers::project::RestartPolicy;
+use crate::providers::spawn::SpawnSpec;
 use std::path::PathBuf;
 use std::time::Duration;
 use tap_protocol::limits;
@@ -24,7 +25,7 @@ pub struct GatewayConfig {
     /// Provider processes to start once the gateway listens.
     pub spawn: Vec<SpawnSpec>,
     /// How crashed project providers (a session's `tap.config.json`) are restarted.
-    pub project_restart: crate::RestartPolicy,
+    pub project_restart: RestartPolicy,
     /// A built panel (the `dist/` of `ui/`): `GET /` serves its `index.html` and
     /// `GET /assets/…` its `assets/`. `None` (or no `index.html` there): `GET /` answers
     /// with a plain-text note.
@@ -54,7 +55,7 @@ impl GatewayConfig {
             host_resume_grace: limits::HOST_RESUME_GRACE,
             toolset_debounce: limits::TOOLSET_DEBOUNCE,
             spawn: Vec::new(),
-            project_restart: crate::RestartPolicy::default(),
+            project_restart: RestartPolicy::default(),
             ui_dir: None,
             logs: None,
             control_token: None,

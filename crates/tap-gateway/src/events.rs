@@ -1,7 +1,7 @@
 //! Changes the control plane streams to the panel and the CLI. Engine parts call
-//! [`Gateway::emit`]; each control connection subscribes and numbers what it forwards.
+//! [`Events::emit`] on the handle in the core; each control connection subscribes and
+//! numbers what it forwards.
 
-use crate::gateway::Gateway;
 use tap_protocol::pairing::PairingEntry;
 use tokio::sync::broadcast;
 
@@ -28,15 +28,23 @@ pub enum GatewayEvent {
     SettingsChanged(tap_protocol::settings::Settings),
 }
 
-impl Gateway {
+/// The engine's event bus: a cheap, cloneable handle.
+#[derive(Clone)]
+pub(crate) struct Events(broadcast::Sender<GatewayEvent>);
+
+impl Events {
+    pub fn new() -> Self {
+        Self(broadcast::channel(EVENT_BUFFER).0)
+    }
+
     /// Publishes an event to every control-plane subscriber. Never blocks; with no
     /// subscriber it is dropped.
     pub fn emit(&self, event: GatewayEvent) {
-        let _ = self.shared().events.send(event);
+        let _ = self.0.send(event);
     }
 
     /// A receiver of every event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<GatewayEvent> {
-        self.shared().events.subscribe()
+        self.0.subscribe()
     }
 }

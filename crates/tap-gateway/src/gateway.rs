@@ -1,283 +1,243 @@
-//! The gateway handle, its shared state, and start/stop.
+//! The public engine API: what the server, the control plane, the CLI and the desktop app
+//! call. A thin façade over the engine's [`Core`]: every method hands its work to the
+//! capability that owns it, so this is the one place to find what the engine offers.
 
-use crate::auth::files::{write_private, GatewayFiles};
-use crate::auth::tokens::Secrets;
-use crate::ids::IdGen;
-use crate::providers::ProviderEntry;
-use crate::sessions::{HostEntry, Resolved, Session, Want};
-use crate::streams::StreamStore;
-use crate::tools::CallError;
-use crate::{GatewayConfig, GatewayError};
-use std::collections::HashMap;
+use crate::auth::files::GatewayFiles;
+use crate::events::GatewayEvent;
+use crate::hooks::decide::Decision;
+use crate::pairing::api::PairingError;
+use crate::providers::local::LocalProvider;
+use crate::settings::{SettingsError, SettingsPatch};
+use crate::state::Core;
+use crate::tools::request::{CallError, CallRequest};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Instant, SystemTime};
-use tap_protocol::limits::{MAX_HOST_CONNECTIONS, MAX_PROVIDER_CONNECTIONS};
-use tap_protocol::ErrorCode;
-use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
+use std::sync::Arc;
+use std::time::SystemTime;
+use tap_protocol::control::{FileLocations, StreamsHistory, UiLoginResult};
+use tap_protocol::diagnostics::Diagnostics;
+use tap_protocol::host::GatewayStatus;
+use tap_protocol::limits::STREAM_RETENTION;
+use tap_protocol::pairing::PairingEntry;
+use tap_protocol::settings::SettingsResult;
+use tap_protocol::{ErrorCode, Json};
+use tokio::sync::broadcast;
+use tokio::time::Instant;
 
 /// A cheap, cloneable handle to a running gateway.
 #[derive(Clone)]
 pub struct Gateway {
-    shared: Arc<Shared>,
-}
-
-pub(crate) struct Shared {
-    pub config: GatewayConfig,
-    pub secrets: Secrets,
-    pub files: GatewayFiles,
-    pub address: SocketAddr,
-    pub started_at: SystemTime,
-    pub started: Instant,
-    pub ids: IdGen,
-    /// Sessions, providers and hosts. A std Mutex: every critical section is a few map
-    /// operations and channel sends, never an await, so it is never held across one.
-    pub state: Mutex<State>,
-    /// Stream history has its own lock so a push flood does not contend with tool calls.
-    pub streams: StreamStore,
-    /// Stream filters and push budgets per (provider, session).
-    pub stream_controls: crate::streams::StreamControls,
-    /// Cancelled when the gateway stops; every connection task watches it.
-    pub stopping: CancellationToken,
-    /// Owns every task the gateway spawns, so stop can wait for all of them.
-    pub tasks: TaskTracker,
-    /// Tool invocations from session hosts. Stop waits for these before closing host
-    /// sockets, so every in-flight call's terminal result reaches its caller.
-    pub invocations: TaskTracker,
-    /// One permit per provider connection (spec: at most 50).
-    pub provider_slots: Arc<Semaphore>,
-    /// One permit per session-host connection.
-    pub host_slots: Arc<Semaphore>,
-    /// One permit per control-plane connection (panel, tray app, `tap pairing`).
-    pub control_slots: Arc<Semaphore>,
-    /// The remembered pairings' file (`$TAP_HOME/paired-providers.json`).
-    pub pairing: crate::pairing::Store,
-    /// Changes for the control plane (see `events.rs`).
-    pub events: tokio::sync::broadcast::Sender<crate::events::GatewayEvent>,
-    /// Outstanding one-time panel login codes (`ui.login`, `POST /api/login`).
-    pub ui_logins: crate::server::LoginCodes,
-    /// Errors sent, limits hit, recent failures (see `diagnostics`).
-    pub diagnostics: crate::diagnostics::Recorder,
-}
-
-#[derive(Default)]
-pub(crate) struct State {
-    pub sessions: HashMap<String, Session>,
-    /// Session ids in registration order, so `sessions` lists are stable.
-    pub session_order: Vec<String>,
-    pub providers: HashMap<String, ProviderEntry>,
-    pub hosts: HashMap<String, HostEntry>,
-    /// Pairing requests and paired providers (under this lock with `providers`, so a
-    /// revoke and a token authentication cannot interleave).
-    pub pairing: crate::pairing::Registry,
-    /// Prompt transforms, ambient context and pending `transform.request`s per provider.
-    pub transforms: crate::transforms::Registry,
-    /// Provider identities (`name` + `instance`) and their reconnect tokens.
-    pub identity: crate::providers::identity::Identities,
-    /// Declared tool concurrency limits and their slot pools.
-    pub limits: crate::tools::concurrency::Limits,
-}
-
-impl State {
-    /// A registered session that is not ending, or `INVALID_SESSION`: what every
-    /// session-scoped request (a call, a precheck, a prompt, a bind) needs.
-    pub fn live_session(&self, id: &str) -> Result<&Session, (ErrorCode, String)> {
-        self.sessions
-            .get(id)
-            .filter(|s| !s.is_ending())
-            .ok_or_else(|| crate::sessions::lifecycle::unknown_session(id))
-    }
+    core: Arc<Core>,
 }
 
 impl Gateway {
-    pub(crate) fn shared(&self) -> &Shared {
-        &self.shared
+    pub(crate) fn new(core: Arc<Core>) -> Self {
+        Self { core }
     }
 
-    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap()
+    /// The engine behind the façade, for the socket handlers the server starts.
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        &self.core
     }
 
     /// The address the gateway serves on.
     pub fn address(&self) -> SocketAddr {
-        self.shared.address
+        self.core.address
     }
 
     /// The gateway token (`ptk-…`) Core Profile providers authenticate with.
     pub fn provider_token(&self) -> &str {
-        &self.shared.secrets.gateway_token
+        &self.core.secrets.gateway_token
     }
 
     /// The token session hosts authenticate with.
     pub fn host_token(&self) -> &str {
-        &self.shared.secrets.host_token
+        &self.core.secrets.host_token
     }
 
     /// The token the control plane (`/control`: panel, tray app, `tap pairing`)
     /// authenticates with. An embedding app hands it to its own panel directly.
     pub fn control_token(&self) -> &str {
-        &self.shared.secrets.control_token
+        &self.core.secrets.control_token
     }
 
     /// Where this gateway wrote its token and state files.
     pub fn files(&self) -> &GatewayFiles {
-        &self.shared.files
+        &self.core.files
     }
 
-    /// Resolves where a call goes, under the state lock.
-    pub(crate) fn route(
+    /// Publishes an event to every control-plane subscriber. Never blocks; with no
+    /// subscriber it is dropped.
+    pub fn emit(&self, event: GatewayEvent) {
+        self.core.events.emit(event);
+    }
+
+    /// A receiver of every event from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<GatewayEvent> {
+        self.core.events.subscribe()
+    }
+
+    /// A consistent snapshot of sessions and providers (`tap status --json`).
+    pub fn status(&self) -> GatewayStatus {
+        crate::status::snapshot(&self.core)
+    }
+
+    /// The counters since the start, the newest failures and every connection's state.
+    pub fn diagnostics(&self) -> Diagnostics {
+        crate::diagnostics::snapshot::snapshot(&self.core)
+    }
+
+    /// Where the gateway keeps its files (the control snapshot's `files`).
+    pub fn file_locations(&self) -> FileLocations {
+        let core = &self.core;
+        let files = &core.files;
+        let show = |p: &std::path::Path| p.display().to_string();
+        let dir = &core.config.data_dir;
+        FileLocations {
+            data_dir: show(dir),
+            provider_token: show(&files.provider_token),
+            copilot_provider_token: files.copilot_provider_token.as_deref().map(show),
+            host_token: show(&files.host_token),
+            // An embedder that keeps the control token (the desktop app: in the keyring)
+            // writes no file.
+            control_token: core
+                .config
+                .control_token_store
+                .is_none()
+                .then(|| show(&files.control_token)),
+            state: show(&files.state),
+            settings: show(&crate::settings::path(dir)),
+            paired_providers: show(&dir.join(crate::pairing::store::FILE_NAME)),
+        }
+    }
+
+    /// The saved settings, where they are, and whether the port differs from the one
+    /// this gateway listens on.
+    pub fn settings(&self) -> Result<SettingsResult, SettingsError> {
+        crate::settings::api::get(&self.core)
+    }
+
+    /// Applies `patch`, saves, and tells every control client (`settings.changed`).
+    pub fn set_settings(&self, patch: &SettingsPatch) -> Result<SettingsResult, SettingsError> {
+        crate::settings::api::set(&self.core, patch)
+    }
+
+    /// A one-time login link for the panel this gateway serves
+    /// (`http://127.0.0.1:PORT/#login=CODE`): the page exchanges the code for the control
+    /// token with `POST /api/login`. The code works once, for 120 s
+    /// (`UI_LOGIN_CODE_TTL`). The URL is a secret until used: do not log it.
+    pub fn ui_login(&self) -> UiLoginResult {
+        let (code, expires) = self.core.ui_logins.issue();
+        let left = expires.saturating_duration_since(Instant::now());
+        tracing::info!("panel login link issued");
+        UiLoginResult {
+            url: format!("http://{}/#login={code}", self.core.address),
+            expires_at: crate::time::rfc3339(SystemTime::now() + left),
+        }
+    }
+
+    /// Consumes a login code issued by [`Gateway::ui_login`] (`POST /api/login`).
+    pub(crate) fn redeem_login(&self, code: &str) -> bool {
+        self.core.ui_logins.redeem(code)
+    }
+
+    /// Every pairing: pending requests first, then paired providers; newest first within
+    /// each. Pending entries carry their `code`.
+    pub fn pairing_list(&self) -> Vec<PairingEntry> {
+        crate::pairing::api::list(&self.core)
+    }
+
+    /// Refuses a pending request: its provider gets `AUTH_FAILED` and is disconnected.
+    pub fn pairing_deny(&self, id: &str) -> Result<(), PairingError> {
+        crate::pairing::api::deny(&self.core, id)
+    }
+
+    /// Denies every pending request; returns how many there were.
+    pub fn pairing_deny_all(&self) -> usize {
+        crate::pairing::api::deny_all(&self.core)
+    }
+
+    /// Removes a paired provider: its token stops working (also across restarts) and
+    /// every connection holding it gets `AUTH_FAILED` and is closed.
+    pub fn pairing_revoke(&self, id: &str) -> Result<(), PairingError> {
+        crate::pairing::api::revoke(&self.core, id)
+    }
+
+    /// Limits a pairing to `session` (which must be registered) and/or sets whether it is
+    /// remembered across restarts; `None` leaves a setting as it is. A connected provider
+    /// bound to another session is unbound at once (its calls there are cancelled) and
+    /// told with `error INVALID_SESSION`; it may `hello` again for the new session.
+    pub fn pairing_configure(
+        &self,
+        id: &str,
+        session: Option<String>,
+        remember: Option<bool>,
+    ) -> Result<PairingEntry, PairingError> {
+        crate::pairing::api::configure(&self.core, id, session, remember)
+    }
+
+    /// A session's stored stream events, newest first: every stream, or `stream` (that
+    /// stream of every provider) or `stream@provider`; the newest `last` per stream (all
+    /// kept events when `None`). `Err` (`INVALID_SESSION`) for an unknown session.
+    pub fn streams_history(
+        &self,
+        session_id: &str,
+        stream: Option<&str>,
+        last: Option<usize>,
+    ) -> Result<StreamsHistory, (ErrorCode, String)> {
+        if !self.core.state().sessions.contains_key(session_id) {
+            return Err(crate::state::unknown_session(session_id));
+        }
+        let last = last.unwrap_or(STREAM_RETENTION);
+        Ok(StreamsHistory {
+            session_id: session_id.to_string(),
+            streams: self.core.streams.history(session_id, stream, last),
+        })
+    }
+
+    /// Closes the connection of the authenticated provider `id` (its calls in flight fail
+    /// with `DISCONNECTED`, as on any disconnect). `false` when no such provider is
+    /// connected.
+    pub fn provider_disconnect(&self, id: &str) -> bool {
+        crate::providers::registry::disconnect(&self.core, id)
+    }
+
+    /// Connects an in-process provider (trust internal). It is authenticated already: the
+    /// first message it receives is `sessions`; then it sends `hello` as any provider.
+    pub fn connect_local(&self) -> LocalProvider {
+        crate::providers::local::connect(&self.core)
+    }
+
+    /// Runs one tool call to its single terminal outcome: the provider's result, a timeout
+    /// (the provider gets `tool.cancel`), a cancellation by the caller, or the provider's
+    /// disconnect. This is the in-process call path; the session-host socket is a thin
+    /// adapter over it.
+    ///
+    /// A shared tool (multi-instance provider) goes to the instance named by `args.target`,
+    /// else to the most recently active one; the generated `list_<name>_instances` is
+    /// answered here. A failure the provider marks `retryable` on a call the gateway routed
+    /// itself (no `target`) is retried once on another instance holding the tool.
+    pub async fn call_tool(&self, req: CallRequest) -> Result<Json, CallError> {
+        crate::tools::call::call_tool(&self.core, req).await
+    }
+
+    /// The pre-tool-use decision for `tool` with `args` in `session_id` (spec: hook rules,
+    /// `onPreToolUse`). Rules are walked per bound provider in bind order, each provider's
+    /// in registration order. A static `deny` decides at once (no gate is asked); otherwise
+    /// every matching gate is asked concurrently (`gate.check`, answered within 5 s or
+    /// denied unless the rule says `failOpen`; a provider that disconnects with a check
+    /// pending denies). Any deny wins; contexts are concatenated in rule order.
+    ///
+    /// `tool` need not be a provider's tool: agent runtimes ask about their own tools
+    /// (`shell`, `edit`) too; `match.provider` then never matches. `call_tool` does not
+    /// call this: the session host asks first, as the spec's `onPreToolUse` hook does.
+    ///
+    /// Fails with `INVALID_SESSION` when the session does not exist or is ending.
+    pub async fn pre_tool_use(
         &self,
         session_id: &str,
         tool: &str,
-        want: Want<'_>,
-    ) -> Result<Resolved, CallError> {
-        let state = self.state();
-        let session = state.live_session(session_id)?;
-        session.route(tool, want, self.shared.config.default_tool_timeout)
+        args: &Json,
+    ) -> Result<Decision, CallError> {
+        crate::hooks::decide::pre_tool_use(&self.core, session_id, tool, args).await
     }
-}
-
-/// A started gateway: its handle, and the means to stop it.
-pub struct GatewayHandle {
-    gateway: Gateway,
-    server: tokio::task::JoinHandle<()>,
-}
-
-impl GatewayHandle {
-    /// Starts serving on `listener` (which must be bound to loopback): writes the token
-    /// files, then accepts connections until [`GatewayHandle::stop`].
-    pub async fn start(listener: TcpListener, config: GatewayConfig) -> Result<Self, GatewayError> {
-        let address = listener.local_addr()?;
-        if !address.ip().is_loopback() {
-            return Err(GatewayError::NotLoopback(address));
-        }
-        let mut secrets = Secrets::generate();
-        if let Some(token) = config.control_token.as_ref().filter(|t| !t.is_empty()) {
-            secrets.control_token = token.clone();
-        }
-        let files = GatewayFiles::locate(&config.data_dir, config.copilot_home.as_deref());
-        let started_at = SystemTime::now();
-        write_private(&files.provider_token, &secrets.gateway_token)?;
-        if let Some(p) = &files.copilot_provider_token {
-            write_private(p, &secrets.gateway_token)?;
-        }
-        write_private(&files.host_token, &secrets.host_token)?;
-        match &config.control_token_store {
-            None => write_private(&files.control_token, &secrets.control_token)?,
-            // The embedder keeps it; a file left by an earlier gateway would mislead `tap`.
-            Some(_) => match std::fs::remove_file(&files.control_token) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => {
-                    return Err(GatewayError::File {
-                        path: files.control_token.clone(),
-                        source,
-                    })
-                }
-            },
-        }
-        let state_json = serde_json::json!({
-            "address": format!("ws://{address}"),
-            "pid": std::process::id(),
-            "startedAt": crate::time::rfc3339(started_at),
-            "version": env!("CARGO_PKG_VERSION"),
-            "controlTokenStore": config.control_token_store.as_deref().unwrap_or("file"),
-        });
-        write_private(&files.state, &format!("{state_json:#}\n"))?;
-        let pairing = crate::pairing::Store::new(&config.data_dir);
-        let remembered = crate::pairing::Registry::with_remembered(pairing.load());
-
-        let shared = Arc::new(Shared {
-            config,
-            secrets,
-            files,
-            address,
-            started_at,
-            started: Instant::now(),
-            ids: IdGen::new(),
-            state: Mutex::new(State {
-                pairing: remembered,
-                ..State::default()
-            }),
-            streams: StreamStore::default(),
-            stream_controls: Default::default(),
-            stopping: CancellationToken::new(),
-            tasks: TaskTracker::new(),
-            invocations: TaskTracker::new(),
-            provider_slots: Arc::new(Semaphore::new(MAX_PROVIDER_CONNECTIONS)),
-            host_slots: Arc::new(Semaphore::new(MAX_HOST_CONNECTIONS)),
-            pairing,
-            control_slots: Arc::new(Semaphore::new(
-                tap_protocol::limits::MAX_CONTROL_CONNECTIONS,
-            )),
-            events: tokio::sync::broadcast::channel(crate::events::EVENT_BUFFER).0,
-            ui_logins: Default::default(),
-            diagnostics: Default::default(),
-        });
-        let gateway = Gateway { shared };
-        let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));
-        tracing::info!(%address, "gateway listening");
-        gateway.spawn_configured_providers();
-        Ok(Self { gateway, server })
-    }
-
-    /// The running gateway.
-    pub fn gateway(&self) -> &Gateway {
-        &self.gateway
-    }
-
-    /// Stops gracefully: every session ends (providers get `shutdown.pending` and the
-    /// deadline is honoured), in-flight calls get their terminal result, connections
-    /// close, and the token files are removed.
-    pub async fn stop(self) -> Result<(), GatewayError> {
-        let gw = self.gateway;
-        tracing::info!("gateway stopping");
-        let ids: Vec<String> = gw.state().session_order.clone();
-        let endings = ids
-            .into_iter()
-            .map(|id| gw.end_session(id, None, "gateway stopping".into()));
-        futures_util::future::join_all(endings).await;
-        // Every session has ended, so every call has its outcome; let the invocation tasks
-        // hand those to the hosts before the host sockets close.
-        gw.shared.invocations.close();
-        if tokio::time::timeout(
-            std::time::Duration::from_secs(2),
-            gw.shared.invocations.wait(),
-        )
-        .await
-        .is_err()
-        {
-            tracing::warn!(
-                "some tool invocations did not finish within 2 s of the sessions ending"
-            );
-        }
-        gw.shared.stopping.cancel();
-        self.server.abort();
-        gw.shared.tasks.close();
-        if tokio::time::timeout(std::time::Duration::from_secs(5), gw.shared.tasks.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!("some connections did not close within 5 s");
-        }
-        for (path, e) in gw.shared.files.remove_all() {
-            tracing::warn!(path = %path.display(), error = %e, "could not remove file");
-        }
-        tracing::info!("gateway stopped");
-        Ok(())
-    }
-}
-
-/// Runs a gateway on `listener` until `shutdown` is cancelled, then stops it gracefully.
-pub async fn run(
-    listener: TcpListener,
-    config: GatewayConfig,
-    shutdown: CancellationToken,
-) -> Result<(), GatewayError> {
-    let handle = GatewayHandle::start(listener, config).await?;
-    shutdown.cancelled().await;
-    handle.stop().await
 }

@@ -16,6 +16,11 @@
 //! (session hosts, `docs/session-host-protocol.md`), `/control` (panel and `tap pairing`,
 //! `docs/control-protocol.md`), `/healthz`, and the panel itself (`GET /` without an
 //! upgrade, `/assets/…`, `POST /api/login`; see [`GatewayConfig::ui_dir`]).
+//!
+//! The shape (`docs/architecture.md`): [`Gateway`] (`gateway.rs`) is the one public API,
+//! over the engine's state (`state.rs`); each capability is a module of functions over that
+//! state or of its own handles, and none of them knows the façade. `socket/` is the one
+//! connection type every protocol handler runs on; `server/` routes HTTP to them.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -26,6 +31,7 @@ mod diagnostics;
 mod error;
 mod events;
 mod gateway;
+mod handle;
 mod hooks;
 mod ids;
 pub mod logs;
@@ -34,6 +40,8 @@ mod providers;
 mod server;
 mod sessions;
 pub mod settings;
+mod socket;
+mod state;
 mod status;
 mod streams;
 mod time;
@@ -44,8 +52,11 @@ pub use auth::files::{read_secret_file, GatewayFiles};
 pub use config::GatewayConfig;
 pub use error::GatewayError;
 pub use events::GatewayEvent;
-pub use gateway::{run, Gateway, GatewayHandle};
-pub use hooks::Decision;
-pub use pairing::PairingError;
-pub use providers::{LocalClosed, LocalProvider, RestartPolicy, SpawnSpec};
-pub use tools::{CallError, CallRequest};
+pub use gateway::Gateway;
+pub use handle::{run, GatewayHandle};
+pub use hooks::decide::Decision;
+pub use pairing::api::PairingError;
+pub use providers::local::{LocalClosed, LocalProvider};
+pub use providers::project::RestartPolicy;
+pub use providers::spawn::SpawnSpec;
+pub use tools::request::{CallError, CallRequest};

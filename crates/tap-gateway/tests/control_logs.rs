@@ -64,7 +64,7 @@ async fn logs_recent_returns_the_engine_records_oldest_first_filtered_by_level_a
         .find(|r| r["message"] == "gateway listening")
         .unwrap_or_else(|| panic!("no 'gateway listening' in {all}"));
     assert_eq!(listening["level"], "info");
-    assert_eq!(listening["target"], "tap_gateway::gateway");
+    assert_eq!(listening["target"], "tap_gateway::handle");
     assert_eq!(
         field(listening, "address"),
         Some(gw.handle.gateway().address().to_string().as_str())

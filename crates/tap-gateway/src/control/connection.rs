@@ -11,7 +11,7 @@ use crate::auth::tokens;
 use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
 use crate::gateway::Gateway;
-use crate::server::WsStream;
+use crate::socket::upgrade::WsStream;
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -31,7 +31,7 @@ use tokio_tungstenite::tungstenite::{Bytes, Message};
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub(super) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
-    let stopping = gw.shared().stopping.clone();
+    let stopping = gw.core().stopping.clone();
     let auth_id = tokio::select! {
         _ = stopping.cancelled() => {
             close(&mut ws, CloseCode::Away).await;
@@ -71,7 +71,7 @@ pub(super) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                 },
                 Err(RecvError::Lagged(missed)) => {
                     tracing::info!(%remote, missed, "control client fell behind; sending resync");
-                    conn.gw.limit_hit(Limit::ControlLag);
+                    conn.gw.core().diagnostics.limit_hit(Limit::ControlLag);
                     conn.send_event(ControlEvent::Resync { reason: "lagged".into() }).await
                 }
                 // The sender lives as long as the gateway.
@@ -100,7 +100,7 @@ async fn authenticate(gw: &Gateway, ws: &mut WsStream, remote: SocketAddr) -> Op
         // Closed, broken, or past the pre-auth byte budget.
         Ok(None) => return None,
         Err(_) => {
-            gw.limit_hit(Limit::AuthTimeout);
+            gw.core().diagnostics.limit_hit(Limit::AuthTimeout);
             refuse(ws, None, "No 'auth' within 10 seconds").await;
             return None;
         }

@@ -3,7 +3,7 @@
 
 use super::follow::Follows;
 use crate::gateway::Gateway;
-use crate::pairing::PairingError;
+use crate::pairing::api::PairingError;
 use crate::settings::SettingsError;
 use serde::Serialize;
 use tap_protocol::control::{
@@ -69,7 +69,7 @@ pub(super) fn call(
             follows.diagnostics = true;
             json(gw.diagnostics())
         }
-        ControlCall::LogsRecent(p) => json(match gw.shared().config.logs.as_ref() {
+        ControlCall::LogsRecent(p) => json(match gw.core().config.logs.as_ref() {
             Some(buffer) => LogsRecent {
                 records: buffer.recent(p.limit, p.level),
                 capacity: buffer.capacity(),
@@ -81,8 +81,8 @@ pub(super) fn call(
                 enabled: false,
             },
         }),
-        ControlCall::LogsFollow(p) => json(follows.logs(gw, p)),
-        ControlCall::StreamsFollow(p) => json(follows.streams(gw, p.session_id)?),
+        ControlCall::LogsFollow(p) => json(follows.logs(gw.core(), p)),
+        ControlCall::StreamsFollow(p) => json(follows.streams(gw.core(), p.session_id)?),
         ControlCall::Unfollow(p) => {
             follows.stop(p.topic);
             json(Empty {})
@@ -107,7 +107,7 @@ pub(super) fn snapshot(gw: &Gateway, seq: u64) -> Snapshot {
     Snapshot {
         status: gw.status(),
         pairings: gw.pairing_list(),
-        files: super::api::file_locations(gw),
+        files: gw.file_locations(),
         seq,
     }
 }

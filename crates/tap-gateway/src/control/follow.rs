@@ -7,8 +7,8 @@
 //! event buffer; a follower that falls behind one topic is told how much it missed
 //! there (`follow.lagged`) and nothing else is lost.
 
-use crate::gateway::Gateway;
-use crate::streams::{TailEntry, TailReceiver};
+use crate::state::Core;
+use crate::streams::tail::{TailEntry, TailReceiver};
 use std::future::pending;
 use std::sync::Arc;
 use tap_protocol::control::{ControlError, ControlEvent, FollowTopic, StreamsHistory};
@@ -28,8 +28,8 @@ pub(super) struct Follows {
 
 impl Follows {
     /// `logs.follow`: the recent records, and `log` events from now on.
-    pub fn logs(&mut self, gw: &Gateway, p: LogsParams) -> LogsRecent {
-        let Some(buffer) = gw.shared().config.logs.as_ref() else {
+    pub fn logs(&mut self, core: &Core, p: LogsParams) -> LogsRecent {
+        let Some(buffer) = core.config.logs.as_ref() else {
             self.logs = None;
             return LogsRecent {
                 records: Vec::new(),
@@ -49,14 +49,14 @@ impl Follows {
     /// `streams.follow`: the session's history, and `stream.entry` events from now on.
     pub fn streams(
         &mut self,
-        gw: &Gateway,
+        core: &Core,
         session_id: String,
     ) -> Result<StreamsHistory, ControlError> {
-        if !gw.state().sessions.contains_key(&session_id) {
-            let (code, message) = crate::sessions::lifecycle::unknown_session(&session_id);
+        if !core.state().sessions.contains_key(&session_id) {
+            let (code, message) = crate::state::unknown_session(&session_id);
             return Err(ControlError::new(code, message));
         }
-        let (rx, streams) = gw.shared().streams.follow(&session_id);
+        let (rx, streams) = core.streams.follow(&session_id);
         self.streams = Some((rx, session_id.clone()));
         Ok(StreamsHistory {
             session_id,

@@ -6,13 +6,12 @@
 //! request. Everything after is dispatched to the engine and answered on this socket;
 //! engine events are forwarded, numbered per connection.
 
-mod api;
 mod connection;
 mod dispatch;
 mod follow;
-mod origin;
 
 use crate::gateway::Gateway;
+use crate::socket::accept::Kind;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -24,12 +23,16 @@ pub(crate) async fn endpoint(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
     req: Request,
 ) -> Response {
-    if let Err(why) = origin::check(req.headers(), gw.address()) {
+    if let Err(why) = crate::auth::origin::check(
+        req.headers(),
+        gw.address(),
+        crate::auth::origin::CONTROL_SOCKET,
+    ) {
         tracing::warn!(%remote, why, "control connection refused");
         return (StatusCode::FORBIDDEN, "Origin not allowed\n").into_response();
     }
-    let slots = gw.shared().control_slots.clone();
-    crate::server::limited_upgrade(req, gw, slots, "control", move |gw, ws| {
+    let core = gw.core().clone();
+    crate::socket::accept::limited_upgrade(req, &core, Kind::Control, move |ws| {
         connection::serve(gw, ws, remote)
     })
 }

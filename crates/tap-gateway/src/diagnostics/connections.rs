@@ -1,7 +1,7 @@
 //! Connection states, read from the registry and the connection slots when asked.
 
-use crate::gateway::Gateway;
-use crate::providers::Phase;
+use crate::providers::entry::Phase;
+use crate::state::Core;
 use tap_protocol::diagnostics::{
     Connections, ControlConnections, HostConnections, ProviderConnections,
 };
@@ -15,45 +15,43 @@ fn open(slots: &Semaphore, max: usize) -> usize {
     max.saturating_sub(slots.available_permits())
 }
 
-impl Gateway {
-    pub(super) fn connection_states(&self) -> Connections {
-        let shared = self.shared();
-        let mut providers = ProviderConnections {
-            open: open(&shared.provider_slots, MAX_PROVIDER_CONNECTIONS),
-            max: MAX_PROVIDER_CONNECTIONS,
-            await_auth: 0,
-            await_pairing: 0,
-            await_hello: 0,
-            bound: 0,
-            unbound: 0,
-        };
-        let state = self.state();
-        for p in state.providers.values() {
-            match p.phase {
-                Phase::AwaitHello => providers.await_hello += 1,
-                Phase::Bound => providers.bound += 1,
-                Phase::Unbound => providers.unbound += 1,
-            }
+pub(super) fn states(core: &Core) -> Connections {
+    let slots = &core.slots;
+    let mut providers = ProviderConnections {
+        open: open(&slots.providers, MAX_PROVIDER_CONNECTIONS),
+        max: MAX_PROVIDER_CONNECTIONS,
+        await_auth: 0,
+        await_pairing: 0,
+        await_hello: 0,
+        bound: 0,
+        unbound: 0,
+    };
+    let state = core.state();
+    for p in state.providers.values() {
+        match p.phase {
+            Phase::AwaitHello => providers.await_hello += 1,
+            Phase::Bound => providers.bound += 1,
+            Phase::Unbound => providers.unbound += 1,
         }
-        providers.await_pairing = state.pairing.pending_ids().len();
-        // What holds a slot but is neither authenticated nor pairing has not sent `auth`.
-        providers.await_auth = providers
-            .open
-            .saturating_sub(state.providers.len() + providers.await_pairing);
-        let attached = state.hosts.values().filter(|h| h.out.is_some()).count();
-        Connections {
-            providers,
-            session_hosts: HostConnections {
-                open: open(&shared.host_slots, MAX_HOST_CONNECTIONS),
-                max: MAX_HOST_CONNECTIONS,
-                attached,
-                detached: state.hosts.len() - attached,
-            },
-            control_clients: ControlConnections {
-                open: open(&shared.control_slots, MAX_CONTROL_CONNECTIONS),
-                max: MAX_CONTROL_CONNECTIONS,
-            },
-            sessions: state.sessions.len(),
-        }
+    }
+    providers.await_pairing = state.pairing.pending_ids().len();
+    // What holds a slot but is neither authenticated nor pairing has not sent `auth`.
+    providers.await_auth = providers
+        .open
+        .saturating_sub(state.providers.len() + providers.await_pairing);
+    let attached = state.hosts.values().filter(|h| h.out.is_some()).count();
+    Connections {
+        providers,
+        session_hosts: HostConnections {
+            open: open(&slots.hosts, MAX_HOST_CONNECTIONS),
+            max: MAX_HOST_CONNECTIONS,
+            attached,
+            detached: state.hosts.len() - attached,
+        },
+        control_clients: ControlConnections {
+            open: open(&slots.control, MAX_CONTROL_CONNECTIONS),
+            max: MAX_CONTROL_CONNECTIONS,
+        },
+        sessions: state.sessions.len(),
     }
 }

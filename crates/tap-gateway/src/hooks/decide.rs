@@ -1,10 +1,11 @@
 //! The pre-tool-use decision: every matching rule of every provider bound to the session,
 //! combined into one answer.
 
-use super::CompiledRule;
-use crate::gateway::Gateway;
-use crate::providers::{frame, ProviderLink};
-use crate::tools::CallError;
+use super::rules::CompiledRule;
+use crate::providers::link::ProviderLink;
+use crate::socket::frame::frame;
+use crate::state::Core;
+use crate::tools::request::CallError;
 use std::sync::Arc;
 use tap_protocol::limits::GATE_TIMEOUT;
 use tap_protocol::provider::{GateCheck, GateDecision, GatewayMessage, HookAction};
@@ -42,125 +43,123 @@ enum Step {
     Deny(String),
 }
 
-impl Gateway {
-    /// The pre-tool-use decision for `tool` with `args` in `session_id` (spec: hook rules,
-    /// `onPreToolUse`). Rules are walked per bound provider in bind order, each provider's
-    /// in registration order. A static `deny` decides at once (no gate is asked); otherwise
-    /// every matching gate is asked concurrently (`gate.check`, answered within 5 s or
-    /// denied unless the rule says `failOpen`; a provider that disconnects with a check
-    /// pending denies). Any deny wins; contexts are concatenated in rule order.
-    ///
-    /// `tool` need not be a provider's tool: agent runtimes ask about their own tools
-    /// (`shell`, `edit`) too; `match.provider` then never matches. `call_tool` does not
-    /// call this: the session host asks first, as the spec's `onPreToolUse` hook does.
-    ///
-    /// Fails with `INVALID_SESSION` when the session does not exist or is ending.
-    pub async fn pre_tool_use(
-        &self,
-        session_id: &str,
-        tool: &str,
-        args: &Json,
-    ) -> Result<Decision, CallError> {
-        // JSON.stringify's text for the same object with its keys sorted (serde_json's map
-        // is ordered), compact.
-        let args_json = serde_json::to_string(args).expect("JSON serializes");
-        let matched = {
-            let state = self.state();
-            let session = state.live_session(session_id)?;
-            let owner = session.tools.get(tool).map(|t| t.provider_name.as_str());
-            let mut matched = Vec::new();
-            for pid in &session.bound {
-                let Some(p) = state.providers.get(pid) else {
-                    continue;
-                };
-                let hooks = p.hooks_in(session_id);
-                for rule in hooks.iter() {
-                    if rule.matches(tool, owner, &args_json) {
-                        matched.push(Matched {
-                            rules: hooks.clone(),
-                            index: rule.index,
-                            provider: p.name.clone().unwrap_or_default(),
-                            link: p.link.clone(),
-                        });
-                    }
+/// The pre-tool-use decision for `tool` with `args` in `session_id` (spec: hook rules,
+/// `onPreToolUse`). Rules are walked per bound provider in bind order, each provider's
+/// in registration order. A static `deny` decides at once (no gate is asked); otherwise
+/// every matching gate is asked concurrently (`gate.check`, answered within 5 s or
+/// denied unless the rule says `failOpen`; a provider that disconnects with a check
+/// pending denies). Any deny wins; contexts are concatenated in rule order.
+///
+/// `tool` need not be a provider's tool: agent runtimes ask about their own tools
+/// (`shell`, `edit`) too; `match.provider` then never matches. `call_tool` does not
+/// call this: the session host asks first, as the spec's `onPreToolUse` hook does.
+///
+/// Fails with `INVALID_SESSION` when the session does not exist or is ending.
+pub(crate) async fn pre_tool_use(
+    core: &Core,
+    session_id: &str,
+    tool: &str,
+    args: &Json,
+) -> Result<Decision, CallError> {
+    // JSON.stringify's text for the same object with its keys sorted (serde_json's map
+    // is ordered), compact.
+    let args_json = serde_json::to_string(args).expect("JSON serializes");
+    let matched = {
+        let state = core.state();
+        let session = state.live_session(session_id)?;
+        let owner = session.tools.get(tool).map(|t| t.provider_name.as_str());
+        let mut matched = Vec::new();
+        for pid in &session.bound {
+            let Some(p) = state.providers.get(pid) else {
+                continue;
+            };
+            let hooks = p.hooks_in(session_id);
+            for rule in hooks.iter() {
+                if rule.matches(tool, owner, &args_json) {
+                    matched.push(Matched {
+                        rules: hooks.clone(),
+                        index: rule.index,
+                        provider: p.name.clone().unwrap_or_default(),
+                        link: p.link.clone(),
+                    });
                 }
             }
-            matched
-        };
-        if let Some(m) = matched.iter().find(|m| m.rule().action == HookAction::Deny) {
-            return Ok(Decision::Deny(m.rule().reason.clone().unwrap_or_else(
-                || format!("Denied by a hook rule of provider '{}'.", m.provider),
-            )));
         }
-        let steps = futures_util::future::join_all(matched.iter().map(|m| async move {
-            match m.rule().action {
-                HookAction::Context => Step::Context(m.rule().content.clone().unwrap_or_default()),
-                HookAction::Gate => self.gate(m, session_id, tool, args).await,
-                HookAction::Deny => unreachable!("static denies decided above"),
-            }
-        }))
-        .await;
-        let mut contexts = Vec::new();
-        for step in steps {
-            match step {
-                Step::Deny(reason) => return Ok(Decision::Deny(reason)),
-                Step::Context(c) if !c.is_empty() => contexts.push(c),
-                Step::Context(_) | Step::Allow => {}
-            }
-        }
-        Ok(if contexts.is_empty() {
-            Decision::Allow
-        } else {
-            Decision::Context(contexts.join("\n\n"))
-        })
+        matched
+    };
+    if let Some(m) = matched.iter().find(|m| m.rule().action == HookAction::Deny) {
+        return Ok(Decision::Deny(m.rule().reason.clone().unwrap_or_else(
+            || format!("Denied by a hook rule of provider '{}'.", m.provider),
+        )));
     }
-
-    /// One `gate.check` → `gate.result` round trip.
-    async fn gate(&self, m: &Matched, session_id: &str, tool: &str, args: &Json) -> Step {
-        let rule = m.rule();
-        let gone = || {
-            Step::Deny(format!(
-                "Gate provider '{}' disconnected before answering.",
-                m.provider
-            ))
-        };
-        let call_id = self.shared().ids.next("g");
-        let Some(rx) = m.link.gates.insert(call_id.clone()) else {
-            return gone();
-        };
-        let check = GatewayMessage::GateCheck(GateCheck {
-            gate_id: rule.gate_id.clone(),
-            call_id: call_id.clone(),
-            session_id: session_id.to_string(),
-            tool: tool.to_string(),
-            args: args.clone(),
-        });
-        if m.link.out.send(frame(&check)).is_err() {
-            m.link.gates.remove(&call_id);
-            return gone();
+    let steps = futures_util::future::join_all(matched.iter().map(|m| async move {
+        match m.rule().action {
+            HookAction::Context => Step::Context(m.rule().content.clone().unwrap_or_default()),
+            HookAction::Gate => gate(core, m, session_id, tool, args).await,
+            HookAction::Deny => unreachable!("static denies decided above"),
         }
-        match tokio::time::timeout(GATE_TIMEOUT, rx).await {
-            Ok(Ok(r)) => match r.decision {
-                GateDecision::Allow => Step::Allow,
-                GateDecision::Deny => Step::Deny(
-                    r.reason
-                        .unwrap_or_else(|| format!("Denied by gate provider '{}'.", m.provider)),
-                ),
-                GateDecision::Context => r.reason.map_or(Step::Allow, Step::Context),
-            },
-            // The provider disconnected with the check pending: fail closed, failOpen or not.
-            Ok(Err(_)) => gone(),
-            Err(_) => {
-                m.link.gates.remove(&call_id);
-                tracing::info!(provider = %m.provider, gate = ?rule.gate_id, fail_open = rule.fail_open, "gate did not answer in time");
-                if rule.fail_open {
-                    Step::Allow
-                } else {
-                    Step::Deny(format!(
-                        "Gate provider '{}' did not respond in time.",
-                        m.provider
-                    ))
-                }
+    }))
+    .await;
+    let mut contexts = Vec::new();
+    for step in steps {
+        match step {
+            Step::Deny(reason) => return Ok(Decision::Deny(reason)),
+            Step::Context(c) if !c.is_empty() => contexts.push(c),
+            Step::Context(_) | Step::Allow => {}
+        }
+    }
+    Ok(if contexts.is_empty() {
+        Decision::Allow
+    } else {
+        Decision::Context(contexts.join("\n\n"))
+    })
+}
+
+/// One `gate.check` → `gate.result` round trip.
+async fn gate(core: &Core, m: &Matched, session_id: &str, tool: &str, args: &Json) -> Step {
+    let rule = m.rule();
+    let gone = || {
+        Step::Deny(format!(
+            "Gate provider '{}' disconnected before answering.",
+            m.provider
+        ))
+    };
+    let call_id = core.ids.next("g");
+    let Some(rx) = m.link.gates.insert(call_id.clone()) else {
+        return gone();
+    };
+    let check = GatewayMessage::GateCheck(GateCheck {
+        gate_id: rule.gate_id.clone(),
+        call_id: call_id.clone(),
+        session_id: session_id.to_string(),
+        tool: tool.to_string(),
+        args: args.clone(),
+    });
+    if m.link.out.send(frame(&check)).is_err() {
+        m.link.gates.remove(&call_id);
+        return gone();
+    }
+    match tokio::time::timeout(GATE_TIMEOUT, rx).await {
+        Ok(Ok(r)) => match r.decision {
+            GateDecision::Allow => Step::Allow,
+            GateDecision::Deny => Step::Deny(
+                r.reason
+                    .unwrap_or_else(|| format!("Denied by gate provider '{}'.", m.provider)),
+            ),
+            GateDecision::Context => r.reason.map_or(Step::Allow, Step::Context),
+        },
+        // The provider disconnected with the check pending: fail closed, failOpen or not.
+        Ok(Err(_)) => gone(),
+        Err(_) => {
+            m.link.gates.remove(&call_id);
+            tracing::info!(provider = %m.provider, gate = ?rule.gate_id, fail_open = rule.fail_open, "gate did not answer in time");
+            if rule.fail_open {
+                Step::Allow
+            } else {
+                Step::Deny(format!(
+                    "Gate provider '{}' did not respond in time.",
+                    m.provider
+                ))
             }
         }
     }

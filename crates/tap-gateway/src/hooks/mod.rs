@@ -4,13 +4,9 @@
 //! - `rules`: validation and compilation of `onPreToolUse` rules (from `hello.hooks` and
 //!   `hooks.update`), stored per (provider, session) on the provider's registry entry.
 //! - `gates`: the `gate.check` → `gate.result` round trips pending on one provider link.
-//! - `decide`: [`Gateway::pre_tool_use`](crate::Gateway::pre_tool_use), the one decision a
+//! - `decide`: `pre_tool_use`, the one decision a
 //!   session host asks for before each tool use.
 
-mod decide;
-mod gates;
-mod rules;
-
-pub use decide::Decision;
-pub(crate) use gates::GateTable;
-pub(crate) use rules::{compile, compile_pattern, CompiledRule};
+pub(crate) mod decide;
+pub(crate) mod gates;
+pub(crate) mod rules;

@@ -2,9 +2,11 @@
 //! is published as a [`GatewayEvent`].
 
 use super::registry::Stage;
+use super::scope::{live, sessions_for};
 use crate::events::GatewayEvent;
-use crate::gateway::Gateway;
-use crate::providers::{frame, unbind_provider};
+use crate::providers::registry::unbind_provider;
+use crate::socket::frame::frame;
+use crate::state::Core;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, Sessions};
 use tap_protocol::ErrorCode;
@@ -35,174 +37,191 @@ impl PairingError {
     }
 }
 
-impl Gateway {
-    /// Every pairing: pending requests first, then paired providers; newest first within
-    /// each. Pending entries carry their `code`.
-    pub fn pairing_list(&self) -> Vec<PairingEntry> {
-        self.state().pairing.list()
-    }
+/// Every pairing: pending requests first, then paired providers; newest first within
+/// each. Pending entries carry their `code`.
+pub(crate) fn list(core: &Core) -> Vec<PairingEntry> {
+    core.state().pairing.list()
+}
 
-    /// Refuses a pending request: its provider gets `AUTH_FAILED` and is disconnected.
-    pub fn pairing_deny(&self, id: &str) -> Result<(), PairingError> {
-        {
-            let mut state = self.state();
-            let p = state
-                .pairing
-                .get(id)
-                .ok_or_else(|| PairingError::NotFound(id.to_string()))?;
-            if !p.is_pending() {
-                return Err(PairingError::WrongState(format!(
-                    "'{id}' is already paired; revoke it instead"
-                )));
+/// Refuses a pending request: its provider gets `AUTH_FAILED` and is disconnected.
+pub(crate) fn deny(core: &Core, id: &str) -> Result<(), PairingError> {
+    {
+        let mut state = core.state();
+        let p = state
+            .pairing
+            .get(id)
+            .ok_or_else(|| PairingError::NotFound(id.to_string()))?;
+        if !p.is_pending() {
+            return Err(PairingError::WrongState(format!(
+                "'{id}' is already paired; revoke it instead"
+            )));
+        }
+        let p = state.pairing.remove(id).expect("checked above");
+        if let Stage::Pending { link, .. } = p.stage {
+            let mut e = ErrorMessage::new(ErrorCode::AuthFailed, "Pairing denied by the user");
+            e.reply_to = Some("auth".into());
+            core.diagnostics.note_provider_error(&e);
+            let _ = link.out.send(frame(&GatewayMessage::Error(e)));
+            link.kill.cancel();
+        }
+    }
+    tracing::info!(pairing = %id, "pairing request denied");
+    core.events.emit(GatewayEvent::PairingRemoved {
+        id: id.to_string(),
+        reason: "denied".into(),
+    });
+    Ok(())
+}
+
+/// Denies every pending request; returns how many there were.
+pub(crate) fn deny_all(core: &Core) -> usize {
+    let ids = core.state().pairing.pending_ids();
+    ids.iter().filter(|id| deny(core, id).is_ok()).count()
+}
+
+/// Removes a paired provider: its token stops working (also across restarts) and
+/// every connection holding it gets `AUTH_FAILED` and is closed.
+pub(crate) fn revoke(core: &Core, id: &str) -> Result<(), PairingError> {
+    let closed = {
+        let mut state = core.state();
+        let p = state
+            .pairing
+            .get(id)
+            .ok_or_else(|| PairingError::NotFound(id.to_string()))?;
+        if p.is_pending() {
+            return Err(PairingError::WrongState(format!(
+                "'{id}' is still pending; deny it instead"
+            )));
+        }
+        state.pairing.remove(id);
+        let mut closed = 0;
+        for p in state.providers.values() {
+            if p.pairing.as_deref() != Some(id) {
+                continue;
             }
-            let p = state.pairing.remove(id).expect("checked above");
-            if let Stage::Pending { link, .. } = p.stage {
-                let mut e = ErrorMessage::new(ErrorCode::AuthFailed, "Pairing denied by the user");
-                e.reply_to = Some("auth".into());
-                self.note_provider_error(&e);
-                let _ = link.out.send(frame(&GatewayMessage::Error(e)));
-                link.kill.cancel();
+            let mut e = ErrorMessage::new(
+                ErrorCode::AuthFailed,
+                "Pairing revoked by the user; this token no longer works",
+            );
+            e.provider_id = Some(p.id.clone());
+            e.session_id = p.session.clone();
+            core.diagnostics.note_provider_error(&e);
+            let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
+            p.link.kill.cancel();
+            closed += 1;
+        }
+        closed
+    };
+    save(core);
+    tracing::info!(pairing = %id, connections = closed, "pairing revoked");
+    core.events.emit(GatewayEvent::PairingRemoved {
+        id: id.to_string(),
+        reason: "revoked".into(),
+    });
+    Ok(())
+}
+
+/// Limits a pairing to `session` (which must be registered) and/or sets whether it is
+/// remembered across restarts; `None` leaves a setting as it is. A connected provider
+/// bound to another session is unbound at once (its calls there are cancelled) and
+/// told with `error INVALID_SESSION`; it may `hello` again for the new session.
+pub(crate) fn configure(
+    core: &Core,
+    id: &str,
+    session: Option<String>,
+    remember: Option<bool>,
+) -> Result<PairingEntry, PairingError> {
+    let mut unbound = false;
+    let entry = {
+        let mut state = core.state();
+        if state.pairing.get(id).is_none() {
+            return Err(PairingError::NotFound(id.to_string()));
+        }
+        if let Some(s) = &session {
+            if !live(&state, s) {
+                return Err(PairingError::InvalidSession(s.clone()));
             }
         }
-        tracing::info!(pairing = %id, "pairing request denied");
-        self.emit(GatewayEvent::PairingRemoved {
-            id: id.to_string(),
-            reason: "denied".into(),
-        });
-        Ok(())
-    }
-
-    /// Denies every pending request; returns how many there were.
-    pub fn pairing_deny_all(&self) -> usize {
-        let ids = self.state().pairing.pending_ids();
-        ids.iter()
-            .filter(|id| self.pairing_deny(id).is_ok())
-            .count()
-    }
-
-    /// Removes a paired provider: its token stops working (also across restarts) and
-    /// every connection holding it gets `AUTH_FAILED` and is closed.
-    pub fn pairing_revoke(&self, id: &str) -> Result<(), PairingError> {
-        let closed = {
-            let mut state = self.state();
-            let p = state
-                .pairing
-                .get(id)
-                .ok_or_else(|| PairingError::NotFound(id.to_string()))?;
-            if p.is_pending() {
-                return Err(PairingError::WrongState(format!(
-                    "'{id}' is still pending; deny it instead"
-                )));
-            }
-            state.pairing.remove(id);
-            let mut closed = 0;
-            for p in state.providers.values() {
-                if p.pairing.as_deref() != Some(id) {
-                    continue;
-                }
-                let mut e = ErrorMessage::new(
-                    ErrorCode::AuthFailed,
-                    "Pairing revoked by the user; this token no longer works",
-                );
-                e.provider_id = Some(p.id.clone());
-                e.session_id = p.session.clone();
-                self.note_provider_error(&e);
-                let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
-                p.link.kill.cancel();
-                closed += 1;
-            }
-            closed
-        };
-        self.save_pairings();
-        tracing::info!(pairing = %id, connections = closed, "pairing revoked");
-        self.emit(GatewayEvent::PairingRemoved {
-            id: id.to_string(),
-            reason: "revoked".into(),
-        });
-        Ok(())
-    }
-
-    /// Limits a pairing to `session` (which must be registered) and/or sets whether it is
-    /// remembered across restarts; `None` leaves a setting as it is. A connected provider
-    /// bound to another session is unbound at once (its calls there are cancelled) and
-    /// told with `error INVALID_SESSION`; it may `hello` again for the new session.
-    pub fn pairing_configure(
-        &self,
-        id: &str,
-        session: Option<String>,
-        remember: Option<bool>,
-    ) -> Result<PairingEntry, PairingError> {
-        let mut unbound = false;
-        let entry = {
-            let mut state = self.state();
-            if state.pairing.get(id).is_none() {
-                return Err(PairingError::NotFound(id.to_string()));
-            }
-            if let Some(s) = &session {
-                if !super::live(&state, s) {
-                    return Err(PairingError::InvalidSession(s.clone()));
-                }
-            }
-            let p = state.pairing.get_mut(id).expect("checked above");
-            let was_remembered = p.remember;
-            if let Some(s) = &session {
-                p.session = Some(s.clone());
-            }
-            if let Some(r) = remember {
-                p.remember = r;
-            }
-            let entry = p.entry();
-            state.pairing.touched(id, was_remembered);
-            if let Some(s) = &session {
-                // Connections holding this pairing's token: one bound elsewhere leaves
-                // that session now; each gets the session list as it may now see it.
-                let holders: Vec<String> = state
-                    .providers
-                    .values()
-                    .filter(|p| p.pairing.as_deref() == Some(id))
-                    .map(|p| p.id.clone())
-                    .collect();
-                let active = super::sessions_for(&state, Some(id));
-                for pid in holders {
-                    let elsewhere = state.providers[&pid]
-                        .session
-                        .as_ref()
-                        .is_some_and(|b| b != s);
-                    let old = if elsewhere {
-                        unbind_provider(&mut state, &pid, "pairing changed")
-                    } else {
-                        None
-                    };
-                    let p = &state.providers[&pid];
-                    if let Some(old) = old {
-                        unbound = true;
-                        let mut e = ErrorMessage::new(
-                            ErrorCode::InvalidSession,
-                            format!(
-                                "The user limited this provider to session '{s}'; it is no longer bound to '{old}'"
-                            ),
-                        );
-                        e.provider_id = Some(pid.clone());
-                        e.session_id = Some(old);
-                        self.note_provider_error(&e);
-                        let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
-                    }
-                    let _ = p
-                        .link
-                        .out
-                        .send(frame(&GatewayMessage::SessionsUpdated(Sessions {
-                            token: None,
-                            active: active.clone(),
-                        })));
-                }
-            }
-            entry
-        };
-        self.save_pairings();
-        if unbound {
-            self.emit(GatewayEvent::StatusChanged);
+        let p = state.pairing.get_mut(id).expect("checked above");
+        let was_remembered = p.remember;
+        if let Some(s) = &session {
+            p.session = Some(s.clone());
         }
-        self.emit(GatewayEvent::PairingChanged(entry.clone()));
-        Ok(entry)
+        if let Some(r) = remember {
+            p.remember = r;
+        }
+        let entry = p.entry();
+        state.pairing.touched(id, was_remembered);
+        if let Some(s) = &session {
+            // Connections holding this pairing's token: one bound elsewhere leaves
+            // that session now; each gets the session list as it may now see it.
+            let holders: Vec<String> = state
+                .providers
+                .values()
+                .filter(|p| p.pairing.as_deref() == Some(id))
+                .map(|p| p.id.clone())
+                .collect();
+            let active = sessions_for(&state, Some(id));
+            for pid in holders {
+                let elsewhere = state.providers[&pid]
+                    .session
+                    .as_ref()
+                    .is_some_and(|b| b != s);
+                let old = if elsewhere {
+                    unbind_provider(&mut state, &pid, "pairing changed")
+                } else {
+                    None
+                };
+                let p = &state.providers[&pid];
+                if let Some(old) = old {
+                    unbound = true;
+                    let mut e = ErrorMessage::new(
+                        ErrorCode::InvalidSession,
+                        format!(
+                            "The user limited this provider to session '{s}'; it is no longer bound to '{old}'"
+                        ),
+                    );
+                    e.provider_id = Some(pid.clone());
+                    e.session_id = Some(old);
+                    core.diagnostics.note_provider_error(&e);
+                    let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
+                }
+                let _ = p
+                    .link
+                    .out
+                    .send(frame(&GatewayMessage::SessionsUpdated(Sessions {
+                        token: None,
+                        active: active.clone(),
+                    })));
+            }
+        }
+        entry
+    };
+    save(core);
+    if unbound {
+        core.events.emit(GatewayEvent::StatusChanged);
+    }
+    core.events
+        .emit(GatewayEvent::PairingChanged(entry.clone()));
+    Ok(entry)
+}
+
+/// Writes the remembered pairings if they changed. Call it after releasing the state
+/// lock: the snapshot is taken under that lock, the file is written outside it, and
+/// writers are serialized so the file always ends up holding the latest snapshot.
+pub(crate) fn save(core: &Core) {
+    let store = &core.pairing;
+    let _writing = store.writing.lock().unwrap_or_else(|e| e.into_inner());
+    let records = {
+        let mut state = core.state();
+        if !state.pairing.dirty {
+            return;
+        }
+        state.pairing.dirty = false;
+        state.pairing.remembered()
+    };
+    if let Err(e) = store.write(records) {
+        tracing::warn!(path = %store.path.display(), error = %e, "cannot write remembered pairings");
+        core.state().pairing.dirty = true;
     }
 }

@@ -1,13 +1,20 @@
 //! The external trust level's rules on the provider side (spec: "Provider capabilities").
 //! The connection task calls these; the ones taking `State` run under the state lock.
 
-use super::allowed_session;
-use crate::gateway::State;
+use super::scope::allowed_session;
+use crate::state::State;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{Hello, Hooks, HooksUpdate, TransformAction};
 use tap_protocol::ErrorCode;
 
 type Refusal = (ErrorCode, String);
+
+/// The `prompt` of `auth.pairing`.
+pub(crate) const PROMPT: &str =
+    "Enter the pairing code shown by Tap (tray popup, control panel, or `tap pairing list`)";
+
+/// Longest `name` a pairing request may carry (an extension field of `auth`).
+pub(crate) const MAX_NAME_CHARS: usize = 128;
 
 fn unauthorized(what: &str) -> Refusal {
     (

@@ -1,8 +1,8 @@
 //! Pending pairing requests and paired providers. Kept in the gateway's `State`, so every
 //! method here runs under the state lock; none of them blocks or does IO.
 
-use super::store::Remembered;
-use crate::providers::ProviderLink;
+use super::store::{Remembered, TokenHash};
+use crate::providers::link::ProviderLink;
 use rand::Rng;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
@@ -18,8 +18,6 @@ use tokio::time::Instant;
 pub(crate) const ATTEMPT_WINDOW: Duration = Duration::from_secs(60);
 
 /// SHA-256 of an issued token: all the gateway keeps of it.
-pub(crate) type TokenHash = [u8; 32];
-
 pub(crate) fn hash_token(token: &str) -> TokenHash {
     Sha256::digest(token.as_bytes()).into()
 }
@@ -303,17 +301,31 @@ impl Registry {
         all.sort_by_key(|p| p.seq);
         all.into_iter()
             .filter_map(|p| match &p.stage {
-                Stage::Paired { token_hash } => Some(Remembered::new(p, token_hash)),
+                Stage::Paired { token_hash } => Some(record_of(p, token_hash)),
                 Stage::Pending { .. } => None,
             })
             .collect()
     }
 }
 
+/// The record kept of a paired provider the user chose to remember.
+fn record_of(p: &Pairing, token_hash: &TokenHash) -> Remembered {
+    Remembered {
+        id: p.id.clone(),
+        token_sha256: token_hash.iter().map(|b| format!("{b:02x}")).collect(),
+        name: p.name.clone(),
+        origin: p.origin.clone(),
+        remote: Some(p.remote.clone()),
+        metadata: p.metadata.clone(),
+        session: p.session.clone(),
+        created_at: crate::time::rfc3339(p.created_at),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::CallTable;
+    use crate::tools::table::CallTable;
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
 

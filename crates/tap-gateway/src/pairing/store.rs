@@ -1,13 +1,14 @@
 //! `$TAP_HOME/paired-providers.json`: the pairings the user chose to remember. It holds
 //! the SHA-256 of each token, never the token, and is written with mode 0600.
 
-use super::registry::{Pairing, TokenHash};
 use crate::auth::files::write_private;
-use crate::gateway::Gateway;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tap_protocol::JsonObject;
+
+/// The SHA-256 of a pairing token: all that is kept of it.
+pub(crate) type TokenHash = [u8; 32];
 
 /// The file name under the data directory.
 pub(crate) const FILE_NAME: &str = "paired-providers.json";
@@ -40,19 +41,6 @@ struct StoreFile {
 }
 
 impl Remembered {
-    pub fn new(p: &Pairing, token_hash: &TokenHash) -> Self {
-        Self {
-            id: p.id.clone(),
-            token_sha256: token_hash.iter().map(|b| format!("{b:02x}")).collect(),
-            name: p.name.clone(),
-            origin: p.origin.clone(),
-            remote: Some(p.remote.clone()),
-            metadata: p.metadata.clone(),
-            session: p.session.clone(),
-            created_at: crate::time::rfc3339(p.created_at),
-        }
-    }
-
     pub fn token_hash(&self) -> Option<TokenHash> {
         let hex = self.token_sha256.as_bytes();
         if hex.len() != 64 {
@@ -69,8 +57,8 @@ impl Remembered {
 
 /// The file, and a lock that serializes writers.
 pub(crate) struct Store {
-    path: PathBuf,
-    writing: Mutex<()>,
+    pub(super) path: PathBuf,
+    pub(super) writing: Mutex<()>,
 }
 
 impl Store {
@@ -105,7 +93,7 @@ impl Store {
         }
     }
 
-    fn write(&self, records: Vec<Remembered>) -> Result<(), String> {
+    pub(super) fn write(&self, records: Vec<Remembered>) -> Result<(), String> {
         if records.is_empty() {
             return match std::fs::remove_file(&self.path) {
                 Ok(()) => Ok(()),
@@ -119,28 +107,6 @@ impl Store {
         };
         let text = serde_json::to_string_pretty(&file).expect("serializable");
         write_private(&self.path, &format!("{text}\n")).map_err(|e| e.to_string())
-    }
-}
-
-impl Gateway {
-    /// Writes the remembered pairings if they changed. Call it after releasing the state
-    /// lock: the snapshot is taken under that lock, the file is written outside it, and
-    /// writers are serialized so the file always ends up holding the latest snapshot.
-    pub(crate) fn save_pairings(&self) {
-        let store = &self.shared().pairing;
-        let _writing = store.writing.lock().unwrap_or_else(|e| e.into_inner());
-        let records = {
-            let mut state = self.state();
-            if !state.pairing.dirty {
-                return;
-            }
-            state.pairing.dirty = false;
-            state.pairing.remembered()
-        };
-        if let Err(e) = store.write(records) {
-            tracing::warn!(path = %store.path.display(), error = %e, "cannot write remembered pairings");
-            self.state().pairing.dirty = true;
-        }
     }
 }
 
@@ -163,7 +129,7 @@ mod tests {
 
     #[test]
     fn token_hashes_round_trip_through_hex() {
-        let hash = super::super::hash_token("ext-abc");
+        let hash = super::super::registry::hash_token("ext-abc");
         let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(record(&hex).token_hash(), Some(hash));
         assert_eq!(record(&hex[..62]).token_hash(), None);

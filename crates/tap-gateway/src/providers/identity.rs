@@ -2,37 +2,35 @@
 //! protocol"): `name` + `instance` is unique among connected providers; `hello.ack`
 //! carries a `reconnectToken` that lets a new connection take the identity over (same
 //! `providerId`, old connection closed) while it is valid. Tokens live only in memory and
-//! are never logged. Also `persistDir` for project providers.
+//! are never logged (claiming one is in `reconnect`). Also `persistDir` for project
+//! providers.
 
-use super::validate::Invalid;
-use super::{ProviderEntry, Trust};
-use crate::gateway::State;
+use super::entry::Trust;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use tap_protocol::limits::RECONNECT_TOKEN_TTL;
 use tap_protocol::provider::Hello;
-use tap_protocol::ErrorCode;
 use tokio::time::Instant;
 
 /// `(name, instance)`; an absent instance is the empty one.
-type Key = (String, String);
+pub(super) type Key = (String, String);
 
-fn key(name: &str, instance: Option<&str>) -> Key {
+pub(super) fn key(name: &str, instance: Option<&str>) -> Key {
     (name.to_string(), instance.unwrap_or_default().to_string())
 }
 
-struct Held {
-    provider_id: String,
+pub(super) struct Held {
+    pub provider_id: String,
     /// The last issued reconnect token (compared in constant time).
-    token: String,
+    pub token: String,
     /// The session of the last successful bind, restored on reconnect.
-    session: Option<String>,
+    pub session: Option<String>,
     /// Set when the holder disconnects: the token is valid until then.
-    expires: Option<Instant>,
+    pub expires: Option<Instant>,
 }
 
 impl Held {
-    fn live(&self, now: Instant) -> bool {
+    pub fn live(&self, now: Instant) -> bool {
         self.expires.is_none_or(|t| now < t)
     }
 }
@@ -40,11 +38,11 @@ impl Held {
 /// Identities held by connected providers, and those kept for a reconnect.
 #[derive(Default)]
 pub(crate) struct Identities {
-    held: HashMap<Key, Held>,
+    pub(super) held: HashMap<Key, Held>,
 }
 
 impl Identities {
-    fn sweep(&mut self, now: Instant) {
+    pub(super) fn sweep(&mut self, now: Instant) {
         self.held.retain(|_, h| h.live(now));
     }
 
@@ -66,92 +64,6 @@ impl Identities {
             }
         }
     }
-}
-
-/// Under the state lock, before a `hello` from connection `id` binds: checks the claimed
-/// identity. Without a valid token, an identity held by another connected provider is
-/// refused with `DUPLICATE_INSTANCE`. With a valid token the identity is taken over: the
-/// old connection (if still open) is closed, its calls fail `DISCONNECTED`, and this
-/// connection's registry entry moves to the old `providerId`, which is returned.
-pub(crate) fn claim(state: &mut State, id: &str, h: &Hello) -> Result<Option<String>, Invalid> {
-    let now = Instant::now();
-    state.identity.sweep(now);
-    let k = key(&h.name, h.instance.as_deref());
-    // This connection may hold another identity from an earlier bind: it lets go of it.
-    state
-        .identity
-        .held
-        .retain(|hk, held| held.provider_id != id || *hk == k);
-    let Some(held) = state.identity.held.get(&k) else {
-        return Ok(None);
-    };
-    if held.provider_id == id {
-        return Ok(None);
-    }
-    let valid = h
-        .reconnect_token
-        .as_deref()
-        .is_some_and(|t| crate::auth::tokens::matches(t, &held.token));
-    let old = held.provider_id.clone();
-    if !valid {
-        if state.providers.contains_key(&old) {
-            let instance = h
-                .instance
-                .as_deref()
-                .map(|i| format!(" instance '{i}'"))
-                .unwrap_or_default();
-            return Err((
-                ErrorCode::DuplicateInstance,
-                format!(
-                    "Provider '{}'{instance} is already connected; a reconnect needs the reconnectToken from its hello.ack",
-                    h.name
-                ),
-            ));
-        }
-        // The holder is gone and the token does not match: a fresh hello.
-        state.identity.held.remove(&k);
-        return Ok(None);
-    }
-    // Take over: the old connection (if open) goes, as if it had disconnected.
-    if let Some(gone) = state.providers.remove(&old) {
-        state.transforms.forget(&old);
-        for sid in gone.bound_sessions() {
-            super::connection::detach(state, &old, &sid);
-        }
-        gone.link.calls.close(&format!(
-            "Provider '{}' reconnected on a new connection before answering",
-            h.name
-        ));
-        gone.link.gates.close();
-        gone.link.kill.cancel();
-        if let Some(pid) = gone.pairing.as_deref() {
-            let _ = state.pairing.disconnected(pid);
-        }
-    }
-    let mut entry: ProviderEntry = state.providers.remove(id).expect("caller checked");
-    state.transforms.forget(id);
-    entry.id = old.clone();
-    state.providers.insert(old.clone(), entry);
-    // Held again by a live connection (the token stays until the next `hello.ack`).
-    if let Some(held) = state.identity.held.get_mut(&k) {
-        held.expires = None;
-    }
-    Ok(Some(old))
-}
-
-/// After a successful bind: records the identity and issues a fresh reconnect token.
-pub(crate) fn issue(state: &mut State, id: &str, h: &Hello, session: &str) -> String {
-    let token = crate::auth::tokens::generate("rtk-");
-    state.identity.held.insert(
-        key(&h.name, h.instance.as_deref()),
-        Held {
-            provider_id: id.to_string(),
-            token: token.clone(),
-            session: Some(session.to_string()),
-            expires: None,
-        },
-    );
-    token
 }
 
 /// Keeps only `[A-Za-z0-9._-]` and strips leading dots, so the result is one path

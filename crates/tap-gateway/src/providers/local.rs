@@ -8,9 +8,10 @@
 //! trust differ. The first message received is `sessions`.
 
 use super::connection::{Conn, Flow};
-use super::{ProviderLink, Trust};
-use crate::gateway::Gateway;
-use crate::tools::CallTable;
+use super::entry::Trust;
+use super::link::ProviderLink;
+use crate::state::Core;
+use crate::tools::table::CallTable;
 use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
-/// An in-process provider connection with internal trust; see [`Gateway::connect_local`].
+/// An in-process provider connection with internal trust; see `Gateway::connect_local`.
 /// Dropping it disconnects the provider (as a closed socket would).
 pub struct LocalProvider {
     provider_id: String,
@@ -33,58 +34,56 @@ pub struct LocalProvider {
 #[error("the local provider connection is closed")]
 pub struct LocalClosed;
 
-impl Gateway {
-    /// Connects an in-process provider (trust internal). It is authenticated already: the
-    /// first message it receives is `sessions`; then it sends `hello` as any provider.
-    pub fn connect_local(&self) -> LocalProvider {
-        let (out, from_gateway) = mpsc::unbounded_channel();
-        let kill = self.shared().stopping.child_token();
-        let link = ProviderLink {
-            out,
-            calls: Arc::new(CallTable::default()),
-            gates: Arc::default(),
-            kill: kill.clone(),
-            activity: Arc::default(),
-        };
-        let mut conn = Conn {
-            gw: self.clone(),
-            remote: SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
-            origin: None,
-            link,
-            id: None,
-            pairing: None,
-            hellos: VecDeque::new(),
-        };
-        let provider_id = {
-            let mut state = self.state();
-            conn.admit(&mut state, Trust::Internal, None, None, None)
-        };
-        conn.id = Some(provider_id.clone());
-        tracing::info!(provider = %provider_id, "local provider connected");
-        let (to_gateway, mut inbound) = mpsc::unbounded_channel::<Vec<u8>>();
-        let stop = kill.clone();
-        self.shared().tasks.spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = stop.cancelled() => break,
-                    frame = inbound.recv() => match frame {
-                        None => break,
-                        Some(bytes) => {
-                            if conn.on_frame(&bytes) == Flow::Close {
-                                break;
-                            }
+/// Connects an in-process provider (trust internal). It is authenticated already: the
+/// first message it receives is `sessions`; then it sends `hello` as any provider.
+pub(crate) fn connect(core: &Arc<Core>) -> LocalProvider {
+    let (out, from_gateway) = mpsc::unbounded_channel();
+    let kill = core.stopping.child_token();
+    let link = ProviderLink {
+        out,
+        calls: Arc::new(CallTable::default()),
+        gates: Arc::default(),
+        kill: kill.clone(),
+        activity: Arc::default(),
+    };
+    let mut conn = Conn {
+        core: core.clone(),
+        remote: SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+        origin: None,
+        link,
+        id: None,
+        pairing: None,
+        hellos: VecDeque::new(),
+    };
+    let provider_id = {
+        let mut state = core.state();
+        conn.admit(&mut state, Trust::Internal, None, None, None)
+    };
+    conn.id = Some(provider_id.clone());
+    tracing::info!(provider = %provider_id, "local provider connected");
+    let (to_gateway, mut inbound) = mpsc::unbounded_channel::<Vec<u8>>();
+    let stop = kill.clone();
+    core.tasks.spawn(async move {
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                frame = inbound.recv() => match frame {
+                    None => break,
+                    Some(bytes) => {
+                        if conn.on_frame(&bytes) == Flow::Close {
+                            break;
                         }
-                    },
-                }
+                    }
+                },
             }
-            conn.disconnect();
-        });
-        LocalProvider {
-            provider_id,
-            to_gateway,
-            from_gateway,
-            kill,
         }
+        conn.disconnect();
+    });
+    LocalProvider {
+        provider_id,
+        to_gateway,
+        from_gateway,
+        kill,
     }
 }
 

@@ -4,7 +4,6 @@
 //! `TAP_GATEWAY_URL`, so a spec provider runs unchanged; its output goes to the gateway's log,
 //! and it runs in its own process group so stopping it stops whatever it started.
 
-use crate::gateway::Gateway;
 use std::path::PathBuf;
 use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -65,58 +64,6 @@ impl SpawnSpec {
             cmd.current_dir(cwd);
         }
         cmd.spawn()
-    }
-}
-
-impl Gateway {
-    /// Starts every configured provider process. A process that fails to start is logged
-    /// and skipped: one broken command must not keep the gateway from serving.
-    pub(crate) fn spawn_configured_providers(&self) {
-        let url = format!("ws://{}", self.address());
-        for spec in self.shared().config.spawn.clone() {
-            let label = spec.label();
-            match spec.start(&self.shared().secrets.gateway_token, &url) {
-                Ok(child) => self.supervise(label, child),
-                Err(e) => {
-                    tracing::error!(command = %label, error = %e, "cannot start provider process")
-                }
-            }
-        }
-    }
-
-    fn supervise(&self, label: String, mut child: Child) {
-        let pid = child.id();
-        tracing::info!(command = %label, ?pid, "provider process started");
-        let tasks = &self.shared().tasks;
-        if let Some(out) = child.stdout.take() {
-            let label = label.clone();
-            tasks.spawn(forward_lines(
-                out,
-                move |line| tracing::info!(command = %label, stream = "stdout", "{line}"),
-            ));
-        }
-        if let Some(err) = child.stderr.take() {
-            let label = label.clone();
-            tasks.spawn(forward_lines(
-                err,
-                move |line| tracing::info!(command = %label, stream = "stderr", "{line}"),
-            ));
-        }
-        let stopping = self.shared().stopping.clone();
-        tasks.spawn(async move {
-            tokio::select! {
-                status = child.wait() => match status {
-                    Ok(s) => tracing::warn!(command = %label, status = %s, "provider process exited"),
-                    Err(e) => tracing::warn!(command = %label, error = %e, "provider process lost"),
-                },
-                _ = stopping.cancelled() => {
-                    // The provider already had its sessions' shutdown deadline; spec
-                    // providers reconnect forever, so they are stopped here.
-                    stop_group(&mut child, pid).await;
-                    tracing::info!(command = %label, "provider process stopped");
-                }
-            }
-        });
     }
 }
 

@@ -2,30 +2,22 @@
 //! files and its one-time login).
 
 mod login;
-mod metered;
 mod static_files;
-mod upgrade;
 
-pub(crate) use login::LoginCodes;
-pub(crate) use metered::Metered;
-pub(crate) use upgrade::WsStream;
-
-use crate::diagnostics::Limit;
 use crate::gateway::Gateway;
+use crate::socket::accept::{limited_upgrade, Kind};
+use crate::socket::upgrade;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
-use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
-    let stopping = gw.shared().stopping.clone();
+    let stopping = gw.core().stopping.clone();
     let app = Router::new()
         .route("/", get(provider_endpoint))
         .route("/session", get(session_endpoint))
@@ -58,7 +50,7 @@ async fn healthz(State(gw): State<Gateway>) -> Json<serde_json::Value> {
     Json(serde_json::json!({
         "service": "tap-gateway",
         "version": env!("CARGO_PKG_VERSION"),
-        "uptimeMs": gw.shared().started.elapsed().as_millis() as u64,
+        "uptimeMs": gw.core().started.elapsed().as_millis() as u64,
     }))
 }
 
@@ -76,9 +68,9 @@ async fn provider_endpoint(
         .get(axum::http::header::ORIGIN)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let slots = gw.shared().provider_slots.clone();
-    limited_upgrade(req, gw, slots, "provider", move |gw, ws| {
-        crate::providers::serve(gw, ws, remote, origin)
+    let core = gw.core().clone();
+    limited_upgrade(req, gw.core(), Kind::Provider, move |ws| {
+        crate::providers::connection::serve(core, ws, remote, origin)
     })
 }
 
@@ -94,48 +86,8 @@ async fn session_endpoint(
         )
             .into_response();
     }
-    let slots = gw.shared().host_slots.clone();
-    limited_upgrade(req, gw, slots, "session-host", move |gw, ws| {
-        crate::sessions::serve_host(gw, ws, remote)
-    })
-}
-
-/// Upgrades if a connection slot is free. The slot is taken before the upgrade, so a
-/// connection over the limit is refused with a plain HTTP 503 and never costs a
-/// WebSocket; it is released when `serve` returns.
-pub(crate) fn limited_upgrade<F, Fut>(
-    req: Request,
-    gw: Gateway,
-    slots: Arc<Semaphore>,
-    kind: &'static str,
-    serve: F,
-) -> Response
-where
-    F: FnOnce(Gateway, WsStream) -> Fut + Send + 'static,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    let Ok(permit) = slots.try_acquire_owned() else {
-        tracing::warn!(kind, "connection refused: limit reached");
-        gw.limit_hit(match kind {
-            "provider" => Limit::ProviderConnections,
-            "session-host" => Limit::HostConnections,
-            _ => Limit::ControlConnections,
-        });
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("Too many {kind} connections\n"),
-        )
-            .into_response();
-    };
-    let tasks = gw.shared().tasks.clone();
-    // Opening and closing change the connection states the diagnostics show.
-    gw.diagnostics_changed();
-    let counter = gw.clone();
-    let over_budget = move || counter.limit_hit(Limit::PreAuthBytes);
-    upgrade::accept(req, tasks, over_budget, move |ws| async move {
-        let closed = gw.clone();
-        serve(gw, ws).await;
-        drop(permit);
-        closed.diagnostics_changed();
+    let core = gw.core().clone();
+    limited_upgrade(req, gw.core(), Kind::Host, move |ws| {
+        crate::sessions::host_conn::serve(core, ws, remote)
     })
 }

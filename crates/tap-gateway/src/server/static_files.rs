@@ -20,7 +20,7 @@ The panel is not available here: build it with `npm install && npm run build` in
 
 /// `GET /` without a WebSocket upgrade: the panel's `index.html`, or the plain-text note.
 pub(crate) async fn index(gw: &Gateway) -> Response {
-    let Some(dir) = gw.shared().config.ui_dir.as_ref() else {
+    let Some(dir) = gw.core().config.ui_dir.as_ref() else {
         return (StatusCode::OK, NO_PANEL).into_response();
     };
     match tokio::fs::read(dir.join("index.html")).await {
@@ -60,7 +60,7 @@ fn locate(gw: &Gateway, path: &str) -> Option<PathBuf> {
     if !is_plain_relative(path) {
         return None;
     }
-    let assets = gw.shared().config.ui_dir.as_ref()?.join("assets");
+    let assets = gw.core().config.ui_dir.as_ref()?.join("assets");
     let root = assets.canonicalize().ok()?;
     let file = assets.join(path).canonicalize().ok()?;
     (file.starts_with(&root) && file.is_file()).then_some(file)

@@ -2,14 +2,18 @@
 //! never straight to the socket, so they are buffered while a dropped host may still
 //! resume, and ordered with deliveries and tool-set updates.
 
-use super::HostEntry;
+use super::hosts::HostEntry;
+use super::lifecycle;
 use crate::auth::tokens;
-use crate::gateway::Gateway;
-use crate::server::WsStream;
-use crate::tools::CallRequest;
+use crate::hooks::decide::Decision;
+use crate::socket::frame::frame;
+use crate::socket::upgrade::WsStream;
+use crate::state::Core;
+use crate::tools::request::CallRequest;
 use futures_util::{SinkExt, StreamExt};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
+use std::sync::Arc;
 use tap_protocol::host::{
     HostAuth, HostAuthOk, HostError, HostEvent, HostRequest, HostToolProgress, HostToolResult,
     StatusReply, StreamsHistoryReply, ToolInvoke,
@@ -20,15 +24,15 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
+pub(crate) async fn serve(core: Arc<Core>, mut ws: WsStream, remote: SocketAddr) {
     let (out, mut rx) = mpsc::unbounded_channel::<Message>();
     let mut conn = HostConn {
-        gw,
+        core,
         out,
         attached: None,
         kill: CancellationToken::new(),
     };
-    let stopping = conn.gw.shared().stopping.clone();
+    let stopping = conn.core.stopping.clone();
     let auth_deadline = tokio::time::sleep(AUTH_TIMEOUT);
     tokio::pin!(auth_deadline);
     loop {
@@ -51,7 +55,7 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
                 break;
             }
             _ = &mut auth_deadline, if conn.attached.is_none() => {
-                conn.gw.limit_hit(crate::diagnostics::Limit::AuthTimeout);
+                conn.core.diagnostics.limit_hit(crate::diagnostics::Limit::AuthTimeout);
                 conn.reply_direct(ErrorCode::AuthFailed, "No 'auth' within 10 seconds", None);
                 while let Ok(m) = rx.try_recv() { let _ = ws.feed(m).await; }
                 let _ = ws.close(None).await;
@@ -87,7 +91,7 @@ pub(crate) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
 }
 
 struct HostConn {
-    gw: Gateway,
+    core: Arc<Core>,
     out: mpsc::UnboundedSender<Message>,
     /// (host id, epoch) once authenticated.
     attached: Option<(String, u64)>,
@@ -103,7 +107,7 @@ impl HostConn {
             reply_to: reply_to.map(str::to_string),
             request_id: None,
         });
-        let _ = self.out.send(crate::providers::frame(&e));
+        let _ = self.out.send(frame(&e));
     }
 
     fn host_id(&self) -> &str {
@@ -111,7 +115,7 @@ impl HostConn {
     }
 
     fn to_host(&self, event: &HostEvent) {
-        self.gw.send_to_host(self.host_id(), event);
+        send_to_host(&self.core, self.host_id(), event);
     }
 
     fn error(
@@ -147,9 +151,9 @@ impl HostConn {
                     request_id,
                 });
                 match &self.attached {
-                    Some((id, _)) => self.gw.send_to_host(id, &e),
+                    Some((id, _)) => send_to_host(&self.core, id, &e),
                     None => {
-                        let _ = self.out.send(crate::providers::frame(&e));
+                        let _ = self.out.send(frame(&e));
                     }
                 }
                 return true;
@@ -192,11 +196,11 @@ impl HostConn {
             );
             return false;
         }
-        if !tokens::matches(&a.token, &self.gw.shared().secrets.host_token) {
+        if !tokens::matches(&a.token, &self.core.secrets.host_token) {
             self.reply_direct(ErrorCode::AuthFailed, "Invalid host token", Some("auth"));
             return false;
         }
-        let mut state = self.gw.state();
+        let mut state = self.core.state();
         let resumed = a.resume_token.as_deref().and_then(|t| {
             state
                 .hosts
@@ -218,7 +222,7 @@ impl HostConn {
                     resume_token: host.resume_token.clone(),
                     resumed: host.sessions.iter().cloned().collect(),
                 });
-                let _ = self.out.send(crate::providers::frame(&ok));
+                let _ = self.out.send(frame(&ok));
                 if host.dropped > 0 {
                     tracing::warn!(host = %id, dropped = host.dropped, "host outbox overflowed while detached");
                 }
@@ -248,7 +252,7 @@ impl HostConn {
                     resume_token: host.resume_token.clone(),
                     resumed: Vec::new(),
                 });
-                let _ = self.out.send(crate::providers::frame(&ok));
+                let _ = self.out.send(frame(&ok));
                 state.hosts.insert(id.clone(), host);
                 (id, 1, Vec::new())
             }
@@ -265,32 +269,35 @@ impl HostConn {
             HostRequest::Auth(_) => Err((ErrorCode::Unauthorized, "Already authenticated".into())),
             HostRequest::SessionRegister(r) => {
                 let request_id = r.request_id.clone();
-                self.gw
-                    .register_session(&host_id, &request_id, r)
-                    .map(|_| ())
+                lifecycle::register_session(&self.core, &host_id, &request_id, r).map(|_| ())
             }
             HostRequest::SessionEnd(e) => {
-                self.gw.owned_session(&host_id, &e.session_id)?;
-                let gw = self.gw.clone();
-                self.gw.shared().tasks.spawn(async move {
-                    gw.end_session(e.session_id, Some(e.request_id), "ended by its host".into())
-                        .await;
+                owned_session(&self.core, &host_id, &e.session_id)?;
+                let core = self.core.clone();
+                self.core.tasks.spawn(async move {
+                    lifecycle::end_session(
+                        &core,
+                        e.session_id,
+                        Some(e.request_id),
+                        "ended by its host".into(),
+                    )
+                    .await;
                 });
                 Ok(())
             }
             HostRequest::SessionState(s) => {
-                self.gw.owned_session(&host_id, &s.session_id)?;
-                self.gw.set_busy(&s.session_id, s.state)
+                owned_session(&self.core, &host_id, &s.session_id)?;
+                lifecycle::set_busy(&self.core, &s.session_id, s.state)
             }
             HostRequest::SessionEvent(e) => {
-                self.gw.owned_session(&host_id, &e.session_id)?;
-                self.gw.forward_session_event(e);
+                owned_session(&self.core, &host_id, &e.session_id)?;
+                super::events::forward(&self.core, e);
                 Ok(())
             }
             HostRequest::ToolInvoke(call) => self.invoke(host_id, call),
             HostRequest::ToolPrecheck(p) => self.precheck(host_id, p),
             HostRequest::ToolCancel(c) => {
-                let state = self.gw.state();
+                let state = self.core.state();
                 if let Some(token) = state
                     .hosts
                     .get(&host_id)
@@ -301,7 +308,7 @@ impl HostConn {
                 Ok(())
             }
             HostRequest::StatusGet(r) => {
-                let status = self.gw.status();
+                let status = crate::status::snapshot(&self.core);
                 self.to_host(&HostEvent::Status(StatusReply {
                     request_id: r.request_id,
                     status,
@@ -309,15 +316,14 @@ impl HostConn {
                 Ok(())
             }
             HostRequest::StreamsHistory(r) => {
-                if !self.gw.state().sessions.contains_key(&r.session_id) {
-                    return Err(crate::sessions::lifecycle::unknown_session(&r.session_id));
+                if !self.core.state().sessions.contains_key(&r.session_id) {
+                    return Err(crate::state::unknown_session(&r.session_id));
                 }
                 let last = r.last.unwrap_or(STREAM_RETENTION);
-                let streams =
-                    self.gw
-                        .shared()
-                        .streams
-                        .history(&r.session_id, r.stream.as_deref(), last);
+                let streams = self
+                    .core
+                    .streams
+                    .history(&r.session_id, r.stream.as_deref(), last);
                 self.to_host(&HostEvent::StreamsHistory(StreamsHistoryReply {
                     request_id: r.request_id,
                     session_id: r.session_id,
@@ -328,12 +334,18 @@ impl HostConn {
             // Any authenticated host may apply a session's prompt, as with `tool.invoke`
             // (`tap prompt` previews a session another host owns).
             HostRequest::PromptApply(p) => {
-                if !self.gw.state().sessions.contains_key(&p.session_id) {
-                    return Err(crate::sessions::lifecycle::unknown_session(&p.session_id));
+                if !self.core.state().sessions.contains_key(&p.session_id) {
+                    return Err(crate::state::unknown_session(&p.session_id));
                 }
-                let gw = self.gw.clone();
-                self.gw.shared().tasks.spawn(async move {
-                    let reply = match gw.apply_prompt(&p.session_id, p.sections).await {
+                let core = self.core.clone();
+                self.core.tasks.spawn(async move {
+                    let reply = match crate::transforms::apply::apply_prompt(
+                        &core,
+                        &p.session_id,
+                        p.sections,
+                    )
+                    .await
+                    {
                         Ok(a) => HostEvent::PromptApplied(tap_protocol::host::PromptApplied {
                             request_id: p.request_id,
                             session_id: p.session_id,
@@ -348,7 +360,7 @@ impl HostConn {
                             request_id: Some(p.request_id),
                         }),
                     };
-                    gw.send_to_host(&host_id, &reply);
+                    send_to_host(&core, &host_id, &reply);
                 });
                 Ok(())
             }
@@ -364,7 +376,7 @@ impl HostConn {
         }
         let cancel = CancellationToken::new();
         {
-            let mut state = self.gw.state();
+            let mut state = self.core.state();
             let host = state.hosts.get_mut(&host_id).expect("attached host exists");
             if host.invocations.contains_key(&call.call_id) {
                 return Err((
@@ -375,8 +387,8 @@ impl HostConn {
             host.invocations
                 .insert(call.call_id.clone(), cancel.clone());
         }
-        let gw = self.gw.clone();
-        self.gw.shared().invocations.spawn(async move {
+        let core = self.core.clone();
+        self.core.invocations.spawn(async move {
             let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
             let call_id = call.call_id;
             let request = CallRequest {
@@ -386,7 +398,7 @@ impl HostConn {
                 cancel,
                 progress: Some(progress_tx),
             };
-            let run = gw.call_tool(request);
+            let run = crate::tools::call::call_tool(&core, request);
             tokio::pin!(run);
             let outcome = loop {
                 // Progress first: a provider's progress sent just before its result is
@@ -394,7 +406,7 @@ impl HostConn {
                 tokio::select! {
                     biased;
                     Some(message) = progress_rx.recv() => {
-                        gw.send_to_host(&host_id, &HostEvent::ToolProgress(HostToolProgress {
+                        send_to_host(&core, &host_id, &HostEvent::ToolProgress(HostToolProgress {
                             call_id: call_id.clone(),
                             message,
                         }));
@@ -416,7 +428,7 @@ impl HostConn {
                     error_code: Some(e.code),
                 },
             };
-            let mut state = gw.state();
+            let mut state = core.state();
             if let Some(host) = state.hosts.get_mut(&host_id) {
                 host.invocations.remove(&call_id);
                 host.send(&HostEvent::ToolResult(result));
@@ -441,30 +453,33 @@ impl HostConn {
                 "'args' must be a JSON object".to_string(),
             ));
         }
-        let gw = self.gw.clone();
-        self.gw.shared().invocations.spawn(async move {
-            let event = match gw.pre_tool_use(&p.session_id, &p.tool, &p.args).await {
-                Ok(decision) => {
-                    let (decision, reason, context) = match decision {
-                        crate::Decision::Allow => (PrecheckDecision::Allow, None, None),
-                        crate::Decision::Deny(r) => (PrecheckDecision::Deny, Some(r), None),
-                        crate::Decision::Context(c) => (PrecheckDecision::Context, None, Some(c)),
-                    };
-                    HostEvent::ToolDecision(ToolDecision {
-                        request_id: p.request_id,
-                        decision,
-                        reason,
-                        context,
-                    })
-                }
-                Err(e) => HostEvent::Error(HostError {
-                    code: e.code,
-                    message: e.message,
-                    reply_to: Some("tool.precheck".into()),
-                    request_id: Some(p.request_id),
-                }),
-            };
-            gw.send_to_host(&host_id, &event);
+        let core = self.core.clone();
+        self.core.invocations.spawn(async move {
+            let event =
+                match crate::hooks::decide::pre_tool_use(&core, &p.session_id, &p.tool, &p.args)
+                    .await
+                {
+                    Ok(decision) => {
+                        let (decision, reason, context) = match decision {
+                            Decision::Allow => (PrecheckDecision::Allow, None, None),
+                            Decision::Deny(r) => (PrecheckDecision::Deny, Some(r), None),
+                            Decision::Context(c) => (PrecheckDecision::Context, None, Some(c)),
+                        };
+                        HostEvent::ToolDecision(ToolDecision {
+                            request_id: p.request_id,
+                            decision,
+                            reason,
+                            context,
+                        })
+                    }
+                    Err(e) => HostEvent::Error(HostError {
+                        code: e.code,
+                        message: e.message,
+                        reply_to: Some("tool.precheck".into()),
+                        request_id: Some(p.request_id),
+                    }),
+                };
+            send_to_host(&core, &host_id, &event);
         });
         Ok(())
     }
@@ -475,7 +490,7 @@ impl HostConn {
         let Some((id, epoch)) = self.attached.clone() else {
             return;
         };
-        let mut state = self.gw.state();
+        let mut state = self.core.state();
         let Some(host) = state.hosts.get_mut(&id) else {
             return;
         };
@@ -495,17 +510,17 @@ impl HostConn {
             return;
         }
         drop(state);
-        let grace = self.gw.shared().config.host_resume_grace;
+        let grace = self.core.config.host_resume_grace;
         tracing::info!(host = %id, grace_s = grace.as_secs(), "session host dropped; its sessions wait for it to resume");
-        let gw = self.gw.clone();
-        let stopping = gw.shared().stopping.clone();
-        self.gw.shared().tasks.spawn(async move {
+        let core = self.core.clone();
+        let stopping = core.stopping.clone();
+        self.core.tasks.spawn(async move {
             tokio::select! {
                 _ = tokio::time::sleep(grace) => {}
                 _ = stopping.cancelled() => return,
             }
             let sessions = {
-                let mut state = gw.state();
+                let mut state = core.state();
                 let still_gone = state
                     .hosts
                     .get(&id)
@@ -519,34 +534,32 @@ impl HostConn {
                 }
                 host.sessions
             };
-            let endings = sessions
-                .into_iter()
-                .map(|s| gw.end_session(s, None, "its host did not come back".into()));
+            let endings = sessions.into_iter().map(|s| {
+                lifecycle::end_session(&core, s, None, "its host did not come back".into())
+            });
             futures_util::future::join_all(endings).await;
         });
     }
 }
 
-impl Gateway {
-    pub(crate) fn send_to_host(&self, host_id: &str, event: &HostEvent) {
-        if let Some(h) = self.state().hosts.get_mut(host_id) {
-            h.send(event);
-        }
+pub(crate) fn send_to_host(core: &Core, host_id: &str, event: &HostEvent) {
+    if let Some(h) = core.state().hosts.get_mut(host_id) {
+        h.send(event);
     }
+}
 
-    /// Checks that `session_id` exists and belongs to `host_id`.
-    pub(crate) fn owned_session(
-        &self,
-        host_id: &str,
-        session_id: &str,
-    ) -> Result<(), (ErrorCode, String)> {
-        match self.state().sessions.get(session_id) {
-            None => Err(crate::sessions::lifecycle::unknown_session(session_id)),
-            Some(s) if s.host != host_id => Err((
-                ErrorCode::Unauthorized,
-                format!("Session '{session_id}' belongs to another host"),
-            )),
-            Some(_) => Ok(()),
-        }
+/// Checks that `session_id` exists and belongs to `host_id`.
+pub(crate) fn owned_session(
+    core: &Core,
+    host_id: &str,
+    session_id: &str,
+) -> Result<(), (ErrorCode, String)> {
+    match core.state().sessions.get(session_id) {
+        None => Err(crate::state::unknown_session(session_id)),
+        Some(s) if s.host != host_id => Err((
+            ErrorCode::Unauthorized,
+            format!("Session '{session_id}' belongs to another host"),
+        )),
+        Some(_) => Ok(()),
     }
 }

@@ -28,7 +28,7 @@ pub(crate) struct HostEntry {
 
 impl HostEntry {
     pub fn send(&mut self, event: &HostEvent) {
-        let frame = crate::providers::frame(event);
+        let frame = crate::socket::frame::frame(event);
         if let Some(out) = &self.out {
             if out.send(frame.clone()).is_ok() {
                 return;

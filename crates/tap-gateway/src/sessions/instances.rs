@@ -4,9 +4,6 @@
 //! instances, and a generated `list_<name>_instances` tool; a call goes to its `target`, or
 //! without one to the most recently active instance holding the tool (see `tool_map`).
 
-use super::tool_map::Holder;
-use crate::gateway::Gateway;
-use crate::tools::CallError;
 use tap_protocol::limits::MAX_TOOL_NAME_LEN;
 use tap_protocol::provider::ToolDef;
 use tap_protocol::{ErrorCode, Json, JsonObject};
@@ -94,20 +91,18 @@ pub(crate) fn label(metadata: Option<&JsonObject>) -> Option<String> {
 /// A shared tool's parameters with the gateway's `target` added: an optional string
 /// property whose `enum` lists the instances holding the tool (bind order) and whose
 /// `description` names them with their labels. `required` is left alone: without `target`
-/// the call goes to the most recently active instance.
-pub(crate) fn with_target(parameters: &Json, provider: &str, holders: &[Holder]) -> Json {
-    let ids: Vec<&str> = holders
-        .iter()
-        .filter_map(|h| h.instance.as_deref())
-        .collect();
+/// the call goes to the most recently active instance. `holders`: (instance, label).
+pub(crate) fn with_target(
+    parameters: &Json,
+    provider: &str,
+    holders: &[(&str, Option<&str>)],
+) -> Json {
+    let ids: Vec<&str> = holders.iter().map(|(id, _)| *id).collect();
     let available = holders
         .iter()
-        .filter_map(|h| {
-            let id = h.instance.as_deref()?;
-            Some(match &h.label {
-                Some(label) => format!("{id} ({label})"),
-                None => id.to_string(),
-            })
+        .map(|(id, label)| match label {
+            Some(label) => format!("{id} ({label})"),
+            None => id.to_string(),
         })
         .collect::<Vec<_>>()
         .join(", ");
@@ -147,59 +142,6 @@ pub(crate) fn list_tool_def(tool: &str, provider: &str) -> ToolDef {
         ),
         parameters: serde_json::json!({"type": "object", "properties": {}}),
         timeout: None,
-    }
-}
-
-impl Gateway {
-    /// Answers `list_<name>_instances`: the instances of `provider` bound in the session,
-    /// most recently active first.
-    ///
-    /// ```json
-    /// { "provider": "browser", "defaultTarget": "tab-b2c1",
-    ///   "instances": [ { "instance": "tab-b2c1", "providerId": "p-…", "label": "Settings",
-    ///                    "metadata": {…}, "lastActive": "2026-…Z", "tools": ["screenshot"] } ] }
-    /// ```
-    pub(crate) fn list_instances(
-        &self,
-        session_id: &str,
-        provider: &str,
-    ) -> Result<Json, CallError> {
-        let state = self.state();
-        let session = state.live_session(session_id)?;
-        let mut found: Vec<(u64, Json)> = session
-            .bound
-            .iter()
-            .filter_map(|id| state.providers.get(id))
-            .filter(|p| p.name.as_deref() == Some(provider))
-            .filter_map(|p| {
-                let instance = p.instance.as_deref().filter(|i| !i.is_empty())?;
-                let mut tools: Vec<String> = p
-                    .tools_in(session_id)
-                    .iter()
-                    .map(|t| t.name.clone())
-                    .collect();
-                tools.sort();
-                let activity = &p.link.activity;
-                Some((
-                    activity.order(),
-                    serde_json::json!({
-                        "instance": instance,
-                        "providerId": p.id,
-                        "label": label(p.metadata.as_ref()),
-                        "metadata": p.metadata.clone().unwrap_or_default(),
-                        "lastActive": activity.at().map(crate::time::rfc3339),
-                        "tools": tools,
-                    }),
-                ))
-            })
-            .collect();
-        found.sort_by_key(|f| std::cmp::Reverse(f.0));
-        let instances: Vec<Json> = found.into_iter().map(|(_, v)| v).collect();
-        Ok(serde_json::json!({
-            "provider": provider,
-            "defaultTarget": instances.first().map(|i| i["instance"].clone()),
-            "instances": instances,
-        }))
     }
 }
 

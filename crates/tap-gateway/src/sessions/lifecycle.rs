@@ -2,8 +2,9 @@
 
 use super::session::{Ending, Session};
 use crate::events::GatewayEvent;
-use crate::gateway::{Gateway, State};
-use crate::providers::{frame, Phase};
+use crate::providers::entry::Phase;
+use crate::socket::frame::frame;
+use crate::state::{Core, State};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tap_protocol::host::{
@@ -16,267 +17,240 @@ use tap_protocol::provider::{
 use tap_protocol::ErrorCode;
 use tokio::sync::Notify;
 
-impl Gateway {
-    /// Registers a session owned by `host_id` and tells every provider.
-    pub(crate) fn register_session(
-        &self,
-        host_id: &str,
-        request_id: &str,
-        req: SessionRegister,
-    ) -> Result<SessionInfo, (ErrorCode, String)> {
-        let id = match req.session_id {
-            Some(id) => {
-                if id.is_empty() || id.len() > MAX_SESSION_ID_LEN || id == "all" {
-                    return Err((
-                        ErrorCode::InvalidSession,
-                        format!("'sessionId' must be 1 to {MAX_SESSION_ID_LEN} characters and not 'all'"),
-                    ));
-                }
-                id
-            }
-            None => self.shared().ids.next("s"),
-        };
-        let info = SessionInfo {
-            id: id.clone(),
-            label: req.label,
-            cwd: req.cwd,
-            foreground: Some(req.foreground),
-        };
-        let notify = Arc::new(Notify::new());
-        let cancel = self.shared().stopping.child_token();
-        {
-            let mut state = self.state();
-            if state.sessions.contains_key(&id) {
+/// Registers a session owned by `host_id` and tells every provider.
+pub(crate) fn register_session(
+    core: &Arc<Core>,
+    host_id: &str,
+    request_id: &str,
+    req: SessionRegister,
+) -> Result<SessionInfo, (ErrorCode, String)> {
+    let id = match req.session_id {
+        Some(id) => {
+            if id.is_empty() || id.len() > MAX_SESSION_ID_LEN || id == "all" {
                 return Err((
                     ErrorCode::InvalidSession,
-                    format!("Session '{id}' is already registered"),
+                    format!(
+                        "'sessionId' must be 1 to {MAX_SESSION_ID_LEN} characters and not 'all'"
+                    ),
                 ));
             }
-            if req.foreground {
-                for s in state.sessions.values_mut() {
-                    s.info.foreground = Some(false);
-                }
-            }
-            state.sessions.insert(
-                id.clone(),
-                Session {
-                    info: info.clone(),
-                    busy: BusyState::Idle,
-                    host: host_id.to_string(),
-                    bound: Vec::new(),
-                    tools: HashMap::new(),
-                    tool_revision: 0,
-                    toolset_changed: notify.clone(),
-                    cancel: cancel.clone(),
-                    ending: None,
-                    project_tokens: Vec::new(),
-                    pending_acks: Vec::new(),
-                },
-            );
-            state.session_order.push(id.clone());
-            if let Some(host) = state.hosts.get_mut(host_id) {
-                host.sessions.insert(id.clone());
-                host.send(&HostEvent::SessionRegistered(SessionRegistered {
-                    request_id: request_id.to_string(),
-                    session: info.clone(),
-                }));
-                host.send(&HostEvent::SessionTools(SessionTools {
-                    session_id: id.clone(),
-                    revision: 0,
-                    tools: Vec::new(),
-                }));
-            }
-            broadcast_sessions(&state);
+            id
         }
-        self.spawn_toolset_debouncer(id.clone(), notify, cancel.clone());
-        // After `session.registered`: problems with the project config reach the host as
-        // `session.warning`s about a session it already knows.
-        self.start_project_providers(id.clone(), info.cwd.clone(), cancel);
-        tracing::info!(session = %id, host = %host_id, "session registered");
-        self.emit(GatewayEvent::StatusChanged);
-        Ok(info)
-    }
-
-    /// Ends a session: bound providers get `shutdown.pending` and until the deadline to
-    /// answer (`goodbye`, `shutdown.ready` or disconnecting); then their tools leave the
-    /// session, calls still running in it are cancelled, and the host is told.
-    pub(crate) async fn end_session(&self, id: String, request_id: Option<String>, reason: String) {
-        let deadline = self.shared().config.shutdown_deadline;
-        let done = {
-            let mut state = self.state();
-            let Some(session) = state.sessions.get_mut(&id) else {
-                return;
-            };
-            if let Some(ending) = session.ending.as_mut() {
-                ending.late_requests.extend(request_id);
-                return;
+        None => core.ids.next("s"),
+    };
+    let info = SessionInfo {
+        id: id.clone(),
+        label: req.label,
+        cwd: req.cwd,
+        foreground: Some(req.foreground),
+    };
+    let notify = Arc::new(Notify::new());
+    let cancel = core.stopping.child_token();
+    {
+        let mut state = core.state();
+        if state.sessions.contains_key(&id) {
+            return Err((
+                ErrorCode::InvalidSession,
+                format!("Session '{id}' is already registered"),
+            ));
+        }
+        if req.foreground {
+            for s in state.sessions.values_mut() {
+                s.info.foreground = Some(false);
             }
-            let done = Arc::new(Notify::new());
-            let waiting = session.bound.iter().cloned().collect();
-            session.ending = Some(Ending {
-                waiting,
-                done: done.clone(),
-                late_requests: Vec::new(),
-            });
-            let bound = session.bound.clone();
-            let pending = GatewayMessage::SessionLifecycle(SessionLifecycle {
+        }
+        state.sessions.insert(
+            id.clone(),
+            Session {
+                info: info.clone(),
+                busy: BusyState::Idle,
+                host: host_id.to_string(),
+                bound: Vec::new(),
+                tools: HashMap::new(),
+                tool_revision: 0,
+                toolset_changed: notify.clone(),
+                cancel: cancel.clone(),
+                ending: None,
+                project_tokens: Vec::new(),
+                pending_acks: Vec::new(),
+            },
+        );
+        state.session_order.push(id.clone());
+        if let Some(host) = state.hosts.get_mut(host_id) {
+            host.sessions.insert(id.clone());
+            host.send(&HostEvent::SessionRegistered(SessionRegistered {
+                request_id: request_id.to_string(),
+                session: info.clone(),
+            }));
+            host.send(&HostEvent::SessionTools(SessionTools {
                 session_id: id.clone(),
-                state: LifecycleState::ShutdownPending,
-                deadline: Some(deadline.as_millis() as u64),
-            });
-            let pending = frame(&pending);
-            for pid in &bound {
-                if let Some(p) = state.providers.get(pid) {
-                    let _ = p.link.out.send(pending.clone());
-                }
-            }
-            state.session_order.retain(|s| s != &id);
-            broadcast_sessions(&state);
-            (!bound.is_empty()).then_some(done)
-        };
-        if let Some(done) = done {
-            if tokio::time::timeout(deadline, done.notified())
-                .await
-                .is_err()
-            {
-                tracing::info!(session = %id, "shutdown deadline passed; tearing down");
-            }
+                revision: 0,
+                tools: Vec::new(),
+            }));
         }
-        self.teardown_session(&id, request_id, reason);
+        broadcast_sessions(&state);
     }
+    super::toolset::spawn_debouncer(core, id.clone(), notify, cancel.clone());
+    // After `session.registered`: problems with the project config reach the host as
+    // `session.warning`s about a session it already knows.
+    crate::providers::project::start::start(core, id.clone(), info.cwd.clone(), cancel);
+    tracing::info!(session = %id, host = %host_id, "session registered");
+    core.events.emit(GatewayEvent::StatusChanged);
+    Ok(info)
+}
 
-    fn teardown_session(&self, id: &str, request_id: Option<String>, reason: String) {
-        let mut state = self.state();
-        let Some(session) = state.sessions.remove(id) else {
+/// Ends a session: bound providers get `shutdown.pending` and until the deadline to
+/// answer (`goodbye`, `shutdown.ready` or disconnecting); then their tools leave the
+/// session, calls still running in it are cancelled, and the host is told.
+pub(crate) async fn end_session(
+    core: &Arc<Core>,
+    id: String,
+    request_id: Option<String>,
+    reason: String,
+) {
+    let deadline = core.config.shutdown_deadline;
+    let done = {
+        let mut state = core.state();
+        let Some(session) = state.sessions.get_mut(&id) else {
             return;
         };
-        session.cancel.cancel();
-        let mut leaving_all = Vec::new();
-        for pid in &session.bound {
-            let Some(p) = state.providers.get_mut(pid) else {
-                continue;
-            };
-            if p.session.as_deref() == Some(id) {
-                p.session = None;
-                p.phase = Phase::Unbound;
-                p.updates.clear();
-            }
-            if p.all.is_some() {
-                // Bound to "all": it leaves this session and stays bound to the others.
-                leaving_all.push(pid.clone());
-            }
-            let cancelled = p.link.calls.fail_session(
-                id,
-                ErrorCode::Cancelled,
-                &format!("Session '{id}' ended ({reason})"),
-            );
-            for call_id in cancelled {
-                let _ = p
-                    .link
-                    .out
-                    .send(frame(&GatewayMessage::ToolCancel(ToolCancel {
-                        id: call_id,
-                        session_id: id.to_string(),
-                        reason: "session ended".into(),
-                    })));
+        if let Some(ending) = session.ending.as_mut() {
+            ending.late_requests.extend(request_id);
+            return;
+        }
+        let done = Arc::new(Notify::new());
+        let waiting = session.bound.iter().cloned().collect();
+        session.ending = Some(Ending {
+            waiting,
+            done: done.clone(),
+            late_requests: Vec::new(),
+        });
+        let bound = session.bound.clone();
+        let pending = GatewayMessage::SessionLifecycle(SessionLifecycle {
+            session_id: id.clone(),
+            state: LifecycleState::ShutdownPending,
+            deadline: Some(deadline.as_millis() as u64),
+        });
+        let pending = frame(&pending);
+        for pid in &bound {
+            if let Some(p) = state.providers.get(pid) {
+                let _ = p.link.out.send(pending.clone());
             }
         }
-        // Updates that never reached the host: the session is gone before their ack.
-        crate::providers::abandon_acks(
-            &state,
-            id,
-            session.pending_acks,
-            &format!("Session '{id}' ended before the update reached it"),
-        );
-        for pid in &leaving_all {
-            Gateway::leave_all_session(&mut state, pid, id);
-            self.shared().stream_controls.forget_session(pid, id);
-        }
-        if let Some(host) = state.hosts.get_mut(&session.host) {
-            host.sessions.remove(id);
-            let late = session.ending.map(|e| e.late_requests).unwrap_or_default();
-            for request_id in std::iter::once(request_id).chain(late.into_iter().map(Some)) {
-                host.send(&HostEvent::SessionEnded(SessionEnded {
-                    request_id,
-                    session_id: id.to_string(),
-                    reason: reason.clone(),
-                }));
-            }
-        }
-        drop(state);
-        self.shared().streams.drop_session(id);
-        tracing::info!(session = %id, %reason, "session ended");
-        self.emit(GatewayEvent::StatusChanged);
-    }
-
-    /// A provider said `goodbye` / `shutdown.ready` for `session`, or disconnected: it no
-    /// longer holds up that session's teardown.
-    pub(crate) fn release_shutdown(state: &mut State, provider_id: &str, session: &str) {
-        if let Some(ending) = state
-            .sessions
-            .get_mut(session)
-            .and_then(|s| s.ending.as_mut())
+        state.session_order.retain(|s| s != &id);
+        broadcast_sessions(&state);
+        (!bound.is_empty()).then_some(done)
+    };
+    if let Some(done) = done {
+        if tokio::time::timeout(deadline, done.notified())
+            .await
+            .is_err()
         {
-            ending.waiting.remove(provider_id);
-            if ending.waiting.is_empty() {
-                ending.done.notify_one();
-            }
+            tracing::info!(session = %id, "shutdown deadline passed; tearing down");
         }
     }
+    teardown_session(core, &id, request_id, reason);
+}
 
-    /// Records busy/idle; a move to idle is announced to the bound providers.
-    pub(crate) fn set_busy(
-        &self,
-        session_id: &str,
-        busy: BusyState,
-    ) -> Result<(), (ErrorCode, String)> {
-        // Before providers hear `idle`, so an inject sent on hearing it is accepted.
-        if busy == BusyState::Idle {
-            self.shared().stream_controls.idle(session_id);
+fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: String) {
+    let mut state = core.state();
+    let Some(session) = state.sessions.remove(id) else {
+        return;
+    };
+    session.cancel.cancel();
+    let mut leaving_all = Vec::new();
+    for pid in &session.bound {
+        let Some(p) = state.providers.get_mut(pid) else {
+            continue;
+        };
+        if p.session.as_deref() == Some(id) {
+            p.session = None;
+            p.phase = Phase::Unbound;
+            p.updates.clear();
         }
-        let mut state = self.state();
-        let State {
-            sessions,
-            providers,
-            ..
-        } = &mut *state;
-        let session = sessions
-            .get_mut(session_id)
-            .ok_or_else(|| unknown_session(session_id))?;
-        let was = std::mem::replace(&mut session.busy, busy);
-        if was == BusyState::Busy && busy == BusyState::Idle {
-            let idle = frame(&GatewayMessage::SessionLifecycle(SessionLifecycle {
-                session_id: session_id.to_string(),
-                state: LifecycleState::Idle,
-                deadline: None,
+        if p.all.is_some() {
+            // Bound to "all": it leaves this session and stays bound to the others.
+            leaving_all.push(pid.clone());
+        }
+        let cancelled = p.link.calls.fail_session(
+            id,
+            ErrorCode::Cancelled,
+            &format!("Session '{id}' ended ({reason})"),
+        );
+        for call_id in cancelled {
+            let _ = p
+                .link
+                .out
+                .send(frame(&GatewayMessage::ToolCancel(ToolCancel {
+                    id: call_id,
+                    session_id: id.to_string(),
+                    reason: "session ended".into(),
+                })));
+        }
+    }
+    // Updates that never reached the host: the session is gone before their ack.
+    crate::providers::acks::abandon_acks(
+        &state,
+        id,
+        session.pending_acks,
+        &format!("Session '{id}' ended before the update reached it"),
+    );
+    for pid in &leaving_all {
+        crate::providers::registry::leave_all_session(&mut state, pid, id);
+        core.stream_controls.forget_session(pid, id);
+    }
+    if let Some(host) = state.hosts.get_mut(&session.host) {
+        host.sessions.remove(id);
+        let late = session.ending.map(|e| e.late_requests).unwrap_or_default();
+        for request_id in std::iter::once(request_id).chain(late.into_iter().map(Some)) {
+            host.send(&HostEvent::SessionEnded(SessionEnded {
+                request_id,
+                session_id: id.to_string(),
+                reason: reason.clone(),
             }));
-            for pid in &session.bound {
-                if let Some(p) = providers.get(pid) {
-                    let _ = p.link.out.send(idle.clone());
-                }
+        }
+    }
+    drop(state);
+    core.streams.drop_session(id);
+    tracing::info!(session = %id, %reason, "session ended");
+    core.events.emit(GatewayEvent::StatusChanged);
+}
+
+/// Records busy/idle; a move to idle is announced to the bound providers.
+pub(crate) fn set_busy(
+    core: &Core,
+    session_id: &str,
+    busy: BusyState,
+) -> Result<(), (ErrorCode, String)> {
+    // Before providers hear `idle`, so an inject sent on hearing it is accepted.
+    if busy == BusyState::Idle {
+        core.stream_controls.idle(session_id);
+    }
+    let mut state = core.state();
+    let State {
+        sessions,
+        providers,
+        ..
+    } = &mut *state;
+    let session = sessions
+        .get_mut(session_id)
+        .ok_or_else(|| crate::state::unknown_session(session_id))?;
+    let was = std::mem::replace(&mut session.busy, busy);
+    if was == BusyState::Busy && busy == BusyState::Idle {
+        let idle = frame(&GatewayMessage::SessionLifecycle(SessionLifecycle {
+            session_id: session_id.to_string(),
+            state: LifecycleState::Idle,
+            deadline: None,
+        }));
+        for pid in &session.bound {
+            if let Some(p) = providers.get(pid) {
+                let _ = p.link.out.send(idle.clone());
             }
         }
-        drop(state);
-        self.emit(GatewayEvent::StatusChanged);
-        Ok(())
     }
-}
-
-pub(crate) fn unknown_session(id: &str) -> (ErrorCode, String) {
-    (
-        ErrorCode::InvalidSession,
-        format!("Session '{id}' does not exist"),
-    )
-}
-
-/// The active sessions as providers see them.
-pub(crate) fn active_sessions(state: &State) -> Vec<SessionInfo> {
-    state
-        .session_order
-        .iter()
-        .filter_map(|id| state.sessions.get(id))
-        .map(|s| s.info.clone())
-        .collect()
+    drop(state);
+    core.events.emit(GatewayEvent::StatusChanged);
+    Ok(())
 }
 
 /// `sessions.updated` to every authenticated provider. Paired providers get their own
@@ -284,14 +258,14 @@ pub(crate) fn active_sessions(state: &State) -> Vec<SessionInfo> {
 fn broadcast_sessions(state: &State) {
     let msg = frame(&GatewayMessage::SessionsUpdated(Sessions {
         token: None,
-        active: active_sessions(state),
+        active: super::listing::active_sessions(state),
     }));
     for p in state.providers.values() {
         let msg = match (&p.pairing, &p.scope) {
             (None, None) => msg.clone(),
             (pairing, scope) => frame(&GatewayMessage::SessionsUpdated(Sessions {
                 token: None,
-                active: crate::providers::project::visible_sessions(
+                active: crate::providers::project::start::visible_sessions(
                     state,
                     pairing.as_deref(),
                     scope.as_deref(),

@@ -1,4 +1,6 @@
-use super::tool_map::ToolEntry;
+use super::tool_entry::ToolEntry;
+use crate::providers::binding::PendingAck;
+use crate::providers::project::ProjectToken;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tap_protocol::host::BusyState;
@@ -27,10 +29,10 @@ pub(crate) struct Session {
     /// `shutdown.ready`, and a signal for when none do.
     pub ending: Option<Ending>,
     /// Tokens of the project providers running for this session (`tap.config.json`).
-    pub project_tokens: Vec<crate::providers::project::ProjectToken>,
+    pub project_tokens: Vec<ProjectToken>,
     /// `tools.update`s applied here whose `ack` waits for the next tool-set publish (the
     /// revision barrier: acknowledged once the host has the new tools).
-    pub pending_acks: Vec<crate::providers::PendingAck>,
+    pub pending_acks: Vec<PendingAck>,
 }
 
 pub(crate) struct Ending {

@@ -1,4 +1,5 @@
-//! A session's tools: who holds each name, how a call is routed, and the set the host sees.
+//! A session's tools: who holds each name and the set the host sees (a call is routed
+//! from this map by `tools::route`).
 //!
 //! A name is held by one provider (spec: "Two providers CANNOT register the same tool name
 //! in the same session"), except that the instances of a multi-instance provider (same
@@ -7,47 +8,15 @@
 //! "Multi-instance providers"; see `instances`).
 
 use super::instances;
-use super::Session;
-use crate::providers::{ProviderEntry, ProviderLink};
-use crate::tools::call::Route;
-use crate::tools::CallError;
+use super::session::Session;
+use super::tool_entry::{Holder, ToolEntry, ToolKind};
+use crate::providers::entry::ProviderEntry;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::time::Duration;
 use tap_protocol::host::HostTool;
 use tap_protocol::provider::{Hello, ToolDef};
-use tap_protocol::{ErrorCode, Json};
-
-/// One tool name of a session.
-pub(crate) struct ToolEntry {
-    /// The definition the host sees. A shared tool shows the declaration of the most
-    /// recently bound instance holding it (with `target` added when published).
-    pub def: ToolDef,
-    /// The provider name behind it (every holder has it).
-    pub provider_name: String,
-    pub kind: ToolKind,
-}
-
-pub(crate) enum ToolKind {
-    /// One provider's own tool.
-    Own(Holder),
-    /// Declared by instances of one multi-instance provider, in bind order (never empty).
-    Shared(Vec<Holder>),
-    /// The generated `list_<name>_instances`, answered by the gateway itself.
-    ListInstances,
-}
-
-/// A provider connection holding a tool.
-pub(crate) struct Holder {
-    pub provider_id: String,
-    /// Its `hello.instance` (set exactly for shared tools).
-    pub instance: Option<String>,
-    /// A short label from its `hello.metadata`, for the `target` description.
-    pub label: Option<String>,
-    /// Its own declaration: its `timeout` applies to calls routed to it.
-    pub def: ToolDef,
-    pub link: ProviderLink,
-}
+use tap_protocol::ErrorCode;
 
 /// Who is registering tools, for the conflict check.
 pub(crate) struct Claimant<'a> {
@@ -77,125 +46,7 @@ impl<'a> Claimant<'a> {
     }
 }
 
-/// What a call asks of the routing.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Want<'a> {
-    /// The call's `args.target` (only shared tools read it).
-    pub target: Option<&'a Json>,
-    /// Instances not to route to (the one whose retryable failure is being retried).
-    pub exclude: &'a [String],
-    /// Keep this holder if it still has the tool (a call that waited for its slot).
-    pub pin: Option<&'a str>,
-}
-
-/// Where a call goes.
-pub(crate) enum Resolved {
-    /// To a provider.
-    Call(Route),
-    /// The generated `list_<name>_instances` of this provider name.
-    ListInstances(String),
-}
-
-impl Holder {
-    fn of(p: &ProviderEntry, def: &ToolDef, shared: bool) -> Self {
-        Self {
-            provider_id: p.id.clone(),
-            instance: p.instance.clone().filter(|_| shared),
-            label: instances::label(p.metadata.as_ref()),
-            def: def.clone(),
-            link: p.link.clone(),
-        }
-    }
-
-    fn route(&self, provider_name: &str, default_timeout: Duration, shared: bool) -> Route {
-        Route {
-            provider_id: self.provider_id.clone(),
-            provider_name: provider_name.to_string(),
-            instance: self.instance.clone(),
-            link: self.link.clone(),
-            timeout: ProviderEntry::timeout_of(&self.def, default_timeout),
-            failover: false,
-            strip_target: shared,
-        }
-    }
-}
-
 impl Session {
-    pub fn route(
-        &self,
-        tool: &str,
-        want: Want<'_>,
-        default_timeout: Duration,
-    ) -> Result<Resolved, CallError> {
-        let entry = self.tools.get(tool).ok_or_else(|| {
-            CallError::new(
-                ErrorCode::NotFound,
-                format!("No tool '{tool}' in session '{}'", self.info.id),
-            )
-        })?;
-        let holders = match &entry.kind {
-            ToolKind::Own(h) => {
-                return Ok(Resolved::Call(h.route(
-                    &entry.provider_name,
-                    default_timeout,
-                    false,
-                )))
-            }
-            ToolKind::ListInstances => {
-                return Ok(Resolved::ListInstances(entry.provider_name.clone()))
-            }
-            ToolKind::Shared(holders) => holders,
-        };
-        let name = &entry.provider_name;
-        let live = || {
-            holders
-                .iter()
-                .filter_map(|h| h.instance.as_deref())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match want.target {
-            Some(Json::String(target)) => {
-                match holders.iter().find(|h| h.instance.as_deref() == Some(target)) {
-                    Some(h) => Ok(Resolved::Call(h.route(name, default_timeout, true))),
-                    None => Err(CallError::new(
-                        ErrorCode::NotFound,
-                        format!(
-                            "No instance '{target}' of provider '{name}' holds tool '{tool}' in session '{}'; live instances: {} (see {})",
-                            self.info.id,
-                            live(),
-                            instances::list_tool_name(name)
-                        ),
-                    )),
-                }
-            }
-            None | Some(Json::Null) => {
-                let candidates = holders
-                    .iter()
-                    .filter(|h| !want.exclude.contains(&h.provider_id));
-                let pinned = want
-                    .pin
-                    .and_then(|pin| candidates.clone().find(|h| h.provider_id == pin));
-                // Spec: "If `target` is omitted, routes to the most recently active instance".
-                match pinned.or_else(|| candidates.max_by_key(|h| h.link.activity.order())) {
-                    Some(h) => {
-                        let mut route = h.route(name, default_timeout, true);
-                        route.failover = true;
-                        Ok(Resolved::Call(route))
-                    }
-                    None => Err(CallError::new(
-                        ErrorCode::NotFound,
-                        format!("No other instance of provider '{name}' holds tool '{tool}'"),
-                    )),
-                }
-            }
-            Some(other) => Err(CallError::new(
-                ErrorCode::InvalidJson,
-                format!("'target' must be an instance id (a string), got {other}"),
-            )),
-        }
-    }
-
     /// `TOOL_CONFLICT` if one of `tools` is held by another provider in this session (spec:
     /// "Two providers CANNOT register the same tool name in the same session"; instances of
     /// one provider name share), or is a `list_` name reserved for another provider's
@@ -311,7 +162,14 @@ impl Session {
                 let (parameters, provider_id) = match &e.kind {
                     ToolKind::Own(h) => (e.def.parameters.clone(), h.provider_id.clone()),
                     ToolKind::Shared(holders) => (
-                        instances::with_target(&e.def.parameters, &e.provider_name, holders),
+                        instances::with_target(
+                            &e.def.parameters,
+                            &e.provider_name,
+                            &holders
+                                .iter()
+                                .filter_map(|h| Some((h.instance.as_deref()?, h.label.as_deref())))
+                                .collect::<Vec<_>>(),
+                        ),
                         holders
                             .last()
                             .map(|h| h.provider_id.clone())

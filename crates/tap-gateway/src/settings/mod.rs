@@ -7,7 +7,7 @@
 //! Changed over the control plane (`settings.get`, `settings.set`, see `api`), or read
 //! directly with [`load`].
 
-mod api;
+pub(crate) mod api;
 
 pub use tap_protocol::settings::{Settings, SettingsPatch, DEFAULT_PORT};
 
@@ -40,7 +40,7 @@ pub enum SettingsError {
     Invalid(String),
     /// The file cannot be written.
     #[error(transparent)]
-    Write(#[from] crate::GatewayError),
+    Write(#[from] crate::error::GatewayError),
 }
 
 /// `$TAP_HOME/settings.json` for the data directory `dir`.

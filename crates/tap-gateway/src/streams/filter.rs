@@ -4,12 +4,11 @@
 //! A filter is an ordered rule list; the first rule whose regex matches the event text
 //! decides the outcome (`drop`, `keep`, `surface`, `inject`), overriding the push's
 //! `level`. No matching rule leaves the push as sent. Patterns are compiled with the hook
-//! rules' helper ([`crate::hooks::compile_pattern`]): the `regex` crate matches in linear
+//! rules' helper (`hooks::rules::compile_pattern`): the `regex` crate matches in linear
 //! time and the pattern and program sizes are bounded.
 
-use crate::gateway::Gateway;
 /// An error code and message.
-type Invalid = (ErrorCode, String);
+pub(crate) type Invalid = (ErrorCode, String);
 use regex::Regex;
 use std::sync::Arc;
 use tap_protocol::limits::MAX_HOOK_RULES_PER_PROVIDER;
@@ -39,16 +38,12 @@ impl Filter {
     }
 }
 
-/// Validates a `filter.set` from provider `provider_id` (named `name`) and applies it in
-/// each of `sessions` (which the caller resolved from its `sessionId`). Empty `rules`
-/// removes the stream's filter. Call without the state lock held.
-pub(crate) fn set(
-    gw: &Gateway,
-    provider_id: &str,
+/// Validates a `filter.set` from the provider named `name` and compiles it: the provider's
+/// own stream it is for, and its filter (`None`: empty `rules` removes the stream's filter).
+pub(crate) fn compile<'a>(
     name: &str,
-    sessions: &[String],
-    f: &FilterSet,
-) -> Result<(), Invalid> {
+    f: &'a FilterSet,
+) -> Result<(&'a str, Option<Arc<Filter>>), Invalid> {
     let stream = own_stream(&f.stream, name)?;
     if f.rules.len() > MAX_FILTER_RULES {
         return Err((
@@ -67,7 +62,7 @@ pub(crate) fn set(
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                crate::hooks::compile_pattern(&r.pattern)
+                crate::hooks::rules::compile_pattern(&r.pattern)
                     .map(|re| (re, r.outcome))
                     .map_err(|why| {
                         (
@@ -79,12 +74,7 @@ pub(crate) fn set(
             .collect::<Result<Vec<_>, _>>()?;
         Some(Arc::new(Filter { rules }))
     };
-    for session in sessions {
-        gw.shared()
-            .stream_controls
-            .set_filter(provider_id, session, stream, filter.clone())?;
-    }
-    Ok(())
+    Ok((stream, filter))
 }
 
 /// The provider's own stream named by `stream` (`name` or `name@<own provider name>`);

@@ -9,7 +9,7 @@
 //! deleted `ttl` seconds later (or when the gateway stops). The provider may delete its own
 //! file as soon as it likes after that.
 
-use super::CallError;
+use super::request::CallError;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,12 @@
-//! Tool dispatch: the in-process call path that every session host uses, and the table of
-//! calls in flight on each provider connection.
+//! Tool dispatch: the in-process call path every session host uses (`call`: route, slot,
+//! dispatch), routing from a session's tool map (`route`), concurrency limits, the table
+//! of calls in flight on each provider connection, and file results.
 
 pub(crate) mod call;
 pub(crate) mod concurrency;
 pub(crate) mod file_result;
-mod table;
-
-pub use call::{CallError, CallRequest};
-pub(crate) use table::{CallTable, PendingCall};
+pub(crate) mod limits;
+pub(crate) mod list_instances;
+pub(crate) mod request;
+pub(crate) mod route;
+pub(crate) mod table;

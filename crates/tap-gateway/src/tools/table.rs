@@ -1,4 +1,4 @@
-use super::CallError;
+use super::request::CallError;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tap_protocol::ErrorCode;

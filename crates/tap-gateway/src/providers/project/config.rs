@@ -9,7 +9,7 @@
 //! client configs use. Each entry is checked on its own: a bad entry is reported and
 //! skipped, the others still start. A file that cannot be read or parsed starts nothing.
 
-use crate::SpawnSpec;
+use crate::providers::spawn::SpawnSpec;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use tap_protocol::limits::{

@@ -2,37 +2,40 @@
 //! fresh token, failures are restarted with backoff, and the session's end stops it.
 
 use super::config::ProjectProvider;
+use super::warn::warn_session;
 use super::ProjectToken;
-use crate::gateway::Gateway;
 use crate::providers::spawn::{forward_lines, stop_group};
+use crate::state::Core;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Runs `p` for `session_id` until the session's `cancel`, a clean exit, or giving up.
 pub(super) async fn run(
-    gw: Gateway,
+    core: Arc<Core>,
     session_id: String,
     p: ProjectProvider,
     cancel: CancellationToken,
 ) {
-    let policy = gw.shared().config.project_restart.clone();
-    let url = format!("ws://{}", gw.address());
+    let policy = core.config.project_restart.clone();
+    let url = format!("ws://{}", core.address);
     let name = p.name.clone();
     let mut backoff = policy.backoff;
     let mut quick_failures = 0u32;
     loop {
         let token = crate::auth::tokens::generate("ptk-");
-        if !gw.issue_project_token(&session_id, &name, &token) {
+        if !issue_token(&core, &session_id, &name, &token) {
             return; // the session is ending or gone
         }
         let mut child = match p.spec.start(&token, &url) {
             Ok(child) => child,
             Err(e) => {
-                gw.revoke_project_token(&session_id, &token);
+                revoke_token(&core, &session_id, &token);
                 // The command cannot be run at all (missing program, bad cwd): retrying
                 // would fail the same way until the config is fixed.
-                gw.warn_session(
+                warn_session(
+                    &core,
                     &session_id,
                     format!(
                         "Project provider '{name}' cannot start ({}): {e}",
@@ -53,20 +56,20 @@ pub(super) async fn run(
         ] {
             let Some(pipe) = pipe else { continue };
             let (name, session) = (name.clone(), session_id.clone());
-            gw.shared().tasks.spawn(forward_lines(pipe, move |line| {
+            core.tasks.spawn(forward_lines(pipe, move |line| {
                 tracing::info!(target: "tap::provider", provider = %name, session = %session, stream, "{line}")
             }));
         }
         let status = tokio::select! {
             status = child.wait() => status,
             _ = cancel.cancelled() => {
-                gw.revoke_project_token(&session_id, &token);
+                revoke_token(&core, &session_id, &token);
                 stop_group(&mut child, pid).await;
                 tracing::info!(target: "tap::provider", provider = %name, session = %session_id, "project provider stopped (session ended)");
                 return;
             }
         };
-        gw.revoke_project_token(&session_id, &token);
+        revoke_token(&core, &session_id, &token);
         let ran = started.elapsed();
         let clean = status.as_ref().is_ok_and(|s| s.success());
         let status = match status {
@@ -74,7 +77,8 @@ pub(super) async fn run(
             Err(e) => format!("lost ({e})"),
         };
         if clean {
-            gw.warn_session(
+            warn_session(
+                &core,
                 &session_id,
                 format!("Project provider '{name}' exited ({status}); it is not restarted"),
                 None,
@@ -89,7 +93,8 @@ pub(super) async fn run(
             quick_failures += 1;
         }
         if quick_failures >= policy.max_quick_failures {
-            gw.warn_session(
+            warn_session(
+                &core,
                 &session_id,
                 format!(
                     "Project provider '{name}' failed {quick_failures} times in a row, each within {} s of starting ({status}); it is not restarted",
@@ -119,27 +124,25 @@ fn next_backoff(current: Duration, max: Duration) -> Duration {
     current.saturating_mul(2).min(max)
 }
 
-impl Gateway {
-    /// Adds a token to a live session's project tokens; false if the session is ending or
-    /// gone (nothing may start for it any more).
-    fn issue_project_token(&self, session_id: &str, provider: &str, token: &str) -> bool {
-        let mut state = self.state();
-        match state.sessions.get_mut(session_id) {
-            Some(s) if !s.is_ending() => {
-                s.project_tokens.push(ProjectToken {
-                    token: token.to_string(),
-                    provider: provider.to_string(),
-                });
-                true
-            }
-            _ => false,
+/// Adds a token to a live session's project tokens; false if the session is ending or
+/// gone (nothing may start for it any more).
+fn issue_token(core: &Core, session_id: &str, provider: &str, token: &str) -> bool {
+    let mut state = core.state();
+    match state.sessions.get_mut(session_id) {
+        Some(s) if !s.is_ending() => {
+            s.project_tokens.push(ProjectToken {
+                token: token.to_string(),
+                provider: provider.to_string(),
+            });
+            true
         }
+        _ => false,
     }
+}
 
-    fn revoke_project_token(&self, session_id: &str, token: &str) {
-        if let Some(s) = self.state().sessions.get_mut(session_id) {
-            s.project_tokens.retain(|t| t.token != token);
-        }
+fn revoke_token(core: &Core, session_id: &str, token: &str) {
+    if let Some(s) = core.state().sessions.get_mut(session_id) {
+        s.project_tokens.retain(|t| t.token != token);
     }
 }
 

@@ -14,13 +14,13 @@
 //! need it (or, for `push`, `broadcast: true`); updates without it apply to every session
 //! the provider is registered in and to the declarations future sessions get.
 
-use super::binding::{AllBinding, SessionBinding, Template, ALL};
-use super::connection::{Conn, Flow};
-use super::validate::Invalid;
-use super::{Phase, ProviderEntry};
-use crate::gateway::{Gateway, State};
-use crate::hooks::CompiledRule;
-use crate::sessions::Claimant;
+use super::{Conn, Flow};
+use crate::hooks::rules::CompiledRule;
+use crate::providers::binding::{AllBinding, SessionBinding, Template, ALL};
+use crate::providers::entry::{Phase, ProviderEntry};
+use crate::providers::validate::Invalid;
+use crate::sessions::tool_map::Claimant;
+use crate::state::State;
 use std::sync::Arc;
 use tap_protocol::host::{HostEvent, SessionContext};
 use tap_protocol::provider::{
@@ -105,12 +105,12 @@ impl Conn {
     ) -> Flow {
         let mut rekeyed: Option<String> = None;
         let outcome = self.with_entry(|state, id| -> Result<Vec<String>, Invalid> {
-            rekeyed = super::identity::claim(state, id, &h)?;
+            rekeyed = crate::providers::reconnect::claim(state, id, &h)?;
             let id = rekeyed.as_deref().unwrap_or(id).to_string();
             let live: Vec<String> = state
                 .session_order
                 .iter()
-                .filter(|s| crate::pairing::live(state, s))
+                .filter(|s| crate::pairing::scope::live(state, s))
                 .cloned()
                 .collect();
             for sid in &live {
@@ -145,7 +145,7 @@ impl Conn {
                 protocol_version: PROTOCOL_VERSION,
                 provider_id: id.clone(),
                 session_id: Some(ALL.to_string()),
-                reconnect_token: Some(super::identity::issue(state, &id, &h, ALL)),
+                reconnect_token: Some(crate::providers::reconnect::issue(state, &id, &h, ALL)),
                 persist_dir: persist_dir.clone(),
             }));
             state.limits.set(&id, &h.name, h.concurrency.clone());
@@ -161,9 +161,11 @@ impl Conn {
         match outcome {
             Some(Ok(sessions)) => {
                 if let Some(id) = &self.id {
-                    self.gw.shared().stream_controls.forget(id);
+                    self.core.stream_controls.forget(id);
                 }
-                self.gw.emit(crate::events::GatewayEvent::StatusChanged);
+                self.core
+                    .events
+                    .emit(crate::events::GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %h.name, sessions = ?sessions, tools = tools.len(), "provider bound to all sessions");
             }
             Some(Err((code, message))) => {
@@ -218,18 +220,16 @@ impl Conn {
                 if let Some((id, name)) = self.id.clone().zip(self.name()) {
                     for f in template_filters.values() {
                         // Validated when they were set; only the per-session limit can refuse.
-                        if let Err((_, why)) = crate::streams::set_filter(
-                            &self.gw,
-                            &id,
-                            &name,
-                            std::slice::from_ref(&sid),
-                            f,
-                        ) {
+                        if let Err((_, why)) =
+                            self.set_filter(&id, &name, std::slice::from_ref(&sid), f)
+                        {
                             tracing::warn!(provider = %id, session = %sid, "filter not carried into the session: {why}");
                         }
                     }
                 }
-                self.gw.emit(crate::events::GatewayEvent::StatusChanged);
+                self.core
+                    .events
+                    .emit(crate::events::GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, session = %sid, "provider ready in session");
             }
             Some(Ok(false)) | None => {}
@@ -293,19 +293,5 @@ fn register(state: &mut State, id: &str, sid: &str, conn: &Conn) {
                 startup_context: text,
             }));
         }
-    }
-}
-
-impl Gateway {
-    /// An `"all"` provider leaves one session (it ended): its registration there goes,
-    /// it stays bound to the others.
-    pub(crate) fn leave_all_session(state: &mut State, provider_id: &str, session: &str) {
-        if let Some(p) = state.providers.get_mut(provider_id) {
-            if let Some(all) = p.all.as_mut() {
-                all.sessions.remove(session);
-            }
-            p.updates.remove(session);
-        }
-        state.transforms.forget_session(provider_id, session);
     }
 }

@@ -15,87 +15,18 @@
 //! in acknowledgment order, so the provider sees them increase.
 
 use super::all_binding::{ack_sessions, changes_template, targets, Absent};
-use super::connection::Conn;
-use super::frame;
-use super::validate::{self, Invalid};
+use super::Conn;
 use crate::diagnostics::Limit;
-use crate::gateway::State;
-use crate::sessions::Claimant;
+use crate::providers::acks::TOOLS_UPDATE;
+use crate::providers::binding::PendingAck;
+use crate::providers::validate::{self, Invalid};
+use crate::sessions::tool_map::Claimant;
+use crate::state::State;
 use std::sync::Arc;
 use tap_protocol::provider::{
-    Ack, ContextUpdate, ErrorMessage, FilterSet, GatewayMessage, HooksUpdate, ToolDef, ToolsUpdate,
+    Ack, ContextUpdate, FilterSet, GatewayMessage, HooksUpdate, ToolDef, ToolsUpdate,
 };
 use tap_protocol::ErrorCode;
-
-const TOOLS_UPDATE: &str = "tools.update";
-
-/// A `tools.update` waiting in its session for the next tool-set publish.
-pub(crate) struct PendingAck {
-    pub provider_id: String,
-    pub request_id: String,
-}
-
-/// After a session's tool set went to its host: acknowledges every `tools.update` that was
-/// waiting for it (each with its (provider, session)'s next revision).
-pub(crate) fn ack_published(state: &mut State, session_id: &str) {
-    let Some(session) = state.sessions.get_mut(session_id) else {
-        return;
-    };
-    for ack in std::mem::take(&mut session.pending_acks) {
-        let Some(p) = state.providers.get_mut(&ack.provider_id) else {
-            continue; // disconnected meanwhile: nobody to tell
-        };
-        let u = p.updates_in(session_id);
-        u.in_flight.retain(|k| *k != TOOLS_UPDATE);
-        u.revision += 1;
-        let revision = u.revision;
-        let _ = p.link.out.send(frame(&GatewayMessage::Ack(Ack {
-            request_id: ack.request_id,
-            session_id: session_id.to_string(),
-            revision,
-        })));
-    }
-}
-
-/// Answers `tools.update`s that will never be published in `session_id` (the session ended,
-/// or the provider left it): `error INVALID_SESSION` with their `requestId`.
-pub(crate) fn abandon_acks(state: &State, session_id: &str, acks: Vec<PendingAck>, why: &str) {
-    for ack in acks {
-        let Some(p) = state.providers.get(&ack.provider_id) else {
-            continue;
-        };
-        let mut e = ErrorMessage::new(ErrorCode::InvalidSession, why);
-        e.reply_to = Some(TOOLS_UPDATE.into());
-        e.request_id = Some(ack.request_id);
-        e.provider_id = Some(ack.provider_id.clone());
-        e.session_id = Some(session_id.to_string());
-        let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
-    }
-}
-
-/// Takes provider `provider_id`'s waiting acknowledgments out of `session_id` (it is
-/// leaving the session), clearing its in-flight mark there.
-pub(crate) fn take_pending(
-    state: &mut State,
-    provider_id: &str,
-    session_id: &str,
-) -> Vec<PendingAck> {
-    let Some(session) = state.sessions.get_mut(session_id) else {
-        return Vec::new();
-    };
-    let (mine, others) = std::mem::take(&mut session.pending_acks)
-        .into_iter()
-        .partition(|a| a.provider_id == provider_id);
-    session.pending_acks = others;
-    if let Some(u) = state
-        .providers
-        .get_mut(provider_id)
-        .and_then(|p| p.updates.get_mut(session_id))
-    {
-        u.in_flight.retain(|k| *k != TOOLS_UPDATE);
-    }
-    mine
-}
 
 /// `tools.update`'s new list from the current one: with `remove` a delta (v2), without a
 /// full replacement (Core Profile).
@@ -140,7 +71,7 @@ impl Conn {
                 state
                     .sessions
                     .get(sid)
-                    .ok_or_else(|| crate::sessions::lifecycle::unknown_session(sid))?
+                    .ok_or_else(|| crate::state::unknown_session(sid))?
                     .check_conflicts(&list, &Claimant::of_entry(entry), &state.providers)?;
                 lists.push(Arc::new(list));
             }
@@ -203,7 +134,7 @@ impl Conn {
         // Transforms are validated here and applied with the rules, so either both parts
         // of one message take effect or neither does.
         if let Some(t) = &u.transforms {
-            if let Err((code, message)) = crate::transforms::validate(t) {
+            if let Err((code, message)) = crate::transforms::registry::validate(t) {
                 return self.error_req(code, message, Some("hooks.update"), u.request_id);
             }
         }
@@ -211,7 +142,7 @@ impl Conn {
         let rules = match u
             .on_pre_tool_use
             .as_deref()
-            .map(crate::hooks::compile)
+            .map(crate::hooks::rules::compile)
             .transpose()
         {
             Ok(rules) => rules,
@@ -284,7 +215,7 @@ impl Conn {
         let result = resolved.map(|r| {
             let (id, name, targets, template) = r?;
             // The filter store has its own lock, taken without the state lock.
-            crate::streams::set_filter(&self.gw, &id, &name, &targets, &f)?;
+            self.set_filter(&id, &name, &targets, &f)?;
             if template {
                 self.with_entry(|state, id| {
                     if let Some(all) = state.providers.get_mut(id).and_then(|e| e.all.as_mut()) {
@@ -300,6 +231,25 @@ impl Conn {
             Ok(ack_sessions(targets, template))
         });
         self.answer_update("filter.set", f.request_id, result);
+    }
+
+    /// Validates a `filter.set` from provider `provider_id` (named `name`) and applies it
+    /// in each of `sessions` (resolved from its `sessionId`). Empty `rules` removes the
+    /// stream's filter. The filter store has its own lock: call without the state lock.
+    pub(super) fn set_filter(
+        &self,
+        provider_id: &str,
+        name: &str,
+        sessions: &[String],
+        f: &FilterSet,
+    ) -> Result<(), Invalid> {
+        let (stream, filter) = crate::streams::filter::compile(name, f)?;
+        for session in sessions {
+            self.core
+                .stream_controls
+                .set_filter(provider_id, session, stream, filter.clone())?;
+        }
+        Ok(())
     }
 
     /// Answers a state update: per session an `ack` with that (provider, session)'s next
@@ -337,7 +287,7 @@ impl Conn {
             }
             Some(Err((code, message))) => {
                 if code == ErrorCode::PayloadTooLarge {
-                    self.gw.limit_hit(match kind {
+                    self.core.diagnostics.limit_hit(match kind {
                         "tools.update" => Limit::ToolCount,
                         _ => Limit::RuleCount,
                     });

@@ -1,7 +1,7 @@
 //! The WebSocket handshake, done by hand on top of axum so the resulting stream is a plain
 //! tokio-tungstenite stream over our [`Metered`] IO with our frame limits.
 
-use super::Metered;
+use super::metered::Metered;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};

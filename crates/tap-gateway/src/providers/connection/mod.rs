@@ -5,17 +5,25 @@
 //! its [`ProviderLink`] queue, so frames leave in the order they were produced and a slow
 //! or hostile provider only ever stalls its own task.
 
-use super::all_binding::{targets, Absent};
-use super::validate::{self, Invalid};
-use super::{frame, Phase, ProviderEntry, ProviderLink, Trust};
+mod all_binding;
+mod file_result;
+mod updates;
+
 use crate::auth::tokens;
 use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
-use crate::gateway::{Gateway, State};
-use crate::server::WsStream;
-use crate::sessions::Claimant;
-use crate::streams::Stored;
-use crate::tools::{CallError, CallTable};
+use crate::providers::entry::{Phase, ProviderEntry, Trust};
+use crate::providers::link::ProviderLink;
+use crate::providers::registry::{detach, unbind_provider};
+use crate::providers::validate::{self, Invalid};
+use crate::sessions::tool_map::Claimant;
+use crate::socket::frame::frame;
+use crate::socket::upgrade::WsStream;
+use crate::state::{Core, State};
+use crate::streams::store::Stored;
+use crate::tools::request::CallError;
+use crate::tools::table::CallTable;
+use all_binding::{targets, Absent};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use std::collections::VecDeque;
@@ -31,7 +39,7 @@ use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{
     Auth, AuthConfirm, AuthPairing, ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState,
     ProviderMessage, Push, PushLevel, SessionLifecycle, Sessions, StreamHistory, StreamQuery,
-    ToolCancel, ToolResult,
+    ToolResult,
 };
 use tap_protocol::{decode, DecodeError, ErrorCode, PROTOCOL_VERSION};
 use tokio::sync::mpsc;
@@ -43,7 +51,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// What the read loop does after a frame.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Flow {
+pub(crate) enum Flow {
     Continue,
     /// Auth succeeded: lift the pre-auth byte budget.
     Authed,
@@ -57,7 +65,7 @@ pub(super) enum Flow {
 const WRITE_BATCH: usize = 64;
 
 pub(crate) async fn serve(
-    gw: Gateway,
+    core: Arc<Core>,
     mut ws: WsStream,
     remote: SocketAddr,
     origin: Option<String>,
@@ -67,11 +75,11 @@ pub(crate) async fn serve(
         out,
         calls: Arc::new(CallTable::default()),
         gates: Arc::default(),
-        kill: gw.shared().stopping.child_token(),
+        kill: core.stopping.child_token(),
         activity: Arc::default(),
     };
     let mut conn = Conn {
-        gw,
+        core,
         remote,
         origin,
         link,
@@ -103,7 +111,7 @@ pub(crate) async fn serve(
                     Some(Ok(_)) => continue,
                     Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(e))) => {
                         tracing::info!(%remote, error = %e, "provider frame above the hard cap; closing");
-                        conn.gw.limit_hit(Limit::FrameCap);
+                        conn.core.diagnostics.limit_hit(Limit::FrameCap);
                         break Some(CloseCode::Size);
                     }
                     Some(Err(e)) => {
@@ -153,8 +161,8 @@ async fn write_batch(
 }
 
 /// One provider connection's state (the socket task's, or a [`super::LocalProvider`]'s).
-pub(super) struct Conn {
-    pub(super) gw: Gateway,
+pub(crate) struct Conn {
+    pub(super) core: Arc<Core>,
     pub(super) remote: SocketAddr,
     /// The upgrade request's `Origin` header (browser providers).
     pub(super) origin: Option<String>,
@@ -179,7 +187,7 @@ impl Conn {
     pub(super) fn send(&self, msg: &GatewayMessage) {
         // Every error this connection sends passes here: the diagnostics count it.
         if let GatewayMessage::Error(e) = msg {
-            self.gw.note_provider_error(e);
+            self.core.diagnostics.note_provider_error(e);
         }
         let _ = self.link.out.send(frame(msg));
     }
@@ -212,7 +220,7 @@ impl Conn {
 
     pub(super) fn with_entry<R>(&self, f: impl FnOnce(&mut State, &str) -> R) -> Option<R> {
         let id = self.id.as_deref()?;
-        let mut state = self.gw.state();
+        let mut state = self.core.state();
         // The entry must still be this connection's: a reconnect may have moved its id
         // to a newer connection (see `identity::claim`).
         state
@@ -243,7 +251,7 @@ impl Conn {
             Ok(msg) => {
                 if bytes.len() > MAX_MESSAGE_BYTES && !matches!(msg, ProviderMessage::ToolResult(_))
                 {
-                    self.gw.limit_hit(Limit::PayloadSize);
+                    self.core.diagnostics.limit_hit(Limit::PayloadSize);
                     self.error(
                         ErrorCode::PayloadTooLarge,
                         format!(
@@ -293,13 +301,15 @@ impl Conn {
                 Some("auth"),
             );
         };
-        let mut state = self.gw.state();
+        let mut state = self.core.state();
         // The pairing lookup and the registration happen under one lock, so a concurrent
         // revoke either sees this connection or has already killed the token.
         let mut scope = None;
-        let (trust, paired) = if tokens::matches(&token, &self.gw.shared().secrets.gateway_token) {
+        let (trust, paired) = if tokens::matches(&token, &self.core.secrets.gateway_token) {
             (Trust::Project, None)
-        } else if let Some((session, name)) = super::project::authenticate(&state, &token) {
+        } else if let Some((session, name)) =
+            crate::providers::project::start::authenticate(&state, &token)
+        {
             // A project provider's own token (tap.config.json): scoped to its session.
             tracing::info!(remote = %self.remote, %session, provider = %name, "project provider token");
             scope = Some(session);
@@ -321,7 +331,7 @@ impl Conn {
         self.id = Some(id.clone());
         tracing::info!(remote = %self.remote, provider = %id, trust = trust.as_str(), "provider authenticated");
         if let Some(entry) = paired {
-            self.gw.emit(GatewayEvent::PairingChanged(entry));
+            self.core.events.emit(GatewayEvent::PairingChanged(entry));
         }
         Flow::Authed
     }
@@ -337,7 +347,11 @@ impl Conn {
         scope: Option<String>,
     ) -> String {
         let id = crate::ids::short("p");
-        let active = super::project::visible_sessions(state, pairing.as_deref(), scope.as_deref());
+        let active = crate::providers::project::start::visible_sessions(
+            state,
+            pairing.as_deref(),
+            scope.as_deref(),
+        );
         state.providers.insert(
             id.clone(),
             ProviderEntry {
@@ -373,19 +387,20 @@ impl Conn {
             .map(|n| n.trim().to_string())
             .filter(|n| !n.is_empty());
         if name.as_ref().is_some_and(|n| {
-            n.chars().count() > crate::pairing::MAX_NAME_CHARS || n.chars().any(char::is_control)
+            n.chars().count() > crate::pairing::provider::MAX_NAME_CHARS
+                || n.chars().any(char::is_control)
         }) {
             self.error(
                 ErrorCode::InvalidJson,
                 format!(
                     "'name' must be at most {} characters, without control characters",
-                    crate::pairing::MAX_NAME_CHARS
+                    crate::pairing::provider::MAX_NAME_CHARS
                 ),
                 Some("auth"),
             );
             return Flow::Continue;
         }
-        let request = crate::pairing::Request {
+        let request = crate::pairing::registry::Request {
             origin: self.origin.clone(),
             remote: self.remote.to_string(),
             name,
@@ -393,26 +408,26 @@ impl Conn {
             link: self.link.clone(),
         };
         let until = Instant::now() + PAIRING_CODE_TTL;
-        let mut state = self.gw.state();
+        let mut state = self.core.state();
         let entry = match state.pairing.request(request, PAIRING_CODE_TTL) {
             Ok(entry) => entry,
             Err(message) => {
                 drop(state);
                 tracing::warn!(remote = %self.remote, "pairing request refused: too many pending");
-                self.gw.limit_hit(Limit::PendingPairings);
+                self.core.diagnostics.limit_hit(Limit::PendingPairings);
                 self.error(ErrorCode::RateLimited, message, Some("auth"));
                 return Flow::Close;
             }
         };
         // Under the lock: a deny's `error` cannot overtake the prompt.
         self.send(&GatewayMessage::AuthPairing(AuthPairing {
-            prompt: crate::pairing::PROMPT.into(),
+            prompt: crate::pairing::provider::PROMPT.into(),
         }));
         drop(state);
         // Never log the code.
         tracing::info!(remote = %self.remote, pairing = %entry.id, origin = ?entry.origin, name = ?entry.name, "pairing requested");
         self.pairing = Some(entry.id.clone());
-        self.gw.emit(GatewayEvent::PairingChanged(entry));
+        self.core.events.emit(GatewayEvent::PairingChanged(entry));
         Flow::Pairing(until)
     }
 
@@ -441,7 +456,7 @@ impl Conn {
     /// more connections does not buy more guesses. A wrong code ends the request.
     fn on_confirm(&mut self, c: AuthConfirm) -> Flow {
         let pid = self.pairing.clone().expect("only called in AwaitPairing");
-        let mut state = self.gw.state();
+        let mut state = self.core.state();
         if !state.pairing.get(&pid).is_some_and(|p| p.is_pending()) {
             drop(state);
             self.pairing = None;
@@ -454,7 +469,7 @@ impl Conn {
         if let Err(wait) = state.pairing.attempt(Instant::now()) {
             drop(state);
             tracing::warn!(remote = %self.remote, pairing = %pid, "pairing attempt rate-limited");
-            self.gw.limit_hit(Limit::PairingAttempts);
+            self.core.diagnostics.limit_hit(Limit::PairingAttempts);
             self.error(
                 ErrorCode::RateLimited,
                 format!(
@@ -474,7 +489,7 @@ impl Conn {
             drop(state);
             self.pairing = None;
             tracing::warn!(remote = %self.remote, pairing = %pid, "wrong pairing code");
-            self.gw.emit(GatewayEvent::PairingRemoved {
+            self.core.events.emit(GatewayEvent::PairingRemoved {
                 id: pid,
                 reason: "failed".into(),
             });
@@ -487,7 +502,7 @@ impl Conn {
         let token = tokens::generate("ext-");
         // Unless the user chose a session, the provider is limited to the one in the
         // foreground now.
-        let foreground = crate::pairing::foreground(&state);
+        let foreground = crate::pairing::scope::foreground(&state);
         if let Some(p) = state.pairing.get_mut(&pid) {
             if p.session.is_none() {
                 p.session = foreground;
@@ -495,7 +510,7 @@ impl Conn {
         }
         let entry = state
             .pairing
-            .pair(&pid, crate::pairing::hash_token(&token))
+            .pair(&pid, crate::pairing::registry::hash_token(&token))
             .expect("checked pending above");
         let id = self.admit(
             &mut state,
@@ -507,22 +522,22 @@ impl Conn {
         drop(state);
         self.id = Some(id.clone());
         self.pairing = None;
-        self.gw.save_pairings();
+        crate::pairing::api::save(&self.core);
         tracing::info!(remote = %self.remote, provider = %id, pairing = %pid, "pairing confirmed");
-        self.gw.emit(GatewayEvent::PairingChanged(entry));
+        self.core.events.emit(GatewayEvent::PairingChanged(entry));
         Flow::Authed
     }
 
     /// The auth timeout fired, or, in AwaitPairing, the pairing code expired.
     fn on_auth_deadline(&mut self) {
         let Some(pid) = self.pairing.take() else {
-            self.gw.limit_hit(Limit::AuthTimeout);
+            self.core.diagnostics.limit_hit(Limit::AuthTimeout);
             self.fatal(ErrorCode::AuthFailed, "No 'auth' within 10 seconds", None);
             return;
         };
-        if self.gw.state().pairing.remove_pending(&pid) {
+        if self.core.state().pairing.remove_pending(&pid) {
             tracing::info!(remote = %self.remote, pairing = %pid, "pairing code expired");
-            self.gw.emit(GatewayEvent::PairingRemoved {
+            self.core.events.emit(GatewayEvent::PairingRemoved {
                 id: pid,
                 reason: "expired".into(),
             });
@@ -610,7 +625,7 @@ impl Conn {
                 let released = self.with_entry(|s, id| {
                     let ok = s.providers[id].is_bound_to(&r.session_id);
                     if ok {
-                        Gateway::release_shutdown(s, id, &r.session_id);
+                        crate::sessions::ending::release_shutdown(s, id, &r.session_id);
                     }
                     ok
                 });
@@ -625,7 +640,7 @@ impl Conn {
             ProviderMessage::SessionReady(r) => self.on_session_ready(r),
             ProviderMessage::HooksUpdate(u) => {
                 let refused = match self.trust() {
-                    Some(Trust::External) => crate::pairing::hooks_update_allowed(&u).err(),
+                    Some(Trust::External) => crate::pairing::provider::hooks_update_allowed(&u).err(),
                     _ => None,
                 };
                 match refused {
@@ -668,7 +683,7 @@ impl Conn {
         }
         // The first hello binds; the next ones are rebinds, at most 10 a minute.
         if self.hellos.len() > MAX_REBINDS_PER_MINUTE as usize {
-            self.gw.limit_hit(Limit::RebindRate);
+            self.core.diagnostics.limit_hit(Limit::RebindRate);
             self.error(
                 ErrorCode::RateLimited,
                 format!("More than {MAX_REBINDS_PER_MINUTE} rebinds in a minute; retry later"),
@@ -697,7 +712,7 @@ impl Conn {
             .flatten();
         if h.session.is_none() {
             // A reconnect may leave the session out: the remembered one is restored.
-            h.session = self.gw.state().identity.remembered_session(&h);
+            h.session = self.core.state().identity.remembered_session(&h);
         }
         if h.session.is_none() {
             // A project provider's session is known: the gateway stamps it (spec: "Internal
@@ -713,7 +728,7 @@ impl Conn {
             return Flow::Continue;
         };
         // Capability matrix: "Bind to any session / all" is internal only.
-        let all = session_id == super::binding::ALL;
+        let all = session_id == crate::providers::binding::ALL;
         if all && self.trust() != Some(Trust::Internal) {
             self.error(
                 ErrorCode::Unauthorized,
@@ -735,7 +750,7 @@ impl Conn {
         }
         if let Err(why) = self.check_hello(&h) {
             if why.0 == ErrorCode::PayloadTooLarge {
-                self.gw.limit_hit(Limit::ToolCount);
+                self.core.diagnostics.limit_hit(Limit::ToolCount);
             }
             self.error(why.0, why.1, Some("hello"));
             return Flow::Continue;
@@ -744,19 +759,19 @@ impl Conn {
             .with_entry(|s, id| s.providers[id].pairing.clone())
             .flatten();
         if pairing.is_some() {
-            if let Err(why) = crate::pairing::external_capabilities(&h) {
+            if let Err(why) = crate::pairing::provider::external_capabilities(&h) {
                 self.error(why.0, why.1, Some("hello"));
                 return Flow::Continue;
             }
         }
         if let Some(t) = h.hooks.as_ref().and_then(|k| k.transforms.as_ref()) {
-            if let Err(why) = crate::transforms::validate(t) {
+            if let Err(why) = crate::transforms::registry::validate(t) {
                 self.error(why.0, why.1, Some("hello"));
                 return Flow::Continue;
             }
         }
         // After the trust check, so a paired provider hears UNAUTHORIZED, not a regex error.
-        let hooks = match crate::hooks::compile(
+        let hooks = match crate::hooks::rules::compile(
             h.hooks
                 .as_ref()
                 .and_then(|k| k.on_pre_tool_use.as_deref())
@@ -765,7 +780,7 @@ impl Conn {
             Ok(rules) => rules,
             Err(why) => {
                 if why.0 == ErrorCode::PayloadTooLarge {
-                    self.gw.limit_hit(Limit::RuleCount);
+                    self.core.diagnostics.limit_hit(Limit::RuleCount);
                 }
                 self.error(why.0, why.1, Some("hello"));
                 return Flow::Continue;
@@ -773,7 +788,7 @@ impl Conn {
         };
         let tools = Arc::new(h.tools.take().unwrap_or_default());
         let persist_dir = self.trust().and_then(|t| {
-            super::identity::persist_dir(&self.gw.shared().config.data_dir, t, &h.name)
+            crate::providers::identity::persist_dir(&self.core.config.data_dir, t, &h.name)
         });
         if all {
             return self.bind_all(h, tools, hooks, persist_dir);
@@ -781,9 +796,9 @@ impl Conn {
         let mut rekeyed: Option<String> = None;
         let outcome = self.with_entry(|state, id| -> Result<Option<PairingEntry>, Invalid> {
             if let Some(pid) = &pairing {
-                crate::pairing::check_hello(state, pid, &session_id, &h.name)?;
+                crate::pairing::provider::check_hello(state, pid, &session_id, &h.name)?;
             }
-            rekeyed = super::identity::claim(state, id, &h)?;
+            rekeyed = crate::providers::reconnect::claim(state, id, &h)?;
             let id = rekeyed.as_deref().unwrap_or(id);
             let session = state.live_session(&session_id)?;
             session.check_conflicts(&tools, &Claimant::of_hello(id, &h), &state.providers)?;
@@ -818,7 +833,12 @@ impl Conn {
                 protocol_version: PROTOCOL_VERSION,
                 provider_id: id.to_string(),
                 session_id: Some(session_id.clone()),
-                reconnect_token: Some(super::identity::issue(state, id, &h, &session_id)),
+                reconnect_token: Some(crate::providers::reconnect::issue(
+                    state,
+                    id,
+                    &h,
+                    &session_id,
+                )),
                 persist_dir: persist_dir.clone(),
             }));
             state.limits.set(id, &h.name, h.concurrency.clone());
@@ -839,7 +859,7 @@ impl Conn {
             }
             Ok(pairing
                 .as_deref()
-                .and_then(|pid| crate::pairing::bound(state, pid, &session_id, &h.name)))
+                .and_then(|pid| crate::pairing::provider::bound(state, pid, &session_id, &h.name)))
         });
         if let Some(new_id) = rekeyed {
             tracing::info!(provider = %new_id, name = %h.name, "provider reconnected; identity taken over");
@@ -848,13 +868,15 @@ impl Conn {
         match outcome {
             Some(Ok(changed)) => {
                 if let Some(id) = &self.id {
-                    self.gw.shared().stream_controls.forget(id);
+                    self.core.stream_controls.forget(id);
                 }
                 if let Some(entry) = changed {
-                    self.gw.save_pairings();
-                    self.gw.emit(GatewayEvent::PairingChanged(entry));
+                    crate::pairing::api::save(&self.core);
+                    self.core.events.emit(GatewayEvent::PairingChanged(entry));
                 }
-                self.gw.emit(crate::events::GatewayEvent::StatusChanged);
+                self.core
+                    .events
+                    .emit(crate::events::GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %h.name, session = %session_id, tools = tools.len(), "provider bound");
             }
             Some(Err((code, message))) => {
@@ -879,7 +901,7 @@ impl Conn {
             h.instance.as_deref(),
             h.tools.as_deref().unwrap_or_default(),
         )?;
-        crate::tools::concurrency::validate(h.concurrency.as_ref())?;
+        crate::tools::limits::validate(h.concurrency.as_ref())?;
         Ok(())
     }
 
@@ -947,17 +969,16 @@ impl Conn {
             .or_else(|| p.prompt.clone())
             .unwrap_or_default();
         let pid = self.id.clone().unwrap_or_default();
-        let streams = &self.gw.shared().streams;
+        let streams = &self.core.streams;
         let level = match self
-            .gw
-            .shared()
+            .core
             .stream_controls
             .admit(&pid, &session, &stream, &text, p.level)
         {
             Ok(Some(level)) => level,
             Ok(None) => return, // dropped by the stream's filter
             Err(message) => {
-                self.gw.limit_hit(Limit::PushBudget);
+                self.core.diagnostics.limit_hit(Limit::PushBudget);
                 return self.error(ErrorCode::RateLimited, message, Some("push"));
             }
         };
@@ -981,7 +1002,7 @@ impl Conn {
             metadata: p.metadata,
         };
         if streams.append(&session, provider, &stream, stored).is_err() {
-            self.gw.limit_hit(Limit::StreamCount);
+            self.core.diagnostics.limit_hit(Limit::StreamCount);
             self.error(
                 ErrorCode::PayloadTooLarge,
                 format!(
@@ -992,7 +1013,7 @@ impl Conn {
             return;
         }
         if let Some(delivery) = delivery {
-            let mut state = self.gw.state();
+            let mut state = self.core.state();
             let host = state.sessions.get(&session).map(|s| s.host.clone());
             if let Some(h) = host.and_then(|h| state.hosts.get_mut(&h)) {
                 h.send(&delivery);
@@ -1014,7 +1035,7 @@ impl Conn {
         };
         let last = q.last.unwrap_or(MAX_STREAM_QUERY_LAST);
         if last > MAX_STREAM_QUERY_LAST {
-            self.gw.limit_hit(Limit::StreamQueryLast);
+            self.core.diagnostics.limit_hit(Limit::StreamQueryLast);
             self.error(
                 ErrorCode::PayloadTooLarge,
                 format!("'last' may be at most {MAX_STREAM_QUERY_LAST}"),
@@ -1022,7 +1043,7 @@ impl Conn {
             );
             return;
         }
-        let streams = &self.gw.shared().streams;
+        let streams = &self.core.streams;
         let mut result = std::collections::BTreeMap::new();
         let keys: Vec<String> = match q.streams {
             Some(keys) => keys,
@@ -1083,7 +1104,7 @@ impl Conn {
     }
 
     fn oversized(&self, bytes: &[u8]) -> Flow {
-        self.gw.limit_hit(Limit::PayloadSize);
+        self.core.diagnostics.limit_hit(Limit::PayloadSize);
         let message = format!(
             "Message is {} bytes; tool.result is limited to {MAX_TOOL_RESULT_BYTES} and other messages to {MAX_MESSAGE_BYTES}",
             bytes.len()
@@ -1140,9 +1161,9 @@ impl Conn {
     pub(super) fn disconnect(&self) {
         // A provider that leaves before confirming takes its pairing request with it.
         if let Some(pid) = &self.pairing {
-            if self.gw.state().pairing.remove_pending(pid) {
+            if self.core.state().pairing.remove_pending(pid) {
                 tracing::info!(remote = %self.remote, pairing = %pid, "provider left before confirming its pairing");
-                self.gw.emit(GatewayEvent::PairingRemoved {
+                self.core.events.emit(GatewayEvent::PairingRemoved {
                     id: pid.clone(),
                     reason: "failed".into(),
                 });
@@ -1151,7 +1172,7 @@ impl Conn {
         let name = self.with_entry(|state, id| {
             let entry = state.providers.remove(id).expect("checked by with_entry");
             state.transforms.forget(id);
-            self.gw.shared().stream_controls.forget(id);
+            self.core.stream_controls.forget(id);
             state.identity.disconnected(id);
             state.limits.forget(id);
             for sid in entry.bound_sessions() {
@@ -1162,7 +1183,7 @@ impl Conn {
                 .as_deref()
                 .and_then(|pid| state.pairing.disconnected(pid))
             {
-                self.gw.emit(GatewayEvent::PairingChanged(changed));
+                self.core.events.emit(GatewayEvent::PairingChanged(changed));
             }
             entry.name
         });
@@ -1173,79 +1194,12 @@ impl Conn {
         // Pending gate checks fail closed.
         self.link.gates.close();
         if self.id.is_some() {
-            self.gw.emit(crate::events::GatewayEvent::StatusChanged);
+            self.core
+                .events
+                .emit(crate::events::GatewayEvent::StatusChanged);
             tracing::info!(provider = ?self.id, remote = %self.remote, "provider disconnected");
         }
     }
-}
-
-/// Takes a provider out of its session, if it is bound: it becomes Unbound (still
-/// connected), its tools leave the session, and its calls there are cancelled (the provider
-/// gets `tool.cancel` with `reason`). Returns the session it was bound to.
-pub(crate) fn unbind_provider(
-    state: &mut State,
-    provider_id: &str,
-    reason: &str,
-) -> Option<String> {
-    let entry = state.providers.get_mut(provider_id)?;
-    let sessions = entry.bound_sessions();
-    let was_all = entry.all.take().is_some();
-    let single = entry.session.take();
-    if single.is_none() && !was_all {
-        return None;
-    }
-    entry.phase = Phase::Unbound;
-    // Hook rules are per (provider, session): they leave with the binding.
-    entry.hooks = Arc::default();
-    entry.updates.clear();
-    let link = entry.link.clone();
-    // Spec "Rebinding" step 2: in-flight gate checks and transform requests go too.
-    link.gates.cancel_pending();
-    state.transforms.cancel_pending(provider_id);
-    for sid in &sessions {
-        let cancelled = link.calls.fail_session(
-            sid,
-            ErrorCode::Cancelled,
-            &format!("Provider left session '{sid}' ({reason})"),
-        );
-        for call_id in cancelled {
-            let _ = link.out.send(frame(&GatewayMessage::ToolCancel(ToolCancel {
-                id: call_id,
-                session_id: sid.clone(),
-                reason: reason.to_string(),
-            })));
-        }
-        state.transforms.forget_session(provider_id, sid);
-        let pending = super::updates::take_pending(state, provider_id, sid);
-        super::updates::abandon_acks(
-            state,
-            sid,
-            pending,
-            &format!("Left session '{sid}' ({reason}) before the update reached it"),
-        );
-        detach(state, provider_id, sid);
-    }
-    single.or_else(|| was_all.then(|| super::binding::ALL.to_string()))
-}
-
-/// Removes a provider from a session's bound list, rebuilds the session's tools, and lets
-/// a pending shutdown proceed without it.
-pub(super) fn detach(state: &mut State, provider_id: &str, session_id: &str) {
-    let State {
-        sessions,
-        providers,
-        ..
-    } = state;
-    if let Some(session) = sessions.get_mut(session_id) {
-        session.bound.retain(|p| p != provider_id);
-        // A provider that left has no acknowledgment coming here (one that rebinds was
-        // answered by `unbind_provider` first).
-        session
-            .pending_acks
-            .retain(|a| a.provider_id != provider_id);
-        session.rebuild_tools(providers);
-    }
-    Gateway::release_shutdown(state, provider_id, session_id);
 }
 
 fn peek(bytes: &[u8]) -> Option<Peek> {

@@ -3,10 +3,11 @@
 //! off the async threads, then the caller gets the copy, or the refusal (which the
 //! provider hears too, as `error` with `replyTo: "tool.result"`).
 
-use super::connection::Conn;
-use super::{frame, Trust};
+use super::Conn;
+use crate::providers::entry::Trust;
+use crate::socket::frame::frame;
 use crate::tools::file_result;
-use crate::tools::CallError;
+use crate::tools::request::CallError;
 use tap_protocol::provider::{ErrorMessage, FileRef, GatewayMessage};
 use tap_protocol::ErrorCode;
 
@@ -16,7 +17,7 @@ impl Conn {
             tracing::debug!(provider = ?self.id, id = %call_id, "late or unknown tool.result ignored");
             return;
         };
-        let data_dir = self.gw.shared().config.data_dir.clone();
+        let data_dir = self.core.config.data_dir.clone();
         // The persistDir of this provider (as in `hello.ack`), or none for paired ones.
         let persist_dir = self
             .with_entry(|s, id| {
@@ -25,14 +26,14 @@ impl Conn {
                 (e.trust != Trust::External).then(|| {
                     data_dir
                         .join("providers")
-                        .join(super::identity::sanitize(name))
+                        .join(crate::providers::identity::sanitize(name))
                 })
             })
             .flatten();
         let out = self.link.out.clone();
         let (provider_id, session_id) = (self.id.clone(), Some(call.session_id.clone()));
-        let gw = self.gw.clone();
-        self.gw.shared().tasks.spawn(async move {
+        let core = self.core.clone();
+        self.core.tasks.spawn(async move {
             let id = call_id.clone();
             let taken = tokio::task::spawn_blocking(move || {
                 file_result::take(&data_dir, persist_dir.as_deref(), &id, &file)
@@ -46,9 +47,9 @@ impl Conn {
             });
             let outcome = match taken {
                 Ok(copied) => {
-                    let stopping = gw.shared().stopping.clone();
+                    let stopping = core.stopping.clone();
                     let copy = copied.copy.clone();
-                    gw.shared().tasks.spawn(async move {
+                    core.tasks.spawn(async move {
                         tokio::select! {
                             _ = tokio::time::sleep(copied.ttl) => {}
                             _ = stopping.cancelled() => {}

@@ -1,0 +1,166 @@
+//! Which web pages may talk to the gateway: the one `Origin` check behind the control
+//! socket's upgrade and the panel's login exchange.
+//!
+//! Browsers always send `Origin` on a WebSocket handshake and on a POST, and a page cannot
+//! forge it, so allowing only the panel's own origins keeps every other web page out
+//! (including one that rebinds its DNS name to 127.0.0.1: its Origin is still its own
+//! name). The Origin itself is not secret; it is logged with a refusal.
+
+use axum::http::{header, HeaderMap};
+use std::net::SocketAddr;
+
+/// The Tauri webview's origins: `tauri://localhost` (Linux, macOS) and
+/// `http://tauri.localhost` (Windows).
+const TAURI_ORIGINS: &[&str] = &["tauri://localhost", "http://tauri.localhost"];
+
+/// What a surface accepts besides the panel served by this gateway.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Allowed {
+    /// No `Origin` at all: a native client (the CLI, the Tauri shell's Rust side). Those
+    /// still need the control token, which only the user's own processes can read.
+    pub native: bool,
+    /// The desktop app's webview.
+    pub tauri: bool,
+}
+
+/// The control socket: the panel, the desktop app's webview, native clients.
+pub(crate) const CONTROL_SOCKET: Allowed = Allowed {
+    native: true,
+    tauri: true,
+};
+
+/// `POST /api/login`: the panel page only (nothing else has a reason to call it).
+pub(crate) const PANEL_LOGIN: Allowed = Allowed {
+    native: false,
+    tauri: false,
+};
+
+/// `Ok` when the request's Origin may use the surface `allowed` describes; else why not.
+pub(crate) fn check(
+    headers: &HeaderMap,
+    gateway: SocketAddr,
+    allowed: Allowed,
+) -> Result<(), String> {
+    let mut origins = headers.get_all(header::ORIGIN).iter();
+    let Some(origin) = origins.next() else {
+        return match allowed.native {
+            true => Ok(()),
+            false => Err("no Origin header".into()),
+        };
+    };
+    if origins.next().is_some() {
+        return Err("more than one Origin header".into());
+    }
+    let Ok(origin) = origin.to_str() else {
+        return Err("Origin is not ASCII".into());
+    };
+    let port = gateway.port();
+    // The panel served by this gateway, under either loopback name.
+    let own = [
+        format!("http://{gateway}"),
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+    ];
+    let tauri = TAURI_ORIGINS.iter().filter(|_| allowed.tauri).copied();
+    if own
+        .iter()
+        .map(String::as_str)
+        .chain(tauri)
+        .any(|ok| origin.eq_ignore_ascii_case(ok))
+    {
+        Ok(())
+    } else {
+        Err(format!("Origin '{origin}' is not the panel's"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn with(origins: &[&str]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for o in origins {
+            h.append(header::ORIGIN, HeaderValue::from_str(o).unwrap());
+        }
+        h
+    }
+
+    const GW: &str = "127.0.0.1:9400";
+
+    #[test]
+    fn no_origin_and_the_panel_origins_pass_the_control_socket() {
+        let gw = GW.parse().unwrap();
+        for ok in [
+            &[][..],
+            &["http://127.0.0.1:9400"],
+            &["http://localhost:9400"],
+            &["tauri://localhost"],
+            &["http://tauri.localhost"],
+        ] {
+            assert_eq!(check(&with(ok), gw, CONTROL_SOCKET), Ok(()), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn every_other_origin_is_refused_by_the_control_socket() {
+        let gw = GW.parse().unwrap();
+        for bad in [
+            "http://evil.example",
+            "http://127.0.0.1:9401",
+            "http://localhost",
+            "https://127.0.0.1:9400",
+            "http://127.0.0.1:9400.evil.example",
+            "http://localhost:9400/",
+            "null",
+            "file://",
+            "https://tauri.localhost.evil.example",
+        ] {
+            assert!(
+                check(&with(&[bad]), gw, CONTROL_SOCKET).is_err(),
+                "{bad} was accepted"
+            );
+        }
+        assert!(
+            check(
+                &with(&["http://127.0.0.1:9400", "http://evil.example"]),
+                gw,
+                CONTROL_SOCKET
+            )
+            .is_err(),
+            "two Origin headers"
+        );
+    }
+
+    #[test]
+    fn an_ipv6_gateway_accepts_its_own_bracketed_origin() {
+        let gw = "[::1]:9400".parse().unwrap();
+        assert_eq!(
+            check(&with(&["http://[::1]:9400"]), gw, CONTROL_SOCKET),
+            Ok(())
+        );
+        assert_eq!(
+            check(&with(&["http://localhost:9400"]), gw, CONTROL_SOCKET),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn only_the_panel_origin_may_log_in() {
+        let gw: SocketAddr = GW.parse().unwrap();
+        for ok in ["http://127.0.0.1:9400", "http://localhost:9400"] {
+            assert_eq!(check(&with(&[ok]), gw, PANEL_LOGIN), Ok(()), "{ok}");
+        }
+        for bad in [
+            &[][..],
+            &["http://evil.example"],
+            &["tauri://localhost"],
+            &["http://127.0.0.1:9401"],
+            &["null"],
+            &["http://127.0.0.1:9400", "http://127.0.0.1:9400"],
+        ] {
+            assert!(check(&with(bad), gw, PANEL_LOGIN).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The `--spawn` provider processes: started once the gateway listens, their output
+//! forwarded to the log, stopped with the gateway.
+
+use super::spawn::{forward_lines, stop_group};
+use crate::state::Core;
+use tokio::process::Child;
+
+/// Starts every configured provider process. A process that fails to start is logged
+/// and skipped: one broken command must not keep the gateway from serving.
+pub(crate) fn spawn_configured(core: &Core) {
+    let url = format!("ws://{}", core.address);
+    for spec in core.config.spawn.clone() {
+        let label = spec.label();
+        match spec.start(&core.secrets.gateway_token, &url) {
+            Ok(child) => supervise(core, label, child),
+            Err(e) => {
+                tracing::error!(command = %label, error = %e, "cannot start provider process")
+            }
+        }
+    }
+}
+
+fn supervise(core: &Core, label: String, mut child: Child) {
+    let pid = child.id();
+    tracing::info!(command = %label, ?pid, "provider process started");
+    let tasks = &core.tasks;
+    if let Some(out) = child.stdout.take() {
+        let label = label.clone();
+        tasks.spawn(forward_lines(
+            out,
+            move |line| tracing::info!(command = %label, stream = "stdout", "{line}"),
+        ));
+    }
+    if let Some(err) = child.stderr.take() {
+        let label = label.clone();
+        tasks.spawn(forward_lines(
+            err,
+            move |line| tracing::info!(command = %label, stream = "stderr", "{line}"),
+        ));
+    }
+    let stopping = core.stopping.clone();
+    tasks.spawn(async move {
+        tokio::select! {
+            status = child.wait() => match status {
+                Ok(s) => tracing::warn!(command = %label, status = %s, "provider process exited"),
+                Err(e) => tracing::warn!(command = %label, error = %e, "provider process lost"),
+            },
+            _ = stopping.cancelled() => {
+                // The provider already had its sessions' shutdown deadline; spec
+                // providers reconnect forever, so they are stopped here.
+                stop_group(&mut child, pid).await;
+                tracing::info!(command = %label, "provider process stopped");
+            }
+        }
+    });
+}

@@ -1,0 +1,96 @@
+//! Claiming an identity at `hello` (spec: "Identity protection", "Reconnect protocol"):
+//! refused while another connection holds it, taken over with a valid reconnect token.
+
+use super::entry::ProviderEntry;
+use super::identity::{key, Held};
+use super::validate::Invalid;
+use crate::state::State;
+use tap_protocol::provider::Hello;
+use tap_protocol::ErrorCode;
+use tokio::time::Instant;
+
+/// Under the state lock, before a `hello` from connection `id` binds: checks the claimed
+/// identity. Without a valid token, an identity held by another connected provider is
+/// refused with `DUPLICATE_INSTANCE`. With a valid token the identity is taken over: the
+/// old connection (if still open) is closed, its calls fail `DISCONNECTED`, and this
+/// connection's registry entry moves to the old `providerId`, which is returned.
+pub(crate) fn claim(state: &mut State, id: &str, h: &Hello) -> Result<Option<String>, Invalid> {
+    let now = Instant::now();
+    state.identity.sweep(now);
+    let k = key(&h.name, h.instance.as_deref());
+    // This connection may hold another identity from an earlier bind: it lets go of it.
+    state
+        .identity
+        .held
+        .retain(|hk, held| held.provider_id != id || *hk == k);
+    let Some(held) = state.identity.held.get(&k) else {
+        return Ok(None);
+    };
+    if held.provider_id == id {
+        return Ok(None);
+    }
+    let valid = h
+        .reconnect_token
+        .as_deref()
+        .is_some_and(|t| crate::auth::tokens::matches(t, &held.token));
+    let old = held.provider_id.clone();
+    if !valid {
+        if state.providers.contains_key(&old) {
+            let instance = h
+                .instance
+                .as_deref()
+                .map(|i| format!(" instance '{i}'"))
+                .unwrap_or_default();
+            return Err((
+                ErrorCode::DuplicateInstance,
+                format!(
+                    "Provider '{}'{instance} is already connected; a reconnect needs the reconnectToken from its hello.ack",
+                    h.name
+                ),
+            ));
+        }
+        // The holder is gone and the token does not match: a fresh hello.
+        state.identity.held.remove(&k);
+        return Ok(None);
+    }
+    // Take over: the old connection (if open) goes, as if it had disconnected.
+    if let Some(gone) = state.providers.remove(&old) {
+        state.transforms.forget(&old);
+        for sid in gone.bound_sessions() {
+            super::registry::detach(state, &old, &sid);
+        }
+        gone.link.calls.close(&format!(
+            "Provider '{}' reconnected on a new connection before answering",
+            h.name
+        ));
+        gone.link.gates.close();
+        gone.link.kill.cancel();
+        if let Some(pid) = gone.pairing.as_deref() {
+            let _ = state.pairing.disconnected(pid);
+        }
+    }
+    let mut entry: ProviderEntry = state.providers.remove(id).expect("caller checked");
+    state.transforms.forget(id);
+    entry.id = old.clone();
+    state.providers.insert(old.clone(), entry);
+    // Held again by a live connection (the token stays until the next `hello.ack`).
+    if let Some(held) = state.identity.held.get_mut(&k) {
+        held.expires = None;
+    }
+    Ok(Some(old))
+}
+
+/// After a successful bind: records the identity and issues a fresh reconnect token.
+pub(crate) fn issue(state: &mut State, id: &str, h: &Hello, session: &str) -> String {
+    let token = crate::auth::tokens::generate("rtk-");
+    state.identity.held.insert(
+        key(&h.name, h.instance.as_deref()),
+        Held {
+            provider_id: id.to_string(),
+            token: token.clone(),
+            session: Some(session.to_string()),
+            expires: None,
+        },
+    );
+    token
+}

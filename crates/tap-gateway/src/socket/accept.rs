@@ -1,0 +1,80 @@
+//! Taking a connection slot and upgrading: the one way any WebSocket is accepted.
+
+use super::upgrade::{self, WsStream};
+use crate::diagnostics::Limit;
+use crate::state::Core;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use std::future::Future;
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+/// The kinds of connection, each with its own slot pool and limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Provider,
+    Host,
+    Control,
+}
+
+impl Kind {
+    /// For logs and refusals.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Provider => "provider",
+            Kind::Host => "session-host",
+            Kind::Control => "control",
+        }
+    }
+
+    fn limit(self) -> Limit {
+        match self {
+            Kind::Provider => Limit::ProviderConnections,
+            Kind::Host => Limit::HostConnections,
+            Kind::Control => Limit::ControlConnections,
+        }
+    }
+
+    fn slots(self, core: &Core) -> &Arc<Semaphore> {
+        match self {
+            Kind::Provider => &core.slots.providers,
+            Kind::Host => &core.slots.hosts,
+            Kind::Control => &core.slots.control,
+        }
+    }
+}
+
+/// Upgrades if a connection slot is free. The slot is taken before the upgrade, so a
+/// connection over the limit is refused with a plain HTTP 503 and never costs a
+/// WebSocket; it is released when `serve` returns.
+pub(crate) fn limited_upgrade<F, Fut>(
+    req: Request,
+    core: &Arc<Core>,
+    kind: Kind,
+    serve: F,
+) -> Response
+where
+    F: FnOnce(WsStream) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let Ok(permit) = kind.slots(core).clone().try_acquire_owned() else {
+        tracing::warn!(kind = kind.name(), "connection refused: limit reached");
+        core.diagnostics.limit_hit(kind.limit());
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("Too many {} connections\n", kind.name()),
+        )
+            .into_response();
+    };
+    // Opening and closing change the connection states the diagnostics show.
+    core.diagnostics.changed();
+    let recorder = core.diagnostics.clone();
+    let counter = core.diagnostics.clone();
+    let over_budget = move || counter.limit_hit(Limit::PreAuthBytes);
+    upgrade::accept(req, core.tasks.clone(), over_budget, move |ws| async move {
+        serve(ws).await;
+        drop(permit);
+        recorder.changed();
+    })
+}

@@ -1,0 +1,9 @@
+//! The one connection type: accepting a WebSocket within its kind's slot limit
+//! (`accept`), the handshake and frame limits (`upgrade`), the pre-auth byte budget
+//! (`metered`), frames (`frame`), and the connection loop every protocol handler runs on
+//! (`conn`).
+
+pub(crate) mod accept;
+pub(crate) mod frame;
+pub(crate) mod metered;
+pub(crate) mod upgrade;

@@ -1,0 +1,163 @@
+//! The engine's state: one [`Core`] per running gateway, shared by every task through an
+//! `Arc`. Capabilities are functions over it (or over the handles it holds: [`Events`],
+//! [`Recorder`]); none of them knows the public façade, [`crate::gateway::Gateway`].
+
+use crate::auth::files::GatewayFiles;
+use crate::auth::login_codes::LoginCodes;
+use crate::auth::tokens::Secrets;
+use crate::config::GatewayConfig;
+use crate::diagnostics::recorder::Recorder;
+use crate::events::Events;
+use crate::ids::IdGen;
+use crate::providers::entry::ProviderEntry;
+use crate::providers::identity::Identities;
+use crate::sessions::hosts::HostEntry;
+use crate::sessions::session::Session;
+use crate::streams::budget::StreamControls;
+use crate::streams::store::StreamStore;
+use crate::tools::limits::Limits;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime};
+use tap_protocol::ErrorCode;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Everything one running gateway holds.
+pub(crate) struct Core {
+    pub config: GatewayConfig,
+    pub secrets: Secrets,
+    pub files: GatewayFiles,
+    pub address: SocketAddr,
+    pub started_at: SystemTime,
+    pub started: Instant,
+    pub ids: IdGen,
+    /// Sessions, providers and hosts. A std Mutex: every critical section is a few map
+    /// operations and channel sends, never an await, so it is never held across one.
+    state: Mutex<State>,
+    /// Stream history has its own lock so a push flood does not contend with tool calls.
+    pub streams: StreamStore,
+    /// Stream filters and push budgets per (provider, session).
+    pub stream_controls: StreamControls,
+    /// Cancelled when the gateway stops; every connection task watches it.
+    pub stopping: CancellationToken,
+    /// Owns every task the gateway spawns, so stop can wait for all of them.
+    pub tasks: TaskTracker,
+    /// Tool invocations from session hosts. Stop waits for these before closing host
+    /// sockets, so every in-flight call's terminal result reaches its caller.
+    pub invocations: TaskTracker,
+    /// Connection slots, one permit per open socket of each kind.
+    pub slots: Slots,
+    /// The remembered pairings' file (`$TAP_HOME/paired-providers.json`).
+    pub pairing: crate::pairing::store::Store,
+    /// Changes for the control plane.
+    pub events: Events,
+    /// Outstanding one-time panel login codes (`ui.login`, `POST /api/login`).
+    pub ui_logins: LoginCodes,
+    /// Errors sent, limits hit, recent failures.
+    pub diagnostics: Recorder,
+}
+
+/// One permit per open connection of each kind; a connection takes one before its
+/// upgrade and holds it for its life.
+pub(crate) struct Slots {
+    /// Provider connections (spec: at most 50).
+    pub providers: Arc<Semaphore>,
+    /// Session-host connections.
+    pub hosts: Arc<Semaphore>,
+    /// Control-plane connections (panel, tray app, `tap pairing`).
+    pub control: Arc<Semaphore>,
+}
+
+/// What changes under the one state lock.
+#[derive(Default)]
+pub(crate) struct State {
+    pub sessions: HashMap<String, Session>,
+    /// Session ids in registration order, so `sessions` lists are stable.
+    pub session_order: Vec<String>,
+    pub providers: HashMap<String, ProviderEntry>,
+    pub hosts: HashMap<String, HostEntry>,
+    /// Pairing requests and paired providers (under this lock with `providers`, so a
+    /// revoke and a token authentication cannot interleave).
+    pub pairing: crate::pairing::registry::Registry,
+    /// Prompt transforms, ambient context and pending `transform.request`s per provider.
+    pub transforms: crate::transforms::registry::Registry,
+    /// Provider identities (`name` + `instance`) and their reconnect tokens.
+    pub identity: Identities,
+    /// Declared tool concurrency limits and their slot pools.
+    pub limits: Limits,
+}
+
+impl Core {
+    /// Builds the core of a gateway listening on `address`.
+    pub fn new(
+        config: GatewayConfig,
+        secrets: Secrets,
+        files: GatewayFiles,
+        address: SocketAddr,
+    ) -> Self {
+        let pairing = crate::pairing::store::Store::new(&config.data_dir);
+        let remembered = crate::pairing::registry::Registry::with_remembered(pairing.load());
+        let events = Events::new();
+        let tasks = TaskTracker::new();
+        let stopping = CancellationToken::new();
+        let diagnostics = Recorder::new(events.clone(), tasks.clone(), stopping.clone());
+        Self {
+            config,
+            secrets,
+            files,
+            address,
+            started_at: SystemTime::now(),
+            started: Instant::now(),
+            ids: IdGen::new(),
+            state: Mutex::new(State {
+                pairing: remembered,
+                ..State::default()
+            }),
+            streams: StreamStore::default(),
+            stream_controls: StreamControls::default(),
+            stopping,
+            tasks,
+            invocations: TaskTracker::new(),
+            slots: Slots {
+                providers: Arc::new(Semaphore::new(
+                    tap_protocol::limits::MAX_PROVIDER_CONNECTIONS,
+                )),
+                hosts: Arc::new(Semaphore::new(tap_protocol::limits::MAX_HOST_CONNECTIONS)),
+                control: Arc::new(Semaphore::new(
+                    tap_protocol::limits::MAX_CONTROL_CONNECTIONS,
+                )),
+            },
+            pairing,
+            events,
+            ui_logins: LoginCodes::default(),
+            diagnostics,
+        }
+    }
+
+    /// The state lock. Never held across an `.await`.
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl State {
+    /// A registered session that is not ending, or `INVALID_SESSION`: what every
+    /// session-scoped request (a call, a precheck, a prompt, a bind) needs.
+    pub fn live_session(&self, id: &str) -> Result<&Session, (ErrorCode, String)> {
+        self.sessions
+            .get(id)
+            .filter(|s| !s.is_ending())
+            .ok_or_else(|| unknown_session(id))
+    }
+}
+
+/// `INVALID_SESSION` for a session id nobody registered (or that ended).
+pub(crate) fn unknown_session(id: &str) -> (ErrorCode, String) {
+    (
+        ErrorCode::InvalidSession,
+        format!("Session '{id}' does not exist"),
+    )
+}

@@ -1,0 +1,144 @@
+//! Where a call goes: resolved from the session's tool map (`sessions::tool_map`, who
+//! holds which tool) under the state lock, then used without it.
+
+use super::request::CallError;
+use crate::providers::entry::ProviderEntry;
+use crate::providers::link::ProviderLink;
+use crate::sessions::instances;
+use crate::sessions::session::Session;
+use crate::sessions::tool_entry::{Holder, ToolKind};
+use crate::state::Core;
+use std::time::Duration;
+use tap_protocol::{ErrorCode, Json};
+
+/// Where a call goes: resolved under the state lock, used without it.
+pub(crate) struct Route {
+    pub provider_id: String,
+    pub provider_name: String,
+    /// The instance, for a shared tool.
+    pub instance: Option<String>,
+    pub link: ProviderLink,
+    pub timeout: Duration,
+    /// The gateway chose the instance (a shared tool called without `target`): a
+    /// retryable failure may be retried on another one.
+    pub failover: bool,
+    /// `target` is the gateway's parameter here and is removed from the args sent.
+    pub strip_target: bool,
+}
+
+/// What a call asks of the routing.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Want<'a> {
+    /// The call's `args.target` (only shared tools read it).
+    pub target: Option<&'a Json>,
+    /// Instances not to route to (the one whose retryable failure is being retried).
+    pub exclude: &'a [String],
+    /// Keep this holder if it still has the tool (a call that waited for its slot).
+    pub pin: Option<&'a str>,
+}
+
+/// Where a call goes.
+pub(crate) enum Resolved {
+    /// To a provider.
+    Call(Route),
+    /// The generated `list_<name>_instances` of this provider name.
+    ListInstances(String),
+}
+
+/// Resolves where a call of `tool` in `session_id` goes, under the state lock.
+pub(crate) fn resolve(
+    core: &Core,
+    session_id: &str,
+    tool: &str,
+    want: Want<'_>,
+) -> Result<Resolved, CallError> {
+    let state = core.state();
+    let session = state.live_session(session_id)?;
+    in_session(session, tool, want, core.config.default_tool_timeout)
+}
+
+fn in_session(
+    session: &Session,
+    tool: &str,
+    want: Want<'_>,
+    default_timeout: Duration,
+) -> Result<Resolved, CallError> {
+    let entry = session.tools.get(tool).ok_or_else(|| {
+        CallError::new(
+            ErrorCode::NotFound,
+            format!("No tool '{tool}' in session '{}'", session.info.id),
+        )
+    })?;
+    let holders = match &entry.kind {
+        ToolKind::Own(h) => {
+            return Ok(Resolved::Call(route_to(
+                h,
+                &entry.provider_name,
+                default_timeout,
+                false,
+            )))
+        }
+        ToolKind::ListInstances => return Ok(Resolved::ListInstances(entry.provider_name.clone())),
+        ToolKind::Shared(holders) => holders,
+    };
+    let name = &entry.provider_name;
+    let live = || {
+        holders
+            .iter()
+            .filter_map(|h| h.instance.as_deref())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match want.target {
+        Some(Json::String(target)) => {
+            match holders.iter().find(|h| h.instance.as_deref() == Some(target)) {
+                Some(h) => Ok(Resolved::Call(route_to(h, name, default_timeout, true))),
+                None => Err(CallError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "No instance '{target}' of provider '{name}' holds tool '{tool}' in session '{}'; live instances: {} (see {})",
+                        session.info.id,
+                        live(),
+                        instances::list_tool_name(name)
+                    ),
+                )),
+            }
+        }
+        None | Some(Json::Null) => {
+            let candidates = holders
+                .iter()
+                .filter(|h| !want.exclude.contains(&h.provider_id));
+            let pinned = want
+                .pin
+                .and_then(|pin| candidates.clone().find(|h| h.provider_id == pin));
+            // Spec: "If `target` is omitted, routes to the most recently active instance".
+            match pinned.or_else(|| candidates.max_by_key(|h| h.link.activity.order())) {
+                Some(h) => {
+                    let mut route = route_to(h, name, default_timeout, true);
+                    route.failover = true;
+                    Ok(Resolved::Call(route))
+                }
+                None => Err(CallError::new(
+                    ErrorCode::NotFound,
+                    format!("No other instance of provider '{name}' holds tool '{tool}'"),
+                )),
+            }
+        }
+        Some(other) => Err(CallError::new(
+            ErrorCode::InvalidJson,
+            format!("'target' must be an instance id (a string), got {other}"),
+        )),
+    }
+}
+
+fn route_to(h: &Holder, provider_name: &str, default_timeout: Duration, shared: bool) -> Route {
+    Route {
+        provider_id: h.provider_id.clone(),
+        provider_name: provider_name.to_string(),
+        instance: h.instance.clone(),
+        link: h.link.clone(),
+        timeout: ProviderEntry::timeout_of(&h.def, default_timeout),
+        failover: false,
+        strip_target: shared,
+    }
+}
