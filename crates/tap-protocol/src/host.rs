@@ -9,82 +9,41 @@
 //! invocations) that the answer echoes.
 
 use crate::provider::{PushLevel, SessionInfo, StreamEntry};
+use crate::wire::wire_messages;
 use crate::{ErrorCode, Json, JsonObject};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// A message a session host sends to the gateway.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum HostRequest {
-    /// First message: the host token, optionally a resume token.
-    #[serde(rename = "auth")]
-    Auth(HostAuth),
-    /// Register a session.
-    #[serde(rename = "session.register")]
-    SessionRegister(SessionRegister),
-    /// End a session.
-    #[serde(rename = "session.end")]
-    SessionEnd(SessionEnd),
-    /// Report busy / idle.
-    #[serde(rename = "session.state")]
-    SessionState(SessionStateReport),
-    /// Report a session event (user message, assistant message, tool completion, intent).
-    #[serde(rename = "session.event")]
-    SessionEvent(HostSessionEvent),
-    /// Invoke a tool in a session.
-    #[serde(rename = "tool.invoke")]
-    ToolInvoke(ToolInvoke),
-    /// Cancel an invocation this connection made.
-    #[serde(rename = "tool.cancel")]
-    ToolCancel(HostToolCancel),
-    /// Ask for the gateway's status.
-    #[serde(rename = "status.get")]
-    StatusGet(RequestRef),
-    /// Read a session's stream history.
-    #[serde(rename = "streams.history")]
-    StreamsHistory(StreamsHistoryRequest),
-    /// Apply the session's prompt transforms and collect its ambient context.
-    #[serde(rename = "prompt.apply")]
-    PromptApply(PromptApply),
-    /// Ask for the pre-tool-use decision (hook rules) before using a tool.
-    #[serde(rename = "tool.precheck")]
-    ToolPrecheck(ToolPrecheck),
+wire_messages! {
+    /// A message a session host sends to the gateway.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub enum HostRequest {
+        /// First message: the host token, optionally a resume token.
+        "auth" => Auth(HostAuth),
+        /// Register a session.
+        "session.register" => SessionRegister(SessionRegister),
+        /// End a session.
+        "session.end" => SessionEnd(SessionEnd),
+        /// Report busy / idle.
+        "session.state" => SessionState(SessionStateReport),
+        /// Report a session event (user message, assistant message, tool completion, intent).
+        "session.event" => SessionEvent(HostSessionEvent),
+        /// Invoke a tool in a session.
+        "tool.invoke" => ToolInvoke(ToolInvoke),
+        /// Cancel an invocation this connection made.
+        "tool.cancel" => ToolCancel(HostToolCancel),
+        /// Ask for the gateway's status.
+        "status.get" => StatusGet(RequestRef),
+        /// Read a session's stream history.
+        "streams.history" => StreamsHistory(StreamsHistoryRequest),
+        /// Apply the session's prompt transforms and collect its ambient context.
+        "prompt.apply" => PromptApply(PromptApply),
+        /// Ask for the pre-tool-use decision (hook rules) before using a tool.
+        "tool.precheck" => ToolPrecheck(ToolPrecheck),
+    }
 }
 
 impl HostRequest {
-    /// Every host→gateway `type` this gateway knows.
-    pub const TYPES: &'static [&'static str] = &[
-        "auth",
-        "session.register",
-        "session.end",
-        "session.state",
-        "session.event",
-        "tool.invoke",
-        "tool.cancel",
-        "status.get",
-        "streams.history",
-        "prompt.apply",
-        "tool.precheck",
-    ];
-
-    /// The wire `type` of this message.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Self::Auth(_) => "auth",
-            Self::SessionRegister(_) => "session.register",
-            Self::SessionEnd(_) => "session.end",
-            Self::SessionState(_) => "session.state",
-            Self::SessionEvent(_) => "session.event",
-            Self::ToolInvoke(_) => "tool.invoke",
-            Self::ToolCancel(_) => "tool.cancel",
-            Self::StatusGet(_) => "status.get",
-            Self::StreamsHistory(_) => "streams.history",
-            Self::PromptApply(_) => "prompt.apply",
-            Self::ToolPrecheck(_) => "tool.precheck",
-        }
-    }
-
     /// The `requestId` or `callId` an answer would echo, if any.
     pub fn correlation_id(&self) -> Option<&str> {
         match self {
@@ -101,53 +60,40 @@ impl HostRequest {
     }
 }
 
-/// A message the gateway sends to a session host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum HostEvent {
-    /// Authenticated.
-    #[serde(rename = "auth.ok")]
-    AuthOk(HostAuthOk),
-    /// A session was registered.
-    #[serde(rename = "session.registered")]
-    SessionRegistered(SessionRegistered),
-    /// A session ended (asked for, or its host never came back).
-    #[serde(rename = "session.ended")]
-    SessionEnded(SessionEnded),
-    /// The full tool set of a session, sent whenever it changes (debounced).
-    #[serde(rename = "session.tools")]
-    SessionTools(SessionTools),
-    /// Progress of an invocation.
-    #[serde(rename = "tool.progress")]
-    ToolProgress(HostToolProgress),
-    /// The one terminal outcome of an invocation.
-    #[serde(rename = "tool.result")]
-    ToolResult(HostToolResult),
-    /// A pushed event at `surface` or `inject` level for a session this host owns.
-    #[serde(rename = "delivery")]
-    Delivery(Delivery),
-    /// Answer to `status.get`.
-    #[serde(rename = "status")]
-    Status(StatusReply),
-    /// Answer to `streams.history`.
-    #[serde(rename = "streams.history")]
-    StreamsHistory(StreamsHistoryReply),
-    /// Answer to `prompt.apply`.
-    #[serde(rename = "prompt.applied")]
-    PromptApplied(PromptApplied),
-    /// A bound provider's `startup_context`, sent once when it binds to the session.
-    #[serde(rename = "session.context")]
-    SessionContext(SessionContext),
-    /// Answer to `tool.precheck`: the one pre-tool-use decision.
-    #[serde(rename = "tool.decision")]
-    ToolDecision(ToolDecision),
-    /// Something about the session the user should see: its `tap.config.json` could not be
-    /// used, or one of its project providers failed for good.
-    #[serde(rename = "session.warning")]
-    SessionWarning(SessionWarning),
-    /// A request was refused.
-    #[serde(rename = "error")]
-    Error(HostError),
+wire_messages! {
+    /// A message the gateway sends to a session host.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub enum HostEvent {
+        /// Authenticated.
+        "auth.ok" => AuthOk(HostAuthOk),
+        /// A session was registered.
+        "session.registered" => SessionRegistered(SessionRegistered),
+        /// A session ended (asked for, or its host never came back).
+        "session.ended" => SessionEnded(SessionEnded),
+        /// The full tool set of a session, sent whenever it changes (debounced).
+        "session.tools" => SessionTools(SessionTools),
+        /// Progress of an invocation.
+        "tool.progress" => ToolProgress(HostToolProgress),
+        /// The one terminal outcome of an invocation.
+        "tool.result" => ToolResult(HostToolResult),
+        /// A pushed event at `surface` or `inject` level for a session this host owns.
+        "delivery" => Delivery(Delivery),
+        /// Answer to `status.get`.
+        "status" => Status(StatusReply),
+        /// Answer to `streams.history`.
+        "streams.history" => StreamsHistory(StreamsHistoryReply),
+        /// Answer to `prompt.apply`.
+        "prompt.applied" => PromptApplied(PromptApplied),
+        /// A bound provider's `startup_context`, sent once when it binds to the session.
+        "session.context" => SessionContext(SessionContext),
+        /// Answer to `tool.precheck`: the one pre-tool-use decision.
+        "tool.decision" => ToolDecision(ToolDecision),
+        /// Something about the session the user should see: its `tap.config.json` could not be
+        /// used, or one of its project providers failed for good.
+        "session.warning" => SessionWarning(SessionWarning),
+        /// A request was refused.
+        "error" => Error(HostError),
+    }
 }
 
 /// `auth` (host).

@@ -4,151 +4,81 @@
 //! fields are skipped when absent so the gateway never sends `null` where the spec
 //! shows nothing.
 
+use crate::wire::wire_messages;
 use crate::{ErrorCode, Json, JsonObject};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// A message a provider sends to the gateway.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum ProviderMessage {
-    /// First message on connect: a token, or `mode: "pair"`.
-    #[serde(rename = "auth")]
-    Auth(Auth),
-    /// The pairing code the user typed.
-    #[serde(rename = "auth.confirm")]
-    AuthConfirm(AuthConfirm),
-    /// Register: identity, session binding, tools, hooks, context.
-    #[serde(rename = "hello")]
-    Hello(Box<Hello>),
-    /// Graceful disconnect.
-    #[serde(rename = "goodbye")]
-    Goodbye(Goodbye),
-    /// An `"all"`-bound provider is ready for a new session.
-    #[serde(rename = "session.ready")]
-    SessionReady(SessionRef),
-    /// The answer to a `tool.call` (or to a `tool.cancel`).
-    #[serde(rename = "tool.result")]
-    ToolResult(ToolResult),
-    /// Incremental status of a slow tool call.
-    #[serde(rename = "tool.progress")]
-    ToolProgress(ToolProgress),
-    /// The answer to a `gate.check`.
-    #[serde(rename = "gate.result")]
-    GateResult(GateResult),
-    /// The answer to a `transform.request`.
-    #[serde(rename = "transform.result")]
-    TransformResult(TransformResult),
-    /// An event for a stream (and maybe the session).
-    #[serde(rename = "push")]
-    Push(Push),
-    /// Replace (or amend) the provider's tool list.
-    #[serde(rename = "tools.update")]
-    ToolsUpdate(ToolsUpdate),
-    /// Change hook rules or transforms.
-    #[serde(rename = "hooks.update")]
-    HooksUpdate(HooksUpdate),
-    /// Change ambient context.
-    #[serde(rename = "context.update")]
-    ContextUpdate(ContextUpdate),
-    /// Set the gateway-side filter of one of the provider's streams.
-    #[serde(rename = "filter.set")]
-    FilterSet(FilterSet),
-    /// Read stream history.
-    #[serde(rename = "stream.query")]
-    StreamQuery(StreamQuery),
-    /// Async cleanup after `shutdown.pending` is done.
-    #[serde(rename = "shutdown.ready")]
-    ShutdownReady(SessionRef),
-}
-
-impl ProviderMessage {
-    /// Every provider→gateway `type` this gateway knows.
-    pub const TYPES: &'static [&'static str] = &[
-        "auth",
-        "auth.confirm",
-        "hello",
-        "goodbye",
-        "session.ready",
-        "tool.result",
-        "tool.progress",
-        "gate.result",
-        "transform.result",
-        "push",
-        "tools.update",
-        "hooks.update",
-        "context.update",
-        "filter.set",
-        "stream.query",
-        "shutdown.ready",
-    ];
-
-    /// The wire `type` of this message.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Self::Auth(_) => "auth",
-            Self::AuthConfirm(_) => "auth.confirm",
-            Self::Hello(_) => "hello",
-            Self::Goodbye(_) => "goodbye",
-            Self::SessionReady(_) => "session.ready",
-            Self::ToolResult(_) => "tool.result",
-            Self::ToolProgress(_) => "tool.progress",
-            Self::GateResult(_) => "gate.result",
-            Self::TransformResult(_) => "transform.result",
-            Self::Push(_) => "push",
-            Self::ToolsUpdate(_) => "tools.update",
-            Self::HooksUpdate(_) => "hooks.update",
-            Self::ContextUpdate(_) => "context.update",
-            Self::FilterSet(_) => "filter.set",
-            Self::StreamQuery(_) => "stream.query",
-            Self::ShutdownReady(_) => "shutdown.ready",
-        }
+wire_messages! {
+    /// A message a provider sends to the gateway.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub enum ProviderMessage {
+        /// First message on connect: a token, or `mode: "pair"`.
+        "auth" => Auth(Auth),
+        /// The pairing code the user typed.
+        "auth.confirm" => AuthConfirm(AuthConfirm),
+        /// Register: identity, session binding, tools, hooks, context.
+        "hello" => Hello(Box<Hello>),
+        /// Graceful disconnect.
+        "goodbye" => Goodbye(Goodbye),
+        /// An `"all"`-bound provider is ready for a new session.
+        "session.ready" => SessionReady(SessionRef),
+        /// The answer to a `tool.call` (or to a `tool.cancel`).
+        "tool.result" => ToolResult(ToolResult),
+        /// Incremental status of a slow tool call.
+        "tool.progress" => ToolProgress(ToolProgress),
+        /// The answer to a `gate.check`.
+        "gate.result" => GateResult(GateResult),
+        /// The answer to a `transform.request`.
+        "transform.result" => TransformResult(TransformResult),
+        /// An event for a stream (and maybe the session).
+        "push" => Push(Push),
+        /// Replace (or amend) the provider's tool list.
+        "tools.update" => ToolsUpdate(ToolsUpdate),
+        /// Change hook rules or transforms.
+        "hooks.update" => HooksUpdate(HooksUpdate),
+        /// Change ambient context.
+        "context.update" => ContextUpdate(ContextUpdate),
+        /// Set the gateway-side filter of one of the provider's streams.
+        "filter.set" => FilterSet(FilterSet),
+        /// Read stream history.
+        "stream.query" => StreamQuery(StreamQuery),
+        /// Async cleanup after `shutdown.pending` is done.
+        "shutdown.ready" => ShutdownReady(SessionRef),
     }
 }
 
-/// A message the gateway sends to a provider.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum GatewayMessage {
-    /// Pairing started; the code is shown to the user, never sent here.
-    #[serde(rename = "auth.pairing")]
-    AuthPairing(AuthPairing),
-    /// Active sessions, after successful auth.
-    #[serde(rename = "sessions")]
-    Sessions(Sessions),
-    /// The session list changed.
-    #[serde(rename = "sessions.updated")]
-    SessionsUpdated(Sessions),
-    /// Registration accepted; the provider is Bound.
-    #[serde(rename = "hello.ack")]
-    HelloAck(HelloAck),
-    /// A state update was applied.
-    #[serde(rename = "ack")]
-    Ack(Ack),
-    /// Something the provider sent was refused.
-    #[serde(rename = "error")]
-    Error(ErrorMessage),
-    /// Run a tool.
-    #[serde(rename = "tool.call")]
-    ToolCall(ToolCall),
-    /// Abort a tool call.
-    #[serde(rename = "tool.cancel")]
-    ToolCancel(ToolCancel),
-    /// A gate rule matched; decide.
-    #[serde(rename = "gate.check")]
-    GateCheck(GateCheck),
-    /// A callback transform is needed for a prompt section.
-    #[serde(rename = "transform.request")]
-    TransformRequest(TransformRequest),
-    /// A session event the provider subscribed to.
-    #[serde(rename = "session.event")]
-    SessionEvent(SessionEvent),
-    /// The session's state changed.
-    #[serde(rename = "session.lifecycle")]
-    SessionLifecycle(SessionLifecycle),
-    /// The answer to a `stream.query`.
-    #[serde(rename = "stream.history")]
-    StreamHistory(StreamHistory),
+wire_messages! {
+    /// A message the gateway sends to a provider.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub enum GatewayMessage {
+        /// Pairing started; the code is shown to the user, never sent here.
+        "auth.pairing" => AuthPairing(AuthPairing),
+        /// Active sessions, after successful auth.
+        "sessions" => Sessions(Sessions),
+        /// The session list changed.
+        "sessions.updated" => SessionsUpdated(Sessions),
+        /// Registration accepted; the provider is Bound.
+        "hello.ack" => HelloAck(HelloAck),
+        /// A state update was applied.
+        "ack" => Ack(Ack),
+        /// Something the provider sent was refused.
+        "error" => Error(ErrorMessage),
+        /// Run a tool.
+        "tool.call" => ToolCall(ToolCall),
+        /// Abort a tool call.
+        "tool.cancel" => ToolCancel(ToolCancel),
+        /// A gate rule matched; decide.
+        "gate.check" => GateCheck(GateCheck),
+        /// A callback transform is needed for a prompt section.
+        "transform.request" => TransformRequest(TransformRequest),
+        /// A session event the provider subscribed to.
+        "session.event" => SessionEvent(SessionEvent),
+        /// The session's state changed.
+        "session.lifecycle" => SessionLifecycle(SessionLifecycle),
+        /// The answer to a `stream.query`.
+        "stream.history" => StreamHistory(StreamHistory),
+    }
 }
 
 // ---------------------------------------------------------------- provider → gateway
