@@ -42,8 +42,9 @@ pub use streams::*;
 /// The version of this protocol; bumped on an incompatible change.
 pub const CONTROL_PROTOCOL_VERSION: u32 = 1;
 
-/// How long a `ui.login` code may be exchanged for the control token (`POST /api/login`).
-pub const UI_LOGIN_CODE_TTL: std::time::Duration = std::time::Duration::from_secs(120);
+/// How long a `ui.login` code may be exchanged for the control token; defined with the
+/// other limits.
+pub use crate::limits::UI_LOGIN_CODE_TTL;
 
 /// Declares every method once: its wire name, its params type and its result type. From
 /// this one list come [`ControlCall`], [`ControlCall::METHODS`] and (feature `ts`) the
