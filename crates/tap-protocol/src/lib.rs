@@ -24,6 +24,7 @@ pub mod logs;
 pub mod pairing;
 pub mod provider;
 pub mod settings;
+mod wire;
 
 pub use decode::{decode, DecodeError};
 pub use error_code::ErrorCode;

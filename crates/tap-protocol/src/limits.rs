@@ -1,5 +1,6 @@
 //! Every limit, timeout and rate of the spec (and of our session-host protocol), named once.
-//! The gateway enforces each in exactly one place; tests refer to these constants.
+//! The gateway enforces each in exactly one place; tests refer to these constants. Limits
+//! the spec does not set are ours; each says why it has its value.
 
 use std::time::Duration;
 
@@ -11,9 +12,13 @@ pub const MAX_MESSAGE_BYTES: usize = 2 * 1024 * 1024;
 /// Between the spec limits and this hard cap the gateway answers `PAYLOAD_TOO_LARGE`
 /// and the connection survives, as the spec asks.
 pub const HARD_FRAME_CAP_BYTES: usize = 16 * 1024 * 1024;
-/// Bytes an unauthenticated socket may send in total before it is closed.
+/// Bytes an unauthenticated socket may send in total before it is closed: the pre-auth
+/// byte budget. The spec sets none; an unauthenticated peer must not cost memory without
+/// bound (docs/spec-decisions.md, decision 5).
 pub const MAX_PRE_AUTH_BYTES: usize = 64 * 1024;
-/// An unauthenticated socket is closed after this long.
+/// The auth deadline: an unauthenticated socket is closed after this long, on every
+/// endpoint. The spec sets none; an unauthenticated peer must not hold a socket forever
+/// (docs/spec-decisions.md, decision 5).
 pub const AUTH_TIMEOUT: Duration = Duration::from_secs(10);
 /// Tools per provider.
 pub const MAX_TOOLS_PER_PROVIDER: usize = 100;
@@ -29,17 +34,31 @@ pub const MAX_STREAM_QUERY_LAST: usize = 100;
 pub const MAX_PROVIDER_CONNECTIONS: usize = 50;
 /// Pairing attempts per minute.
 pub const MAX_PAIRING_ATTEMPTS_PER_MINUTE: u32 = 5;
+/// The window [`MAX_PAIRING_ATTEMPTS_PER_MINUTE`] counts over: a sliding minute (spec:
+/// "Payload limits", "per minute").
+pub const PAIRING_ATTEMPT_WINDOW: Duration = Duration::from_secs(60);
 /// `hello` rebinds per connection per minute.
 pub const MAX_REBINDS_PER_MINUTE: u32 = 10;
+/// The window [`MAX_REBINDS_PER_MINUTE`] counts over: a sliding minute (spec: "Payload
+/// limits", "per connection per minute").
+pub const REBIND_WINDOW: Duration = Duration::from_secs(60);
 /// `push` messages per second per (provider, session).
 pub const MAX_PUSHES_PER_SECOND: u32 = 10;
+/// The push budget window: [`MAX_PUSHES_PER_SECOND`] counts `surface`/`inject` pushes
+/// over a sliding second (spec: "Push loop prevention", "per second per (provider,
+/// session)").
+pub const PUSH_BUDGET_WINDOW: Duration = Duration::from_secs(1);
 /// Queued calls beyond a provider's concurrency limit.
 pub const MAX_QUEUED_CALLS: usize = 10;
-/// `gate.check` answer deadline (fail closed).
+/// `gate.check` answer deadline, the hook gate timeout: no answer in time denies the tool
+/// use unless the rule says `failOpen` (spec: "Gate timeout behavior: fail closed", 5 s).
 pub const GATE_TIMEOUT: Duration = Duration::from_secs(5);
-/// `transform.request` answer deadline (section unchanged).
+/// `transform.request` answer deadline; no answer leaves the section unchanged (spec:
+/// `transform.request`, 2 s).
 pub const TRANSFORM_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long a `reconnectToken` stays valid.
+/// The reconnect window: how long a `reconnectToken` stays valid after its connection
+/// drops, so a provider that reconnects within it gets its binding back (spec:
+/// "Reconnect protocol", 30 s).
 pub const RECONNECT_TOKEN_TTL: Duration = Duration::from_secs(30);
 /// Tool timeout when the tool declares none.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
@@ -91,3 +110,49 @@ pub const PROJECT_MAX_QUICK_FAILURES: u32 = 5;
 pub const MAX_FILE_RESULT_BYTES: u64 = 100 * 1024 * 1024;
 /// Longest `tool.result.file.ttl` (seconds): how long the gateway keeps its copy readable.
 pub const MAX_FILE_RESULT_TTL_SECS: u64 = 60 * 60;
+
+// ---------------------------------------------------------------- hook rules
+
+/// Longest `match.args` pattern of a hook rule, in bytes. Not in the spec: a pattern is
+/// matched against every tool use, so its size is bounded with the rule count.
+pub const MAX_HOOK_PATTERN_BYTES: usize = 4 * 1024;
+/// Compiled-program size limit of one pattern (the `regex` crate's `size_limit`). The spec
+/// asks for a 1 ms timeout per match ("Regex execution safety"); the `regex` crate matches
+/// in time linear in the input, so nothing can backtrack, and this bounds the memory a
+/// pattern may cost instead.
+pub const HOOK_REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+
+// ---------------------------------------------------------------- provider processes
+
+/// Longest output line of a spawned provider logged as is; the rest of a longer line is
+/// dropped, so a provider printing without newlines cannot make the gateway buffer it all.
+pub const MAX_PROVIDER_LOG_LINE_BYTES: usize = 8 * 1024;
+/// How long a spawned provider has to exit after SIGTERM before it is killed.
+pub const PROVIDER_STOP_GRACE: Duration = Duration::from_secs(2);
+
+// ---------------------------------------------------------------- closing and stopping
+
+/// Bound on closing a socket politely (flushing queued frames, then the close frame): the
+/// peer may be the reason it is closing, so the gateway does not wait on it longer.
+pub const CLOSE_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(2);
+/// When the gateway stops, after every session has ended: how long tool invocations get to
+/// hand their outcomes to their session hosts before the host sockets close.
+pub const STOP_INVOCATIONS_WAIT: Duration = Duration::from_secs(2);
+/// When the gateway stops, after the invocations: how long its connection tasks get to
+/// close before the gateway returns without them.
+pub const STOP_CONNECTIONS_WAIT: Duration = Duration::from_secs(5);
+
+// ---------------------------------------------------------------- control plane
+
+/// A control client that does not take a frame within this long stopped reading: its
+/// connection is dropped rather than held open forever.
+pub const CONTROL_WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// At most one `diagnostics.changed` event per this long: counters change on every
+/// message, and the panel only needs to refresh a few times a second.
+pub const DIAGNOSTICS_EVENT_INTERVAL: Duration = Duration::from_millis(250);
+/// How long a `ui.login` code may be exchanged for the control token (`POST /api/login`).
+pub const UI_LOGIN_CODE_TTL: Duration = Duration::from_secs(120);
+/// `ui.login` codes outstanding at once; issuing one more forgets the oldest.
+pub const MAX_UI_LOGIN_CODES: usize = 16;
+/// Largest `POST /api/login` body read: a real one is `{"code": "<43 characters>"}`.
+pub const MAX_LOGIN_BODY_BYTES: usize = 1024;

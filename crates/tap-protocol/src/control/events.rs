@@ -1,0 +1,98 @@
+//! What changed: the events a control connection receives, and the topics it follows.
+
+use crate::logs::LogRecord;
+use crate::pairing::PairingEntry;
+use crate::provider::StreamEntry;
+use crate::settings::Settings;
+use serde::{Deserialize, Serialize};
+
+/// What changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind")]
+pub enum ControlEvent {
+    /// A pairing request appeared, or a pairing changed (configured, confirmed,
+    /// connected, disconnected). Carries the whole entry: replace by id.
+    #[serde(rename = "pairing.changed")]
+    PairingChanged {
+        /// The entry as it is now.
+        pairing: PairingEntry,
+    },
+    /// A pairing request or a paired provider is gone.
+    #[serde(rename = "pairing.removed")]
+    PairingRemoved {
+        /// Its id.
+        id: String,
+        /// `denied`, `expired`, `revoked`, `failed`, …
+        reason: String,
+    },
+    /// Sessions or providers changed: call `status` for the new state. Several of these
+    /// may arrive in a burst; one `status` call after the burst is enough.
+    #[serde(rename = "status.changed")]
+    StatusChanged,
+    /// This connection fell behind and events were dropped: call `snapshot` and start
+    /// over from it.
+    #[serde(rename = "resync")]
+    Resync {
+        /// Why, e.g. `lagged`.
+        reason: String,
+    },
+    /// Counters or connection states changed (at most one every 250 ms): call
+    /// `diagnostics`. Only after `diagnostics.follow`.
+    #[serde(rename = "diagnostics.changed")]
+    DiagnosticsChanged,
+    /// A new record in the gateway's log. Only after `logs.follow`.
+    #[serde(rename = "log")]
+    Log {
+        /// The record.
+        record: LogRecord,
+    },
+    /// An event was stored in the followed session's streams. Only after `streams.follow`.
+    #[serde(rename = "stream.entry")]
+    StreamEntry {
+        /// The session.
+        #[serde(rename = "sessionId")]
+        session_id: String,
+        /// `stream@provider`.
+        stream: String,
+        /// The event.
+        entry: StreamEntry,
+    },
+    /// The settings were changed (by any client).
+    #[serde(rename = "settings.changed")]
+    SettingsChanged {
+        /// The settings as saved.
+        settings: Settings,
+    },
+    /// This connection fell behind a followed topic and `missed` of its events were
+    /// dropped (the other events are unaffected): fetch it again (`logs.follow`,
+    /// `streams.follow`) if the gap matters.
+    #[serde(rename = "follow.lagged")]
+    FollowLagged {
+        /// `logs` or `streams`.
+        topic: FollowTopic,
+        /// How many events were dropped.
+        missed: u64,
+    },
+}
+
+/// What a `*.follow` method follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum FollowTopic {
+    /// `diagnostics.follow`: `diagnostics.changed` events.
+    Diagnostics,
+    /// `logs.follow`: `log` events.
+    Logs,
+    /// `streams.follow`: `stream.entry` events.
+    Streams,
+}
+
+/// Params of `unfollow`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct UnfollowParams {
+    /// What to stop following.
+    pub topic: FollowTopic,
+}
