@@ -1,15 +1,16 @@
 //! Builds and runs the Tauri app around the engine.
 
-use crate::args::Options;
-use crate::engine::{Engine, StartOptions};
-use crate::failures::ProviderFailure;
-use crate::signals::Signals;
 use crate::state::Desktop;
-use crate::watcher::{Action, Watcher};
-use crate::{commands, first_run, notify, settings, tray, windows};
+use crate::{commands, tray, windows};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use tap_desktop_core::args::Options;
+use tap_desktop_core::engine::{Engine, StartOptions};
+use tap_desktop_core::failures::ProviderFailure;
+use tap_desktop_core::signals::Signals;
+use tap_desktop_core::watcher::{Action, Watcher};
+use tap_desktop_core::{first_run, notify, settings};
 use tap_gateway::logs::LogBuffer;
 use tauri::{AppHandle, Manager, RunEvent, WindowEvent};
 use tauri_plugin_autostart::ManagerExt;
@@ -125,7 +126,7 @@ fn setup(
         backend: Arc::new(tap_secrets::OsKeyring::default()),
         keyring_allowed: !tap_secrets::keyring_disabled_by_env(),
         copilot_home: tap_client::default_copilot_home(),
-        ui_dir: crate::engine::ui_dir(),
+        ui_dir: tap_desktop_core::engine::ui_dir(),
         logs: Some(logs),
     }))?;
     let gateway = engine.gateway().clone();

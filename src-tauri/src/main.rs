@@ -2,26 +2,18 @@
 //! `tap gateway` runs) and adds a tray icon, the pairing popup, the control panel window,
 //! desktop notifications, the OS keyring, launch at login and a single instance.
 //!
-//! Everything that can be decided without a display lives in Tauri-free modules with unit
-//! tests (`args`, `settings`, `tray_state`, `watcher`, `notify`, `failures`, `first_run`,
-//! `engine`); the rest is thin glue (`app`, `tray`, `windows`, `commands`).
+//! Everything that can be decided without a display lives in the Tauri-free crate
+//! `tap-desktop-core`, with its unit tests; this crate is thin glue (`app`, `tray`,
+//! `windows`, `commands`).
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod app;
-mod args;
 mod commands;
-mod engine;
-mod failures;
-mod first_run;
-mod headless;
-mod notify;
-mod settings;
-mod signals;
 mod state;
 mod tray;
-mod tray_state;
-mod watcher;
 mod windows;
+
+use tap_desktop_core::{args, failures, headless, settings};
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;

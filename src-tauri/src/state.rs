@@ -1,12 +1,12 @@
 //! What the Tauri side shares between the tray, the windows, the commands and the event
 //! loop.
 
-use crate::engine::Engine;
 use crate::tray::TrayHandles;
-use crate::watcher::Watcher;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use tap_desktop_core::engine::Engine;
+use tap_desktop_core::watcher::Watcher;
 
 /// Managed by the Tauri app (`app.state::<Desktop>()`).
 pub struct Desktop {

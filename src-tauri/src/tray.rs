@@ -3,8 +3,8 @@
 //! pairing request arrives.
 
 use crate::state::Desktop;
-use crate::tray_state::{Summary, TrayState};
 use crate::windows;
+use tap_desktop_core::tray_state::{Summary, TrayState};
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};

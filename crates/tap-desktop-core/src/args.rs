@@ -1,4 +1,4 @@
-//! Command line and environment of the app. Tauri-free, so it is unit-tested.
+//! Command line and environment of the app.
 
 use std::net::SocketAddr;
 

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Runs the gateway until SIGINT/SIGTERM; returns the exit code (2: it could not start).
 pub fn run(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer) -> i32 {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,

@@ -1,6 +1,6 @@
 //! Turns the engine's events into what the desktop shell does: tray updates,
 //! notifications, showing and hiding the pairing popup. Tauri-free, so every rule is
-//! unit-tested; `app.rs` just carries the actions out.
+//! unit-tested; the Tauri shell (`src-tauri/src/app.rs`) just carries the actions out.
 
 use crate::failures::ProviderFailure;
 use crate::notify::{self, Note};

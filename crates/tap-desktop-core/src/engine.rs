@@ -138,7 +138,7 @@ pub fn ui_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("TAP_UI_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist"));
+    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/dist"));
     built.is_dir().then_some(built)
 }
 

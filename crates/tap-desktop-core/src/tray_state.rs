@@ -1,4 +1,4 @@
-//! What the tray shows, computed from counts. Tauri-free, so it is unit-tested.
+//! What the tray shows, computed from counts. Unit-tested.
 
 /// The tray icon's state, readable at a glance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
