@@ -13,14 +13,8 @@ mod state;
 mod tray;
 mod windows;
 
-use tap_desktop_core::{args, failures, headless, settings};
-
-use std::io::IsTerminal;
 use std::net::SocketAddr;
-use tracing_subscriber::filter::LevelFilter;
-use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::util::SubscriberInitExt;
-use tracing_subscriber::Layer;
+use tap_desktop_core::{args, headless, logging, settings};
 
 fn main() {
     let (options, ignored) = match args::parse(std::env::args().skip(1), |k| std::env::var(k).ok())
@@ -35,8 +29,7 @@ fn main() {
         print!("{}", args::USAGE);
         return;
     }
-    let (failures_tx, failures_rx) = tokio::sync::mpsc::unbounded_channel();
-    let logs = init_logging(failures_tx);
+    let (logs, failures_rx) = logging::install();
     if !ignored.is_empty() {
         tracing::warn!(?ignored, "ignoring unknown arguments");
     }
@@ -61,25 +54,4 @@ fn has_display() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
-}
-
-/// The log goes to stderr (`TAP_LOG` filters it, as for `tap gateway`) and into the ring
-/// the panel's Logs page reads (returned, for the engine); provider failures are also
-/// picked out of it for notifications.
-fn init_logging(
-    failures: tokio::sync::mpsc::UnboundedSender<failures::ProviderFailure>,
-) -> tap_gateway::logs::LogBuffer {
-    let logs = tap_gateway::logs::LogBuffer::new(tap_gateway::logs::LogBuffer::DEFAULT_CAPACITY);
-    let filter = tap_gateway::logs::env_filter();
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(std::io::stderr().is_terminal()),
-        )
-        .with(logs.layer())
-        .with(failures::FailureLayer::new(failures).with_filter(LevelFilter::WARN))
-        .init();
-    logs
 }
