@@ -2,8 +2,8 @@
 //! answers the window that called it only; the control token crosses the IPC, never a
 //! URL.
 
+use crate::actions;
 use crate::state::Desktop;
-use crate::{tray, windows};
 use serde::Serialize;
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
@@ -32,7 +32,7 @@ pub fn get_autostart(app: AppHandle) -> Result<bool, String> {
 
 #[tauri::command]
 pub fn set_autostart(app: AppHandle, on: bool) -> Result<(), String> {
-    tray::set_autostart(&app, on)
+    actions::set_autostart(&app, on)
 }
 
 #[tauri::command]
@@ -42,7 +42,7 @@ pub fn secret_storage_notice(desktop: State<'_, Desktop>) -> Option<String> {
 
 #[tauri::command]
 pub fn open_panel(app: AppHandle) {
-    windows::show_panel(&app);
+    actions::open_panel(&app);
 }
 
 #[tauri::command]

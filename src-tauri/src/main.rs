@@ -2,11 +2,13 @@
 //! `tap gateway` runs) and adds a tray icon, the pairing popup, the control panel window,
 //! desktop notifications, the OS keyring, launch at login and a single instance.
 //!
-//! Everything that can be decided without a display lives in the Tauri-free crate
-//! `tap-desktop-core`, with its unit tests; this crate is thin glue (`app`, `tray`,
-//! `windows`, `commands`).
+//! This crate is the Tauri shell, and only adapts: everything that can be decided or run
+//! without a display is in `tap-desktop-core`, with its unit tests. Here: `app` (builder,
+//! setup, run loop), `tray` and `windows` (Tauri objects), `state` (what they share),
+//! `actions` (carries out the core's decisions on them), `commands` (IPC).
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod actions;
 mod app;
 mod commands;
 mod state;
@@ -29,7 +31,7 @@ fn main() {
         print!("{}", args::USAGE);
         return;
     }
-    let (logs, failures_rx) = logging::install();
+    let (logs, failures) = logging::install();
     if !ignored.is_empty() {
         tracing::warn!(?ignored, "ignoring unknown arguments");
     }
@@ -37,21 +39,12 @@ fn main() {
     let listen = options
         .listen
         .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], settings::load(&home).port)));
-    let code = if has_display() {
-        app::run(options, home, listen, failures_rx, logs)
+    let code = if args::has_display(std::env::var_os) {
+        app::run(options, home, listen, failures, logs)
     } else {
         // No X or Wayland display: GTK cannot start, but the gateway can.
         tracing::warn!("no display (DISPLAY and WAYLAND_DISPLAY are unset): running the gateway without tray or windows");
         headless::run(home, listen, logs)
     };
     std::process::exit(code);
-}
-
-fn has_display() -> bool {
-    if !cfg!(target_os = "linux") {
-        return true;
-    }
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
 }
