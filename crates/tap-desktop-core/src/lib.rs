@@ -12,6 +12,7 @@ pub mod engine;
 pub mod failures;
 pub mod first_run;
 pub mod headless;
+pub mod ipc;
 pub mod logging;
 pub mod notify;
 pub mod settings;
