@@ -1,19 +1,20 @@
 //! Builds and runs the Tauri app around the engine.
 
-use crate::args::Options;
-use crate::engine::{Engine, StartOptions};
-use crate::failures::ProviderFailure;
-use crate::signals::Signals;
 use crate::state::Desktop;
-use crate::watcher::{Action, Watcher};
-use crate::{commands, first_run, notify, settings, tray, windows};
+use crate::{actions, commands, tray};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use tap_desktop_core::args::Options;
+use tap_desktop_core::engine::{Engine, StartOptions};
+use tap_desktop_core::failures::ProviderFailure;
+use tap_desktop_core::first_run;
+use tap_desktop_core::notify::refuse_start;
+use tap_desktop_core::signals::Signals;
+use tap_desktop_core::watcher::{self, Watcher};
 use tap_gateway::logs::LogBuffer;
 use tauri::{AppHandle, Manager, RunEvent, WindowEvent};
 use tauri_plugin_autostart::ManagerExt;
-use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Runs the app until Quit (or SIGINT/SIGTERM); returns the exit code.
@@ -33,7 +34,7 @@ pub fn run(
                 tracing::info!("second instance started at login; already running");
             } else {
                 tracing::info!("second instance started; showing the panel");
-                windows::show_panel(app);
+                actions::open_panel(app);
             }
         }))
         .plugin(
@@ -97,19 +98,6 @@ pub fn run(
     0
 }
 
-/// The app cannot start (another gateway for this `TAP_HOME`, the port taken, …): says why
-/// on stderr and, since a login item has no terminal, in a notification; exits 2.
-fn refuse_start(home: &std::path::Path, why: &str) -> ! {
-    eprintln!("tap-desktop: {why}");
-    tracing::error!(error = %why, "the app could not start");
-    if settings::load(home).notifications {
-        if let Some(shown) = notify::send(notify::start_failed(why)) {
-            let _ = shown.join();
-        }
-    }
-    std::process::exit(2)
-}
-
 fn setup(
     app: &AppHandle,
     options: &Options,
@@ -119,27 +107,26 @@ fn setup(
     logs: LogBuffer,
 ) -> Result<(), String> {
     let signals = tauri::async_runtime::block_on(async { Signals::register() });
-    let engine = tauri::async_runtime::block_on(Engine::start(StartOptions {
-        home: home.clone(),
+    let engine = tauri::async_runtime::block_on(Engine::start(StartOptions::desktop(
+        home.clone(),
         listen,
-        backend: Arc::new(tap_secrets::OsKeyring::default()),
-        keyring_allowed: !tap_secrets::keyring_disabled_by_env(),
-        copilot_home: tap_client::default_copilot_home(),
-        ui_dir: crate::engine::ui_dir(),
-        logs: Some(logs),
-    }))?;
+        logs,
+    )))?;
     let gateway = engine.gateway().clone();
     let address = gateway.address();
     // Subscribe before reading the state, so nothing between the two is missed.
     let events = gateway.subscribe();
-    let watcher = Watcher::new(&gateway.status(), &gateway.pairing_list());
-    let summary = watcher.summary();
+    let watcher = Arc::new(Mutex::new(Watcher::new(
+        &gateway.status(),
+        &gateway.pairing_list(),
+    )));
+    let summary = watcher.lock().unwrap().summary();
     app.manage(Desktop {
         home: home.clone(),
         address,
         control_token: gateway.control_token().to_string(),
         secret_notice: engine.secret_notice(),
-        watcher: Mutex::new(watcher),
+        watcher: watcher.clone(),
         tray: Mutex::new(None),
         engine: Mutex::new(Some(engine)),
     });
@@ -153,7 +140,14 @@ fn setup(
         Err(e) => tracing::warn!(error = %e, "could not turn Start at login on"),
     }
 
-    match tray::build(app, &summary, &address.to_string()) {
+    let autostart_on = app.autolaunch().is_enabled().unwrap_or(false);
+    match tray::build(
+        app,
+        &summary,
+        &address.to_string(),
+        autostart_on,
+        actions::on_menu,
+    ) {
         Ok(handles) => *app.state::<Desktop>().tray.lock().unwrap() = Some(handles),
         // No tray at all (rare: appindicator falls back to a status icon): the app
         // still serves, and a second launch or the notifications reach the panel.
@@ -161,9 +155,16 @@ fn setup(
     }
 
     if options.show {
-        windows::show_panel(app);
+        actions::open_panel(app);
     }
-    tauri::async_runtime::spawn(watch(app.clone(), events, failures));
+    let follower = app.clone();
+    tauri::async_runtime::spawn(watcher::follow(
+        gateway,
+        watcher,
+        events,
+        failures,
+        move |actions| actions::apply(&follower, actions),
+    ));
     let quit = app.clone();
     tauri::async_runtime::spawn(async move {
         let name = signals.recv().await;
@@ -171,68 +172,4 @@ fn setup(
         quit.exit(0);
     });
     Ok(())
-}
-
-/// Follows the engine's events and the provider failures, and carries out what the
-/// watcher decides.
-async fn watch(
-    app: AppHandle,
-    mut events: tokio::sync::broadcast::Receiver<tap_gateway::GatewayEvent>,
-    mut failures: UnboundedReceiver<ProviderFailure>,
-) {
-    let gateway = {
-        let desktop = app.state::<Desktop>();
-        let engine = desktop.engine.lock().unwrap();
-        match engine.as_ref() {
-            Some(e) => e.gateway().clone(),
-            None => return,
-        }
-    };
-    loop {
-        let actions = tokio::select! {
-            event = events.recv() => {
-                let desktop = app.state::<Desktop>();
-                match event {
-                    Ok(event) => desktop.watcher.lock().unwrap().on_event(&event, || gateway.status()),
-                    Err(RecvError::Lagged(n)) => {
-                        tracing::debug!(missed = n, "desktop watcher lagged; resyncing");
-                        let (status, pairings) = (gateway.status(), gateway.pairing_list());
-                        desktop.watcher.lock().unwrap().resync(&status, &pairings)
-                    }
-                    Err(RecvError::Closed) => return,
-                }
-            }
-            Some(failure) = failures.recv() => {
-                app.state::<Desktop>().watcher.lock().unwrap().on_failure(&failure)
-            }
-        };
-        apply(&app, actions);
-    }
-}
-
-/// Carries out the watcher's actions. Tray and window changes are posted to the main
-/// thread without waiting for it: this task must never block on the main thread, which may
-/// itself be waiting for the engine to stop (on Quit).
-fn apply(app: &AppHandle, actions: Vec<Action>) {
-    for action in actions {
-        let on_main = |f: fn(&AppHandle)| {
-            let handle = app.clone();
-            if let Err(e) = app.run_on_main_thread(move || f(&handle)) {
-                tracing::debug!(error = %e, "the event loop is gone; tray/window update dropped");
-            }
-        };
-        match action {
-            Action::UpdateTray => on_main(tray::update),
-            Action::ShowPopup => on_main(|app| windows::show_popup(app, false)),
-            Action::HidePopup => on_main(windows::hide_popup),
-            Action::Notify(note) => {
-                let home = app.state::<Desktop>().home.clone();
-                if settings::load(&home).notifications {
-                    let _ = notify::send(note);
-                } else {
-                    tracing::info!(summary = %note.summary, "notification not shown: notifications are off in Settings");
-                }
-            }
-        }
-    }
 }

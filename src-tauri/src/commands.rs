@@ -1,38 +1,28 @@
 //! What the panel (through `ui/src/transport.ts`) may ask of the shell. Every command
 //! answers the window that called it only; the control token crosses the IPC, never a
-//! URL.
+//! URL. Failures reach the panel as `IpcError` (`{code, message}`).
 
+use crate::actions;
 use crate::state::Desktop;
-use crate::{tray, windows};
-use serde::Serialize;
+use tap_desktop_core::ipc::{Endpoint, IpcError, IpcErrorCode};
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
 
-/// Where the panel connects, and with what.
-#[derive(Debug, Serialize)]
-pub struct Endpoint {
-    /// `ws://127.0.0.1:PORT/control`.
-    pub url: String,
-    /// The control token.
-    pub token: String,
-}
-
 #[tauri::command]
 pub fn control_endpoint(desktop: State<'_, Desktop>) -> Endpoint {
-    Endpoint {
-        url: format!("ws://{}/control", desktop.address),
-        token: desktop.control_token.clone(),
-    }
+    Endpoint::new(desktop.address, &desktop.control_token)
 }
 
 #[tauri::command]
-pub fn get_autostart(app: AppHandle) -> Result<bool, String> {
-    app.autolaunch().is_enabled().map_err(|e| e.to_string())
+pub fn get_autostart(app: AppHandle) -> Result<bool, IpcError> {
+    app.autolaunch()
+        .is_enabled()
+        .map_err(|e| IpcError::new(IpcErrorCode::AutostartFailed, e))
 }
 
 #[tauri::command]
-pub fn set_autostart(app: AppHandle, on: bool) -> Result<(), String> {
-    tray::set_autostart(&app, on)
+pub fn set_autostart(app: AppHandle, on: bool) -> Result<(), IpcError> {
+    actions::set_autostart(&app, on).map_err(|e| IpcError::new(IpcErrorCode::AutostartFailed, e))
 }
 
 #[tauri::command]
@@ -42,10 +32,12 @@ pub fn secret_storage_notice(desktop: State<'_, Desktop>) -> Option<String> {
 
 #[tauri::command]
 pub fn open_panel(app: AppHandle) {
-    windows::show_panel(&app);
+    actions::open_panel(&app);
 }
 
 #[tauri::command]
-pub fn hide_window(window: WebviewWindow) -> Result<(), String> {
-    window.hide().map_err(|e| e.to_string())
+pub fn hide_window(window: WebviewWindow) -> Result<(), IpcError> {
+    window
+        .hide()
+        .map_err(|e| IpcError::new(IpcErrorCode::WindowFailed, e))
 }

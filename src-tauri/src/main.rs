@@ -2,33 +2,21 @@
 //! `tap gateway` runs) and adds a tray icon, the pairing popup, the control panel window,
 //! desktop notifications, the OS keyring, launch at login and a single instance.
 //!
-//! Everything that can be decided without a display lives in Tauri-free modules with unit
-//! tests (`args`, `settings`, `tray_state`, `watcher`, `notify`, `failures`, `first_run`,
-//! `engine`); the rest is thin glue (`app`, `tray`, `windows`, `commands`).
+//! This crate is the Tauri shell, and only adapts: everything that can be decided or run
+//! without a display is in `tap-desktop-core`, with its unit tests. Here: `app` (builder,
+//! setup, run loop), `tray` and `windows` (Tauri objects), `state` (what they share),
+//! `actions` (carries out the core's decisions on them), `commands` (IPC).
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod actions;
 mod app;
-mod args;
 mod commands;
-mod engine;
-mod failures;
-mod first_run;
-mod headless;
-mod notify;
-mod settings;
-mod signals;
 mod state;
 mod tray;
-mod tray_state;
-mod watcher;
 mod windows;
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
-use tracing_subscriber::filter::LevelFilter;
-use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::util::SubscriberInitExt;
-use tracing_subscriber::Layer;
+use tap_desktop_core::{args, headless, logging, settings};
 
 fn main() {
     let (options, ignored) = match args::parse(std::env::args().skip(1), |k| std::env::var(k).ok())
@@ -43,8 +31,7 @@ fn main() {
         print!("{}", args::USAGE);
         return;
     }
-    let (failures_tx, failures_rx) = tokio::sync::mpsc::unbounded_channel();
-    let logs = init_logging(failures_tx);
+    let (logs, failures) = logging::install();
     if !ignored.is_empty() {
         tracing::warn!(?ignored, "ignoring unknown arguments");
     }
@@ -52,42 +39,12 @@ fn main() {
     let listen = options
         .listen
         .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], settings::load(&home).port)));
-    let code = if has_display() {
-        app::run(options, home, listen, failures_rx, logs)
+    let code = if args::has_display(std::env::var_os) {
+        app::run(options, home, listen, failures, logs)
     } else {
         // No X or Wayland display: GTK cannot start, but the gateway can.
         tracing::warn!("no display (DISPLAY and WAYLAND_DISPLAY are unset): running the gateway without tray or windows");
         headless::run(home, listen, logs)
     };
     std::process::exit(code);
-}
-
-fn has_display() -> bool {
-    if !cfg!(target_os = "linux") {
-        return true;
-    }
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
-}
-
-/// The log goes to stderr (`TAP_LOG` filters it, as for `tap gateway`) and into the ring
-/// the panel's Logs page reads (returned, for the engine); provider failures are also
-/// picked out of it for notifications.
-fn init_logging(
-    failures: tokio::sync::mpsc::UnboundedSender<failures::ProviderFailure>,
-) -> tap_gateway::logs::LogBuffer {
-    let logs = tap_gateway::logs::LogBuffer::new(tap_gateway::logs::LogBuffer::DEFAULT_CAPACITY);
-    let filter = tap_gateway::logs::env_filter();
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(std::io::stderr().is_terminal()),
-        )
-        .with(logs.layer())
-        .with(failures::FailureLayer::new(failures).with_filter(LevelFilter::WARN))
-        .init();
-    logs
 }

@@ -1,12 +1,12 @@
 //! What the Tauri side shares between the tray, the windows, the commands and the event
 //! loop.
 
-use crate::engine::Engine;
 use crate::tray::TrayHandles;
-use crate::watcher::Watcher;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use tap_desktop_core::engine::Engine;
+use tap_desktop_core::watcher::Watcher;
 
 /// Managed by the Tauri app (`app.state::<Desktop>()`).
 pub struct Desktop {
@@ -18,8 +18,8 @@ pub struct Desktop {
     pub control_token: String,
     /// The panel's notice when the token is not in a keyring.
     pub secret_notice: Option<String>,
-    /// The desktop's view of the gateway.
-    pub watcher: Mutex<Watcher>,
+    /// The desktop's view of the gateway (shared with the task that follows the engine).
+    pub watcher: Arc<Mutex<Watcher>>,
     /// The tray's icon and menu items, once built (absent when it could not be built).
     pub tray: Mutex<Option<TrayHandles>>,
     /// The engine, taken out when the app exits to stop it.

@@ -2,8 +2,6 @@
 //! pairing popup (`popup`, made on first use: the panel's compact view,
 //! `index.html?view=popup`). Closing either hides it; the app lives on in the tray.
 
-use crate::state::Desktop;
-use crate::tray;
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
 
 /// The panel window's label.
@@ -12,7 +10,7 @@ pub const PANEL: &str = "main";
 pub const POPUP: &str = "popup";
 const POPUP_SIZE: (f64, f64) = (400.0, 520.0);
 
-/// Shows and focuses the panel. Failures shown there count as seen.
+/// Shows and focuses the panel window (`actions::open_panel` also marks failures seen).
 pub fn show_panel(app: &AppHandle) {
     let Some(w) = app.get_webview_window(PANEL) else {
         tracing::warn!("the panel window is missing");
@@ -24,15 +22,6 @@ pub fn show_panel(app: &AppHandle) {
         .and_then(|_| w.set_focus());
     if let Err(e) = shown {
         tracing::warn!(error = %e, "could not show the panel");
-    }
-    let changed = app
-        .state::<Desktop>()
-        .watcher
-        .lock()
-        .unwrap()
-        .failures_seen();
-    if !changed.is_empty() {
-        tray::update(app);
     }
 }
 

@@ -15,6 +15,7 @@
 // Every other module sees only `login()`/`connect()`, the typed `Connection` and `desktop`.
 
 import type { ControlError, ControlEvent, ControlMethods, ServerFrame, Snapshot } from "./generated";
+import type { Endpoint, IpcError } from "./desktop-generated";
 
 /** A method's params and result, from the generated method map. */
 export type Method = keyof ControlMethods;
@@ -66,7 +67,32 @@ const tauri: TauriIpc | null = (() => {
   return internals && typeof internals.invoke === "function" ? (internals as TauriIpc) : null;
 })();
 
-/** What only the desktop app can do; `desktop` is null in a browser. */
+/**
+ * A failed desktop command. `code` is the app's `IpcError` code (crates/tap-desktop-core/src/ipc.rs);
+ * `IPC` when Tauri itself refused the call (unknown command, bad arguments: a plain string).
+ */
+export class DesktopError extends Error {
+  constructor(
+    readonly code: IpcError["code"] | "IPC",
+    message: string,
+  ) {
+    super(message);
+    this.name = "DesktopError";
+  }
+}
+
+function isIpcError(e: unknown): e is IpcError {
+  return typeof e === "object" && e !== null && typeof (e as IpcError).code === "string" && typeof (e as IpcError).message === "string";
+}
+
+/** Calls an app command; rejects with a `DesktopError`. */
+function call<T>(ipc: TauriIpc, command: string, args?: Record<string, unknown>): Promise<T> {
+  return ipc.invoke<T>(command, args).catch((e: unknown) => {
+    throw isIpcError(e) ? new DesktopError(e.code, e.message) : new DesktopError("IPC", String(e));
+  });
+}
+
+/** What only the desktop app can do; `desktop` is null in a browser. Failures reject with a `DesktopError`. */
 export interface DesktopBridge {
   getAutostart(): Promise<boolean>;
   setAutostart(on: boolean): Promise<void>;
@@ -77,24 +103,24 @@ export interface DesktopBridge {
 }
 
 export const desktop: DesktopBridge | null = tauri && {
-  getAutostart: () => tauri.invoke<boolean>("get_autostart"),
-  setAutostart: (on) => tauri.invoke<void>("set_autostart", { on }),
-  secretStorageNotice: () => tauri.invoke<string | null>("secret_storage_notice"),
-  openPanel: () => tauri.invoke<void>("open_panel"),
-  hideWindow: () => tauri.invoke<void>("hide_window"),
+  getAutostart: () => call<boolean>(tauri, "get_autostart"),
+  setAutostart: (on) => call<void>(tauri, "set_autostart", { on }),
+  secretStorageNotice: () => call<string | null>(tauri, "secret_storage_notice"),
+  openPanel: () => call<void>(tauri, "open_panel"),
+  hideWindow: () => call<void>(tauri, "hide_window"),
 };
 
 /** The app's gateway, as `control_endpoint` reported it (desktop only; kept in memory). */
-let desktopEndpoint: { url: string; token: string } | null = null;
+let desktopEndpoint: Endpoint | null = null;
 
 /** Asks the desktop app where its gateway is and for the control token. */
 async function desktopLogin(ipc: TauriIpc): Promise<string | null> {
   try {
-    desktopEndpoint = await ipc.invoke<{ url: string; token: string }>("control_endpoint");
+    desktopEndpoint = await call<Endpoint>(ipc, "control_endpoint");
     return null;
   } catch (e) {
     desktopEndpoint = null;
-    return `The desktop app did not hand over its gateway's address: ${String(e)}`;
+    return `The desktop app did not hand over its gateway's address: ${(e as DesktopError).message}`;
   }
 }
 

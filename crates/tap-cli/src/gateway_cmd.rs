@@ -1,17 +1,13 @@
 use crate::idle_exit::wait_until_idle;
 use crate::signals::shutdown_token;
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use tap_client::{default_copilot_home, is_tap_gateway, running_gateway};
-use tap_gateway::logs::LogBuffer;
 use tap_gateway::settings;
 use tap_gateway::{GatewayConfig, GatewayHandle, SpawnSpec};
 use tokio::net::TcpListener;
-use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::util::SubscriberInitExt;
 
 /// `listen`: `--listen`; `None` means 127.0.0.1 and the saved port (settings.json).
 /// `exit_when_idle`: stop once no session has been registered for that long.
@@ -21,7 +17,8 @@ pub async fn run(
     exit_when_idle: Option<Duration>,
     home: PathBuf,
 ) -> ExitCode {
-    let logs = init_logging();
+    // Stderr and the ring the panel's Logs page reads (handed to the engine below).
+    let logs = tap_gateway::logs::install();
     let listen = listen.unwrap_or_else(|| saved_address(&home));
     if !listen.ip().is_loopback() {
         eprintln!("tap: refusing to listen on {listen}: the gateway serves loopback only (use 127.0.0.1:PORT)");
@@ -103,23 +100,6 @@ pub async fn run(
             ExitCode::FAILURE
         }
     }
-}
-
-/// Logs to stderr, and into the ring the panel's Logs page reads (returned, for the
-/// engine).
-fn init_logging() -> LogBuffer {
-    let filter = tap_gateway::logs::env_filter();
-    let logs = LogBuffer::new(LogBuffer::DEFAULT_CAPACITY);
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(std::io::stderr().is_terminal()),
-        )
-        .with(logs.layer())
-        .init();
-    logs
 }
 
 /// 127.0.0.1 and the port saved in `home`'s settings.json (the default, 9400, without

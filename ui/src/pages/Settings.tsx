@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { SettingsPatch, SettingsResult } from "../generated";
 import { store, useControlEvents, type PanelState } from "../store";
-import { desktop } from "../transport";
+import { desktop, type DesktopError } from "../transport";
 
 /**
  * The gateway's settings (`$TAP_HOME/settings.json`): the port (applies at the next
@@ -158,7 +158,7 @@ function StartAtLogin() {
     desktop
       .getAutostart()
       .then(setOn)
-      .catch((e) => setError(String(e)));
+      .catch((e: DesktopError) => setError(e.message));
   }, []);
 
   return (
@@ -176,7 +176,7 @@ function StartAtLogin() {
             desktop!
               .setAutostart(want)
               .then(() => setOn(want))
-              .catch((err) => setError(String(err)));
+              .catch((err: DesktopError) => setError(err.message));
           }}
         />
         Start Tap when I log in (hidden, in the tray)

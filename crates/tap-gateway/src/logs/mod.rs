@@ -10,10 +10,12 @@
 //! tokens), with anything that looks like a token or a login code masked (see `redact`).
 
 mod filter;
+mod install;
 mod layer;
 mod redact;
 
 pub use filter::env_filter;
+pub use install::{install, install_with, Base};
 pub use layer::LogLayer;
 
 use std::collections::VecDeque;

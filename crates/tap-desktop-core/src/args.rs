@@ -1,4 +1,4 @@
-//! Command line and environment of the app. Tauri-free, so it is unit-tested.
+//! Command line and environment of the app.
 
 use std::net::SocketAddr;
 
@@ -81,6 +81,17 @@ pub fn parse(
     Ok((o, ignored))
 }
 
+/// Whether there is a display for GTK (`env` looks up an environment variable): on Linux,
+/// `DISPLAY` or `WAYLAND_DISPLAY` set and not empty; elsewhere always.
+pub fn has_display(env: impl Fn(&'static str) -> Option<std::ffi::OsString>) -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .into_iter()
+        .any(|v| env(v).is_some_and(|d| !d.is_empty()))
+}
+
 fn truthy(v: &str) -> bool {
     matches!(
         v.trim().to_ascii_lowercase().as_str(),
@@ -140,6 +151,25 @@ mod tests {
         assert_eq!(e, "'localhost' is not an address like 127.0.0.1:9400");
         let e = run(&["--listen"], &[]).unwrap_err();
         assert_eq!(e, "--listen needs an address (127.0.0.1:PORT)");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_display_is_x_or_wayland_and_empty_means_none() {
+        let env = |set: &'static [(&'static str, &'static str)]| {
+            move |k: &'static str| {
+                set.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        assert!(has_display(env(&[("DISPLAY", ":99")])));
+        assert!(has_display(env(&[("WAYLAND_DISPLAY", "wayland-0")])));
+        assert!(!has_display(env(&[])));
+        assert!(!has_display(env(&[
+            ("DISPLAY", ""),
+            ("WAYLAND_DISPLAY", "")
+        ])));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! What the tray shows, computed from counts. Tauri-free, so it is unit-tested.
+//! What the tray shows, computed from counts. Unit-tested.
 
 /// The tray icon's state, readable at a glance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +23,39 @@ pub struct Summary {
     pub pending: usize,
     /// Provider failures not yet seen (cleared when the panel opens).
     pub failures: usize,
+}
+
+/// The tray menu's items. Their ids are what Tauri's menu events carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrayItem {
+    /// "Open panel".
+    Open,
+    /// The pending requests ([`Summary::pending_item`]): opens the popup.
+    Pending,
+    /// "Start at login", a check item.
+    Autostart,
+    /// "Quit".
+    Quit,
+}
+
+impl TrayItem {
+    /// Every item, in menu order.
+    pub const ALL: [TrayItem; 4] = [Self::Open, Self::Pending, Self::Autostart, Self::Quit];
+
+    /// The menu item's id.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Pending => "pending",
+            Self::Autostart => "autostart",
+            Self::Quit => "quit",
+        }
+    }
+
+    /// The item with menu id `id`.
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|i| i.id() == id)
+    }
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -89,6 +122,14 @@ mod tests {
             pending,
             failures,
         }
+    }
+
+    #[test]
+    fn menu_ids_name_one_item_each() {
+        for item in TrayItem::ALL {
+            assert_eq!(TrayItem::from_id(item.id()), Some(item));
+        }
+        assert_eq!(TrayItem::from_id("settings"), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! to a phone or kept in a history, so the code is shown only in the tray popup and the
 //! panel, where the user is looking at this machine, unlocked.
 
+use std::path::Path;
 use tap_protocol::pairing::PairingEntry;
 
 /// The app name notifications carry (notification servers group by it).
@@ -51,6 +52,28 @@ pub fn provider_failure(what: &str) -> Note {
         summary: "Tap: a provider failed".into(),
         body: format!("{what}. Details are on the panel's Diagnostics and Logs pages."),
     }
+}
+
+/// Shows `note` if the user has notifications on (Settings, read now so a change counts at
+/// once); see [`send`].
+pub fn show(home: &Path, note: Note) -> Option<std::thread::JoinHandle<()>> {
+    if crate::settings::load(home).notifications {
+        send(note)
+    } else {
+        tracing::info!(summary = %note.summary, "notification not shown: notifications are off in Settings");
+        None
+    }
+}
+
+/// The app cannot start (another gateway for this `TAP_HOME`, the port taken, …): says why
+/// on stderr and, since a login item has no terminal, in a notification; exits 2.
+pub fn refuse_start(home: &Path, why: &str) -> ! {
+    eprintln!("tap-desktop: {why}");
+    tracing::error!(error = %why, "the app could not start");
+    if let Some(shown) = show(home, start_failed(why)) {
+        let _ = shown.join();
+    }
+    std::process::exit(2)
 }
 
 /// Shows `note` on a thread of its own (the D-Bus call blocks, and must not run on a

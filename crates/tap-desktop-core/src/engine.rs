@@ -36,6 +36,22 @@ pub struct StartOptions {
     pub logs: Option<tap_gateway::logs::LogBuffer>,
 }
 
+impl StartOptions {
+    /// What the app runs with: the OS keyring (unless `TAP_KEYRING=off`), `COPILOT_HOME`
+    /// and the built panel, as `tap gateway` finds them.
+    pub fn desktop(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer) -> Self {
+        Self {
+            home,
+            listen,
+            backend: Arc::new(tap_secrets::OsKeyring::default()),
+            keyring_allowed: !tap_secrets::keyring_disabled_by_env(),
+            copilot_home: tap_client::default_copilot_home(),
+            ui_dir: ui_dir(),
+            logs: Some(logs),
+        }
+    }
+}
+
 impl Engine {
     /// Starts the gateway: refuses when another gateway runs for the same `TAP_HOME` or
     /// the port is taken, places the control token, then starts serving.
@@ -138,7 +154,7 @@ pub fn ui_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("TAP_UI_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist"));
+    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/dist"));
     built.is_dir().then_some(built)
 }
 

@@ -5,8 +5,8 @@ use crate::engine::{Engine, StartOptions};
 use crate::signals::Signals;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
+/// Runs the gateway until SIGINT/SIGTERM; returns the exit code (2: it could not start).
 pub fn run(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer) -> i32 {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
@@ -17,17 +17,7 @@ pub fn run(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer
     };
     runtime.block_on(async move {
         let signals = Signals::register();
-        let engine = match Engine::start(StartOptions {
-            home,
-            listen,
-            backend: Arc::new(tap_secrets::OsKeyring::default()),
-            keyring_allowed: !tap_secrets::keyring_disabled_by_env(),
-            copilot_home: tap_client::default_copilot_home(),
-            ui_dir: crate::engine::ui_dir(),
-            logs: Some(logs),
-        })
-        .await
-        {
+        let engine = match Engine::start(StartOptions::desktop(home, listen, logs)).await {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("tap-desktop: {e}");

@@ -1,14 +1,17 @@
 //! Turns the engine's events into what the desktop shell does: tray updates,
 //! notifications, showing and hiding the pairing popup. Tauri-free, so every rule is
-//! unit-tested; `app.rs` just carries the actions out.
+//! unit-tested; the Tauri shell (`src-tauri/src/app.rs`) just carries the actions out.
 
 use crate::failures::ProviderFailure;
 use crate::notify::{self, Note};
 use crate::tray_state::Summary;
 use std::collections::BTreeSet;
-use tap_gateway::GatewayEvent;
+use std::sync::{Arc, Mutex};
+use tap_gateway::{Gateway, GatewayEvent};
 use tap_protocol::host::GatewayStatus;
 use tap_protocol::pairing::{PairingEntry, PairingState};
+use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Something the shell should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +148,34 @@ impl Watcher {
         }
         self.failures = 0;
         vec![Action::UpdateTray]
+    }
+}
+
+/// Feeds the engine's events and the provider failures to `watcher` until the engine's
+/// event stream ends, and hands each batch of actions to `apply` (which runs on the async
+/// runtime, so it must not block). After a lag it starts over from the engine's state.
+pub async fn follow(
+    gateway: Gateway,
+    watcher: Arc<Mutex<Watcher>>,
+    mut events: broadcast::Receiver<GatewayEvent>,
+    mut failures: UnboundedReceiver<ProviderFailure>,
+    mut apply: impl FnMut(Vec<Action>),
+) {
+    loop {
+        // std Mutex: each lock is taken and released between two awaits.
+        let actions = tokio::select! {
+            event = events.recv() => match event {
+                Ok(event) => watcher.lock().unwrap().on_event(&event, || gateway.status()),
+                Err(RecvError::Lagged(n)) => {
+                    tracing::debug!(missed = n, "desktop watcher lagged; resyncing");
+                    let (status, pairings) = (gateway.status(), gateway.pairing_list());
+                    watcher.lock().unwrap().resync(&status, &pairings)
+                }
+                Err(RecvError::Closed) => return,
+            },
+            Some(failure) = failures.recv() => watcher.lock().unwrap().on_failure(&failure),
+        };
+        apply(actions);
     }
 }
 
@@ -310,6 +341,57 @@ mod tests {
         assert_eq!(w.failures_seen(), vec![Action::UpdateTray]);
         assert_eq!(w.summary().state(), crate::tray_state::TrayState::Connected);
         assert_eq!(w.failures_seen(), vec![]);
+    }
+
+    #[tokio::test]
+    async fn follow_carries_a_running_engines_failures_to_apply() {
+        use crate::engine::{Engine, StartOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::start(StartOptions {
+            home: dir.path().to_path_buf(),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            backend: Arc::new(tap_secrets::MemoryBackend::new()),
+            keyring_allowed: true,
+            copilot_home: None,
+            ui_dir: None,
+            logs: None,
+        })
+        .await
+        .unwrap();
+        let gateway = engine.gateway().clone();
+        let events = gateway.subscribe();
+        let watcher = Arc::new(Mutex::new(Watcher::new(
+            &gateway.status(),
+            &gateway.pairing_list(),
+        )));
+        let (failure_tx, failure_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (applied_tx, mut applied) = tokio::sync::mpsc::unbounded_channel();
+        let task = tokio::spawn(follow(
+            gateway,
+            watcher.clone(),
+            events,
+            failure_rx,
+            move |actions| {
+                let _ = applied_tx.send(actions);
+            },
+        ));
+        failure_tx
+            .send(ProviderFailure("provider process exited".into()))
+            .unwrap();
+        let actions = tokio::time::timeout(std::time::Duration::from_secs(10), applied.recv())
+            .await
+            .expect("actions within 10 s")
+            .unwrap();
+        assert_eq!(
+            actions,
+            vec![
+                Action::UpdateTray,
+                Action::Notify(notify::provider_failure("provider process exited"))
+            ]
+        );
+        assert_eq!(watcher.lock().unwrap().summary().failures, 1);
+        task.abort();
+        engine.stop().await;
     }
 
     #[test]

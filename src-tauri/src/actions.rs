@@ -1,0 +1,97 @@
+//! What the shell does across the tray, the windows and the state: carries out the
+//! watcher's actions and the tray menu's choices. Imports run one way only:
+//! `app` → `actions`/`commands` → `state` → `tray`, and `actions` → `windows`; `tray` and
+//! `windows` know nothing of the app's state (the tray gets its menu handler passed in).
+
+use crate::state::Desktop;
+use crate::windows;
+use tap_desktop_core::notify;
+use tap_desktop_core::tray_state::TrayItem;
+use tap_desktop_core::watcher::Action;
+use tauri::{AppHandle, Manager};
+use tauri_plugin_autostart::ManagerExt;
+
+/// Shows and focuses the panel. Failures shown there count as seen.
+pub fn open_panel(app: &AppHandle) {
+    windows::show_panel(app);
+    let changed = app
+        .state::<Desktop>()
+        .watcher
+        .lock()
+        .unwrap()
+        .failures_seen();
+    if !changed.is_empty() {
+        refresh_tray(app);
+    }
+}
+
+/// Redraws the icon, tooltip and pending item from the watcher's counts.
+pub fn refresh_tray(app: &AppHandle) {
+    let desktop = app.state::<Desktop>();
+    let summary = desktop.watcher.lock().unwrap().summary();
+    let handles = desktop.tray.lock().unwrap().clone();
+    if let Some(t) = handles {
+        t.show(&summary, &desktop.address.to_string());
+    }
+}
+
+/// Turns the login item on or off, and keeps the tray's check item in step (also when it
+/// fails: it then shows what really is).
+pub fn set_autostart(app: &AppHandle, on: bool) -> Result<(), String> {
+    let launcher = app.autolaunch();
+    let result = if on {
+        launcher.enable()
+    } else {
+        launcher.disable()
+    };
+    let actual = launcher.is_enabled().unwrap_or(false);
+    let handles = app.state::<Desktop>().tray.lock().unwrap().clone();
+    if let Some(t) = handles {
+        t.set_autostart_checked(actual);
+    }
+    tracing::info!(on = actual, "Start at login");
+    result.map_err(|e| e.to_string())
+}
+
+/// A tray menu choice.
+pub fn on_menu(app: &AppHandle, item: TrayItem) {
+    match item {
+        TrayItem::Open => open_panel(app),
+        TrayItem::Pending => windows::show_popup(app, true),
+        TrayItem::Autostart => {
+            let handles = app.state::<Desktop>().tray.lock().unwrap().clone();
+            // The check item has already toggled itself: it holds what the user wants.
+            if let Some(on) = handles.and_then(|t| t.autostart_checked()) {
+                if let Err(e) = set_autostart(app, on) {
+                    tracing::warn!(error = %e, "could not change Start at login");
+                }
+            }
+        }
+        TrayItem::Quit => {
+            tracing::info!("Quit chosen in the tray menu");
+            app.exit(0)
+        }
+    }
+}
+
+/// Carries out the watcher's actions. Tray and window changes are posted to the main
+/// thread without waiting for it: the caller must never block on the main thread, which
+/// may itself be waiting for the engine to stop (on Quit).
+pub fn apply(app: &AppHandle, actions: Vec<Action>) {
+    for action in actions {
+        let on_main = |f: fn(&AppHandle)| {
+            let handle = app.clone();
+            if let Err(e) = app.run_on_main_thread(move || f(&handle)) {
+                tracing::debug!(error = %e, "the event loop is gone; tray/window update dropped");
+            }
+        };
+        match action {
+            Action::UpdateTray => on_main(refresh_tray),
+            Action::ShowPopup => on_main(|app| windows::show_popup(app, false)),
+            Action::HidePopup => on_main(windows::hide_popup),
+            Action::Notify(note) => {
+                let _ = notify::show(&app.state::<Desktop>().home, note);
+            }
+        }
+    }
+}
