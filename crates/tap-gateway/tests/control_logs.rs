@@ -102,7 +102,7 @@ async fn logs_follow_sends_each_new_record_at_or_above_its_level() {
     let record = &e["record"];
     assert_eq!(record["message"], "provider authenticated", "{e}");
     assert_eq!(record["level"], "info");
-    assert_eq!(record["target"], "tap_gateway::providers::connection");
+    assert_eq!(record["target"], "tap_gateway::providers::connection::auth");
     assert_eq!(field(record, "trust"), Some("project"), "{record}");
     assert!(
         field(record, "provider").is_some_and(|p| p.starts_with('p')),

@@ -52,7 +52,7 @@ pub use crate::limits::UI_LOGIN_CODE_TTL;
 macro_rules! control_methods {
     ($(
         $(#[doc = $doc:literal])*
-        $variant:ident = $name:literal ($params:ty) -> $result:ty;
+        $variant:ident($handler:ident) = $name:literal ($params:ty) -> $result:ty;
     )*) => {
         /// A method and its params, as one request carries them
         /// (`{"method": "…", "params": {…}}`).
@@ -77,6 +77,28 @@ macro_rules! control_methods {
                     $(Self::$variant(_) => $name,)*
                 }
             }
+
+            /// Runs this call on `handler` and serializes the method's result. The handler
+            /// returns each method's own result type, so the compiler checks that every
+            /// method answers with what this list (and the panel's TypeScript) says.
+            pub fn dispatch(self, handler: &mut impl ControlHandler) -> Result<crate::Json, ControlError> {
+                fn json(value: impl Serialize) -> Result<crate::Json, ControlError> {
+                    serde_json::to_value(value)
+                        .map_err(|e| ControlError::new(crate::ErrorCode::Internal, e.to_string()))
+                }
+                match self {
+                    $(Self::$variant(params) => json(handler.$handler(params)?),)*
+                }
+            }
+        }
+
+        /// What answers the control methods: one function per method, with the method's
+        /// params and result types.
+        pub trait ControlHandler {
+            $(
+                $(#[doc = $doc])*
+                fn $handler(&mut self, params: $params) -> Result<$result, ControlError>;
+            )*
         }
 
         /// The TypeScript `ControlMethods` type (each method's params and result type) and
@@ -110,47 +132,47 @@ macro_rules! control_methods {
 control_methods! {
     /// Authenticate with the control token. Must be the first request; the result is a
     /// snapshot, and events start flowing after it.
-    Auth = "auth" (AuthParams) -> Snapshot;
+    Auth(auth) = "auth" (AuthParams) -> Snapshot;
     /// Everything the panel shows, with the seq of the last event sent before it.
-    Snapshot = "snapshot" (Empty) -> Snapshot;
+    Snapshot(snapshot) = "snapshot" (Empty) -> Snapshot;
     /// The gateway status (sessions, providers), as `tap status --json` prints it.
-    Status = "status" (Empty) -> GatewayStatus;
+    Status(status) = "status" (Empty) -> GatewayStatus;
     /// Pending pairing requests (newest first), then paired providers (newest first).
-    PairingList = "pairing.list" (Empty) -> PairingList;
+    PairingList(pairing_list) = "pairing.list" (Empty) -> PairingList;
     /// Deny a pending request: its provider gets `AUTH_FAILED` and is disconnected.
-    PairingDeny = "pairing.deny" (PairingId) -> Empty;
+    PairingDeny(pairing_deny) = "pairing.deny" (PairingId) -> Empty;
     /// Deny every pending request.
-    PairingDenyAll = "pairing.denyAll" (Empty) -> PairingDenyAllResult;
+    PairingDenyAll(pairing_deny_all) = "pairing.denyAll" (Empty) -> PairingDenyAllResult;
     /// Revoke a paired provider: its connection closes and its token stops working.
-    PairingRevoke = "pairing.revoke" (PairingId) -> Empty;
+    PairingRevoke(pairing_revoke) = "pairing.revoke" (PairingId) -> Empty;
     /// Change a pairing's session binding or whether it is remembered across restarts.
-    PairingConfigure = "pairing.configure" (PairingConfigure) -> PairingConfigureResult;
+    PairingConfigure(pairing_configure) = "pairing.configure" (PairingConfigure) -> PairingConfigureResult;
     /// A one-time login link for the panel this gateway serves: `url` carries a single-use
     /// code (valid 120 s) in its fragment, which the page exchanges for the control token
     /// with `POST /api/login`.
-    UiLogin = "ui.login" (Empty) -> UiLoginResult;
+    UiLogin(ui_login) = "ui.login" (Empty) -> UiLoginResult;
     /// A session's stored stream events, newest first.
-    StreamsHistory = "streams.history" (StreamsHistoryParams) -> StreamsHistory;
+    StreamsHistory(streams_history) = "streams.history" (StreamsHistoryParams) -> StreamsHistory;
     /// Close one provider's connection (its pending calls fail with `DISCONNECTED`).
-    ProviderDisconnect = "provider.disconnect" (ProviderId) -> Empty;
+    ProviderDisconnect(provider_disconnect) = "provider.disconnect" (ProviderId) -> Empty;
     /// Errors sent to providers by code, limits hit, connection states, recent failures.
-    Diagnostics = "diagnostics" (Empty) -> crate::diagnostics::Diagnostics;
+    Diagnostics(diagnostics) = "diagnostics" (Empty) -> crate::diagnostics::Diagnostics;
     /// `diagnostics`, and from now on `diagnostics.changed` events on this connection.
-    DiagnosticsFollow = "diagnostics.follow" (Empty) -> crate::diagnostics::Diagnostics;
+    DiagnosticsFollow(diagnostics_follow) = "diagnostics.follow" (Empty) -> crate::diagnostics::Diagnostics;
     /// The newest records of the gateway's log, oldest first.
-    LogsRecent = "logs.recent" (LogsParams) -> crate::logs::LogsRecent;
+    LogsRecent(logs_recent) = "logs.recent" (LogsParams) -> crate::logs::LogsRecent;
     /// `logs.recent`, and from now on a `log` event per new record on this connection.
-    LogsFollow = "logs.follow" (LogsParams) -> crate::logs::LogsRecent;
+    LogsFollow(logs_follow) = "logs.follow" (LogsParams) -> crate::logs::LogsRecent;
     /// A session's stored stream events (as `streams.history`), and from now on a
     /// `stream.entry` event per event stored in that session. Replaces an earlier
     /// `streams.follow` of this connection.
-    StreamsFollow = "streams.follow" (StreamsFollowParams) -> StreamsHistory;
+    StreamsFollow(streams_follow) = "streams.follow" (StreamsFollowParams) -> StreamsHistory;
     /// Stops the events a `*.follow` method started on this connection.
-    Unfollow = "unfollow" (UnfollowParams) -> Empty;
+    Unfollow(unfollow) = "unfollow" (UnfollowParams) -> Empty;
     /// The user's settings (`$TAP_HOME/settings.json`).
-    SettingsGet = "settings.get" (Empty) -> crate::settings::SettingsResult;
+    SettingsGet(settings_get) = "settings.get" (Empty) -> crate::settings::SettingsResult;
     /// Changes and saves settings; unknown keys are refused (`INVALID_JSON`).
-    SettingsSet = "settings.set" (SettingsPatch) -> crate::settings::SettingsResult;
+    SettingsSet(settings_set) = "settings.set" (SettingsPatch) -> crate::settings::SettingsResult;
 }
 
 /// Params of methods that take none, and the result of methods that return nothing.

@@ -4,11 +4,8 @@
 use super::tokens;
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use tap_protocol::control::UI_LOGIN_CODE_TTL;
+use tap_protocol::limits::{MAX_UI_LOGIN_CODES, UI_LOGIN_CODE_TTL};
 use tokio::time::Instant;
-
-/// Codes outstanding at once; issuing one more forgets the oldest.
-const MAX_OUTSTANDING: usize = 16;
 
 /// The outstanding codes with their expiry, oldest first.
 #[derive(Default)]
@@ -24,7 +21,7 @@ impl LoginCodes {
         let expires = now + UI_LOGIN_CODE_TTL;
         let mut codes = self.codes.lock().unwrap();
         codes.retain(|(_, exp)| *exp > now);
-        while codes.len() >= MAX_OUTSTANDING {
+        while codes.len() >= MAX_UI_LOGIN_CODES {
             codes.pop_front();
         }
         codes.push_back((code.clone(), expires));
@@ -77,7 +74,7 @@ mod tests {
     async fn issuing_past_the_cap_forgets_the_oldest() {
         let codes = LoginCodes::default();
         let first = codes.issue().0;
-        let rest: Vec<String> = (0..MAX_OUTSTANDING).map(|_| codes.issue().0).collect();
+        let rest: Vec<String> = (0..MAX_UI_LOGIN_CODES).map(|_| codes.issue().0).collect();
         assert!(!codes.redeem(&first));
         for c in rest {
             assert!(codes.redeem(&c));

@@ -74,6 +74,24 @@ pub(crate) fn check(
     }
 }
 
+/// [`check`] as the HTTP endpoints use it: a refusal is logged with what was refused and
+/// who asked.
+pub(crate) fn admits(
+    headers: &HeaderMap,
+    gateway: SocketAddr,
+    allowed: Allowed,
+    refused: &str,
+    remote: SocketAddr,
+) -> bool {
+    match check(headers, gateway, allowed) {
+        Ok(()) => true,
+        Err(why) => {
+            tracing::warn!(%remote, why, "{refused} refused");
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,163 +1,194 @@
-//! One control connection: `auth` first, then requests answered in order and engine
-//! events forwarded with a per-connection `seq`.
+//! One control connection, as a handler on the one connection loop: `auth` first, then
+//! requests answered in order and engine events forwarded with a per-connection `seq`.
 //!
-//! The task owns the socket and its event receiver, and writes directly: a client that
-//! stops reading stalls only itself, its receiver falls behind the broadcast buffer, and
-//! it is told to `resync` once it reads again.
+//! Engine events are pulled only while nothing is queued for the client, and a batch the
+//! client does not take within `CONTROL_WRITE_TIMEOUT` ends the connection: a client that
+//! stops reading stalls only itself, its receiver falls behind the broadcast buffer, and it
+//! is told to `resync` once it reads again.
 
-use super::dispatch;
+use super::dispatch::Methods;
 use super::follow::Follows;
 use crate::auth::tokens;
 use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
 use crate::gateway::Gateway;
+use crate::socket::accept::Kind;
+use crate::socket::conn::auth_timeout_message;
+use crate::socket::conn::{Handler, Socket, Step};
 use crate::socket::upgrade::WsStream;
-use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
-use std::time::Duration;
 use tap_protocol::control::{
     AuthParams, ControlCall, ControlError, ControlEvent, ControlRequest, EventFrame, ServerFrame,
 };
-use tap_protocol::limits::AUTH_TIMEOUT;
+use tap_protocol::limits::CONTROL_WRITE_TIMEOUT;
 use tap_protocol::ErrorCode;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::broadcast::Receiver;
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::{Bytes, Message};
+use tokio_tungstenite::tungstenite::Message;
 
-/// A frame the client does not take within this long means it stopped reading: the
-/// connection is dropped rather than held open forever.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
-
-pub(super) async fn serve(gw: Gateway, mut ws: WsStream, remote: SocketAddr) {
-    let stopping = gw.core().stopping.clone();
-    let auth_id = tokio::select! {
-        _ = stopping.cancelled() => {
-            close(&mut ws, CloseCode::Away).await;
-            return;
-        }
-        id = authenticate(&gw, &mut ws, remote) => id,
-    };
-    let Some(auth_id) = auth_id else { return };
-    ws.get_mut().lift_budget();
-    tracing::info!(%remote, "control client authenticated");
-    let mut conn = Conn {
-        events: gw.subscribe(),
+/// Serves one control socket until it closes.
+pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
+    let (out, rx) = mpsc::unbounded_channel();
+    let core = gw.core().clone();
+    let conn = Conn {
         gw,
-        ws,
+        remote,
+        out,
+        events: None,
         seq: 0,
         follows: Follows::default(),
     };
-    // Subscribed before the snapshot is taken, so no change after it can be missed.
-    if conn
-        .answer(auth_id, ControlCall::Snapshot(Default::default()))
-        .await
-        .is_err()
-    {
-        return;
-    }
-    loop {
-        let step = tokio::select! {
-            biased;
-            _ = stopping.cancelled() => {
-                close(&mut conn.ws, CloseCode::Away).await;
-                break;
-            }
-            event = conn.events.recv() => match event {
-                Ok(e) => match to_control(e, &conn.follows) {
-                    Some(e) => conn.send_event(e).await,
-                    None => Ok(()),
-                },
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::info!(%remote, missed, "control client fell behind; sending resync");
-                    conn.gw.core().diagnostics.limit_hit(Limit::ControlLag);
-                    conn.send_event(ControlEvent::Resync { reason: "lagged".into() }).await
-                }
-                // The sender lives as long as the gateway.
-                Err(RecvError::Closed) => break,
-            },
-            frame = next_frame(&mut conn.ws) => match frame {
-                Some(bytes) => conn.on_frame(&bytes).await,
-                None => break,
-            },
-            // After the client's requests: a flood of followed events must not keep an
-            // `unfollow` waiting.
-            event = conn.follows.next() => conn.send_event(event).await,
-        };
-        if step.is_err() {
-            break;
-        }
-    }
+    let socket = Socket {
+        ws,
+        kind: Kind::Control,
+        remote,
+        out: rx,
+        kill: core.stopping.child_token(),
+        stopping: core.stopping.clone(),
+        write_timeout: Some(CONTROL_WRITE_TIMEOUT),
+        diagnostics: core.diagnostics.clone(),
+    };
+    crate::socket::conn::run(socket, conn).await;
     tracing::debug!(%remote, "control client disconnected");
 }
 
-/// Waits for the first request, which must be `auth` with the control token. On success
-/// returns its id; on failure the client gets `AUTH_FAILED` and the socket is closed.
-async fn authenticate(gw: &Gateway, ws: &mut WsStream, remote: SocketAddr) -> Option<String> {
-    let frame = match tokio::time::timeout(AUTH_TIMEOUT, next_frame(ws)).await {
-        Ok(Some(frame)) => frame,
-        // Closed, broken, or past the pre-auth byte budget.
-        Ok(None) => return None,
-        Err(_) => {
-            gw.core().diagnostics.limit_hit(Limit::AuthTimeout);
-            refuse(ws, None, "No 'auth' within 10 seconds").await;
-            return None;
+struct Conn {
+    gw: Gateway,
+    remote: SocketAddr,
+    out: mpsc::UnboundedSender<Message>,
+    /// Engine events; subscribed once authenticated.
+    events: Option<Receiver<GatewayEvent>>,
+    /// The seq of the last event sent; 0 before the first.
+    seq: u64,
+    /// The opt-in topics (`*.follow`) and their receivers.
+    follows: Follows,
+}
+
+impl Handler for Conn {
+    fn on_frame(&mut self, frame: &[u8]) -> Step {
+        if self.events.is_none() {
+            return self.authenticate(frame);
         }
-    };
-    let (id, why) = match ControlRequest::decode(&frame) {
-        Ok(ControlRequest {
-            id,
-            call: ControlCall::Auth(AuthParams { token }),
-        }) => {
-            if tokens::matches(&token, gw.control_token()) {
-                return Some(id);
+        match ControlRequest::decode(frame) {
+            Ok(req) => self.answer(req.id, req.call),
+            Err(e) => self.send(ServerFrame::error(e.id, e.error)),
+        }
+        Step::Continue
+    }
+
+    fn on_auth_deadline(&mut self) {
+        self.gw.core().diagnostics.limit_hit(Limit::AuthTimeout);
+        self.refuse(None, auth_timeout_message());
+    }
+
+    async fn background(&mut self) -> Step {
+        let Some(events) = self.events.as_mut() else {
+            return std::future::pending().await;
+        };
+        let event = tokio::select! {
+            biased;
+            event = events.recv() => match event {
+                Ok(e) => match to_control(e, &self.follows) {
+                    Some(e) => e,
+                    None => return Step::Continue,
+                },
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::info!(remote = %self.remote, missed, "control client fell behind; sending resync");
+                    self.gw.core().diagnostics.limit_hit(Limit::ControlLag);
+                    ControlEvent::Resync { reason: "lagged".into() }
+                }
+                // The sender lives as long as the gateway.
+                Err(RecvError::Closed) => return Step::Close(CloseCode::Away),
+            },
+            // After the engine's own events: a flood of followed events must not hold back
+            // a pairing request.
+            event = self.follows.next() => event,
+        };
+        self.send_event(event);
+        Step::Continue
+    }
+}
+
+impl Conn {
+    /// The first request must be `auth` with the control token: answered with a snapshot,
+    /// after which events flow. Anything else gets `AUTH_FAILED` and the socket closes.
+    fn authenticate(&mut self, frame: &[u8]) -> Step {
+        let (id, why) = match ControlRequest::decode(frame) {
+            Ok(ControlRequest {
+                id,
+                call: ControlCall::Auth(AuthParams { token }),
+            }) => {
+                if tokens::matches(&token, self.gw.control_token()) {
+                    tracing::info!(remote = %self.remote, "control client authenticated");
+                    // Subscribed before the snapshot is taken, so no change after it can
+                    // be missed.
+                    self.events = Some(self.gw.subscribe());
+                    self.answer(id, ControlCall::Snapshot(Default::default()));
+                    return Step::Authed;
+                }
+                (Some(id), "Wrong control token".to_string())
             }
-            (Some(id), "Wrong control token".to_string())
-        }
-        Ok(req) => (
-            Some(req.id),
-            format!(
-                "The first request must be 'auth', not '{}'",
-                req.call.method()
+            Ok(req) => (
+                Some(req.id),
+                format!(
+                    "The first request must be 'auth', not '{}'",
+                    req.call.method()
+                ),
             ),
-        ),
-        Err(e) => (
-            e.id,
-            format!("The first request must be 'auth' ({})", e.error.message),
-        ),
-    };
-    tracing::info!(%remote, why, "control client refused");
-    refuse(ws, id, why).await;
-    None
-}
+            Err(e) => (
+                e.id,
+                format!("The first request must be 'auth' ({})", e.error.message),
+            ),
+        };
+        tracing::info!(remote = %self.remote, why, "control client refused");
+        self.refuse(id, why);
+        Step::Close(CloseCode::Policy)
+    }
 
-/// `AUTH_FAILED`, then close.
-async fn refuse(ws: &mut WsStream, id: Option<String>, why: impl Into<String>) {
-    let frame = ServerFrame::error(id, ControlError::new(ErrorCode::AuthFailed, why));
-    let _ = tokio::time::timeout(WRITE_TIMEOUT, ws.send(Message::text(frame.to_text()))).await;
-    close(ws, CloseCode::Policy).await;
-}
+    /// `AUTH_FAILED`; the connection closes after it.
+    fn refuse(&self, id: Option<String>, why: impl Into<String>) {
+        self.send(ServerFrame::error(
+            id,
+            ControlError::new(ErrorCode::AuthFailed, why),
+        ));
+    }
 
-/// Best effort, bounded: the peer may be the reason we are closing.
-async fn close(ws: &mut WsStream, code: CloseCode) {
-    let frame = CloseFrame {
-        code,
-        reason: "".into(),
-    };
-    let _ = tokio::time::timeout(Duration::from_secs(2), ws.close(Some(frame))).await;
-}
-
-/// The next data frame; `None` once the socket is closed or broken. Control frames
-/// (ping, pong) are answered by tungstenite and skipped. Cancel-safe.
-async fn next_frame(ws: &mut WsStream) -> Option<Bytes> {
-    loop {
-        match ws.next().await? {
-            Ok(Message::Text(t)) => return Some(t.into()),
-            Ok(Message::Binary(b)) => return Some(b),
-            Ok(Message::Close(_)) | Err(_) => return None,
-            Ok(_) => continue,
+    fn answer(&mut self, id: String, call: ControlCall) {
+        if matches!(call, ControlCall::Snapshot(_)) {
+            self.discard_queued_events();
         }
+        let mut methods = Methods {
+            gw: &self.gw,
+            seq: self.seq,
+            follows: &mut self.follows,
+        };
+        let frame = match call.dispatch(&mut methods) {
+            Ok(result) => ServerFrame::result(id, result),
+            Err(e) => ServerFrame::error(Some(id), e),
+        };
+        self.send(frame);
+    }
+
+    /// Before a snapshot: events already queued describe changes the snapshot is about to
+    /// include (engine parts emit after the change is visible), so they are dropped
+    /// unnumbered, and every event after the snapshot is newer than it. This also clears
+    /// a lag: a client that got `resync` and asked for a snapshot starts over clean.
+    fn discard_queued_events(&mut self) {
+        if let Some(events) = self.events.as_mut() {
+            while let Ok(_) | Err(TryRecvError::Lagged(_)) = events.try_recv() {}
+        }
+    }
+
+    fn send_event(&mut self, event: ControlEvent) {
+        self.seq += 1;
+        let seq = self.seq;
+        self.send(ServerFrame::Event(EventFrame { seq, event }));
+    }
+
+    fn send(&self, frame: ServerFrame) {
+        let _ = self.out.send(Message::text(frame.to_text()));
     }
 }
 
@@ -171,60 +202,4 @@ fn to_control(event: GatewayEvent, follows: &Follows) -> Option<ControlEvent> {
         GatewayEvent::DiagnosticsChanged => return None,
         GatewayEvent::SettingsChanged(settings) => ControlEvent::SettingsChanged { settings },
     })
-}
-
-/// The socket is gone (or too slow); end the connection.
-struct Gone;
-
-struct Conn {
-    gw: Gateway,
-    ws: WsStream,
-    events: Receiver<GatewayEvent>,
-    /// The seq of the last event sent; 0 before the first.
-    seq: u64,
-    /// The opt-in topics (`*.follow`) and their receivers.
-    follows: Follows,
-}
-
-impl Conn {
-    async fn on_frame(&mut self, frame: &[u8]) -> Result<(), Gone> {
-        match ControlRequest::decode(frame) {
-            Ok(req) => self.answer(req.id, req.call).await,
-            Err(e) => self.send(ServerFrame::error(e.id, e.error)).await,
-        }
-    }
-
-    async fn answer(&mut self, id: String, call: ControlCall) -> Result<(), Gone> {
-        if matches!(call, ControlCall::Snapshot(_)) {
-            self.discard_queued_events();
-        }
-        let frame = match dispatch::call(&self.gw, call, self.seq, &mut self.follows) {
-            Ok(result) => ServerFrame::result(id, result),
-            Err(e) => ServerFrame::error(Some(id), e),
-        };
-        self.send(frame).await
-    }
-
-    /// Before a snapshot: events already queued describe changes the snapshot is about to
-    /// include (engine parts emit after the change is visible), so they are dropped
-    /// unnumbered, and every event after the snapshot is newer than it. This also clears
-    /// a lag: a client that got `resync` and asked for a snapshot starts over clean.
-    fn discard_queued_events(&mut self) {
-        while let Ok(_) | Err(TryRecvError::Lagged(_)) = self.events.try_recv() {}
-    }
-
-    async fn send_event(&mut self, event: ControlEvent) -> Result<(), Gone> {
-        self.seq += 1;
-        let seq = self.seq;
-        self.send(ServerFrame::Event(EventFrame { seq, event }))
-            .await
-    }
-
-    async fn send(&mut self, frame: ServerFrame) -> Result<(), Gone> {
-        let msg = Message::text(frame.to_text());
-        match tokio::time::timeout(WRITE_TIMEOUT, self.ws.send(msg)).await {
-            Ok(Ok(())) => Ok(()),
-            _ => Err(Gone),
-        }
-    }
 }

@@ -1,75 +1,114 @@
-//! What each control method does: a thin mapping onto the engine's API. The connection
-//! task owns the socket and the event stream; this file only turns a call into a result.
+//! What each control method does: a thin mapping onto the engine's API, one function per
+//! method with the method's own result type (`ControlHandler`), so the compiler checks
+//! every answer against the protocol. The connection owns the socket and the event stream.
 
 use super::follow::Follows;
 use crate::gateway::Gateway;
 use crate::pairing::api::PairingError;
 use crate::settings::SettingsError;
-use serde::Serialize;
 use tap_protocol::control::{
-    ControlCall, ControlError, Empty, PairingConfigureResult, PairingDenyAllResult, PairingList,
-    Snapshot,
+    AuthParams, ControlError, ControlHandler, Empty, PairingConfigure, PairingConfigureResult,
+    PairingDenyAllResult, PairingId, PairingList, ProviderId, Snapshot, StreamsFollowParams,
+    StreamsHistory, StreamsHistoryParams, UiLoginResult, UnfollowParams,
 };
-use tap_protocol::logs::LogsRecent;
-use tap_protocol::{ErrorCode, Json};
+use tap_protocol::diagnostics::Diagnostics;
+use tap_protocol::host::GatewayStatus;
+use tap_protocol::logs::{LogsParams, LogsRecent};
+use tap_protocol::settings::{SettingsPatch, SettingsResult};
+use tap_protocol::ErrorCode;
 
-/// Runs one call for an authenticated client. `seq` is the last event seq sent on this
+/// The methods of one authenticated client: `seq` is the last event seq sent on its
 /// connection (for `snapshot`); `follows` is what it follows (for the `*.follow` methods).
-pub(super) fn call(
-    gw: &Gateway,
-    call: ControlCall,
-    seq: u64,
-    follows: &mut Follows,
-) -> Result<Json, ControlError> {
-    match call {
-        ControlCall::Auth(_) => Err(ControlError::new(
+pub(super) struct Methods<'a> {
+    pub gw: &'a Gateway,
+    pub seq: u64,
+    pub follows: &'a mut Follows,
+}
+
+type Answer<T> = Result<T, ControlError>;
+
+impl ControlHandler for Methods<'_> {
+    fn auth(&mut self, _: AuthParams) -> Answer<Snapshot> {
+        Err(ControlError::new(
             ErrorCode::Unauthorized,
             "Already authenticated",
-        )),
-        ControlCall::Snapshot(Empty {}) => json(snapshot(gw, seq)),
-        ControlCall::Status(Empty {}) => json(gw.status()),
-        ControlCall::PairingList(Empty {}) => json(PairingList {
-            pairings: gw.pairing_list(),
-        }),
-        ControlCall::PairingDeny(p) => {
-            gw.pairing_deny(&p.id).map_err(refused)?;
-            json(Empty {})
+        ))
+    }
+
+    fn snapshot(&mut self, _: Empty) -> Answer<Snapshot> {
+        Ok(Snapshot {
+            status: self.gw.status(),
+            pairings: self.gw.pairing_list(),
+            files: self.gw.file_locations(),
+            seq: self.seq,
+        })
+    }
+
+    fn status(&mut self, _: Empty) -> Answer<GatewayStatus> {
+        Ok(self.gw.status())
+    }
+
+    fn pairing_list(&mut self, _: Empty) -> Answer<PairingList> {
+        Ok(PairingList {
+            pairings: self.gw.pairing_list(),
+        })
+    }
+
+    fn pairing_deny(&mut self, p: PairingId) -> Answer<Empty> {
+        self.gw.pairing_deny(&p.id).map_err(refused)?;
+        Ok(Empty {})
+    }
+
+    fn pairing_deny_all(&mut self, _: Empty) -> Answer<PairingDenyAllResult> {
+        Ok(PairingDenyAllResult {
+            denied: self.gw.pairing_deny_all(),
+        })
+    }
+
+    fn pairing_revoke(&mut self, p: PairingId) -> Answer<Empty> {
+        self.gw.pairing_revoke(&p.id).map_err(refused)?;
+        Ok(Empty {})
+    }
+
+    fn pairing_configure(&mut self, p: PairingConfigure) -> Answer<PairingConfigureResult> {
+        let pairing = self
+            .gw
+            .pairing_configure(&p.id, p.session, p.remember)
+            .map_err(refused)?;
+        Ok(PairingConfigureResult { pairing })
+    }
+
+    fn ui_login(&mut self, _: Empty) -> Answer<UiLoginResult> {
+        Ok(self.gw.ui_login())
+    }
+
+    fn streams_history(&mut self, p: StreamsHistoryParams) -> Answer<StreamsHistory> {
+        self.gw
+            .streams_history(&p.session_id, p.stream.as_deref(), p.last)
+            .map_err(|(code, message)| ControlError::new(code, message))
+    }
+
+    fn provider_disconnect(&mut self, p: ProviderId) -> Answer<Empty> {
+        if !self.gw.provider_disconnect(&p.id) {
+            return Err(ControlError::new(
+                ErrorCode::NotFound,
+                format!("No provider '{}' is connected", p.id),
+            ));
         }
-        ControlCall::PairingDenyAll(Empty {}) => json(PairingDenyAllResult {
-            denied: gw.pairing_deny_all(),
-        }),
-        ControlCall::PairingRevoke(p) => {
-            gw.pairing_revoke(&p.id).map_err(refused)?;
-            json(Empty {})
-        }
-        ControlCall::PairingConfigure(p) => {
-            let pairing = gw
-                .pairing_configure(&p.id, p.session, p.remember)
-                .map_err(refused)?;
-            json(PairingConfigureResult { pairing })
-        }
-        ControlCall::UiLogin(Empty {}) => json(gw.ui_login()),
-        ControlCall::StreamsHistory(p) => {
-            let history = gw
-                .streams_history(&p.session_id, p.stream.as_deref(), p.last)
-                .map_err(|(code, message)| ControlError::new(code, message))?;
-            json(history)
-        }
-        ControlCall::ProviderDisconnect(p) => {
-            if !gw.provider_disconnect(&p.id) {
-                return Err(ControlError::new(
-                    ErrorCode::NotFound,
-                    format!("No provider '{}' is connected", p.id),
-                ));
-            }
-            json(Empty {})
-        }
-        ControlCall::Diagnostics(Empty {}) => json(gw.diagnostics()),
-        ControlCall::DiagnosticsFollow(Empty {}) => {
-            follows.diagnostics = true;
-            json(gw.diagnostics())
-        }
-        ControlCall::LogsRecent(p) => json(match gw.core().config.logs.as_ref() {
+        Ok(Empty {})
+    }
+
+    fn diagnostics(&mut self, _: Empty) -> Answer<Diagnostics> {
+        Ok(self.gw.diagnostics())
+    }
+
+    fn diagnostics_follow(&mut self, _: Empty) -> Answer<Diagnostics> {
+        self.follows.diagnostics = true;
+        Ok(self.gw.diagnostics())
+    }
+
+    fn logs_recent(&mut self, p: LogsParams) -> Answer<LogsRecent> {
+        Ok(match self.gw.core().config.logs.as_ref() {
             Some(buffer) => LogsRecent {
                 records: buffer.recent(p.limit, p.level),
                 capacity: buffer.capacity(),
@@ -80,15 +119,28 @@ pub(super) fn call(
                 capacity: 0,
                 enabled: false,
             },
-        }),
-        ControlCall::LogsFollow(p) => json(follows.logs(gw.core(), p)),
-        ControlCall::StreamsFollow(p) => json(follows.streams(gw.core(), p.session_id)?),
-        ControlCall::Unfollow(p) => {
-            follows.stop(p.topic);
-            json(Empty {})
-        }
-        ControlCall::SettingsGet(Empty {}) => json(gw.settings().map_err(settings_error)?),
-        ControlCall::SettingsSet(patch) => json(gw.set_settings(&patch).map_err(settings_error)?),
+        })
+    }
+
+    fn logs_follow(&mut self, p: LogsParams) -> Answer<LogsRecent> {
+        Ok(self.follows.logs(self.gw.core(), p))
+    }
+
+    fn streams_follow(&mut self, p: StreamsFollowParams) -> Answer<StreamsHistory> {
+        self.follows.streams(self.gw.core(), p.session_id)
+    }
+
+    fn unfollow(&mut self, p: UnfollowParams) -> Answer<Empty> {
+        self.follows.stop(p.topic);
+        Ok(Empty {})
+    }
+
+    fn settings_get(&mut self, _: Empty) -> Answer<SettingsResult> {
+        self.gw.settings().map_err(settings_error)
+    }
+
+    fn settings_set(&mut self, patch: SettingsPatch) -> Answer<SettingsResult> {
+        self.gw.set_settings(&patch).map_err(settings_error)
     }
 }
 
@@ -102,20 +154,6 @@ fn settings_error(e: SettingsError) -> ControlError {
     ControlError::new(code, e.to_string())
 }
 
-/// Everything the panel shows.
-pub(super) fn snapshot(gw: &Gateway, seq: u64) -> Snapshot {
-    Snapshot {
-        status: gw.status(),
-        pairings: gw.pairing_list(),
-        files: gw.file_locations(),
-        seq,
-    }
-}
-
 fn refused(e: PairingError) -> ControlError {
     ControlError::new(e.code(), e.to_string())
-}
-
-fn json(value: impl Serialize) -> Result<Json, ControlError> {
-    serde_json::to_value(value).map_err(|e| ControlError::new(ErrorCode::Internal, e.to_string()))
 }

@@ -10,6 +10,7 @@ mod connection;
 mod dispatch;
 mod follow;
 
+use crate::auth::origin;
 use crate::gateway::Gateway;
 use crate::socket::accept::Kind;
 use axum::extract::{ConnectInfo, Request, State};
@@ -23,12 +24,14 @@ pub(crate) async fn endpoint(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
     req: Request,
 ) -> Response {
-    if let Err(why) = crate::auth::origin::check(
+    let origin = origin::CONTROL_SOCKET;
+    if !origin::admits(
         req.headers(),
         gw.address(),
-        crate::auth::origin::CONTROL_SOCKET,
+        origin,
+        "control connection",
+        remote,
     ) {
-        tracing::warn!(%remote, why, "control connection refused");
         return (StatusCode::FORBIDDEN, "Origin not allowed\n").into_response();
     }
     let core = gw.core().clone();

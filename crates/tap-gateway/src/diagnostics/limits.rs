@@ -2,7 +2,13 @@
 //! limits themselves live in `tap_protocol::limits` and are enforced where they apply;
 //! this file only names them.
 
-use tap_protocol::limits::*;
+use tap_protocol::limits::{
+    AUTH_TIMEOUT, HARD_FRAME_CAP_BYTES, MAX_CONTROL_CONNECTIONS, MAX_HOOK_RULES_PER_PROVIDER,
+    MAX_HOST_CONNECTIONS, MAX_MESSAGE_BYTES, MAX_PAIRING_ATTEMPTS_PER_MINUTE, MAX_PENDING_PAIRINGS,
+    MAX_PRE_AUTH_BYTES, MAX_PROVIDER_CONNECTIONS, MAX_PUSHES_PER_SECOND, MAX_QUEUED_CALLS,
+    MAX_REBINDS_PER_MINUTE, MAX_STREAMS_PER_PROVIDER, MAX_STREAM_QUERY_LAST,
+    MAX_TOOLS_PER_PROVIDER, MAX_TOOL_RESULT_BYTES,
+};
 
 /// A limit a peer can hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,8 +3,6 @@
 
 use super::limits::Limit;
 use super::throttle::Throttle;
-#[cfg(test)]
-use super::throttle::EVENT_INTERVAL;
 use crate::events::{Events, GatewayEvent};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -127,7 +125,7 @@ impl Recorder {
         self.changed();
     }
 
-    /// Schedules a `diagnostics.changed` event, at most one per [`EVENT_INTERVAL`]: the
+    /// Schedules a `diagnostics.changed` event, at most one per `DIAGNOSTICS_EVENT_INTERVAL`: the
     /// first change after a quiet interval is published at once; changes within the
     /// interval are published together at its end.
     pub fn changed(&self) {
@@ -232,7 +230,11 @@ mod tests {
             recorder.limit_hit(Limit::PayloadSize);
         }
         let third = next_change(&mut rx, Duration::from_secs(1)).await.unwrap();
-        assert_eq!(third - second, EVENT_INTERVAL, "held back to the interval");
+        assert_eq!(
+            third - second,
+            tap_protocol::limits::DIAGNOSTICS_EVENT_INTERVAL,
+            "held back to the interval"
+        );
         assert_eq!(next_change(&mut rx, Duration::from_secs(5)).await, None);
         assert_eq!(recorder.counted().limits[0].hits, 3000);
         stopping.cancel();

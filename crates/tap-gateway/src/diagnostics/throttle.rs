@@ -1,15 +1,12 @@
-//! At most one event per [`EVENT_INTERVAL`]: the first change after a quiet interval is
+//! At most one event per [`DIAGNOSTICS_EVENT_INTERVAL`]: the first change after a quiet interval is
 //! published at once; changes within the interval are published together at its end. One
 //! small timer task per interval at most (spawned by the recorder).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use tap_protocol::limits::DIAGNOSTICS_EVENT_INTERVAL;
 // Tokio's clock, so paused-time tests control the interval.
 use tokio::time::Instant;
-
-/// At most one `diagnostics.changed` event per this long.
-pub const EVENT_INTERVAL: Duration = Duration::from_millis(250);
 
 #[derive(Default)]
 pub(super) struct Throttle {
@@ -40,7 +37,7 @@ impl Throttle {
             .last
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .map(|at| at + EVENT_INTERVAL);
+            .map(|at| at + DIAGNOSTICS_EVENT_INTERVAL);
         Some(Scheduled { due })
     }
 

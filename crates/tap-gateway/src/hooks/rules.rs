@@ -2,16 +2,11 @@
 
 use regex::{Regex, RegexBuilder};
 use std::sync::Arc;
-use tap_protocol::limits::MAX_HOOK_RULES_PER_PROVIDER;
+use tap_protocol::limits::{
+    HOOK_REGEX_SIZE_LIMIT, MAX_HOOK_PATTERN_BYTES, MAX_HOOK_RULES_PER_PROVIDER,
+};
 use tap_protocol::provider::{HookAction, HookRule};
 use tap_protocol::ErrorCode;
-
-/// Longest `match.args` pattern accepted, in bytes.
-pub(crate) const MAX_PATTERN_BYTES: usize = 4 * 1024;
-/// Compiled-program size limit for one pattern (the `regex` crate's `size_limit`). The
-/// crate matches in time linear in the input, so no pattern can backtrack
-/// catastrophically; this bounds the memory a pattern may cost.
-const REGEX_SIZE_LIMIT: usize = 1024 * 1024;
 
 /// A validated rule, ready to match.
 #[derive(Debug)]
@@ -66,14 +61,14 @@ pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (Err
 /// Compiles one user pattern (`match.args`, `filter.set` rules) with the size bounds;
 /// the error completes "'<field>' …".
 pub(crate) fn compile_pattern(p: &str) -> Result<Regex, String> {
-    if p.len() > MAX_PATTERN_BYTES {
+    if p.len() > MAX_HOOK_PATTERN_BYTES {
         return Err(format!(
-            "is {} bytes; patterns are limited to {MAX_PATTERN_BYTES}",
+            "is {} bytes; patterns are limited to {MAX_HOOK_PATTERN_BYTES}",
             p.len()
         ));
     }
     RegexBuilder::new(p)
-        .size_limit(REGEX_SIZE_LIMIT)
+        .size_limit(HOOK_REGEX_SIZE_LIMIT)
         .build()
         .map_err(|e| format!("is not a valid regex: {e}"))
 }

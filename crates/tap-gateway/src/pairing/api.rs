@@ -61,7 +61,7 @@ pub(crate) fn deny(core: &Core, id: &str) -> Result<(), PairingError> {
             let mut e = ErrorMessage::new(ErrorCode::AuthFailed, "Pairing denied by the user");
             e.reply_to = Some("auth".into());
             core.diagnostics.note_provider_error(&e);
-            let _ = link.out.send(frame(&GatewayMessage::Error(e)));
+            link.send(&GatewayMessage::Error(e));
             link.kill.cancel();
         }
     }
@@ -106,7 +106,7 @@ pub(crate) fn revoke(core: &Core, id: &str) -> Result<(), PairingError> {
             e.provider_id = Some(p.id.clone());
             e.session_id = p.session.clone();
             core.diagnostics.note_provider_error(&e);
-            let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
+            p.link.send(&GatewayMessage::Error(e));
             p.link.kill.cancel();
             closed += 1;
         }
@@ -184,7 +184,7 @@ pub(crate) fn configure(
                     e.provider_id = Some(pid.clone());
                     e.session_id = Some(old);
                     core.diagnostics.note_provider_error(&e);
-                    let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
+                    p.link.send(&GatewayMessage::Error(e));
                 }
                 let _ = p
                     .link

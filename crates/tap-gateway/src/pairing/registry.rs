@@ -8,14 +8,13 @@ use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, SystemTime};
 use subtle::ConstantTimeEq;
-use tap_protocol::limits::{MAX_PAIRING_ATTEMPTS_PER_MINUTE, MAX_PENDING_PAIRINGS};
+use tap_protocol::limits::{
+    MAX_PAIRING_ATTEMPTS_PER_MINUTE, MAX_PENDING_PAIRINGS, PAIRING_ATTEMPT_WINDOW,
+};
 use tap_protocol::pairing::{PairingEntry, PairingState};
 use tap_protocol::JsonObject;
 // Tokio's clock, so the attempt window follows a paused test clock.
 use tokio::time::Instant;
-
-/// The window of the pairing-attempt limit.
-pub(crate) const ATTEMPT_WINDOW: Duration = Duration::from_secs(60);
 
 /// SHA-256 of an issued token: all the gateway keeps of it.
 pub(crate) fn hash_token(token: &str) -> TokenHash {
@@ -212,13 +211,13 @@ impl Registry {
         while self
             .attempts
             .front()
-            .is_some_and(|t| now.duration_since(*t) >= ATTEMPT_WINDOW)
+            .is_some_and(|t| now.duration_since(*t) >= PAIRING_ATTEMPT_WINDOW)
         {
             self.attempts.pop_front();
         }
         if self.attempts.len() >= MAX_PAIRING_ATTEMPTS_PER_MINUTE as usize {
             let oldest = self.attempts[0];
-            return Err(ATTEMPT_WINDOW.saturating_sub(now.duration_since(oldest)));
+            return Err(PAIRING_ATTEMPT_WINDOW.saturating_sub(now.duration_since(oldest)));
         }
         self.attempts.push_back(now);
         Ok(())

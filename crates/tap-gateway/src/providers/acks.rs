@@ -3,7 +3,6 @@
 //! after it, or answered with an error when they never will be.
 
 use super::binding::PendingAck;
-use crate::socket::frame::frame;
 use crate::state::State;
 use tap_protocol::provider::{Ack, ErrorMessage, GatewayMessage};
 use tap_protocol::ErrorCode;
@@ -25,11 +24,11 @@ pub(crate) fn ack_published(state: &mut State, session_id: &str) {
         u.in_flight.retain(|k| *k != TOOLS_UPDATE);
         u.revision += 1;
         let revision = u.revision;
-        let _ = p.link.out.send(frame(&GatewayMessage::Ack(Ack {
+        p.link.send(&GatewayMessage::Ack(Ack {
             request_id: ack.request_id,
             session_id: session_id.to_string(),
             revision,
-        })));
+        }));
     }
 }
 
@@ -45,7 +44,7 @@ pub(crate) fn abandon_acks(state: &State, session_id: &str, acks: Vec<PendingAck
         e.request_id = Some(ack.request_id);
         e.provider_id = Some(ack.provider_id.clone());
         e.session_id = Some(session_id.to_string());
-        let _ = p.link.out.send(frame(&GatewayMessage::Error(e)));
+        p.link.send(&GatewayMessage::Error(e));
     }
 }
 

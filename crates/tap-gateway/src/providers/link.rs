@@ -2,8 +2,11 @@
 
 use crate::hooks::gates::GateTable;
 use crate::providers::activity::Activity;
+use crate::socket::frame::frame;
 use crate::tools::table::CallTable;
 use std::sync::Arc;
+use tap_protocol::provider::{GatewayMessage, ToolCancel};
+use tap_protocol::ErrorCode;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
@@ -21,4 +24,26 @@ pub(crate) struct ProviderLink {
     pub kill: CancellationToken,
     /// When the provider last sent anything (multi-instance routing).
     pub activity: Arc<Activity>,
+}
+
+impl ProviderLink {
+    /// Queues a message for the provider; one for a closed connection is dropped.
+    pub fn send(&self, msg: &GatewayMessage) {
+        let _ = self.out.send(frame(msg));
+    }
+
+    /// Fails this provider's calls in `session` with `CANCELLED` (`message`) and sends it
+    /// `tool.cancel` (`reason`) for each: its session ended, or it left the session.
+    pub fn cancel_calls_in(&self, session: &str, message: &str, reason: &str) {
+        for id in self
+            .calls
+            .fail_session(session, ErrorCode::Cancelled, message)
+        {
+            self.send(&GatewayMessage::ToolCancel(ToolCancel {
+                id,
+                session_id: session.to_string(),
+                reason: reason.to_string(),
+            }));
+        }
+    }
 }

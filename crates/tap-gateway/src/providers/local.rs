@@ -7,12 +7,10 @@
 //! (validation, limits, ordering, acknowledgments) is the same; only the transport and the
 //! trust differ. The first message received is `sessions`.
 
-use super::connection::{Conn, Flow};
+use super::connection::Conn;
 use super::entry::Trust;
-use super::link::ProviderLink;
+use crate::socket::conn::Step;
 use crate::state::Core;
-use crate::tools::table::CallTable;
-use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use tap_protocol::provider::{GatewayMessage, ProviderMessage};
@@ -38,23 +36,9 @@ pub struct LocalClosed;
 /// first message it receives is `sessions`; then it sends `hello` as any provider.
 pub(crate) fn connect(core: &Arc<Core>) -> LocalProvider {
     let (out, from_gateway) = mpsc::unbounded_channel();
-    let kill = core.stopping.child_token();
-    let link = ProviderLink {
-        out,
-        calls: Arc::new(CallTable::default()),
-        gates: Arc::default(),
-        kill: kill.clone(),
-        activity: Arc::default(),
-    };
-    let mut conn = Conn {
-        core: core.clone(),
-        remote: SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
-        origin: None,
-        link,
-        id: None,
-        pairing: None,
-        hellos: VecDeque::new(),
-    };
+    let remote = SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0));
+    let mut conn = Conn::new(core.clone(), remote, None, out);
+    let kill = conn.link.kill.clone();
     let provider_id = {
         let mut state = core.state();
         conn.admit(&mut state, Trust::Internal, None, None, None)
@@ -70,7 +54,7 @@ pub(crate) fn connect(core: &Arc<Core>) -> LocalProvider {
                 frame = inbound.recv() => match frame {
                     None => break,
                     Some(bytes) => {
-                        if conn.on_frame(&bytes) == Flow::Close {
+                        if matches!(conn.on_frame(&bytes), Step::Close(_)) {
                             break;
                         }
                     }

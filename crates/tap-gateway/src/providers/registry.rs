@@ -4,11 +4,8 @@
 
 use super::binding::ALL;
 use super::entry::Phase;
-use crate::socket::frame::frame;
 use crate::state::{Core, State};
 use std::sync::Arc;
-use tap_protocol::provider::{GatewayMessage, ToolCancel};
-use tap_protocol::ErrorCode;
 
 /// Takes a provider out of its session, if it is bound: it becomes Unbound (still
 /// connected), its tools leave the session, and its calls there are cancelled (the provider
@@ -34,18 +31,11 @@ pub(crate) fn unbind_provider(
     link.gates.cancel_pending();
     state.transforms.cancel_pending(provider_id);
     for sid in &sessions {
-        let cancelled = link.calls.fail_session(
+        link.cancel_calls_in(
             sid,
-            ErrorCode::Cancelled,
             &format!("Provider left session '{sid}' ({reason})"),
+            reason,
         );
-        for call_id in cancelled {
-            let _ = link.out.send(frame(&GatewayMessage::ToolCancel(ToolCancel {
-                id: call_id,
-                session_id: sid.clone(),
-                reason: reason.to_string(),
-            })));
-        }
         state.transforms.forget_session(provider_id, sid);
         let pending = super::acks::take_pending(state, provider_id, sid);
         super::acks::abandon_acks(

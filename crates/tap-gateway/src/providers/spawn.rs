@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 use std::process::Stdio;
+use tap_protocol::limits::{MAX_PROVIDER_LOG_LINE_BYTES, PROVIDER_STOP_GRACE};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};
 
@@ -67,12 +68,8 @@ impl SpawnSpec {
     }
 }
 
-/// Longest output line logged as is; the rest of a longer line is dropped (and the line
-/// marked), so a provider printing without newlines cannot make the gateway buffer it all.
-pub(crate) const MAX_LOG_LINE_BYTES: usize = 8 * 1024;
-
 /// Calls `log` with each line of `pipe` (lossy UTF-8, without the newline), each cut to
-/// [`MAX_LOG_LINE_BYTES`]. Ends at end of file or on a read error.
+/// [`MAX_PROVIDER_LOG_LINE_BYTES`]. Ends at end of file or on a read error.
 pub(crate) async fn forward_lines(pipe: impl AsyncRead + Unpin, log: impl Fn(&str)) {
     let mut reader = BufReader::new(pipe);
     let mut line: Vec<u8> = Vec::new();
@@ -86,7 +83,7 @@ pub(crate) async fn forward_lines(pipe: impl AsyncRead + Unpin, log: impl Fn(&st
             Some(i) => (&buf[..i], true),
             None => (buf, false),
         };
-        let room = MAX_LOG_LINE_BYTES.saturating_sub(line.len());
+        let room = MAX_PROVIDER_LOG_LINE_BYTES.saturating_sub(line.len());
         line.extend_from_slice(&chunk[..chunk.len().min(room)]);
         cut |= chunk.len() > room;
         let used = chunk.len() + usize::from(newline);
@@ -104,7 +101,9 @@ fn emit(line: &mut Vec<u8>, cut: &mut bool, log: &impl Fn(&str)) {
     let text = String::from_utf8_lossy(line);
     let text = text.strip_suffix('\r').unwrap_or(&text);
     if *cut {
-        log(&format!("{text}… [line cut at {MAX_LOG_LINE_BYTES} bytes]"));
+        log(&format!(
+            "{text}… [line cut at {MAX_PROVIDER_LOG_LINE_BYTES} bytes]"
+        ));
     } else {
         log(text);
     }
@@ -112,7 +111,7 @@ fn emit(line: &mut Vec<u8>, cut: &mut bool, log: &impl Fn(&str)) {
     *cut = false;
 }
 
-/// SIGTERM to the child's process group; after [`STOP_GRACE`] (or as soon as the child
+/// SIGTERM to the child's process group; after [`PROVIDER_STOP_GRACE`] (or as soon as the child
 /// exits), SIGKILL to whatever is left in the group.
 #[cfg_attr(not(unix), allow(unused_variables))]
 pub(crate) async fn stop_group(child: &mut Child, pid: Option<u32>) {
@@ -123,14 +122,11 @@ pub(crate) async fn stop_group(child: &mut Child, pid: Option<u32>) {
     {
         use nix::sys::signal::{killpg, Signal};
         let _ = killpg(group, Signal::SIGTERM);
-        let _ = tokio::time::timeout(STOP_GRACE, child.wait()).await;
+        let _ = tokio::time::timeout(PROVIDER_STOP_GRACE, child.wait()).await;
         let _ = killpg(group, Signal::SIGKILL);
     }
     let _ = child.kill().await;
 }
-
-/// How long a spawned provider has to exit after SIGTERM.
-pub(crate) const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 #[cfg(test)]
 mod tests {
@@ -146,12 +142,12 @@ mod tests {
     #[tokio::test]
     async fn lines_are_split_trimmed_and_bounded() {
         assert_eq!(lines_of(b"a\r\nb\n\nc").await, ["a", "b", "", "c"]);
-        let long = vec![b'x'; MAX_LOG_LINE_BYTES * 3];
+        let long = vec![b'x'; MAX_PROVIDER_LOG_LINE_BYTES * 3];
         let mut input = long.clone();
         input.extend_from_slice(b"\nnext\n");
         let seen = lines_of(&input).await;
         assert_eq!(seen.len(), 2);
-        assert!(seen[0].starts_with(&"x".repeat(MAX_LOG_LINE_BYTES)));
+        assert!(seen[0].starts_with(&"x".repeat(MAX_PROVIDER_LOG_LINE_BYTES)));
         assert!(
             seen[0].ends_with("[line cut at 8192 bytes]"),
             "{}",

@@ -12,6 +12,8 @@
 //!
 //! Neither the code nor the token is ever logged.
 
+use super::headers::harden;
+use crate::auth::origin::{self, PANEL_LOGIN};
 use crate::gateway::Gateway;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
@@ -19,9 +21,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::net::SocketAddr;
-
-/// A login request body is `{"code": "<43 characters>"}`; anything much longer is not one.
-const MAX_BODY_BYTES: usize = 1024;
+use tap_protocol::limits::MAX_LOGIN_BODY_BYTES;
 
 #[derive(Deserialize)]
 struct LoginBody {
@@ -35,15 +35,16 @@ pub(crate) async fn endpoint(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
     req: Request,
 ) -> Response {
-    if let Err(why) = crate::auth::origin::check(
+    if !origin::admits(
         req.headers(),
         gw.address(),
-        crate::auth::origin::PANEL_LOGIN,
+        PANEL_LOGIN,
+        "panel login",
+        remote,
     ) {
-        tracing::warn!(%remote, why, "panel login refused");
         return answer(StatusCode::FORBIDDEN, error("Origin not allowed"));
     }
-    let body = match axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES).await {
+    let body = match axum::body::to_bytes(req.into_body(), MAX_LOGIN_BODY_BYTES).await {
         Ok(b) => b,
         Err(_) => {
             return answer(
@@ -85,13 +86,6 @@ fn answer(status: StatusCode, body: serde_json::Value) -> Response {
         HeaderValue::from_static("application/json"),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
+    harden(h);
     resp.into_response()
 }

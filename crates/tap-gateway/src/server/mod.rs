@@ -1,6 +1,7 @@
 //! HTTP on the gateway port: the WebSocket endpoints, `/healthz`, and the panel (its
 //! files and its one-time login).
 
+mod headers;
 mod login;
 mod static_files;
 

@@ -5,6 +5,7 @@
 //!
 //! Files are read per request (no cache), so a rebuilt panel is served at once.
 
+use super::headers::harden;
 use crate::gateway::Gateway;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -117,14 +118,7 @@ fn file_response(bytes: Vec<u8>, content_type: &'static str, gw: &Gateway) -> Re
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_str(&csp).expect("ASCII"),
     );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
+    harden(h);
     resp
 }
 

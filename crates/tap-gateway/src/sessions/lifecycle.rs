@@ -12,7 +12,7 @@ use tap_protocol::host::{
 };
 use tap_protocol::limits::MAX_SESSION_ID_LEN;
 use tap_protocol::provider::{
-    GatewayMessage, LifecycleState, SessionInfo, SessionLifecycle, Sessions, ToolCancel,
+    GatewayMessage, LifecycleState, SessionInfo, SessionLifecycle, Sessions,
 };
 use tap_protocol::ErrorCode;
 use tokio::sync::Notify;
@@ -172,21 +172,11 @@ fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: S
             // Bound to "all": it leaves this session and stays bound to the others.
             leaving_all.push(pid.clone());
         }
-        let cancelled = p.link.calls.fail_session(
+        p.link.cancel_calls_in(
             id,
-            ErrorCode::Cancelled,
             &format!("Session '{id}' ended ({reason})"),
+            "session ended",
         );
-        for call_id in cancelled {
-            let _ = p
-                .link
-                .out
-                .send(frame(&GatewayMessage::ToolCancel(ToolCancel {
-                    id: call_id,
-                    session_id: id.to_string(),
-                    reason: "session ended".into(),
-                })));
-        }
     }
     // Updates that never reached the host: the session is gone before their ack.
     crate::providers::acks::abandon_acks(

@@ -4,6 +4,7 @@
 //! (`conn`).
 
 pub(crate) mod accept;
+pub(crate) mod conn;
 pub(crate) mod frame;
 pub(crate) mod metered;
 pub(crate) mod upgrade;

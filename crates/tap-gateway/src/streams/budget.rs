@@ -15,8 +15,7 @@
 use super::filter::Filter;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tap_protocol::limits::{MAX_PUSHES_PER_SECOND, MAX_STREAMS_PER_PROVIDER};
+use tap_protocol::limits::{MAX_PUSHES_PER_SECOND, MAX_STREAMS_PER_PROVIDER, PUSH_BUDGET_WINDOW};
 use tap_protocol::provider::PushLevel;
 use tap_protocol::ErrorCode;
 use tokio::time::Instant;
@@ -105,7 +104,7 @@ impl StreamControls {
         while b
             .window
             .front()
-            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(1))
+            .is_some_and(|t| now.duration_since(*t) >= PUSH_BUDGET_WINDOW)
         {
             b.window.pop_front();
         }

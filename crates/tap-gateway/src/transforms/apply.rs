@@ -3,7 +3,6 @@
 
 use super::registry::{Pending, Refusal, PROTECTED_SECTIONS};
 use crate::providers::link::ProviderLink;
-use crate::socket::frame::frame;
 use crate::state::Core;
 use futures_util::future::join_all;
 use std::collections::BTreeMap;
@@ -144,14 +143,12 @@ async fn callback(
                 tx,
             },
         );
-        let _ = link
-            .out
-            .send(frame(&GatewayMessage::TransformRequest(TransformRequest {
-                call_id: call_id.clone(),
-                session_id: session_id.to_string(),
-                section: section.to_string(),
-                current: current.to_string(),
-            })));
+        link.send(&GatewayMessage::TransformRequest(TransformRequest {
+            call_id: call_id.clone(),
+            session_id: session_id.to_string(),
+            section: section.to_string(),
+            current: current.to_string(),
+        }));
     }
     let answer = tokio::time::timeout(TRANSFORM_TIMEOUT, rx).await;
     match answer {

@@ -14,18 +14,17 @@
 //! need it (or, for `push`, `broadcast: true`); updates without it apply to every session
 //! the provider is registered in and to the declarations future sessions get.
 
-use super::{Conn, Flow};
-use crate::hooks::rules::CompiledRule;
+use super::hello::Checked;
+use super::Conn;
 use crate::providers::binding::{AllBinding, SessionBinding, Template, ALL};
 use crate::providers::entry::{Phase, ProviderEntry};
 use crate::providers::validate::Invalid;
 use crate::sessions::tool_map::Claimant;
+use crate::socket::conn::Step;
 use crate::state::State;
-use std::sync::Arc;
 use tap_protocol::host::{HostEvent, SessionContext};
 use tap_protocol::provider::{
-    ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, SessionLifecycle, SessionRef,
-    ToolDef,
+    ErrorMessage, GatewayMessage, HelloAck, LifecycleState, SessionLifecycle, SessionRef,
 };
 use tap_protocol::{ErrorCode, PROTOCOL_VERSION};
 
@@ -96,13 +95,14 @@ pub(super) fn ack_sessions(targets: Vec<String>, template: bool) -> Vec<String> 
 impl Conn {
     /// `hello {session: "all"}` from an internal provider, after the checks every `hello`
     /// passes: registers in every live session, or in none if a tool conflicts in one.
-    pub(super) fn bind_all(
-        &mut self,
-        h: Hello,
-        tools: Arc<Vec<ToolDef>>,
-        hooks: Arc<Vec<CompiledRule>>,
-        persist_dir: Option<String>,
-    ) -> Flow {
+    pub(super) fn bind_all(&mut self, c: Checked) -> Step {
+        let Checked {
+            h,
+            tools,
+            hooks,
+            persist_dir,
+            ..
+        } = c;
         let mut rekeyed: Option<String> = None;
         let outcome = self.with_entry(|state, id| -> Result<Vec<String>, Invalid> {
             rekeyed = crate::providers::reconnect::claim(state, id, &h)?;
@@ -154,10 +154,7 @@ impl Conn {
             }
             Ok(live)
         });
-        if let Some(new_id) = rekeyed {
-            tracing::info!(provider = %new_id, name = %h.name, "provider reconnected; identity taken over");
-            self.id = Some(new_id);
-        }
+        self.took_over(rekeyed, &h.name);
         match outcome {
             Some(Ok(sessions)) => {
                 if let Some(id) = &self.id {
@@ -168,16 +165,10 @@ impl Conn {
                     .emit(crate::events::GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %h.name, sessions = ?sessions, tools = tools.len(), "provider bound to all sessions");
             }
-            Some(Err((code, message))) => {
-                let mut e = ErrorMessage::new(code, message);
-                e.reply_to = Some("hello".into());
-                e.provider_id = self.id.clone();
-                e.session_id = Some(ALL.to_string());
-                self.send(&GatewayMessage::Error(e));
-            }
+            Some(Err((code, message))) => self.refuse_for(ALL, code, message),
             None => {}
         }
-        Flow::Continue
+        Step::Continue
     }
 
     /// `session.ready {sessionId}`: an `"all"` provider registers in a session that

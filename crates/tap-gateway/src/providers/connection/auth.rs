@@ -1,0 +1,147 @@
+//! AwaitAuth: the first message must be `auth` with a token (gateway, project or paired)
+//! or `mode: "pair"`; an authenticated connection is registered and told the sessions.
+
+use super::Conn;
+use crate::auth::tokens;
+use crate::diagnostics::Limit;
+use crate::events::GatewayEvent;
+use crate::providers::entry::{Phase, ProviderEntry, Trust};
+use crate::socket::conn::auth_timeout_message;
+use crate::socket::conn::Step;
+use crate::state::State;
+use std::sync::Arc;
+use std::time::SystemTime;
+use tap_protocol::provider::{Auth, GatewayMessage, ProviderMessage, Sessions};
+use tap_protocol::{decode, ErrorCode};
+
+impl Conn {
+    pub(super) fn on_unauthenticated(&mut self, bytes: &[u8]) -> Step {
+        match decode::<ProviderMessage>(bytes, ProviderMessage::TYPES) {
+            Ok(msg) if self.pairing.is_some() => self.on_pairing_message(msg),
+            Ok(ProviderMessage::Auth(auth)) => self.on_auth(auth),
+            Ok(other) => self.fatal(
+                ErrorCode::AuthFailed,
+                &format!(
+                    "The first message must be 'auth', got '{}'",
+                    other.type_name()
+                ),
+                Some(other.type_name()),
+            ),
+            Err(e) => {
+                // Non-fatal, as the spec's table says; the byte budget and the auth
+                // timeout bound how long an unauthenticated peer can keep this up.
+                self.error(e.code(), e.message(), e.type_name());
+                Step::Continue
+            }
+        }
+    }
+
+    pub(super) fn on_auth(&mut self, auth: Auth) -> Step {
+        if auth.mode.as_deref() == Some("pair") {
+            return self.on_pair(auth);
+        }
+        let Some(token) = auth.token else {
+            return self.fatal(
+                ErrorCode::AuthFailed,
+                "'auth' needs a 'token'",
+                Some("auth"),
+            );
+        };
+        let mut state = self.core.state();
+        // The pairing lookup and the registration happen under one lock, so a concurrent
+        // revoke either sees this connection or has already killed the token.
+        let mut scope = None;
+        let (trust, paired) = if tokens::matches(&token, &self.core.secrets.gateway_token) {
+            (Trust::Project, None)
+        } else if let Some((session, name)) =
+            crate::providers::project::start::authenticate(&state, &token)
+        {
+            // A project provider's own token (tap.config.json): scoped to its session.
+            tracing::info!(remote = %self.remote, %session, provider = %name, "project provider token");
+            scope = Some(session);
+            (Trust::Project, None)
+        } else if let Some(entry) = state.pairing.authenticate(&token) {
+            (Trust::External, Some(entry))
+        } else {
+            drop(state);
+            return self.fatal(ErrorCode::AuthFailed, "Invalid token", Some("auth"));
+        };
+        let id = self.admit(
+            &mut state,
+            trust,
+            paired.as_ref().map(|e| e.id.clone()),
+            None,
+            scope,
+        );
+        drop(state);
+        self.id = Some(id.clone());
+        tracing::info!(remote = %self.remote, provider = %id, trust = trust.as_str(), "provider authenticated");
+        if let Some(entry) = paired {
+            self.core.events.emit(GatewayEvent::PairingChanged(entry));
+        }
+        Step::Authed
+    }
+
+    /// Registers the authenticated connection and sends `sessions`, under the lock so no
+    /// `sessions.updated` can overtake it.
+    pub(crate) fn admit(
+        &self,
+        state: &mut State,
+        trust: Trust,
+        pairing: Option<String>,
+        token: Option<String>,
+        scope: Option<String>,
+    ) -> String {
+        let id = crate::ids::short("p");
+        let active = crate::providers::project::start::visible_sessions(
+            state,
+            pairing.as_deref(),
+            scope.as_deref(),
+        );
+        state.providers.insert(
+            id.clone(),
+            ProviderEntry {
+                id: id.clone(),
+                name: None,
+                instance: None,
+                metadata: None,
+                trust,
+                phase: Phase::AwaitHello,
+                session: None,
+                tools: Arc::new(Vec::new()),
+                hooks: Arc::default(),
+                subscribe: Vec::new(),
+                link: self.link.clone(),
+                remote: self.remote,
+                connected_at: SystemTime::now(),
+                pairing,
+                scope,
+                all: None,
+                updates: Default::default(),
+            },
+        );
+        self.send(&GatewayMessage::Sessions(Sessions { token, active }));
+        id
+    }
+
+    /// The auth timeout fired, or, in AwaitPairing, the pairing code expired.
+    pub(super) fn auth_deadline(&mut self) {
+        let Some(pid) = self.pairing.take() else {
+            self.core.diagnostics.limit_hit(Limit::AuthTimeout);
+            self.fatal(ErrorCode::AuthFailed, &auth_timeout_message(), None);
+            return;
+        };
+        if self.core.state().pairing.remove_pending(&pid) {
+            tracing::info!(remote = %self.remote, pairing = %pid, "pairing code expired");
+            self.core.events.emit(GatewayEvent::PairingRemoved {
+                id: pid,
+                reason: "expired".into(),
+            });
+        }
+        self.fatal(
+            ErrorCode::AuthFailed,
+            "Pairing code expired; request pairing again",
+            None,
+        );
+    }
+}

@@ -1,0 +1,108 @@
+//! `push`: each event through the stream's filter and budgets into the session's stream,
+//! and (`surface` / `inject`) to the session's host.
+
+use super::all_binding::{targets, Absent};
+use super::Conn;
+use crate::diagnostics::Limit;
+use crate::providers::validate::{self};
+use crate::streams::store::Stored;
+use std::time::SystemTime;
+use tap_protocol::host::{Delivery, HostEvent};
+use tap_protocol::limits::MAX_STREAMS_PER_PROVIDER;
+use tap_protocol::provider::{Push, PushLevel};
+use tap_protocol::ErrorCode;
+
+impl Conn {
+    pub(super) fn on_push(&self, p: Push) {
+        if let Err((code, message)) = validate::push(&p) {
+            self.error(code, message, Some("push"));
+            return;
+        }
+        // An "all" provider names the session, or broadcasts to every one it is in.
+        let absent = if p.broadcast {
+            Absent::Every
+        } else {
+            Absent::Refuse
+        };
+        let Some(resolved) = self.with_entry(|s, id| {
+            targets(s, id, p.session_id.as_deref(), absent)
+                .map(|t| (t, s.providers[id].name.clone().unwrap_or_default()))
+        }) else {
+            return;
+        };
+        let (sessions, provider) = match resolved {
+            Ok(r) => r,
+            Err((code, message)) => return self.error(code, message, Some("push")),
+        };
+        // Only a broadcast's extra sessions get copies; the usual single session (and a
+        // broadcast's last) takes the push itself, so its text and metadata move.
+        let mut sessions = sessions;
+        let Some(last) = sessions.pop() else { return };
+        for session in sessions {
+            self.push_to(session, &provider, p.clone());
+        }
+        self.push_to(last, &provider, p);
+    }
+
+    /// One push into one session: the stream's filter and the budgets decide its level,
+    /// then it is stored and (`surface` / `inject`) delivered to the session's host.
+    pub(super) fn push_to(&self, session: String, provider: &str, p: Push) {
+        let stream = p.stream.unwrap_or_else(|| provider.to_string());
+        let text = p
+            .event
+            .filter(|e| !e.is_empty())
+            .or_else(|| p.prompt.clone())
+            .unwrap_or_default();
+        let pid = self.id.clone().unwrap_or_default();
+        let streams = &self.core.streams;
+        let level = match self
+            .core
+            .stream_controls
+            .admit(&pid, &session, &stream, &text, p.level)
+        {
+            Ok(Some(level)) => level,
+            Ok(None) => return, // dropped by the stream's filter
+            Err(message) => {
+                self.core.diagnostics.limit_hit(Limit::PushBudget);
+                return self.error(ErrorCode::RateLimited, message, Some("push"));
+            }
+        };
+        let at = SystemTime::now();
+        let delivery = (level != PushLevel::Keep).then(|| {
+            HostEvent::Delivery(Delivery {
+                session_id: session.clone(),
+                level,
+                stream: stream.clone(),
+                provider: provider.to_string(),
+                event: text.clone(),
+                prompt: p.prompt,
+                metadata: p.metadata.clone(),
+                ts: crate::time::rfc3339(at),
+            })
+        });
+        let stored = Stored {
+            at,
+            event: text,
+            level,
+            metadata: p.metadata,
+        };
+        if streams.append(&session, provider, &stream, stored).is_err() {
+            self.core.diagnostics.limit_hit(Limit::StreamCount);
+            self.error(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "A provider may use at most {MAX_STREAMS_PER_PROVIDER} streams per session; '{stream}' would be one more"
+                ),
+                Some("push"),
+            );
+            return;
+        }
+        if let Some(delivery) = delivery {
+            let mut state = self.core.state();
+            let host = state.sessions.get(&session).map(|s| s.host.clone());
+            if let Some(h) = host.and_then(|h| state.hosts.get_mut(&h)) {
+                h.send(&delivery);
+            }
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The one connection loop every protocol runs on (provider, session host, control).
+//!
+//! The loop alone reads and writes its WebSocket. Everything else reaches the peer by
+//! pushing ready-made frames into the connection's outbound queue, which the loop writes in
+//! order and in batches, so frames leave in the order they were produced and a slow or
+//! hostile peer only ever stalls its own task. The loop owns what every protocol needs the
+//! same way: the auth deadline, the pre-auth byte budget (lifted once the handler says the
+//! peer authenticated), the hard frame cap, closing on the gateway's stop or the handler's
+//! kill token, the bounded final flush and close frame, and a tracing span per connection.
+//! What the frames mean is the [`Handler`]'s business.
+
+use super::accept::Kind;
+use super::upgrade::WsStream;
+use crate::diagnostics::recorder::Recorder;
+use crate::diagnostics::Limit;
+use futures_util::{SinkExt, StreamExt};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tap_protocol::limits::{AUTH_TIMEOUT, CLOSE_HANDSHAKE_TIMEOUT};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+/// Frames written per flush when the queue is busy; bounds the latency of a big backlog.
+const WRITE_BATCH: usize = 64;
+
+/// What a peer that did not authenticate in time is told, whatever its protocol.
+pub(crate) fn auth_timeout_message() -> String {
+    format!("No 'auth' within {} seconds", AUTH_TIMEOUT.as_secs())
+}
+
+/// What the loop does after the handler saw a frame (or an event of its own).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    Continue,
+    /// The peer authenticated: the auth deadline and the pre-auth byte budget are lifted.
+    Authed,
+    /// Still unauthenticated, but waiting for the user (a pairing code) until this instant,
+    /// which replaces the auth deadline.
+    WaitUntil(Instant),
+    /// Write what is queued, send a close frame with this code, and end.
+    Close(CloseCode),
+}
+
+/// One protocol on the connection loop.
+pub(crate) trait Handler: Send {
+    /// An incoming data frame (text or binary).
+    fn on_frame(&mut self, bytes: &[u8]) -> Step;
+
+    /// The peer did not authenticate in time (or its pairing code expired): count it and
+    /// queue the refusal. The connection then closes with `Policy`.
+    fn on_auth_deadline(&mut self);
+
+    /// Something else this protocol waits for (the control plane's engine events). Polled
+    /// only while nothing is queued for the peer, so a peer that does not read is not
+    /// sent more than it takes.
+    fn background(&mut self) -> impl Future<Output = Step> + Send {
+        std::future::pending()
+    }
+
+    /// The connection is over; called before the final flush.
+    fn closing(&mut self) {}
+
+    /// After the final flush: `unsent` holds the frames queued but never written.
+    fn closed(self, _unsent: Vec<Message>)
+    where
+        Self: Sized,
+    {
+    }
+}
+
+/// The parts of a connection the loop owns besides the handler.
+pub(crate) struct Socket {
+    pub ws: WsStream,
+    pub kind: Kind,
+    pub remote: SocketAddr,
+    /// The outbound queue's receiving end; its senders live wherever the protocol keeps them.
+    pub out: mpsc::UnboundedReceiver<Message>,
+    /// Closes this connection (a revoke, a deny, a session host resumed elsewhere).
+    pub kill: CancellationToken,
+    /// The gateway is stopping.
+    pub stopping: CancellationToken,
+    /// A batch the peer does not take within this long ends the connection (the control
+    /// plane's clients); `None` waits as long as the peer does (its own task only).
+    pub write_timeout: Option<Duration>,
+    pub diagnostics: Recorder,
+}
+
+/// Runs `handler` on `socket` until either side ends the connection.
+pub(crate) async fn run<H: Handler>(socket: Socket, handler: H) {
+    let span = tracing::info_span!("conn", kind = socket.kind.name(), remote = %socket.remote);
+    serve(socket, handler).instrument(span).await
+}
+
+async fn serve<H: Handler>(socket: Socket, mut handler: H) {
+    let Socket {
+        mut ws,
+        mut out,
+        kill,
+        stopping,
+        write_timeout,
+        diagnostics,
+        ..
+    } = socket;
+    let mut authed = false;
+    let deadline = tokio::time::sleep(AUTH_TIMEOUT);
+    tokio::pin!(deadline);
+    let end = loop {
+        let step = tokio::select! {
+            biased;
+            Some(msg) = out.recv() => match write_batch(&mut ws, msg, &mut out, write_timeout).await {
+                Ok(()) => Step::Continue,
+                Err(()) => break None,
+            },
+            _ = kill.cancelled() => break Some(CloseCode::Away),
+            _ = stopping.cancelled() => break Some(CloseCode::Away),
+            _ = &mut deadline, if !authed => {
+                handler.on_auth_deadline();
+                break Some(CloseCode::Policy);
+            }
+            incoming = ws.next() => match incoming {
+                Some(Ok(Message::Text(t))) => handler.on_frame(t.as_bytes()),
+                Some(Ok(Message::Binary(b))) => handler.on_frame(&b),
+                Some(Ok(Message::Close(_))) | None => break None,
+                // Ping and pong are answered by tungstenite.
+                Some(Ok(_)) => Step::Continue,
+                Some(Err(tungstenite::Error::Capacity(e))) => {
+                    tracing::info!(error = %e, "frame above the hard cap; closing");
+                    diagnostics.limit_hit(Limit::FrameCap);
+                    break Some(CloseCode::Size);
+                }
+                Some(Err(e)) => {
+                    tracing::debug!(error = %e, "socket error");
+                    break None;
+                }
+            },
+            step = handler.background(), if out.is_empty() => step,
+        };
+        match step {
+            Step::Continue => {}
+            Step::Authed => {
+                authed = true;
+                ws.get_mut().lift_budget();
+            }
+            Step::WaitUntil(until) => deadline.as_mut().reset(until),
+            Step::Close(code) => break Some(code),
+        }
+    };
+    handler.closing();
+    if let Some(code) = end {
+        // Best effort, bounded: the peer may be the reason we are closing.
+        let _ = tokio::time::timeout(CLOSE_HANDSHAKE_TIMEOUT, async {
+            while let Ok(msg) = out.try_recv() {
+                ws.feed(msg).await?;
+            }
+            ws.close(Some(CloseFrame {
+                code,
+                reason: "".into(),
+            }))
+            .await
+        })
+        .await;
+    }
+    let mut unsent = Vec::new();
+    while let Ok(msg) = out.try_recv() {
+        unsent.push(msg);
+    }
+    handler.closed(unsent);
+}
+
+/// Writes `first` and up to [`WRITE_BATCH`] more queued frames, then flushes.
+async fn write_batch(
+    ws: &mut WsStream,
+    first: Message,
+    out: &mut mpsc::UnboundedReceiver<Message>,
+    timeout: Option<Duration>,
+) -> Result<(), ()> {
+    let write = async {
+        ws.feed(first).await?;
+        for _ in 1..WRITE_BATCH {
+            match out.try_recv() {
+                Ok(m) => ws.feed(m).await?,
+                Err(_) => break,
+            }
+        }
+        ws.flush().await
+    };
+    match timeout {
+        Some(t) => match tokio::time::timeout(t, write).await {
+            Ok(Ok(())) => Ok(()),
+            _ => Err(()),
+        },
+        None => write.await.map_err(|_| ()),
+    }
+}
