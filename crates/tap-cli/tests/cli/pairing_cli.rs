@@ -1,9 +1,8 @@
 //! `tap pairing list|deny|revoke` (docs/cli.md): against a real `tap gateway` child, with
 //! external providers asking to pair over raw sockets, as a browser page would.
 
-mod common;
-
-use common::{eventually, tap_command, CliOut, Gateway, WsProvider, PATIENCE};
+use crate::common;
+use crate::common::{eventually, tap_command, CliOut, Gateway, Provider, PATIENCE};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -14,17 +13,14 @@ use tokio_tungstenite::tungstenite::Message;
 const PAGE: &str = "http://page.example:8080";
 
 /// A provider that sent `auth {mode: "pair"}` from [`PAGE`] and got `auth.pairing`.
-async fn pairing_provider(gw: &Gateway, name: &str) -> WsProvider {
+async fn pairing_provider(gw: &Gateway, name: &str) -> Provider {
     let mut req = gw.url.as_str().into_client_request().unwrap();
     req.headers_mut()
         .insert("Origin", HeaderValue::from_static(PAGE));
-    let (ws, _) = tokio_tungstenite::connect_async(req)
-        .await
-        .expect("connect provider");
-    let mut p = WsProvider { ws };
+    let mut p = Provider::connect_request(req).await.with_patience(PATIENCE);
     p.send(json!({"type": "auth", "mode": "pair", "name": name}))
         .await;
-    let prompt = p.expect("auth.pairing").await;
+    let prompt = p.expect_next("auth.pairing").await;
     assert!(prompt["prompt"].is_string(), "{prompt}");
     p
 }
@@ -54,14 +50,14 @@ fn assert_failure(out: &CliOut, code: &str) -> String {
 }
 
 /// The provider's next frame must be `error AUTH_FAILED`, then the socket closes.
-async fn assert_refused(p: &mut WsProvider) {
+async fn assert_refused(p: &mut Provider) {
     let e = p.recv().await;
     assert_eq!(e["type"], "error", "{e}");
     assert_eq!(e["code"], "AUTH_FAILED", "{e}");
     assert_closed(p).await;
 }
 
-async fn assert_closed(p: &mut WsProvider) {
+async fn assert_closed(p: &mut Provider) {
     loop {
         match tokio::time::timeout(PATIENCE, p.ws.next())
             .await
@@ -148,7 +144,7 @@ async fn revoke_closes_a_paired_provider_and_unknown_ids_are_not_found() {
     let id = e["id"].as_str().unwrap().to_string();
     p.send(json!({"type": "auth.confirm", "code": e["code"]}))
         .await;
-    let sessions = p.expect("sessions").await;
+    let sessions = p.expect_next("sessions").await;
     assert!(sessions["token"].is_string(), "{sessions}");
     let paired = entry(&gw, "to-revoke").await;
     assert_eq!(paired["state"], "paired", "{paired}");

@@ -3,23 +3,21 @@
 //! retried on another instance. Real `tap gateway` child, real `tap` binary, browser-tab
 //! providers as raw sockets.
 
-mod common;
-
-use common::{run, tool, Gateway, SessionOpen, WsProvider};
+use crate::common::{run, tool, Gateway, Provider, SessionOpen};
 use serde_json::{json, Value};
 
 /// A browser tab: provider `browser` with `instance` and a title in its metadata.
-async fn tab(gw: &Gateway, session: &str, instance: &str, title: &str) -> WsProvider {
-    let (mut p, _) = WsProvider::authed(gw).await;
+async fn tab(gw: &Gateway, session: &str, instance: &str, title: &str) -> Provider {
+    let (mut p, _) = gw.authed().await;
     p.send(
         json!({"type": "hello", "name": "browser", "protocolVersion": 2, "session": session,
                   "instance": instance, "metadata": {"title": title, "url": "https://app.test/"},
                   "tools": [tool("screenshot")]}),
     )
     .await;
-    let ack = p.expect("hello.ack").await;
+    let ack = p.expect_next("hello.ack").await;
     assert_eq!(ack["sessionId"], session, "{ack}");
-    p.expect("session.lifecycle").await;
+    p.expect_next("session.lifecycle").await;
     p
 }
 
@@ -30,7 +28,7 @@ fn call(gw: &Gateway, session: &str, tool: &str, args: Option<&str>) -> tokio::p
     cmd
 }
 
-async fn answer(p: &mut WsProvider, call: &Value, data: Value) {
+async fn answer(p: &mut Provider, call: &Value, data: Value) {
     p.send(json!({"type": "tool.result", "id": call["id"], "data": data}))
         .await;
 }
@@ -70,7 +68,7 @@ async fn tap_call_lists_instances_and_routes_by_target() {
         "screenshot",
         Some(r#"{"target":"tab-a","fullPage":true}"#),
     )));
-    let c = a.expect("tool.call").await;
+    let c = a.expect_next("tool.call").await;
     assert_eq!(c["args"], json!({"fullPage": true}), "{c}");
     answer(&mut a, &c, json!("png from a")).await;
     let out = caller.await.unwrap();
@@ -93,13 +91,13 @@ async fn tap_call_lists_instances_and_routes_by_target() {
     // Without target: the most recently active instance (tab-a just answered); a retryable
     // failure there is retried on tab-b.
     let caller = tokio::spawn(run(call(&gw, &session.id, "screenshot", None)));
-    let first = a.expect("tool.call").await;
+    let first = a.expect_next("tool.call").await;
     a.send(
         json!({"type": "tool.result", "id": first["id"], "error": "tab hidden",
                   "errorCode": "INTERNAL", "retryable": true}),
     )
     .await;
-    let retry = b.expect("tool.call").await;
+    let retry = b.expect_next("tool.call").await;
     answer(&mut b, &retry, json!("png from b")).await;
     let out = caller.await.unwrap();
     assert_eq!(out.code(), Some(0), "{out:?}");

@@ -2,9 +2,8 @@
 //! `tap status --json`, `tap streams history`, `tap session open` and `tap gateway`,
 //! against a real `tap gateway` child and scripted providers on real sockets.
 
-mod common;
-
-use common::{run, tap_command, tool, Gateway, Proc, SessionOpen, WsProvider};
+use crate::common;
+use crate::common::{run, tap_command, tool, Gateway, Proc, SessionOpen};
 use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
 
@@ -27,7 +26,7 @@ fn assert_failure(out: &common::CliOut, code: &str) -> String {
 async fn call_unknown_tool_or_session_fails_with_code() {
     let gw = Gateway::start().await;
     let session = SessionOpen::open(&gw, &["--label", "x"]).await;
-    let _p = WsProvider::bound(&gw, "prov", &session.id, json!([tool("known")])).await;
+    let _p = gw.bound("prov", &session.id, json!([tool("known")])).await;
     gw.wait_for_tool(&session.id, "known").await;
 
     let out = gw
@@ -46,7 +45,7 @@ async fn call_unknown_tool_or_session_fails_with_code() {
 async fn call_result_is_the_data_as_json_and_args_reach_the_provider() {
     let gw = Gateway::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
-    let mut p = WsProvider::bound(&gw, "prov", &session.id, json!([tool("echo")])).await;
+    let mut p = gw.bound("prov", &session.id, json!([tool("echo")])).await;
     gw.wait_for_tool(&session.id, "echo").await;
 
     let mut call = gw.tap();
@@ -58,7 +57,7 @@ async fn call_result_is_the_data_as_json_and_args_reach_the_provider() {
         r#"{"a":[1,2],"b":"x"}"#,
     ]);
     let caller = tokio::spawn(run(call));
-    let c = p.expect("tool.call").await;
+    let c = p.expect_next("tool.call").await;
     assert_eq!(c["tool"], "echo");
     assert_eq!(c["sessionId"], session.id.as_str());
     assert_eq!(c["args"], json!({"a": [1, 2], "b": "x"}));
@@ -72,7 +71,7 @@ async fn call_result_is_the_data_as_json_and_args_reach_the_provider() {
     let mut call = gw.tap();
     call.args(["call", "--session", &session.id, "echo"]);
     let caller = tokio::spawn(run(call));
-    let c = p.expect("tool.call").await;
+    let c = p.expect_next("tool.call").await;
     assert_eq!(c["args"], json!({}));
     p.send(json!({"type": "tool.result", "id": c["id"],
                   "error": "disk on fire", "errorCode": "INTERNAL"}))
@@ -121,8 +120,10 @@ async fn commands_without_a_gateway_say_how_to_start_one() {
 async fn status_json_lists_sessions_and_providers() {
     let gw = Gateway::start().await;
     let session = SessionOpen::open(&gw, &["--label", "x", "--cwd", "/tmp/work"]).await;
-    let _bound = WsProvider::bound(&gw, "prov", &session.id, json!([tool("b"), tool("a")])).await;
-    let (_waiting, sessions) = WsProvider::authed(&gw).await;
+    let _bound = gw
+        .bound("prov", &session.id, json!([tool("b"), tool("a")]))
+        .await;
+    let (_waiting, sessions) = gw.authed().await;
     assert_eq!(sessions["active"][0]["id"], session.id.as_str());
     assert_eq!(sessions["active"][0]["label"], "x");
 
@@ -173,7 +174,7 @@ async fn status_json_lists_sessions_and_providers() {
 async fn streams_history_shows_pushed_events() {
     let gw = Gateway::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
-    let mut p = WsProvider::bound(&gw, "prov", &session.id, json!([])).await;
+    let mut p = gw.bound("prov", &session.id, json!([])).await;
     p.send(json!({"type": "push", "level": "keep", "stream": "ci", "event": "build 1 ok"}))
         .await;
     p.send(
@@ -187,7 +188,7 @@ async fn streams_history_shows_pushed_events() {
     // answered, the pushes above are stored.
     p.send(json!({"type": "stream.query", "queryId": "q1", "stream": "ci"}))
         .await;
-    let h = p.expect("stream.history").await;
+    let h = p.expect_next("stream.history").await;
     assert_eq!(h["streams"]["ci@prov"].as_array().unwrap().len(), 2, "{h}");
 
     let out = gw
@@ -238,7 +239,7 @@ async fn session_open_prints_id_then_deliveries() {
     let gw = Gateway::start().await;
     let mut session = SessionOpen::open(&gw, &["--id", "my-session", "--label", "x"]).await;
     assert_eq!(session.first_line, json!({"sessionId": "my-session"}));
-    let mut p = WsProvider::bound(&gw, "prov", "my-session", json!([tool("t")])).await;
+    let mut p = gw.bound("prov", "my-session", json!([tool("t")])).await;
     p.send(json!({"type": "push", "level": "keep", "stream": "ci", "event": "stored only"}))
         .await;
     p.send(
@@ -262,7 +263,7 @@ async fn session_open_prints_id_then_deliveries() {
 
     // Ctrl-C ends the session: the provider is told, and the command exits 0.
     let ending = tokio::spawn(session.interrupt());
-    let pending = p.expect("session.lifecycle").await;
+    let pending = p.expect_next("session.lifecycle").await;
     assert_eq!(pending["state"], "shutdown.pending", "{pending}");
     assert_eq!(pending["sessionId"], "my-session");
     p.send(json!({"type": "shutdown.ready", "sessionId": "my-session"}))
@@ -290,10 +291,10 @@ async fn a_second_signal_exits_at_once_with_130() {
     let gw = Gateway::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     // A provider that ignores shutdown.pending: the graceful end would wait 10 s.
-    let mut p = WsProvider::bound(&gw, "deaf", &session.id, json!([])).await;
+    let mut p = gw.bound("deaf", &session.id, json!([])).await;
     let pid = session.proc.pid();
     let ending = tokio::spawn(session.interrupt_twice(pid));
-    let pending = p.expect("session.lifecycle").await;
+    let pending = p.expect_next("session.lifecycle").await;
     assert_eq!(pending["state"], "shutdown.pending");
     common::signal(pid, "INT");
     let (status, log) = ending.await.unwrap();
@@ -481,25 +482,25 @@ async fn gateway_refuses_non_loopback_addresses() {
 async fn sigterm_during_an_inflight_call_ends_it_and_stops_cleanly() {
     let mut gw = Gateway::start().await;
     let mut session = SessionOpen::open(&gw, &[]).await;
-    let mut p = WsProvider::bound(&gw, "slow", &session.id, json!([tool("hang")])).await;
+    let mut p = gw.bound("slow", &session.id, json!([tool("hang")])).await;
     gw.wait_for_tool(&session.id, "hang").await;
 
     let mut call = gw.tap();
     call.args(["call", "--session", &session.id, "hang", "{}"]);
     let mut caller = Proc::spawn("tap-call", call, gw.log_dir(), true);
     let mut caller_stdout = caller.child.stdout.take().unwrap();
-    let c = p.expect("tool.call").await;
+    let c = p.expect_next("tool.call").await;
     let call_id = c["id"].as_str().unwrap().to_string();
 
     // SIGTERM: the session ends (the provider is told), the call never answered by the
     // provider gets its terminal result, and the gateway exits 0.
     gw.proc.signal("TERM");
-    let pending = p.expect("session.lifecycle").await;
+    let pending = p.expect_next("session.lifecycle").await;
     assert_eq!(pending["state"], "shutdown.pending", "{pending}");
     assert!(pending["deadline"].is_u64(), "{pending}");
     p.send(json!({"type": "shutdown.ready", "sessionId": session.id}))
         .await;
-    let cancel = p.expect("tool.cancel").await;
+    let cancel = p.expect_next("tool.cancel").await;
     assert_eq!(cancel["id"], call_id.as_str());
     assert_eq!(cancel["reason"], "session ended");
 
@@ -536,17 +537,17 @@ async fn sigterm_during_an_inflight_call_ends_it_and_stops_cleanly() {
 async fn sigint_cancels_an_inflight_call() {
     let gw = Gateway::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
-    let mut p = WsProvider::bound(&gw, "slow", &session.id, json!([tool("hang")])).await;
+    let mut p = gw.bound("slow", &session.id, json!([tool("hang")])).await;
     gw.wait_for_tool(&session.id, "hang").await;
 
     let mut call = gw.tap();
     call.args(["call", "--session", &session.id, "hang"]);
     let mut caller = Proc::spawn("tap-call", call, gw.log_dir(), true);
     let mut caller_stdout = caller.child.stdout.take().unwrap();
-    let c = p.expect("tool.call").await;
+    let c = p.expect_next("tool.call").await;
 
     caller.signal("INT");
-    let cancel = p.expect("tool.cancel").await;
+    let cancel = p.expect_next("tool.cancel").await;
     assert_eq!(cancel["id"], c["id"]);
     assert_eq!(cancel["reason"], "cancelled");
     let exit = caller.wait().await;

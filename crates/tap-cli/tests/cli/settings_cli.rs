@@ -1,8 +1,7 @@
 //! `tap gateway` without `--listen` listens on the port saved in `$TAP_HOME/settings.json`
 //! (what the panel's Settings page writes); `--listen` still wins.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use serde_json::Value;
 

@@ -6,9 +6,8 @@
 //! Needs `node` with `npm install --prefix tests/providers/node` done, and a Python with
 //! `websockets` (`TAP_TEST_PYTHON`, else `python3`); scripts/test.sh provides both.
 
-mod common;
-
-use common::{eventually, Gateway, Proc, SessionOpen};
+use crate::common;
+use crate::common::{eventually, Gateway, Proc, SessionOpen};
 use serde_json::{json, Value};
 use tokio::process::Command;
 

@@ -2,21 +2,20 @@
 //! contexts applied as a session host would on prompt submission, printed as JSON, through
 //! the real binary against a real `tap gateway` child and scripted providers.
 
-mod common;
-
-use common::{run, Gateway, SessionOpen, WsProvider};
+use crate::common;
+use crate::common::{run, Gateway, Provider, SessionOpen};
 use serde_json::{json, Value};
 
 /// A provider bound to `session` with `extra` merged into its `hello`.
-async fn bound_with(gw: &Gateway, name: &str, session: &str, extra: Value) -> WsProvider {
-    let (mut p, _) = WsProvider::authed(gw).await;
+async fn bound_with(gw: &Gateway, name: &str, session: &str, extra: Value) -> Provider {
+    let (mut p, _) = gw.authed().await;
     let mut hello = json!({"type": "hello", "name": name, "protocolVersion": 2,
                            "session": session});
     for (k, v) in extra.as_object().unwrap() {
         hello[k] = v.clone();
     }
     p.send(hello).await;
-    p.expect("hello.ack").await;
+    p.expect_next("hello.ack").await;
     p
 }
 
@@ -82,7 +81,7 @@ async fn prompt_prints_transformed_sections_and_context() {
         "fix the bug",
     ]);
     let prompt = tokio::spawn(run(cmd));
-    let req = live.expect("transform.request").await;
+    let req = live.expect_next("transform.request").await;
     assert_eq!(req["sessionId"], session.id.as_str());
     assert_eq!(req["section"], "rules");
     assert_eq!(req["current"], "a=b");

@@ -3,20 +3,19 @@
 //! added context is printed on stderr and the tool is invoked. Real `tap gateway` child,
 //! real `tap` binary, scripted providers on real sockets.
 
-mod common;
-
-use common::{run, tool, Gateway, SessionOpen, WsProvider};
+use crate::common;
+use crate::common::{run, tool, Gateway, Provider, SessionOpen};
 use serde_json::{json, Value};
 
 /// A provider bound to `session` with `tools` and `onPreToolUse` `rules`.
-async fn hooked(gw: &Gateway, name: &str, session: &str, tools: Value, rules: Value) -> WsProvider {
-    let (mut p, _) = WsProvider::authed(gw).await;
+async fn hooked(gw: &Gateway, name: &str, session: &str, tools: Value, rules: Value) -> Provider {
+    let (mut p, _) = gw.authed().await;
     p.send(
         json!({"type": "hello", "name": name, "protocolVersion": 2, "session": session,
                   "tools": tools, "hooks": {"onPreToolUse": rules}}),
     )
     .await;
-    let ack = p.expect("hello.ack").await;
+    let ack = p.expect_next("hello.ack").await;
     assert_eq!(ack["sessionId"], session, "{ack}");
     p
 }
@@ -63,7 +62,7 @@ async fn a_denied_call_prints_denied_and_never_reaches_the_provider() {
 
     // An allowed call goes through; it is the first call the provider ever sees.
     let caller = tokio::spawn(run(call(&gw, &session.id, "shell", r#"{"command":"ls"}"#)));
-    let c = p.expect("tool.call").await;
+    let c = p.expect_next("tool.call").await;
     assert_eq!(c["args"], json!({"command": "ls"}));
     p.send(json!({"type": "tool.result", "id": c["id"], "data": "ok"}))
         .await;
@@ -88,7 +87,7 @@ async fn added_context_goes_to_stderr_and_the_tool_runs() {
     gw.wait_for_tool(&session.id, "edit").await;
 
     let caller = tokio::spawn(run(call(&gw, &session.id, "edit", r#"{"path":"1.sql"}"#)));
-    let c = p.expect("tool.call").await;
+    let c = p.expect_next("tool.call").await;
     p.send(json!({"type": "tool.result", "id": c["id"], "data": {"edited": true}}))
         .await;
     let out = caller.await.unwrap();
@@ -113,7 +112,7 @@ async fn a_gate_decides_for_tap_call() {
     gw.wait_for_tool(&session.id, "deploy").await;
 
     let caller = tokio::spawn(run(call(&gw, &session.id, "deploy", "{}")));
-    let check = p.expect("gate.check").await;
+    let check = p.expect_next("gate.check").await;
     assert_eq!(check["gateId"], "ci-green");
     assert_eq!(check["tool"], "deploy");
     p.send(
@@ -124,10 +123,10 @@ async fn a_gate_decides_for_tap_call() {
     assert_denied(&caller.await.unwrap(), "CI is failing.");
 
     let caller = tokio::spawn(run(call(&gw, &session.id, "deploy", "{}")));
-    let check = p.expect("gate.check").await;
+    let check = p.expect_next("gate.check").await;
     p.send(json!({"type": "gate.result", "callId": check["callId"], "decision": "allow"}))
         .await;
-    let c = p.expect("tool.call").await;
+    let c = p.expect_next("tool.call").await;
     p.send(json!({"type": "tool.result", "id": c["id"], "data": "deployed"}))
         .await;
     let out = caller.await.unwrap();

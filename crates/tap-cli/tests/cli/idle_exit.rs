@@ -1,9 +1,7 @@
 //! `tap gateway --exit-when-idle SECS`: the spec's process model for an on-demand
 //! gateway ("Gateway exits when the last session disconnects, after a grace period").
 
-mod common;
-
-use common::{Gateway, SessionOpen};
+use crate::common::{Gateway, SessionOpen};
 
 #[tokio::test]
 async fn an_on_demand_gateway_exits_once_its_last_session_has_been_gone_for_the_grace() {

@@ -1,29 +1,26 @@
 //! Test support for the `tap` binary: a real `tap gateway` child on 127.0.0.1:0 with its
-//! own TAP_HOME and COPILOT_HOME, `tap session open` children, one-shot `tap` commands,
-//! the spec's example providers as children, and a raw provider socket for scripted
-//! providers.
+//! own TAP_HOME and COPILOT_HOME, `tap session open` children and one-shot `tap` commands.
+//! The generic pieces (child processes, the raw provider socket, `eventually`) are the
+//! test kit's (`tap-testkit`); what is here knows the `tap` binary.
 //!
 //! Every child process is owned by a [`Proc`], which kills it when dropped, so a failing
 //! test leaves no processes behind; the child's output goes to a log file that is
 //! printed when the test fails.
-#![allow(dead_code)]
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::net::TcpStream;
-use tokio::process::{Child, ChildStdout, Command};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio::process::{ChildStdout, Command};
+
+pub use tap_testkit::{processes_matching, run, signal, tool, CliOut, Proc, Provider};
 
 /// How long a test waits for something that should happen. Generous, so a loaded
 /// machine does not fail tests; a hang still fails. It also covers the gateway's 10 s
 /// shutdown deadline where a provider ignores `shutdown.pending`.
-pub const PATIENCE: Duration = Duration::from_secs(40);
+pub const PATIENCE: Duration = tap_testkit::CHILD_PATIENCE;
 
 /// The `tap` binary under test.
 pub fn tap_bin() -> &'static str {
@@ -51,154 +48,13 @@ pub fn tap_command(home: &Path, copilot_home: &Path) -> Command {
     cmd
 }
 
-/// Sends `sig` (e.g. "INT", "TERM") to `pid`, with the shell's `kill` builtin (a
-/// `kill` binary is not on every minimal system; `sh` is).
-pub fn signal(pid: u32, sig: &str) {
-    let status = std::process::Command::new("sh")
-        .args(["-c", "kill -s \"$0\" \"$1\"", sig, &pid.to_string()])
-        .status()
-        .expect("run sh");
-    assert!(status.success(), "kill -s {sig} {pid} failed");
-}
-
-/// Command lines of running processes that contain `needle` (Linux: from /proc).
-pub fn processes_matching(needle: &str) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| {
-            let e = e.ok()?;
-            e.file_name().to_str()?.parse::<u32>().ok()?;
-            let raw = std::fs::read(e.path().join("cmdline")).ok()?;
-            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
-            line.contains(needle).then_some(line)
-        })
-        .collect()
-}
-
-/// Polls `f` every 50 ms until it returns `Some`, failing the test after [`PATIENCE`].
-pub async fn eventually<T, F, Fut>(what: &str, mut f: F) -> T
+/// Polls `f` until it returns `Some`, failing the test after [`PATIENCE`].
+pub async fn eventually<T, F, Fut>(what: &str, f: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(v) = f().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// A child process, killed when dropped; its output log is printed if the test fails.
-pub struct Proc {
-    pub name: String,
-    pub child: Child,
-    log: PathBuf,
-}
-
-impl Proc {
-    /// Spawns `cmd` with stderr (and stdout unless `pipe_stdout`) appended to
-    /// `<log_dir>/<name>.log`.
-    pub fn spawn(name: &str, mut cmd: Command, log_dir: &Path, pipe_stdout: bool) -> Self {
-        let log = log_dir.join(format!("{name}.log"));
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log)
-            .expect("open log");
-        cmd.stderr(file.try_clone().expect("clone log"));
-        if pipe_stdout {
-            cmd.stdout(Stdio::piped());
-        } else {
-            cmd.stdout(file);
-        }
-        cmd.kill_on_drop(true);
-        let child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        Self {
-            name: name.to_string(),
-            child,
-            log,
-        }
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.child.id().expect("child still running")
-    }
-
-    pub fn signal(&self, sig: &str) {
-        signal(self.pid(), sig);
-    }
-
-    /// Waits for the process to exit (fails the test after [`PATIENCE`]).
-    pub async fn wait(&mut self) -> ExitStatus {
-        match tokio::time::timeout(PATIENCE, self.child.wait()).await {
-            Ok(status) => status.expect("wait"),
-            Err(_) => panic!(
-                "{} did not exit within {PATIENCE:?}; log:\n{}",
-                self.name,
-                self.log()
-            ),
-        }
-    }
-
-    /// `Some(status)` once the process has exited.
-    pub fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().expect("try_wait")
-    }
-
-    /// What the process wrote to its log so far.
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-        if std::thread::panicking() {
-            eprintln!("----- {} log -----\n{}", self.name, self.log());
-        }
-    }
-}
-
-/// The result of a one-shot `tap` command.
-#[derive(Debug)]
-pub struct CliOut {
-    pub status: ExitStatus,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl CliOut {
-    pub fn code(&self) -> Option<i32> {
-        self.status.code()
-    }
-
-    /// stdout as one JSON value.
-    pub fn json(&self) -> Value {
-        serde_json::from_str(self.stdout.trim())
-            .unwrap_or_else(|e| panic!("stdout is not one JSON value ({e}): {self:?}"))
-    }
-}
-
-/// Runs `cmd` to completion (fails the test after [`PATIENCE`]).
-pub async fn run(mut cmd: Command) -> CliOut {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let out = tokio::time::timeout(PATIENCE, cmd.output())
-        .await
-        .expect("command did not finish in time")
-        .expect("run command");
-    CliOut {
-        status: out.status,
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    tap_testkit::eventually_within(PATIENCE, what, f).await
 }
 
 /// A `tap gateway --listen 127.0.0.1:0` child with a private TAP_HOME and COPILOT_HOME.
@@ -333,6 +189,26 @@ impl Gateway {
         }
     }
 
+    /// A provider past `auth` with the provider token; returns `sessions` too.
+    pub async fn authed(&self) -> (Provider, Value) {
+        let (p, sessions) = Provider::authed_at(&self.url, &self.provider_token()).await;
+        (p.with_patience(PATIENCE), sessions)
+    }
+
+    /// A provider bound to `session` with `tools`; `hello.ack` and `session.lifecycle
+    /// started` consumed.
+    pub async fn bound(&self, name: &str, session: &str, tools: Value) -> Provider {
+        let (mut p, _) = self.authed().await;
+        p.send(json!({"type": "hello", "name": name, "protocolVersion": 2,
+                      "session": session, "tools": tools}))
+            .await;
+        let ack = p.expect_next("hello.ack").await;
+        assert_eq!(ack["sessionId"], session, "hello.ack: {ack}");
+        let started = p.expect_next("session.lifecycle").await;
+        assert_eq!(started["state"], "started", "{started}");
+        p
+    }
+
     /// A log file directory for other children of this test.
     pub fn log_dir(&self) -> &Path {
         self.dir.path()
@@ -434,77 +310,4 @@ impl SessionOpen {
         let status = self.proc.wait().await;
         (status, self.proc.log())
     }
-}
-
-/// A raw provider socket speaking the Provider Interface, for scripted providers.
-pub struct WsProvider {
-    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-}
-
-impl WsProvider {
-    /// Connected and past `auth`; returns the `sessions` message too.
-    pub async fn authed(gw: &Gateway) -> (Self, Value) {
-        let (ws, _) = tokio_tungstenite::connect_async(gw.url.as_str())
-            .await
-            .expect("connect provider");
-        let mut p = Self { ws };
-        p.send(json!({"type": "auth", "token": gw.provider_token()}))
-            .await;
-        let sessions = p.expect("sessions").await;
-        (p, sessions)
-    }
-
-    /// Bound to `session` with `tools`; `hello.ack` and `session.lifecycle started` consumed.
-    pub async fn bound(gw: &Gateway, name: &str, session: &str, tools: Value) -> Self {
-        let (mut p, _) = Self::authed(gw).await;
-        p.send(json!({"type": "hello", "name": name, "protocolVersion": 2,
-                      "session": session, "tools": tools}))
-            .await;
-        let ack = p.expect("hello.ack").await;
-        assert_eq!(ack["sessionId"], session, "hello.ack: {ack}");
-        let started = p.expect("session.lifecycle").await;
-        assert_eq!(started["state"], "started", "{started}");
-        p
-    }
-
-    pub async fn send(&mut self, v: Value) {
-        self.ws
-            .send(Message::text(v.to_string()))
-            .await
-            .expect("send");
-    }
-
-    /// The next JSON message (fails on close or after [`PATIENCE`]).
-    pub async fn recv(&mut self) -> Value {
-        loop {
-            let msg = tokio::time::timeout(PATIENCE, self.ws.next())
-                .await
-                .expect("no message from the gateway in time")
-                .expect("socket closed")
-                .expect("socket error");
-            match msg {
-                Message::Text(t) => return serde_json::from_str(&t).expect("JSON from gateway"),
-                Message::Close(c) => panic!("gateway closed the socket: {c:?}"),
-                _ => {}
-            }
-        }
-    }
-
-    /// The next message of type `ty`; other types (`sessions.updated`, ...) are skipped,
-    /// but an `error` fails the test.
-    pub async fn expect(&mut self, ty: &str) -> Value {
-        loop {
-            let v = self.recv().await;
-            if v["type"] == ty {
-                return v;
-            }
-            assert_ne!(v["type"], "error", "expected {ty}, got an error: {v}");
-        }
-    }
-}
-
-/// A tool definition.
-pub fn tool(name: &str) -> Value {
-    json!({"name": name, "description": format!("test tool {name}"),
-           "parameters": {"type": "object", "properties": {}}})
 }

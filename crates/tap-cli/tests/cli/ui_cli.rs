@@ -1,9 +1,8 @@
 //! `tap ui` and the panel served by `tap gateway` (docs/cli.md): against a real
 //! `tap gateway` child, with plain HTTP over TCP as the browser would speak it.
 
-mod common;
-
-use common::{eventually, tap_command, CliOut, Gateway, Proc, PATIENCE};
+use crate::common;
+use crate::common::{eventually, tap_command, CliOut, Gateway, Proc, PATIENCE};
 use serde_json::{json, Value};
 use std::path::Path;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
