@@ -14,14 +14,7 @@ async fn wait_until(
     what: &str,
     cond: impl Fn(&tap_protocol::host::GatewayStatus) -> bool,
 ) {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    while !cond(&gw.status()) {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting until {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    tap_testkit::wait_until(what, || std::future::ready(cond(&gw.status()))).await
 }
 
 async fn wait_detached(gw: &Gateway, session: &str) {

@@ -10,7 +10,7 @@
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tap_client::HostClient;
 use tap_gateway::RestartPolicy;
 use tap_protocol::host::{HostEvent, SessionRegister, SessionWarning};
@@ -92,16 +92,9 @@ impl Project {
     }
 }
 
-/// Polls `f` with a deadline until it yields a value.
+/// Polls the synchronous check `f` with the kit's deadline until it yields a value.
 async fn eventually<T>(mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "condition not met in time");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    tap_testkit::eventually("the condition", || std::future::ready(f())).await
 }
 
 async fn session_at(host: &HostClient, cwd: &str) -> SessionInfo {
