@@ -1,26 +1,19 @@
 //! Provider processes the gateway starts get the gateway token and URL in their
 //! environment and are stopped with the gateway.
 
-use std::time::{Duration, Instant};
 use tap_gateway::SpawnSpec;
 use tap_testkit::*;
 
 /// Polls for a file with a deadline (the child writes it whenever it gets scheduled).
 async fn wait_for_file(path: &std::path::Path) -> String {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Ok(s) = std::fs::read_to_string(path) {
-            if s.ends_with('\n') {
-                return s;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(&format!("{} to appear", path.display()), || {
+        std::future::ready(
+            std::fs::read_to_string(path)
+                .ok()
+                .filter(|s| s.ends_with('\n')),
+        )
+    })
+    .await
 }
 
 #[tokio::test]
@@ -76,14 +69,10 @@ async fn processes_a_spawned_command_started_are_stopped_too() {
     let pid = wait_for_file(&pid_file).await.trim().to_string();
     assert!(alive(&pid), "grandchild should be running");
     gw.handle.stop().await.unwrap();
-    let deadline = Instant::now() + PATIENCE;
-    while alive(&pid) {
-        assert!(
-            Instant::now() < deadline,
-            "grandchild {pid} survived the gateway"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_until(&format!("grandchild {pid} to go with the gateway"), || {
+        std::future::ready(!alive(&pid))
+    })
+    .await;
 }
 
 #[tokio::test]
