@@ -4,82 +4,40 @@
 // (TAP_BIN), the tray host `trayer`, notifications go to dunst (D-Bus activated) and are
 // observed with `dbus-monitor`, WebDriver is tauri-driver + WebKitWebDriver.
 //
+// What the panel suite shares (waitFor, child processes, `tap` commands, the provider
+// handshake) is in tests/js-support/support.mjs.
+//
 // Nothing here sleeps to wait for readiness: `waitFor` polls a condition until a deadline.
 
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
+import {
+  openSession,
+  pairings,
+  providerToken,
+  requiredBin,
+  run,
+  stopChild,
+  tapBin,
+  tokenHandshake,
+  toolDef,
+  track,
+  waitFor,
+} from "../js-support/support.mjs";
+
+export { openSession, pairings, run, stopChild, tapBin, track, waitFor };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const SCREENSHOTS = path.resolve(here, "../../docs/screenshots");
 /** Where the tests keep their TAP_HOMEs and logs (run.sh makes it and removes it). */
 export const SCRATCH = process.env.TAP_DESKTOP_SCRATCH ?? "/tmp";
 
-function requiredBin(variable, hint) {
-  const bin = process.env[variable];
-  if (!bin) throw new Error(`Set ${variable} (${hint})`);
-  if (!existsSync(bin)) throw new Error(`${variable}=${bin} does not exist`);
-  return bin;
-}
 export const appBin = () => requiredBin("TAP_DESKTOP_BIN", "the tap-desktop binary to test");
-export const tapBin = () => requiredBin("TAP_BIN", "the tap binary");
-
-/** Polls `check` (sync or async) until it returns a truthy value; throws `what` after `timeout` ms. */
-export async function waitFor(check, what, timeout = 20000, every = 100) {
-  const deadline = Date.now() + timeout;
-  let lastError;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeout} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ""}`);
-    }
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
-
-/** Runs a command; resolves with { code, stdout, stderr } (never rejects). */
-export function run(cmd, args, { env = process.env, timeout = 30000, input } = {}) {
-  return new Promise((resolve) => {
-    const child = execFile(cmd, args, { env, timeout, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-    if (input !== undefined) child.stdin.end(input);
-  });
-}
-
-/** Collects a child's output (so its pipes never fill) and resolves `exited` with its exit code. */
-export function track(child, name) {
-  const out = { stdout: "", stderr: "", name, code: undefined };
-  child.stdout?.setEncoding("utf8").on("data", (d) => (out.stdout += d));
-  child.stderr?.setEncoding("utf8").on("data", (d) => (out.stderr += d));
-  out.exited = new Promise((resolve) =>
-    child.on("exit", (code, signal) => {
-      out.code = code ?? signal;
-      resolve(out.code);
-    }),
-  );
-  return out;
-}
-
-/** Stops a child with `signal` (graceful), then SIGKILL after `grace` ms; resolves with its exit code. */
-export async function stopChild(child, output, signal = "SIGTERM", grace = 20000) {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill("SIGKILL"), grace);
-    await output.exited;
-    clearTimeout(timer);
-  }
-  return output.exited;
-}
 
 /** A free TCP port on 127.0.0.1 (for tauri-driver, which needs a fixed one). */
 export function freePort() {
@@ -144,13 +102,6 @@ export async function startApp(env, args = [], { waitForGateway = true } = {}) {
 /** Runs `tap ARGS…` with `env`. */
 export function tap(env, args) {
   return run(tapBin(), args, { env });
-}
-
-/** `tap pairing list --json`, parsed (throws on failure). */
-export async function pairings(env) {
-  const r = await tap(env, ["pairing", "list", "--json"]);
-  if (r.code !== 0) throw new Error(`tap pairing list failed (${r.code}): ${r.stdout}${r.stderr}`);
-  return JSON.parse(r.stdout);
 }
 
 // ---- X11: windows, tray, screenshots ---------------------------------------------------------
@@ -295,20 +246,9 @@ export async function pairingProvider(address, { origin, name }) {
   };
 }
 
-/** `tap session open --label LABEL` as a child; resolves once it printed its session id. */
-export async function openSession(env, label) {
-  const child = spawn(tapBin(), ["session", "open", "--label", label], { env, stdio: ["ignore", "pipe", "pipe"] });
-  const output = track(child, `session ${label}`);
-  const id = await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`tap session open exited: ${output.stdout}${output.stderr}`);
-    return output.stdout.includes("\n") ? JSON.parse(output.stdout.split("\n")[0]).sessionId : null;
-  }, `session ${label} to register`);
-  return { id, stop: () => stopChild(child, output, "SIGINT") };
-}
-
 /** A project-trust provider with the gateway token, bound to `session` with one tool. */
 export async function tokenProvider(address, home, name, session) {
-  const token = (await readFile(path.join(home, "provider-token"), "utf8")).trim();
+  const token = await providerToken(home);
   const ws = new WebSocket(`${address}/`);
   const inbox = [];
   ws.on("message", (m) => inbox.push(JSON.parse(String(m))));
@@ -316,16 +256,8 @@ export async function tokenProvider(address, home, name, session) {
     ws.once("open", resolve);
     ws.once("error", reject);
   });
-  const expect = async (type) => {
-    const m = await waitFor(() => inbox.find((m) => m.type === type || m.type === "error"), `${name}: ${type}`);
-    if (m.type !== type) throw new Error(`${name}: ${JSON.stringify(m)}`);
-    return m;
-  };
-  ws.send(JSON.stringify({ type: "auth", token }));
-  await expect("sessions");
-  const tool = { name: `${name.replace(/[^A-Za-z0-9_-]/g, "_")}_tool`, description: "desktop e2e", parameters: { type: "object", properties: {} } };
-  ws.send(JSON.stringify({ type: "hello", name, protocolVersion: 2, session, tools: [tool] }));
-  await expect("hello.ack");
+  const tool = toolDef(`${name.replace(/[^A-Za-z0-9_-]/g, "_")}_tool`, "desktop e2e");
+  await tokenHandshake(ws, inbox, token, { name, session, tools: [tool] });
   return { inbox, close: () => ws.close() };
 }
 

@@ -2,7 +2,8 @@
 //! `auth` with the gateway token, `hello` into one session, then `tool.result` for every
 //! `tool.call`.
 //!
-//! It is deliberately as cheap as the bare echo server: it finds the call id with a string
+//! The handshake is the test kit's (`tap_testkit::wire`). The answering loop is the bench's
+//! own and deliberately as cheap as the bare echo server: it finds the call id with a string
 //! scan instead of parsing the JSON, and batches its answers like the echo does, so what
 //! the comparison measures is the gateway, not the provider.
 
@@ -16,7 +17,8 @@ pub fn tool(name: &str) -> Value {
            "parameters": {"type": "object", "properties": {}}})
 }
 
-/// Connects, authenticates and binds to `session` with `tools`.
+/// Connects, authenticates and binds to `session` with `tools` (the test kit's handshake,
+/// with the bench's `--nodelay` and tool descriptions).
 pub async fn bind(
     url: &str,
     token: &str,
@@ -24,31 +26,8 @@ pub async fn bind(
     session: &str,
     tools: &[String],
 ) -> Result<Ws, String> {
-    let mut ws = wire::connect(url).await?;
-    let ctx = |e: String| format!("provider '{name}': {e}");
-    wire::send_json(&mut ws, &json!({"type": "auth", "token": token}))
-        .await
-        .map_err(ctx)?;
-    wire::expect(&mut ws, "sessions").await.map_err(ctx)?;
-    hello(&mut ws, name, session, tools).await.map_err(ctx)?;
-    Ok(ws)
-}
-
-/// Sends `hello` and waits for `hello.ack` and `session.lifecycle started`.
-pub async fn hello(ws: &mut Ws, name: &str, session: &str, tools: &[String]) -> Result<(), String> {
     let defs: Vec<Value> = tools.iter().map(|t| tool(t)).collect();
-    wire::send_json(
-        ws,
-        &json!({"type": "hello", "name": name, "protocolVersion": 2,
-                "session": session, "tools": defs}),
-    )
-    .await?;
-    wire::expect(ws, "hello.ack").await?;
-    let started = wire::expect(ws, "session.lifecycle").await?;
-    if started["state"] != "started" {
-        return Err(format!("expected lifecycle 'started', got {started}"));
-    }
-    Ok(())
+    tap_testkit::wire::bind(url, wire::nodelay(), token, name, session, json!(defs)).await
 }
 
 /// Answers `tool.call`s until the gateway closes the socket.

@@ -1,9 +1,11 @@
 // Helpers for the panel's browser end-to-end tests: the real `tap` binary, a real
-// Chromium driven by playwright-core, real sockets on 127.0.0.1 port 0.
+// Chromium driven by playwright-core, real sockets on 127.0.0.1 port 0. What the desktop
+// suite shares (waitFor, child processes, `tap` commands, the provider handshake) is in
+// tests/js-support/support.mjs.
 //
 // Nothing here sleeps to wait for readiness: `waitFor` polls a condition until a deadline.
 
-import { spawn, execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, mkdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
@@ -11,59 +13,28 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import {
+  openSession,
+  pairings,
+  providerToken,
+  run,
+  stopChild,
+  tapBin,
+  tokenHandshake,
+  toolDef,
+  track,
+  waitFor,
+} from "../../../tests/js-support/support.mjs";
+
+export { tapBin, waitFor };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const UI_DIST = path.resolve(here, "../../dist");
 export const SCREENSHOTS = path.resolve(here, "../../../docs/screenshots");
 export const FIXTURES = path.join(here, "fixtures");
 
-/** The gateway binary under test: required, so a stale default can never be tested by mistake. */
-export function tapBin() {
-  const bin = process.env.TAP_BIN;
-  if (!bin) {
-    throw new Error(
-      "Set TAP_BIN to the tap binary to test, e.g. `cargo build -p tap-cli && TAP_BIN=$PWD/target/debug/tap npm run test:e2e`",
-    );
-  }
-  if (!existsSync(bin)) throw new Error(`TAP_BIN=${bin} does not exist`);
-  return bin;
-}
-
-/** Polls `check` (sync or async) until it returns a truthy value; throws `what` after `timeout` ms. */
-export async function waitFor(check, what, timeout = 15000, every = 50) {
-  const deadline = Date.now() + timeout;
-  let lastError;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeout} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ""}`);
-    }
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
-
-/** Collects a child's output (so its pipe never fills) and resolves `exited` with its exit code. */
-function track(child, name) {
-  const out = { stdout: "", stderr: "", name };
-  child.stdout?.setEncoding("utf8").on("data", (d) => (out.stdout += d));
-  child.stderr?.setEncoding("utf8").on("data", (d) => (out.stderr += d));
-  out.exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
-  return out;
-}
-
-/** Stops a child with SIGINT (graceful), then SIGKILL after `grace` ms. */
-async function stopChild(child, output, grace = 15000) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGINT");
-  const timer = setTimeout(() => child.kill("SIGKILL"), grace);
-  await output.exited;
-  clearTimeout(timer);
-}
+/** The gateway is stopped like Ctrl-C stops it, and given this long to stop cleanly. */
+const STOP_GRACE_MS = 15000;
 
 /** Spawns `tap gateway --listen LISTEN` and waits for a gateway.json newer than `previous`. */
 async function spawnGateway(bin, env, listen, previous) {
@@ -116,11 +87,7 @@ export async function startGateway() {
     children: [],
     /** Runs `tap ARGS…` against this gateway; resolves with { code, stdout, stderr }. */
     tap(args, timeout = 30000) {
-      return new Promise((resolve) => {
-        execFile(bin, args, { env, timeout }, (error, stdout, stderr) => {
-          resolve({ code: error ? (error.code ?? 1) : 0, stdout, stderr });
-        });
-      });
+      return run(bin, args, { env, timeout });
     },
     /** A fresh one-time login link (`tap ui --no-open`). */
     async loginUrl() {
@@ -130,28 +97,19 @@ export async function startGateway() {
     },
     /** `tap session open --label LABEL` as a child; resolves once it printed its session id. */
     async openSession(label, extra = []) {
-      const child = spawn(bin, ["session", "open", "--label", label, ...extra], { env, stdio: ["ignore", "pipe", "pipe"] });
-      const out = track(child, `session ${label}`);
-      const id = await waitFor(() => {
-        if (child.exitCode !== null) throw new Error(`tap session open exited: ${out.stdout}${out.stderr}`);
-        const first = out.stdout.split("\n")[0];
-        return out.stdout.includes("\n") ? JSON.parse(first).sessionId : null;
-      }, `session ${label} to register`);
-      const session = { id, proc: child, output: out, stop: () => stopChild(child, out) };
+      const session = await openSession(env, label, extra);
       gateway.children.push(session);
       return session;
     },
     /** `tap pairing list --json`. */
-    async pairings() {
-      const r = await gateway.tap(["pairing", "list", "--json"]);
-      if (r.code !== 0) throw new Error(`tap pairing list failed: ${r.stdout}${r.stderr}`);
-      return JSON.parse(r.stdout);
+    pairings() {
+      return pairings(env);
     },
     /** Stops the sessions opened here, then the gateway (gracefully: SIGINT). */
     async stopProcesses() {
       for (const c of gateway.children) await c.stop();
       gateway.children = [];
-      await stopChild(proc.child, proc.output);
+      await stopChild(proc.child, proc.output, "SIGINT", STOP_GRACE_MS);
     },
     /** Stops everything, then starts the gateway again on the same port with the same TAP_HOME. */
     async restart() {
@@ -240,7 +198,7 @@ export async function providerPageHtml(hostPort) {
  * streams to show.
  */
 export async function nodeProvider(gateway, { name, session, tools = [] }) {
-  const token = (await readFile(path.join(gateway.env.TAP_HOME, "provider-token"), "utf8")).trim();
+  const token = await providerToken(gateway.env.TAP_HOME);
   const ws = new WebSocket(`ws://${gateway.hostPort}/`);
   const inbox = [];
   let closed = false;
@@ -256,22 +214,12 @@ export async function nodeProvider(gateway, { name, session, tools = [] }) {
     ws.addEventListener("open", resolve, { once: true });
     ws.addEventListener("error", () => reject(new Error(`${name}: cannot connect`)), { once: true });
   });
-  const expect = (type) => waitFor(() => inbox.find((m) => m.type === type || m.type === "error"), `${name}: ${type}`);
-  ws.send(JSON.stringify({ type: "auth", token }));
-  const sessions = await expect("sessions");
-  if (sessions.type === "error") throw new Error(`${name}: ${JSON.stringify(sessions)}`);
-  ws.send(
-    JSON.stringify({
-      type: "hello",
-      name,
-      protocolVersion: 2,
-      instance: `${name}-1`,
-      session,
-      tools: tools.map((t) => ({ name: t, description: `${t} (e2e)`, parameters: { type: "object", properties: {} } })),
-    }),
-  );
-  const ack = await expect("hello.ack");
-  if (ack.type === "error") throw new Error(`${name}: ${JSON.stringify(ack)}`);
+  await tokenHandshake(ws, inbox, token, {
+    name,
+    instance: `${name}-1`,
+    session,
+    tools: tools.map((t) => toolDef(t, `${t} (e2e)`)),
+  });
   return {
     inbox,
     get closed() {

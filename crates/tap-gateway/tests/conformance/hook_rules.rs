@@ -77,8 +77,24 @@ async fn deny_without_reason_names_the_provider() {
     .await;
     let d = precheck(&host, &s.id, "shell", json!({})).await;
     assert_eq!(
-        d.reason.as_deref(),
-        Some("Denied by a hook rule of provider 'guard'.")
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (
+            PrecheckDecision::Deny,
+            Some("Denied by a hook rule of provider 'guard'."),
+            None
+        )
+    );
+    // A rule with no `match` at all (in another session, so only it applies): every tool.
+    let s2 = second_session(&host, "two").await;
+    let _open = ruled(&gw, "open", &s2.id, json!([]), json!([{"action": "deny"}])).await;
+    let d = precheck(&host, &s2.id, "anything", json!({})).await;
+    assert_eq!(
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (
+            PrecheckDecision::Deny,
+            Some("Denied by a hook rule of provider 'open'."),
+            None
+        )
     );
 }
 
@@ -158,10 +174,24 @@ async fn gate_result_allow_allows() {
 async fn gate_result_deny_denies_with_its_reason() {
     let d = gate_answer("deny", Some("CI is failing on this branch.")).await;
     assert_eq!(
-        (d.decision, d.reason.as_deref()),
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
         (
             PrecheckDecision::Deny,
-            Some("CI is failing on this branch.")
+            Some("CI is failing on this branch."),
+            None
+        )
+    );
+}
+
+#[tokio::test]
+async fn gate_result_deny_without_reason_names_the_gate_provider() {
+    let d = gate_answer("deny", None).await;
+    assert_eq!(
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (
+            PrecheckDecision::Deny,
+            Some("Denied by gate provider 'ci'."),
+            None
         )
     );
 }
@@ -170,8 +200,12 @@ async fn gate_result_deny_denies_with_its_reason() {
 async fn gate_result_context_allows_and_injects_its_reason() {
     let d = gate_answer("context", Some("Deploy freeze after 5pm.")).await;
     assert_eq!(
-        (d.decision, d.context.as_deref()),
-        (PrecheckDecision::Context, Some("Deploy freeze after 5pm."))
+        (d.decision, d.context.as_deref(), d.reason.as_deref()),
+        (
+            PrecheckDecision::Context,
+            Some("Deploy freeze after 5pm."),
+            None
+        )
     );
 }
 
@@ -255,23 +289,24 @@ async fn match_provider_scopes_a_rule_to_that_providers_tools() {
         "g",
         &s.id,
         json!([]),
-        json!([{"match": {"provider": "browser"}, "action": "deny"}]),
+        json!([{"match": {"provider": "browser"}, "action": "deny", "reason": "browser is off"}]),
     )
     .await;
+    let d = precheck(&host, &s.id, "screenshot", json!({})).await;
     assert_eq!(
-        precheck(&host, &s.id, "screenshot", json!({}))
-            .await
-            .decision,
-        PrecheckDecision::Deny
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (PrecheckDecision::Deny, Some("browser is off"), None)
     );
+    let d = precheck(&host, &s.id, "photo", json!({})).await;
     assert_eq!(
-        precheck(&host, &s.id, "photo", json!({})).await.decision,
-        PrecheckDecision::Allow
+        (d.decision, d.reason, d.context),
+        (PrecheckDecision::Allow, None, None)
     );
     // The agent runtime's own tools belong to no provider (decision H5).
+    let d = precheck(&host, &s.id, "shell", json!({})).await;
     assert_eq!(
-        precheck(&host, &s.id, "shell", json!({})).await.decision,
-        PrecheckDecision::Allow
+        (d.decision, d.reason, d.context),
+        (PrecheckDecision::Allow, None, None)
     );
 }
 
@@ -301,15 +336,15 @@ async fn a_deny_wins_and_no_gate_is_asked() {
         "denier",
         &s.id,
         json!([]),
-        json!([{"match": {"tool": "shell"}, "action": "deny", "reason": "no"}]),
+        json!([{"match": {"tool": "shell"}, "action": "context", "content": "careful"},
+               {"match": {"tool": "shell"}, "action": "deny", "reason": "no"}]),
     )
     .await;
+    // Deny wins over a gate and over a context, even one listed before it.
+    let d = precheck(&host, &s.id, "shell", json!({})).await;
     assert_eq!(
-        precheck(&host, &s.id, "shell", json!({}))
-            .await
-            .reason
-            .as_deref(),
-        Some("no")
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (PrecheckDecision::Deny, Some("no"), None)
     );
     fence(&mut gater).await;
 }
@@ -337,7 +372,15 @@ async fn contexts_of_several_rules_are_joined_in_rule_order() {
     )
     .await;
     let d = precheck(&host, &s.id, "t", json!({})).await;
-    assert_eq!(d.context.as_deref(), Some("a1\n\na2\n\nb1"));
+    assert_eq!(
+        (d.decision, d.context.as_deref(), d.reason.as_deref()),
+        (PrecheckDecision::Context, Some("a1\n\na2\n\nb1"), None)
+    );
+    let d = precheck(&host, &s.id, "other", json!({})).await;
+    assert_eq!(
+        (d.decision, d.reason, d.context),
+        (PrecheckDecision::Allow, None, None)
+    );
 }
 
 #[tokio::test]
@@ -351,14 +394,16 @@ async fn gates_are_asked_concurrently_and_any_deny_wins() {
     // Both checks are out before either is answered.
     let ca = a.expect("gate.check").await;
     let cb = b.expect("gate.check").await;
+    assert_eq!((&ca["gateId"], &cb["gateId"]), (&json!("ga"), &json!("gb")));
+    assert_ne!(ca["callId"], cb["callId"]);
     b.send(json!({"type": "gate.result", "callId": cb["callId"], "decision": "deny", "reason": "b says no"}))
         .await;
     a.send(json!({"type": "gate.result", "callId": ca["callId"], "decision": "allow"}))
         .await;
     let d = decided(task).await;
     assert_eq!(
-        (d.decision, d.reason.as_deref()),
-        (PrecheckDecision::Deny, Some("b says no"))
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (PrecheckDecision::Deny, Some("b says no"), None)
     );
 }
 
@@ -375,10 +420,15 @@ async fn only_the_asked_provider_can_answer_its_gate() {
         .send(json!({"type": "gate.result", "callId": check["callId"], "decision": "allow"}))
         .await;
     fence(&mut intruder).await;
+    assert!(!task.is_finished(), "an intruder's answer decided the gate");
     gater
         .send(json!({"type": "gate.result", "callId": check["callId"], "decision": "deny", "reason": "mine"}))
         .await;
-    assert_eq!(decided(task).await.reason.as_deref(), Some("mine"));
+    let d = decided(task).await;
+    assert_eq!(
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (PrecheckDecision::Deny, Some("mine"), None)
+    );
 }
 
 // ---------------------------------------------------------------- scope and validation
@@ -396,13 +446,18 @@ async fn rules_apply_only_in_the_providers_session() {
         json!([{"match": {"tool": "shell"}, "action": "deny"}]),
     )
     .await;
+    let d = precheck(&host, &s1.id, "shell", json!({})).await;
     assert_eq!(
-        precheck(&host, &s1.id, "shell", json!({})).await.decision,
-        PrecheckDecision::Deny
+        (d.decision, d.reason.as_deref()),
+        (
+            PrecheckDecision::Deny,
+            Some("Denied by a hook rule of provider 'g'.")
+        )
     );
+    let d = precheck(&host, &s2.id, "shell", json!({})).await;
     assert_eq!(
-        precheck(&host, &s2.id, "shell", json!({})).await.decision,
-        PrecheckDecision::Allow
+        (d.decision, d.reason, d.context),
+        (PrecheckDecision::Allow, None, None)
     );
 }
 
@@ -496,12 +551,13 @@ async fn tool_invoke_does_not_consult_the_rules_the_host_asks_first() {
         "g",
         &s.id,
         json!([tool("t")]),
-        json!([{"match": {"tool": "t"}, "action": "deny"}]),
+        json!([{"match": {"tool": "t"}, "action": "deny", "reason": "no"}]),
     )
     .await;
+    let d = precheck(&host, &s.id, "t", json!({})).await;
     assert_eq!(
-        precheck(&host, &s.id, "t", json!({})).await.decision,
-        PrecheckDecision::Deny
+        (d.decision, d.reason.as_deref(), d.context.as_deref()),
+        (PrecheckDecision::Deny, Some("no"), None)
     );
     let r = call_and_answer(&host, &mut p, &s.id, "t", json!("ran")).await;
     assert_eq!(r.data, Some(json!("ran")));

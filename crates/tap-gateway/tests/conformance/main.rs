@@ -9,9 +9,6 @@
 //! the engine claims but breaks is `#[ignore = "engine bug: …"]`. Run with
 //! `cargo test -p tap-gateway --test conformance` (add `-- --ignored` for the rest).
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod common;
 
 mod all_binding;

@@ -111,14 +111,15 @@ async fn callback_without_answer_within_2s_leaves_the_section_unchanged() {
         &gw,
         "p",
         &s.id,
-        transforms(json!({"x": {"action": "callback"}})),
+        transforms(json!({"x": {"action": "callback"},
+                          "y": {"action": "append", "content": "y+"}})),
     )
     .await;
     let h = host.clone();
     let sid = s.id.clone();
     let started = tokio::time::Instant::now();
     let task = tokio::spawn(async move {
-        h.apply_prompt(&sid, "p", sections(&[("x", "as it was")]))
+        h.apply_prompt(&sid, "p", sections(&[("x", "as it was"), ("y", "y0")]))
             .await
             .unwrap()
     });
@@ -130,6 +131,10 @@ async fn callback_without_answer_within_2s_leaves_the_section_unchanged() {
         started.elapsed()
     );
     assert_eq!(a.sections["x"], "as it was");
+    assert_eq!(
+        a.sections["y"], "y0\ny+",
+        "the other sections are transformed"
+    );
     // The late answer is ignored.
     p.send(json!({"type": "transform.result", "callId": req["callId"], "content": "late"}))
         .await;
@@ -196,6 +201,10 @@ async fn a_rebind_moves_the_provider_to_the_end_of_the_order() {
     let t = |c: &str| transforms(json!({"x": {"action": "append", "content": c}}));
     let (mut a, _) = bind(&gw, "a", &s.id, t("a")).await;
     let _b = bind(&gw, "b", &s.id, t("b")).await;
+    assert_eq!(
+        apply(&host, &s.id, &[("x", "0")]).await.sections["x"],
+        "0\na\nb"
+    );
     a.send(hello("a", &s.id, t("a"))).await;
     expect_bound(&mut a, &s.id).await;
     assert_eq!(
@@ -225,13 +234,22 @@ async fn static_transforms_need_content() {
     let (_host, s) = gw.host_with_session().await;
     let (mut p, _) = authed(&gw).await;
     for action in ["append", "prepend", "replace"] {
-        hello_refused(
+        let e = hello_refused(
             &mut p,
             hello("p", &s.id, transforms(json!({"x": {"action": action}}))),
             "INVALID_JSON",
         )
         .await;
+        assert!(e["message"].as_str().unwrap().contains("content"), "{e}");
     }
+    // A refused hello keeps the connection; a callback needs no content.
+    p.send(hello(
+        "p",
+        &s.id,
+        transforms(json!({"x": {"action": "callback"}})),
+    ))
+    .await;
+    expect_bound(&mut p, &s.id).await;
 }
 
 #[tokio::test]

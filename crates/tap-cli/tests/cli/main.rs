@@ -1,0 +1,17 @@
+//! Tests of the `tap` command, linked as one binary: each module drives the real `tap`
+//! binary (`tap gateway` children on 127.0.0.1:0 with their own TAP_HOME, one-shot `tap`
+//! commands, the spec's example providers) and scripted providers over real sockets.
+//!
+//! Run one module with `cargo test -p tap-cli --test cli pairing_cli::`.
+
+mod common;
+
+mod call_precheck;
+mod cli_contract;
+mod idle_exit;
+mod multi_instance_cli;
+mod pairing_cli;
+mod prompt_cli;
+mod settings_cli;
+mod spec_providers;
+mod ui_cli;

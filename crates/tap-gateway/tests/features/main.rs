@@ -1,0 +1,41 @@
+//! The gateway's feature tests, one module per feature, linked as one binary (the spec's
+//! rules have their own binary, `conformance/`). Every test runs a real gateway in this
+//! process on 127.0.0.1:0 with its own TAP_HOME (see `tap-testkit`), so tests share no
+//! ports, paths or environment variables and run in parallel.
+//!
+//! Run one feature with `cargo test -p tap-gateway --test features pairing::`.
+
+mod all_binding;
+mod concurrency;
+mod control_logs;
+mod control_plane;
+mod control_streams;
+mod diagnostics;
+mod file_results;
+mod gateway_stop;
+mod hooks;
+mod host_protocol;
+mod host_resume;
+mod identity;
+mod malformed_results;
+mod multi_instance;
+mod pairing;
+mod panel_http;
+mod project_providers;
+mod provider_auth;
+mod provider_hello;
+mod provider_limits;
+mod provider_states;
+mod push_and_streams;
+mod push_budgets;
+mod session_events;
+mod sessions;
+mod settings;
+mod smoke;
+mod spawn;
+mod stream_filters;
+mod tool_calls;
+mod tools_update;
+mod toolset_debounce;
+mod transforms;
+mod update_rate;
