@@ -10,171 +10,24 @@
 #![forbid(unsafe_code)]
 
 mod bare;
+mod machine;
+mod options;
 mod provider;
 mod report;
 mod rss;
 mod scenarios;
 mod stats;
+mod tempdir;
 mod wire;
+
+use machine::{print_background_load, print_machine};
+use options::{Counts, Options, USAGE};
 
 use report::{Row, Verdict};
 use stats::{mib, micros, per_sec, thousands, Latencies};
 use std::future::Future;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-
-const USAGE: &str = "\
-usage: tap-bench [--quick] [--only LIST] [--tap PATH] [--nodelay]
-
-  --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s4,s5 (E0 always runs)
-  --tap PATH   the `tap` binary for S5 (default: `tap` next to this executable;
-               build it with `cargo build --release -p tap-cli`)
-  --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
-               server); the gateway's sockets and HostClient keep their defaults";
-
-struct Options {
-    quick: bool,
-    nodelay: bool,
-    only: Vec<String>,
-    tap: Option<PathBuf>,
-}
-
-impl Options {
-    fn parse() -> Result<Option<Self>, String> {
-        let mut opts = Options {
-            quick: false,
-            nodelay: false,
-            only: Vec::new(),
-            tap: None,
-        };
-        let mut args = std::env::args().skip(1);
-        while let Some(arg) = args.next() {
-            let (flag, inline) = match arg.split_once('=') {
-                Some((f, v)) => (f.to_string(), Some(v.to_string())),
-                None => (arg.clone(), None),
-            };
-            let mut value = || {
-                inline
-                    .clone()
-                    .or_else(|| args.next())
-                    .ok_or(format!("{flag} needs a value"))
-            };
-            match flag.as_str() {
-                "--quick" => opts.quick = true,
-                "--nodelay" => opts.nodelay = true,
-                "--only" => {
-                    opts.only = value()?
-                        .split(',')
-                        .map(|s| s.trim().to_ascii_lowercase())
-                        .filter(|s| !s.is_empty())
-                        .collect();
-                    if let Some(bad) = opts
-                        .only
-                        .iter()
-                        .find(|s| !["s1", "s2", "s3", "s4", "s5"].contains(&s.as_str()))
-                    {
-                        return Err(format!("unknown scenario '{bad}'"));
-                    }
-                }
-                "--tap" => opts.tap = Some(PathBuf::from(value()?)),
-                "-h" | "--help" => return Ok(None),
-                // `cargo bench` style harness flags are not ours; refuse rather than ignore.
-                other => return Err(format!("unknown argument '{other}'")),
-            }
-        }
-        Ok(Some(opts))
-    }
-
-    fn wants(&self, scenario: &str) -> bool {
-        self.only.is_empty() || self.only.iter().any(|s| s == scenario)
-    }
-}
-
-/// How much work each scenario does.
-struct Counts {
-    warmup: usize,
-    sequential: usize,
-    /// E0/S1a/S1b are interleaved in this many rounds.
-    rounds: usize,
-    /// Throughput scenarios run this many times; the table shows the median.
-    reps: usize,
-    pipelined: usize,
-    in_flight: usize,
-    fan_calls: usize,
-    pushes: usize,
-    churn: usize,
-    churn_workers: usize,
-    rss_load_calls: usize,
-    /// Upper bound on any one scenario's wall time.
-    limit: Duration,
-}
-
-impl Counts {
-    fn new(quick: bool) -> Self {
-        if quick {
-            Self {
-                warmup: 200,
-                sequential: 2_000,
-                rounds: 4,
-                reps: 1,
-                pipelined: 20_000,
-                in_flight: 64,
-                fan_calls: 20_000,
-                pushes: 20_000,
-                churn: 1_000,
-                churn_workers: 4,
-                rss_load_calls: 5_000,
-                limit: Duration::from_secs(30),
-            }
-        } else {
-            Self {
-                warmup: 2_000,
-                sequential: 20_000,
-                rounds: 10,
-                reps: 3,
-                pipelined: 200_000,
-                in_flight: 64,
-                fan_calls: 200_000,
-                pushes: 100_000,
-                churn: 10_000,
-                churn_workers: 4,
-                rss_load_calls: 50_000,
-                limit: Duration::from_secs(120),
-            }
-        }
-    }
-}
-
-/// A private scratch directory, removed on drop.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> Result<Self, String> {
-        use std::os::unix::fs::PermissionsExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or_default();
-        let path =
-            std::env::temp_dir().join(format!("tap-bench-{}-{tag}-{nanos:09}", std::process::id()));
-        std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(Self(path))
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn main() -> ExitCode {
     let opts = match Options::parse() {
@@ -209,75 +62,6 @@ async fn bounded<T>(
     tokio::time::timeout(limit, fut)
         .await
         .unwrap_or_else(|_| Err(format!("did not finish within {} s", limit.as_secs())))
-}
-
-fn first_match(path: &str, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines()
-        .find(|l| l.starts_with(key))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
-}
-
-fn print_machine(opts: &Options) {
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let cpu = first_match("/proc/cpuinfo", "model name").unwrap_or_else(|| "unknown".into());
-    let mem = first_match("/proc/meminfo", "MemTotal").unwrap_or_else(|| "unknown".into());
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into());
-    println!("tap-bench {}", env!("CARGO_PKG_VERSION"));
-    println!("machine: {cores} cores available, CPU {cpu}, memory {mem}, Linux {kernel}");
-    println!(
-        "runtime: tokio multi-thread, {cores} workers; clients, providers and the in-process gateway share it; loopback only"
-    );
-    if cfg!(debug_assertions) {
-        println!("WARNING: debug build; numbers are meaningless. Use `cargo run --release -p tap-bench`.");
-    }
-    println!(
-        "mode: {}{}{}",
-        if opts.quick { "quick" } else { "full" },
-        if opts.nodelay { ", nodelay" } else { "" },
-        if opts.only.is_empty() {
-            String::new()
-        } else {
-            format!(", only {}", opts.only.join(","))
-        }
-    );
-}
-
-/// Busy and total jiffies of all CPUs (`/proc/stat`; steal counts as busy).
-fn cpu_jiffies() -> Option<(u64, u64)> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    let fields: Vec<u64> = stat
-        .lines()
-        .next()?
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    let total: u64 = fields.iter().take(8).sum();
-    let idle = fields.get(3)? + fields.get(4).copied().unwrap_or(0);
-    Some((total - idle, total))
-}
-
-/// How busy the machine is before the bench starts: other processes skew every number.
-async fn print_background_load() {
-    let Some((b0, t0)) = cpu_jiffies() else {
-        return;
-    };
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let Some((b1, t1)) = cpu_jiffies() else {
-        return;
-    };
-    let busy = (b1 - b0) as f64 / (t1 - t0).max(1) as f64 * 100.0;
-    println!("background CPU load before the run: {busy:.0}%");
-    if busy > 10.0 {
-        println!("WARNING: the machine is busy; the numbers below will be noisy.");
-    }
-    println!();
 }
 
 /// Progress goes to stderr so stdout is just the report.

@@ -3,7 +3,7 @@
 
 use crate::bare::run_workers;
 use crate::provider;
-use crate::TempDir;
+use crate::tempdir::TempDir;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -4,8 +4,8 @@
 use crate::bare::{self, run_workers};
 use crate::provider;
 use crate::stats::{rate, Latencies, Sampler};
+use crate::tempdir::TempDir;
 use crate::wire;
-use crate::TempDir;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,0 +1,127 @@
+//! The command line and how much work each scenario does.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub(crate) const USAGE: &str = "\
+usage: tap-bench [--quick] [--only LIST] [--tap PATH] [--nodelay]
+
+  --quick      smaller counts (a few seconds in all)
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s4,s5 (E0 always runs)
+  --tap PATH   the `tap` binary for S5 (default: `tap` next to this executable;
+               build it with `cargo build --release -p tap-cli`)
+  --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
+               server); the gateway's sockets and HostClient keep their defaults";
+
+pub(crate) struct Options {
+    pub quick: bool,
+    pub nodelay: bool,
+    pub only: Vec<String>,
+    pub tap: Option<PathBuf>,
+}
+
+impl Options {
+    pub fn parse() -> Result<Option<Self>, String> {
+        let mut opts = Options {
+            quick: false,
+            nodelay: false,
+            only: Vec::new(),
+            tap: None,
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) => (f.to_string(), Some(v.to_string())),
+                None => (arg.clone(), None),
+            };
+            let mut value = || {
+                inline
+                    .clone()
+                    .or_else(|| args.next())
+                    .ok_or(format!("{flag} needs a value"))
+            };
+            match flag.as_str() {
+                "--quick" => opts.quick = true,
+                "--nodelay" => opts.nodelay = true,
+                "--only" => {
+                    opts.only = value()?
+                        .split(',')
+                        .map(|s| s.trim().to_ascii_lowercase())
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    if let Some(bad) = opts
+                        .only
+                        .iter()
+                        .find(|s| !["s1", "s2", "s3", "s4", "s5"].contains(&s.as_str()))
+                    {
+                        return Err(format!("unknown scenario '{bad}'"));
+                    }
+                }
+                "--tap" => opts.tap = Some(PathBuf::from(value()?)),
+                "-h" | "--help" => return Ok(None),
+                // `cargo bench` style harness flags are not ours; refuse rather than ignore.
+                other => return Err(format!("unknown argument '{other}'")),
+            }
+        }
+        Ok(Some(opts))
+    }
+
+    pub fn wants(&self, scenario: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == scenario)
+    }
+}
+
+/// How much work each scenario does.
+pub(crate) struct Counts {
+    pub warmup: usize,
+    pub sequential: usize,
+    /// E0/S1a/S1b are interleaved in this many rounds.
+    pub rounds: usize,
+    /// Throughput scenarios run this many times; the table shows the median.
+    pub reps: usize,
+    pub pipelined: usize,
+    pub in_flight: usize,
+    pub fan_calls: usize,
+    pub pushes: usize,
+    pub churn: usize,
+    pub churn_workers: usize,
+    pub rss_load_calls: usize,
+    /// Upper bound on any one scenario's wall time.
+    pub limit: Duration,
+}
+
+impl Counts {
+    pub fn new(quick: bool) -> Self {
+        if quick {
+            Self {
+                warmup: 200,
+                sequential: 2_000,
+                rounds: 4,
+                reps: 1,
+                pipelined: 20_000,
+                in_flight: 64,
+                fan_calls: 20_000,
+                pushes: 20_000,
+                churn: 1_000,
+                churn_workers: 4,
+                rss_load_calls: 5_000,
+                limit: Duration::from_secs(30),
+            }
+        } else {
+            Self {
+                warmup: 2_000,
+                sequential: 20_000,
+                rounds: 10,
+                reps: 3,
+                pipelined: 200_000,
+                in_flight: 64,
+                fan_calls: 200_000,
+                pushes: 100_000,
+                churn: 10_000,
+                churn_workers: 4,
+                rss_load_calls: 50_000,
+                limit: Duration::from_secs(120),
+            }
+        }
+    }
+}
