@@ -46,7 +46,6 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
         remote,
         out: rx,
         kill: core.stopping.child_token(),
-        stopping: core.stopping.clone(),
         write_timeout: Some(CONTROL_WRITE_TIMEOUT),
         diagnostics: core.diagnostics.clone(),
     };

@@ -81,10 +81,10 @@ pub(crate) struct Socket {
     pub remote: SocketAddr,
     /// The outbound queue's receiving end; its senders live wherever the protocol keeps them.
     pub out: mpsc::UnboundedReceiver<Message>,
-    /// Closes this connection (a revoke, a deny, a session host resumed elsewhere).
+    /// Closes this connection (a revoke, a deny, a session host resumed elsewhere); a child
+    /// of the gateway's `stopping`, so one branch of the loop watches both (each watched
+    /// token costs a waiter registration on every turn of a busy loop).
     pub kill: CancellationToken,
-    /// The gateway is stopping.
-    pub stopping: CancellationToken,
     /// A batch the peer does not take within this long ends the connection (the control
     /// plane's clients); `None` waits as long as the peer does (its own task only).
     pub write_timeout: Option<Duration>,
@@ -102,7 +102,6 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
         mut ws,
         mut out,
         kill,
-        stopping,
         write_timeout,
         diagnostics,
         ..
@@ -118,7 +117,6 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
                 Err(()) => break None,
             },
             _ = kill.cancelled() => break Some(CloseCode::Away),
-            _ = stopping.cancelled() => break Some(CloseCode::Away),
             _ = &mut deadline, if !authed => {
                 handler.on_auth_deadline();
                 break Some(CloseCode::Policy);

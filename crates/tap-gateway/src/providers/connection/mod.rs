@@ -64,7 +64,6 @@ pub(crate) async fn serve(
         remote,
         out: rx,
         kill: conn.link.kill.clone(),
-        stopping: core.stopping.clone(),
         write_timeout: None,
         diagnostics: core.diagnostics.clone(),
     };

@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 /// Serves one session-host socket until it closes.
 pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
     let (out, rx) = mpsc::unbounded_channel::<Message>();
-    let kill = CancellationToken::new();
+    let kill = core.stopping.child_token();
     let conn = HostConn {
         core: core.clone(),
         remote,
@@ -44,7 +44,6 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
         remote,
         out: rx,
         kill,
-        stopping: core.stopping.clone(),
         write_timeout: None,
         diagnostics: core.diagnostics.clone(),
     };
