@@ -36,7 +36,12 @@ impl GatewayHandle {
         if let Some(token) = config.control_token.as_ref().filter(|t| !t.is_empty()) {
             secrets.control_token = token.clone();
         }
-        let files = GatewayFiles::locate(&config.data_dir, config.copilot_home.as_deref());
+        let mut files = GatewayFiles::locate(&config.data_dir, config.copilot_home.as_deref());
+        if files.copilot_provider_token.is_some() && !files.claim_copilot_token(address.port()) {
+            tracing::info!(
+                "another gateway holds the Copilot token file; spec providers that read it reach that one"
+            );
+        }
         write_files(&config, &secrets, &files, address)?;
         let core = Arc::new(Core::new(config, secrets, files, address));
         let gateway = Gateway::new(core.clone());
@@ -86,7 +91,7 @@ impl GatewayHandle {
                 "some connections did not close in time"
             );
         }
-        for (path, e) in core.files.remove_all() {
+        for (path, e) in core.files.remove_all(&core.secrets.gateway_token) {
             tracing::warn!(path = %path.display(), error = %e, "could not remove file");
         }
         tracing::info!("gateway stopped");

@@ -2,6 +2,7 @@ use crate::GatewayError;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use tap_protocol::settings::DEFAULT_PORT;
 
 /// Where a running gateway leaves what other processes need to reach it. All files are
 /// written with mode 0600 and removed on clean shutdown.
@@ -9,7 +10,9 @@ use std::path::{Path, PathBuf};
 pub struct GatewayFiles {
     /// `$TAP_HOME/provider-token`: the gateway token.
     pub provider_token: PathBuf,
-    /// `<COPILOT_HOME>/extensions/tap/.provider-token`: the same token where spec providers look.
+    /// `<COPILOT_HOME>/extensions/tap/.provider-token`: the same token where spec providers
+    /// look. One file for every gateway of the user, so only one gateway holds it (see
+    /// [`GatewayFiles::claim_copilot_token`]); `None` when this gateway does not.
     pub copilot_provider_token: Option<PathBuf>,
     /// `$TAP_HOME/host-token`: the session-host token.
     pub host_token: PathBuf,
@@ -45,9 +48,32 @@ impl GatewayFiles {
         .chain(self.copilot_provider_token.as_deref())
     }
 
-    /// Removes every file; missing ones are fine. Errors are returned for logging only.
-    pub fn remove_all(&self) -> Vec<(PathBuf, std::io::Error)> {
+    /// Whether this gateway, listening on `port`, takes the Copilot token file: the
+    /// gateway on the default port always does (it is the one spec providers expect at
+    /// `ws://localhost:9400`); another only when no gateway holds the file. Without the
+    /// claim, [`GatewayFiles::copilot_provider_token`] becomes `None`: this gateway neither
+    /// writes nor removes it.
+    pub fn claim_copilot_token(&mut self, port: u16) -> bool {
+        let claimed = self
+            .copilot_provider_token
+            .as_deref()
+            .is_some_and(|p| port == DEFAULT_PORT || !p.exists());
+        if !claimed {
+            self.copilot_provider_token = None;
+        }
+        claimed
+    }
+
+    /// Removes every file; missing ones are fine. The Copilot token file is removed only
+    /// while it still holds `own_token`: another gateway (the one on the default port)
+    /// may have taken it over since. Errors are returned for logging only.
+    pub fn remove_all(&self, own_token: &str) -> Vec<(PathBuf, std::io::Error)> {
+        let taken_over = |p: &Path| {
+            self.copilot_provider_token.as_deref() == Some(p)
+                && read_secret_file(p).is_ok_and(|t| t != own_token)
+        };
         self.all()
+            .filter(|p| !taken_over(p))
             .filter_map(|p| match fs::remove_file(p) {
                 Ok(()) => None,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
