@@ -244,12 +244,16 @@ impl Conn {
 
     /// `error` in reply to `hello`; the connection stays (AwaitHello or Unbound).
     fn refuse(&self, code: ErrorCode, message: impl Into<String>) -> Step {
+        let message = message.into();
+        crate::providers::project::hello_refused(&self.core, self.id.as_deref(), &code, &message);
         self.error(code, message, Some("hello"));
         Step::Continue
     }
 
     /// `error` in reply to a `hello` for `session`, naming that session.
     pub(super) fn refuse_for(&self, session: &str, code: ErrorCode, message: impl Into<String>) {
+        let message = message.into();
+        crate::providers::project::hello_refused(&self.core, self.id.as_deref(), &code, &message);
         let mut e = ErrorMessage::new(code, message);
         e.reply_to = Some("hello".into());
         e.provider_id = self.id.clone();

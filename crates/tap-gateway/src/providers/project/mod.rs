@@ -19,6 +19,8 @@ pub(crate) mod start;
 mod supervisor;
 mod warn;
 
+pub(crate) use warn::hello_refused;
+
 use std::time::Duration;
 use tap_protocol::limits;
 

@@ -23,3 +23,33 @@ pub(crate) fn warn_session(
         }));
     }
 }
+
+/// A `hello` from connection `provider_id` was refused. When that connection is a project
+/// provider (its token is scoped to a session), the refusal is a problem with the session's
+/// `tap.config.json` (a name another provider already holds, a tool conflict), so the
+/// session's host hears it too; otherwise only the provider's own socket does.
+pub(crate) fn hello_refused(
+    core: &Core,
+    provider_id: Option<&str>,
+    code: &tap_protocol::ErrorCode,
+    message: &str,
+) {
+    let Some(id) = provider_id else { return };
+    let found = core
+        .state()
+        .providers
+        .get(id)
+        .and_then(|e| Some((e.scope.clone()?, e.name.clone())));
+    let Some((session, name)) = found else { return };
+    let who = name
+        .as_deref()
+        .map(|n| format!(" '{n}'"))
+        .unwrap_or_default();
+    warn_session(
+        core,
+        &session,
+        format!("Project provider{who} was refused at hello ({code}): {message}"),
+        None,
+        name,
+    );
+}
