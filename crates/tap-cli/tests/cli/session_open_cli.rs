@@ -1,0 +1,34 @@
+//! `tap session open` as a session host: it starts no turns, so it reports the session idle
+//! after each `inject` it prints, and a provider's next inject is accepted.
+
+use crate::common::{Gateway, SessionOpen};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_inject_is_delivered_after_the_first() {
+    let gw = Gateway::start().await;
+    let mut session = SessionOpen::open(&gw, &["--label", "x"]).await;
+    let mut p = gw.bound("pusher", &session.id, json!([])).await;
+    for n in 1..=2 {
+        let event = format!("inject {n}");
+        p.send(json!({"type": "push", "level": "inject", "stream": "s", "event": event}))
+            .await;
+        let line = session
+            .wait_for(&event, |v| v["type"] == "delivery" || v["type"] == "error")
+            .await;
+        assert_eq!(line["event"], event.as_str(), "{line}");
+        assert_eq!(line["level"], "inject", "{line}");
+        // The pacing signal a provider waits for before its next inject.
+        let idle = p.expect_next("session.lifecycle").await;
+        assert_eq!(idle["state"], "idle", "{idle}");
+    }
+    let out = gw
+        .run(&["streams", "history", "--session", &session.id, "--json"])
+        .await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert_eq!(
+        out.json()["s@pusher"].as_array().map(Vec::len),
+        Some(2),
+        "{out:?}"
+    );
+}
