@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod call_cmd;
+mod env_cmd;
 mod gateway_cmd;
 mod idle_exit;
 mod output;
@@ -84,6 +85,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print `export TAP_GATEWAY_URL=…` and `export TAP_PROVIDER_TOKEN_FILE=…` for the
+    /// running gateway, for providers started by hand: `eval "$(tap env)"`.
+    Env,
     /// EventStreams.
     Streams {
         #[command(subcommand)]
@@ -111,9 +115,10 @@ enum PairingCommand {
         json: bool,
     },
     /// Deny a pending request: its provider gets AUTH_FAILED.
+    // One of the two, named together in the usage line: `tap pairing deny <ID|--all>`.
+    #[command(group = clap::ArgGroup::new("which").required(true).args(["id", "all"]))]
     Deny {
         /// The request's id (from `tap pairing list`).
-        #[arg(required_unless_present = "all", conflicts_with = "all")]
         id: Option<String>,
         /// Deny every pending request.
         #[arg(long)]
@@ -207,6 +212,7 @@ fn main() -> ExitCode {
                 text,
             } => prompt_cmd::run(&home, &session, &sections, &text).await,
             Command::Status { json } => status_cmd::run(&home, json).await,
+            Command::Env => env_cmd::run(&home).await,
             Command::Streams {
                 command:
                     StreamsCommand::History {

@@ -2,6 +2,9 @@ use crate::output::{client_fail, connect, print_json};
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Labels and names get at least this many columns, so short ones still line up in a column.
+const LABEL_MIN_WIDTH: usize = 12;
+
 /// `tap status [--json]`.
 pub async fn run(home: &Path, json: bool) -> ExitCode {
     let client = match connect(home, "tap-status").await {
@@ -22,10 +25,21 @@ pub async fn run(home: &Path, json: bool) -> ExitCode {
         status.address,
         status.uptime_ms / 1000
     );
+    // Columns as wide as their longest value: ids and labels are chosen by hosts.
+    let width = |values: Vec<usize>, min: usize| values.into_iter().max().unwrap_or(0).max(min);
     println!("\nSessions ({}):", status.sessions.len());
+    let id_w = width(status.sessions.iter().map(|s| s.id.len()).collect(), 0);
+    let label_w = width(
+        status
+            .sessions
+            .iter()
+            .map(|s| s.label.as_deref().map_or(1, str::len))
+            .collect(),
+        LABEL_MIN_WIDTH,
+    );
     for s in &status.sessions {
         println!(
-            "  {}  {:<20} {:?}  tools: {}{}",
+            "  {:<id_w$}  {:<label_w$}  {:?}  tools: {}{}",
             s.id,
             s.label.as_deref().unwrap_or("-"),
             s.state,
@@ -42,9 +56,27 @@ pub async fn run(home: &Path, json: bool) -> ExitCode {
         );
     }
     println!("\nProviders ({}):", status.providers.len());
+    let id_w = width(status.providers.iter().map(|p| p.id.len()).collect(), 0);
+    let name_w = width(
+        status
+            .providers
+            .iter()
+            .map(|p| p.name.as_deref().map_or(1, str::len))
+            .collect(),
+        LABEL_MIN_WIDTH,
+    );
+    let state_w = width(status.providers.iter().map(|p| p.state.len()).collect(), 0);
+    let session_w = width(
+        status
+            .providers
+            .iter()
+            .map(|p| p.session.as_deref().map_or(1, str::len))
+            .collect(),
+        0,
+    );
     for p in &status.providers {
         println!(
-            "  {}  {:<20} {:<10} session: {:<24} tools: {}  in flight: {}",
+            "  {:<id_w$}  {:<name_w$}  {:<state_w$}  session: {:<session_w$}  tools: {}  in flight: {}",
             p.id,
             p.name.as_deref().unwrap_or("-"),
             p.state,

@@ -22,8 +22,13 @@ pub async fn history(
         print_json(&reply.streams);
         return ExitCode::SUCCESS;
     }
+    if reply.streams.values().all(Vec::is_empty) {
+        let which = stream.map(|s| format!(" of {s}")).unwrap_or_default();
+        println!("No events{which} in session {session}.");
+    }
     for (key, events) in &reply.streams {
-        println!("{key} ({} events)", events.len());
+        let noun = if events.len() == 1 { "event" } else { "events" };
+        println!("{key} ({} {noun})", events.len());
         for e in events {
             let level = e
                 .level
