@@ -1,8 +1,10 @@
 // Copied from the spec: /work/shared/spec/provider-interface-core-profile.md,
 // "Complete example — Node.js" (docs: Provider Interface — Core Profile).
-// Only the `new WebSocket(...)` URL line differs: the spec's "ws://localhost:9400" is
-// read from TAP_GATEWAY_URL so the tests can point it at a gateway on a random port.
-// Everything else is the spec text byte for byte (the spec's code block is unindented).
+// Differences from the spec text (otherwise byte for byte; the spec's block is unindented):
+// - the URL is TAP_GATEWAY_URL when set (the tests use a random port; `eval "$(tap env)"`
+//   sets it), else the spec's "ws://localhost:9400";
+// - it fails soft: a call without a string `name` is answered with an error instead of
+//   "Hello, undefined!" (or a TypeError when `args` is missing).
 // Run by crates/tap-cli/tests/spec_providers.rs.
 
 import WebSocket from "ws";
@@ -10,7 +12,7 @@ import WebSocket from "ws";
 const TOKEN = process.env.TAP_PROVIDER_TOKEN;
 
 function connect() {
-const ws = new WebSocket(process.env.TAP_GATEWAY_URL);
+const ws = new WebSocket(process.env.TAP_GATEWAY_URL ?? "ws://localhost:9400");
 
 ws.on("open", () => {
 ws.send(JSON.stringify({ type: "auth", token: TOKEN }));
@@ -41,6 +43,13 @@ console.log(`Registered as ${msg.providerId}`);
 break;
 
 case "tool.call":
+if (typeof msg.args?.name !== "string") {
+ws.send(JSON.stringify({
+type: "tool.result", id: msg.id,
+error: "'name' must be a string", errorCode: "INVALID_ARGUMENTS"
+}));
+break;
+}
 ws.send(JSON.stringify({
 type: "tool.result", id: msg.id,
 data: `Hello, ${msg.args.name}!`

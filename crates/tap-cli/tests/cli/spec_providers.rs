@@ -114,6 +114,18 @@ async fn exercise(ex: Example) {
     assert_eq!(out.json(), ex.expected, "tap call: {out:?}");
     assert_eq!(out.stdout.lines().count(), 1, "one JSON line: {out:?}");
 
+    // It fails soft: a call without its argument is answered with an error, and the
+    // provider is still there to answer the next call.
+    let out = gw.run(&["call", "--session", &sid, ex.tool, "{}"]).await;
+    assert_eq!(out.code(), Some(1), "a call without arguments: {out:?}");
+    let code = out.json()["errorCode"].clone();
+    assert!(
+        code.is_string() && code != "DISCONNECTED",
+        "answered with an error, not a crash: {out:?}"
+    );
+    let out = gw.run(&["call", "--session", &sid, ex.tool, ex.args]).await;
+    assert_eq!(out.json(), ex.expected, "the call after a bad one: {out:?}");
+
     // Ctrl-C on `tap session open` ends the session.
     let (status, _) = session.interrupt().await;
     assert!(status.success(), "tap session open exit: {status}");
@@ -186,7 +198,7 @@ async fn core_profile_python_example() {
     exercise(Example {
         lang: Lang::Python,
         file: "core_example.py",
-        provider: "example-provider",
+        provider: "example-provider-python",
         tool: "greet",
         description: "Greet someone by name",
         args: r#"{"name":"Ada"}"#,
