@@ -85,6 +85,14 @@ impl Conn {
         let scope = self
             .with_entry(|s, id| s.providers[id].scope.clone())
             .flatten();
+        // A reconnect with a valid token gets back what its `hello` leaves out (decision
+        // I3), before the checks, so a restored declaration is checked like a sent one.
+        let kept = self
+            .with_entry(|s, id| crate::providers::reconnect::restorable(s, id, &h))
+            .flatten();
+        if let Some(kept) = &kept {
+            crate::providers::reconnect::fill(&mut h, kept);
+        }
         if h.session.is_none() {
             // A reconnect may leave the session out: the remembered one is restored.
             h.session = self.core.state().identity.remembered_session(&h);
@@ -140,7 +148,12 @@ impl Conn {
             .as_ref()
             .and_then(|k| k.on_pre_tool_use.as_deref())
             .unwrap_or_default();
-        let hooks = match crate::hooks::rules::compile(rules) {
+        let restored_rules = kept
+            .as_ref()
+            .filter(|_| h.hooks.as_ref().is_none_or(|k| k.on_pre_tool_use.is_none()))
+            .filter(|_| pairing.is_none())
+            .map(|k| k.hooks.clone());
+        let hooks = match restored_rules.map(Ok).unwrap_or_else(|| crate::hooks::rules::compile(rules)) {
             Ok(rules) => rules,
             Err((code, message)) => {
                 if code == ErrorCode::PayloadTooLarge {
@@ -149,7 +162,11 @@ impl Conn {
                 return Err(self.refuse(code, message));
             }
         };
-        let tools = Arc::new(h.tools.take().unwrap_or_default());
+        let tools = match (h.tools.take(), kept) {
+            (Some(tools), _) => Arc::new(tools),
+            (None, Some(kept)) => kept.tools,
+            (None, None) => Arc::default(),
+        };
         let persist_dir = self.trust().and_then(|t| {
             crate::providers::identity::persist_dir(&self.core.config.data_dir, t, &h.name)
         });
