@@ -7,11 +7,12 @@
 
 use super::entry::Trust;
 use crate::hooks::rules::CompiledRule;
+use crate::tools::schema::ToolList;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use tap_protocol::limits::RECONNECT_TOKEN_TTL;
 use std::sync::Arc;
-use tap_protocol::provider::{Concurrency, Hello, ToolDef, Transform};
+use tap_protocol::limits::RECONNECT_TOKEN_TTL;
+use tap_protocol::provider::{Concurrency, Hello, Transform};
 use tap_protocol::JsonObject;
 use tokio::time::Instant;
 
@@ -40,7 +41,7 @@ pub(super) struct Held {
 /// Tools and rules are kept compiled; a reconnect reuses them as they are.
 #[derive(Clone, Default)]
 pub(crate) struct Kept {
-    pub tools: Arc<Vec<ToolDef>>,
+    pub tools: Arc<ToolList>,
     pub hooks: Arc<Vec<CompiledRule>>,
     pub transforms: BTreeMap<String, Transform>,
     pub context: Option<String>,

@@ -141,7 +141,10 @@ pub(crate) fn keep(state: &State, id: &str) -> Kept {
 /// `hooks.transforms`, `context`, `subscribe`, `metadata`, `concurrency` (decision I3).
 /// `claim` checks the token again under the lock that binds.
 pub(crate) fn restorable(state: &State, id: &str, h: &Hello) -> Option<Kept> {
-    let held = state.identity.held.get(&key(&h.name, h.instance.as_deref()))?;
+    let held = state
+        .identity
+        .held
+        .get(&key(&h.name, h.instance.as_deref()))?;
     let token = h.reconnect_token.as_deref()?;
     if held.provider_id == id
         || !held.live(Instant::now())

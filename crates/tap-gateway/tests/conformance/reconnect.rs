@@ -249,8 +249,12 @@ async fn a_reconnect_restores_the_declaration_as_updated_not_as_first_sent() {
     old.expect("ack").await;
     disconnected(&host, old, "p").await;
     let (mut new, _) = authed(&gw).await;
-    new.send(hello("p", &s.id, json!({"reconnectToken": ack["reconnectToken"]})))
-        .await;
+    new.send(hello(
+        "p",
+        &s.id,
+        json!({"reconnectToken": ack["reconnectToken"]}),
+    ))
+    .await;
     expect_bound(&mut new, &s.id).await;
     assert_eq!(session_tool_names(&host, &s.id).await, ["b"]);
 }
@@ -261,8 +265,12 @@ async fn a_takeover_of_an_open_connection_keeps_its_tools_when_omitted() {
     let (host, s) = gw.host_with_session().await;
     let (mut old, ack) = bind(&gw, "p", &s.id, json!({"tools": [tool("t")]})).await;
     let (mut new, _) = authed(&gw).await;
-    new.send(hello("p", &s.id, json!({"reconnectToken": ack["reconnectToken"]})))
-        .await;
+    new.send(hello(
+        "p",
+        &s.id,
+        json!({"reconnectToken": ack["reconnectToken"]}),
+    ))
+    .await;
     expect_bound(&mut new, &s.id).await;
     old.expect_closed().await;
     assert_eq!(session_tool_names(&host, &s.id).await, ["t"]);
@@ -305,8 +313,12 @@ async fn after_the_token_expired_nothing_is_restored() {
     let ack = bound_then_gone(&gw, &host, &s.id).await;
     tokio::time::sleep(RECONNECT_TOKEN_TTL + Duration::from_secs(1)).await;
     let (mut new, _) = authed(&gw).await;
-    new.send(hello("p", &s.id, json!({"reconnectToken": ack["reconnectToken"]})))
-        .await;
+    new.send(hello(
+        "p",
+        &s.id,
+        json!({"reconnectToken": ack["reconnectToken"]}),
+    ))
+    .await;
     let fresh = expect_bound(&mut new, &s.id).await;
     assert_ne!(fresh["providerId"], ack["providerId"]);
     assert!(session_tool_names(&host, &s.id).await.is_empty());

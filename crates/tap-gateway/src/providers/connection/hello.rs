@@ -12,12 +12,13 @@ use crate::providers::validate::{self, Invalid};
 use crate::sessions::tool_map::Claimant;
 use crate::socket::conn::Step;
 use crate::state::State;
+use crate::tools::schema::ToolList;
 use std::sync::Arc;
 use tap_protocol::host::{HostEvent, SessionContext};
 use tap_protocol::limits::{MAX_REBINDS_PER_MINUTE, REBIND_WINDOW};
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{
-    ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, SessionLifecycle, ToolDef,
+    ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, SessionLifecycle,
 };
 use tap_protocol::{ErrorCode, PROTOCOL_VERSION};
 use tokio::time::Instant;
@@ -29,7 +30,7 @@ pub(super) struct Checked {
     pub session_id: String,
     /// The pairing whose token this connection holds (trust external).
     pub pairing: Option<String>,
-    pub tools: Arc<Vec<ToolDef>>,
+    pub tools: Arc<ToolList>,
     pub hooks: Arc<Vec<CompiledRule>>,
     pub persist_dir: Option<String>,
 }
@@ -153,7 +154,10 @@ impl Conn {
             .filter(|_| h.hooks.as_ref().is_none_or(|k| k.on_pre_tool_use.is_none()))
             .filter(|_| pairing.is_none())
             .map(|k| k.hooks.clone());
-        let hooks = match restored_rules.map(Ok).unwrap_or_else(|| crate::hooks::rules::compile(rules)) {
+        let hooks = match restored_rules
+            .map(Ok)
+            .unwrap_or_else(|| crate::hooks::rules::compile(rules))
+        {
             Ok(rules) => rules,
             Err((code, message)) => {
                 if code == ErrorCode::PayloadTooLarge {
@@ -163,7 +167,14 @@ impl Conn {
             }
         };
         let tools = match (h.tools.take(), kept) {
-            (Some(tools), _) => Arc::new(tools),
+            // Compiled once here, outside the lock (reusing what a reconnect kept).
+            (Some(tools), kept) => {
+                let kept = kept.as_ref().map(|k| &*k.tools);
+                match ToolList::build(tools, kept.as_slice()) {
+                    Ok(list) => Arc::new(list),
+                    Err((code, message)) => return Err(self.refuse(code, message)),
+                }
+            }
             (None, Some(kept)) => kept.tools,
             (None, None) => Arc::default(),
         };
