@@ -12,14 +12,15 @@
 //! revision counter and the update kinds in flight.
 
 use crate::hooks::rules::CompiledRule;
+use crate::tools::schema::ToolList;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use tap_protocol::provider::{FilterSet, ToolDef, Transform};
+use tap_protocol::provider::{FilterSet, Transform};
 
 /// A provider's registration in one session.
 #[derive(Clone, Default)]
 pub(crate) struct SessionBinding {
-    pub tools: Arc<Vec<ToolDef>>,
+    pub tools: Arc<ToolList>,
     pub hooks: Arc<Vec<CompiledRule>>,
 }
 
@@ -27,7 +28,7 @@ pub(crate) struct SessionBinding {
 /// becomes ready for.
 #[derive(Clone, Default)]
 pub(crate) struct Template {
-    pub tools: Arc<Vec<ToolDef>>,
+    pub tools: Arc<ToolList>,
     pub hooks: Arc<Vec<CompiledRule>>,
     pub transforms: Option<BTreeMap<String, Option<Transform>>>,
     pub context: Option<String>,

@@ -4,6 +4,7 @@
 use super::binding::{AllBinding, UpdateState, Updates};
 use super::link::ProviderLink;
 use crate::hooks::rules::CompiledRule;
+use crate::tools::schema::ToolList;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -63,7 +64,7 @@ pub(crate) struct ProviderEntry {
     pub trust: Trust,
     pub phase: Phase,
     pub session: Option<String>,
-    pub tools: Arc<Vec<ToolDef>>,
+    pub tools: Arc<ToolList>,
     /// `onPreToolUse` rules for the bound session, in registration order.
     pub hooks: Arc<Vec<CompiledRule>>,
     /// Session event names from `hello.subscribe` (see `sessions::events`).
@@ -109,7 +110,7 @@ impl ProviderEntry {
     }
 
     /// The provider's tools in `session` (empty where it is not registered).
-    pub fn tools_in(&self, session: &str) -> Arc<Vec<ToolDef>> {
+    pub fn tools_in(&self, session: &str) -> Arc<ToolList> {
         match &self.all {
             Some(a) => a
                 .sessions
@@ -135,7 +136,7 @@ impl ProviderEntry {
     }
 
     /// Replaces the provider's tools in `session`.
-    pub fn set_tools_in(&mut self, session: &str, tools: Arc<Vec<ToolDef>>) {
+    pub fn set_tools_in(&mut self, session: &str, tools: Arc<ToolList>) {
         match &mut self.all {
             Some(a) => {
                 if let Some(b) = a.sessions.get_mut(session) {

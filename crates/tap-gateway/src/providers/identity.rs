@@ -6,10 +6,14 @@
 //! providers.
 
 use super::entry::Trust;
-use std::collections::HashMap;
+use crate::hooks::rules::CompiledRule;
+use crate::tools::schema::ToolList;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tap_protocol::limits::RECONNECT_TOKEN_TTL;
-use tap_protocol::provider::Hello;
+use tap_protocol::provider::{Concurrency, Hello, Transform};
+use tap_protocol::JsonObject;
 use tokio::time::Instant;
 
 /// `(name, instance)`; an absent instance is the empty one.
@@ -27,6 +31,23 @@ pub(super) struct Held {
     pub session: Option<String>,
     /// Set when the holder disconnects: the token is valid until then.
     pub expires: Option<Instant>,
+    /// The holder's declaration as it stood when it disconnected (set with `expires`,
+    /// dropped with the token): what a reconnect that omits a field gets back.
+    pub kept: Option<Kept>,
+}
+
+/// A binding's declaration, as it stands after the updates since its `hello` (spec
+/// "Reconnect protocol" step 2: "restores provider binding (session, tools, hooks)").
+/// Tools and rules are kept compiled; a reconnect reuses them as they are.
+#[derive(Clone, Default)]
+pub(crate) struct Kept {
+    pub tools: Arc<ToolList>,
+    pub hooks: Arc<Vec<CompiledRule>>,
+    pub transforms: BTreeMap<String, Transform>,
+    pub context: Option<String>,
+    pub subscribe: Vec<String>,
+    pub metadata: Option<JsonObject>,
+    pub concurrency: Option<Concurrency>,
 }
 
 impl Held {
@@ -55,12 +76,14 @@ impl Identities {
             .flatten()
     }
 
-    /// The holder went away: its token stays valid for `RECONNECT_TOKEN_TTL`.
-    pub fn disconnected(&mut self, provider_id: &str) {
+    /// The holder went away: its token stays valid for `RECONNECT_TOKEN_TTL`, and so does
+    /// its declaration (`kept`, taken by the caller before the entry went).
+    pub fn disconnected(&mut self, provider_id: &str, kept: Kept) {
         let until = Instant::now() + RECONNECT_TOKEN_TTL;
         for h in self.held.values_mut() {
             if h.provider_id == provider_id && h.expires.is_none() {
                 h.expires = Some(until);
+                h.kept = Some(kept.clone());
             }
         }
     }

@@ -1,8 +1,9 @@
 //! Claiming an identity at `hello` (spec: "Identity protection", "Reconnect protocol"):
-//! refused while another connection holds it, taken over with a valid reconnect token.
+//! refused while another connection holds it, taken over with a valid reconnect token,
+//! and what such a takeover restores of the old binding's declaration.
 
 use super::entry::ProviderEntry;
-use super::identity::{key, Held};
+use super::identity::{key, Held, Kept};
 use super::validate::Invalid;
 use crate::state::State;
 use tap_protocol::provider::Hello;
@@ -76,6 +77,7 @@ pub(crate) fn claim(state: &mut State, id: &str, h: &Hello) -> Result<Option<Str
     // Held again by a live connection (the token stays until the next `hello.ack`).
     if let Some(held) = state.identity.held.get_mut(&k) {
         held.expires = None;
+        held.kept = None;
     }
     Ok(Some(old))
 }
@@ -90,7 +92,94 @@ pub(crate) fn issue(state: &mut State, id: &str, h: &Hello, session: &str) -> St
             token: token.clone(),
             session: Some(session.to_string()),
             expires: None,
+            kept: None,
         },
     );
     token
+}
+
+/// Provider `id`'s declaration as it stands now (after its updates): for an `"all"`
+/// binding the template later sessions get, else its one session's. Taken while the entry
+/// and its transforms are still in the state.
+pub(crate) fn keep(state: &State, id: &str) -> Kept {
+    let Some(p) = state.providers.get(id) else {
+        return Kept::default();
+    };
+    let (tools, hooks, transforms, context) = match &p.all {
+        Some(all) => (
+            all.template.tools.clone(),
+            all.template.hooks.clone(),
+            (all.template.transforms.iter().flatten())
+                .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
+                .collect(),
+            all.template.context.clone(),
+        ),
+        None => {
+            let (transforms, context) = p
+                .session
+                .as_deref()
+                .map(|sid| state.transforms.prompt_of(id, sid))
+                .unwrap_or_default();
+            (p.tools.clone(), p.hooks.clone(), transforms, context)
+        }
+    };
+    Kept {
+        tools,
+        hooks,
+        transforms,
+        context,
+        subscribe: p.subscribe.clone(),
+        metadata: p.metadata.clone(),
+        concurrency: state.limits.declared(id),
+    }
+}
+
+/// Before a `hello` from connection `id` is checked: when it carries a valid reconnect
+/// token for an identity another connection held (open or gone within the token's
+/// validity), the old binding's declaration, else `None`. The fields the `hello` leaves
+/// out are then taken from it: `session`, `tools`, `hooks.onPreToolUse`,
+/// `hooks.transforms`, `context`, `subscribe`, `metadata`, `concurrency` (decision I3).
+/// `claim` checks the token again under the lock that binds.
+pub(crate) fn restorable(state: &State, id: &str, h: &Hello) -> Option<Kept> {
+    let held = state
+        .identity
+        .held
+        .get(&key(&h.name, h.instance.as_deref()))?;
+    let token = h.reconnect_token.as_deref()?;
+    if held.provider_id == id
+        || !held.live(Instant::now())
+        || !crate::auth::tokens::matches(token, &held.token)
+    {
+        return None;
+    }
+    match state.providers.get(&held.provider_id) {
+        // The old connection is still open: its declaration now.
+        Some(_) => Some(keep(state, &held.provider_id)),
+        None => held.kept.clone(),
+    }
+}
+
+/// Fills the fields `h` leaves out from `kept` (the raw ones; tools and rules are taken
+/// compiled by the caller).
+pub(crate) fn fill(h: &mut Hello, kept: &Kept) {
+    if h.context.is_none() {
+        h.context = kept.context.clone();
+    }
+    if h.subscribe.is_none() && !kept.subscribe.is_empty() {
+        h.subscribe = Some(kept.subscribe.clone());
+    }
+    if h.metadata.is_none() {
+        h.metadata = kept.metadata.clone();
+    }
+    if h.concurrency.is_none() {
+        h.concurrency = kept.concurrency.clone();
+    }
+    let omitted = h.hooks.as_ref().is_none_or(|k| k.transforms.is_none());
+    if omitted && !kept.transforms.is_empty() {
+        h.hooks.get_or_insert_with(Default::default).transforms = Some(
+            (kept.transforms.iter())
+                .map(|(k, v)| (k.clone(), Some(v.clone())))
+                .collect(),
+        );
+    }
 }

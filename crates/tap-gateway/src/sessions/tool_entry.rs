@@ -4,6 +4,7 @@
 use super::instances;
 use crate::providers::entry::ProviderEntry;
 use crate::providers::link::ProviderLink;
+use crate::tools::schema::Schema;
 use tap_protocol::provider::ToolDef;
 
 /// One tool name of a session.
@@ -34,16 +35,19 @@ pub(crate) struct Holder {
     pub label: Option<String>,
     /// Its own declaration: its `timeout` applies to calls routed to it.
     pub def: ToolDef,
+    /// Its `parameters`, compiled: a call's `args` are checked against it.
+    pub schema: Schema,
     pub link: ProviderLink,
 }
 
 impl Holder {
-    pub fn of(p: &ProviderEntry, def: &ToolDef, shared: bool) -> Self {
+    pub fn of(p: &ProviderEntry, def: &ToolDef, schema: &Schema, shared: bool) -> Self {
         Self {
             provider_id: p.id.clone(),
             instance: p.instance.clone().filter(|_| shared),
             label: instances::label(p.metadata.as_ref()),
             def: def.clone(),
+            schema: schema.clone(),
             link: p.link.clone(),
         }
     }

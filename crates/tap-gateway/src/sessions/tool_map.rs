@@ -115,8 +115,9 @@ impl Session {
             if shared && !groups.contains(&name) {
                 groups.push(name.clone());
             }
-            for def in p.tools_in(&self.info.id).iter() {
-                let holder = Holder::of(p, def, shared);
+            let tools = p.tools_in(&self.info.id);
+            for (def, schema) in tools.with_schemas() {
+                let holder = Holder::of(p, def, schema, shared);
                 match self.tools.entry(def.name.clone()) {
                     Entry::Vacant(v) => {
                         v.insert(ToolEntry {

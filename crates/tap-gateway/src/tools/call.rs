@@ -67,6 +67,11 @@ async fn attempt(
     want: Want<'_>,
     started: tokio::time::Instant,
 ) -> (Result<Json, CallError>, Route) {
+    // Arguments the declared schema refuses never reach the provider (decision 34);
+    // checked before the call waits for a slot.
+    if let Err(e) = route.check_args(&req.tool, &req.args) {
+        return (Err(e), route);
+    }
     // The slot is held until this function returns (the call's terminal outcome).
     let _slot = loop {
         let deadline = started + route.timeout;
@@ -97,7 +102,14 @@ async fn attempt(
             Err(e) => return (Err(e), route),
         };
         let same = moved.provider_id == route.provider_id;
+        // While it waited the tool may have moved or been declared again.
+        let recheck = !same_schema(&moved, &route);
         route = moved;
+        if recheck {
+            if let Err(e) = route.check_args(&req.tool, &req.args) {
+                return (Err(e), route);
+            }
+        }
         if same {
             break slot;
         }
@@ -166,6 +178,14 @@ async fn dispatch(
     });
     let _ = route.link.out.send(frame(&cancel));
     Err(CallError::new(code, message))
+}
+
+fn same_schema(a: &Route, b: &Route) -> bool {
+    match (&a.schema, &b.schema) {
+        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 fn gone(tool: &str) -> CallError {

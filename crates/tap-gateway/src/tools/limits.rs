@@ -64,6 +64,11 @@ impl Limits {
         }
     }
 
+    /// The limit provider `provider_id` declared, if any.
+    pub fn declared(&self, provider_id: &str) -> Option<Concurrency> {
+        self.declared.get(provider_id).map(|(_, c)| c.clone())
+    }
+
     /// The provider is gone: its own pools go (a `provider`-scoped pool stays, shared).
     pub fn forget(&mut self, provider_id: &str) {
         self.declared.remove(provider_id);

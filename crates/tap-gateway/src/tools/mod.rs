@@ -9,4 +9,5 @@ pub(crate) mod limits;
 pub(crate) mod list_instances;
 pub(crate) mod request;
 pub(crate) mod route;
+pub(crate) mod schema;
 pub(crate) mod table;

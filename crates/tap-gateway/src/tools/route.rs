@@ -24,6 +24,8 @@ pub(crate) struct Route {
     pub failover: bool,
     /// `target` is the gateway's parameter here and is removed from the args sent.
     pub strip_target: bool,
+    /// The holder's compiled `parameters` (see `super::schema`).
+    pub schema: super::schema::Schema,
 }
 
 /// What a call asks of the routing.
@@ -140,5 +142,30 @@ fn route_to(h: &Holder, provider_name: &str, default_timeout: Duration, shared: 
         timeout: ProviderEntry::timeout_of(&h.def, default_timeout),
         failover: false,
         strip_target: shared,
+        schema: h.schema.clone(),
+    }
+}
+
+impl Route {
+    /// Checks `args` against the holder's declared schema, as the provider would get them
+    /// (without the gateway's `target` on a shared tool, so a schema with
+    /// `additionalProperties: false` does not refuse it).
+    pub fn check_args(&self, tool: &str, args: &Json) -> Result<(), CallError> {
+        if self.schema.is_none() {
+            return Ok(());
+        }
+        match args.as_object() {
+            Some(o) if self.strip_target && o.contains_key("target") => {
+                let mut sent = o.clone();
+                sent.remove("target");
+                super::schema::check(tool, &self.schema, &Json::Object(sent))
+            }
+            // No arguments at all (an in-process caller's default) read as `{}`.
+            _ if args.is_null() => {
+                super::schema::check(tool, &self.schema, &Json::Object(Default::default()))
+            }
+            _ => super::schema::check(tool, &self.schema, args),
+        }
+        .map_err(CallError::from)
     }
 }

@@ -117,6 +117,18 @@ impl Registry {
             .context = context;
     }
 
+    /// The provider's transforms and context in `session` (kept for a reconnect).
+    pub fn prompt_of(
+        &self,
+        provider: &str,
+        session: &str,
+    ) -> (BTreeMap<String, Transform>, Option<String>) {
+        self.providers
+            .get(&(provider.to_string(), session.to_string()))
+            .map(|p| (p.transforms.clone(), p.context.clone()))
+            .unwrap_or_default()
+    }
+
     /// The connection ended: its transforms go, and its pending callbacks resolve
     /// (the sections stay unchanged).
     pub fn forget(&mut self, provider: &str) {

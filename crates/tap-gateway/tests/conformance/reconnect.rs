@@ -2,8 +2,8 @@
 //! `reconnectToken` of `hello.ack`, valid 30 s, restores the binding under the same
 //! `providerId` and closes the old connection; in-flight calls fail `DISCONNECTED` and
 //! are not replayed; without a valid token a held identity gets `DUPLICATE_INSTANCE`.
-//! Spec decisions I1–I3 (the 30 s run from the disconnect; tools from the new `hello`;
-//! `session` may be omitted).
+//! Spec decisions I1–I3 (the 30 s run from the disconnect; what the new `hello` leaves
+//! out — `session`, `tools`, hooks, context — is restored, what it sends replaces).
 
 use crate::common::*;
 use tap_protocol::limits::RECONNECT_TOKEN_TTL;
@@ -201,4 +201,126 @@ async fn a_rebind_issues_a_new_token_and_voids_the_old_one() {
         fresh["providerId"], ack1["providerId"],
         "the old token no longer restores"
     );
+}
+
+/// Binds "p" with tool `t` and a rule denying `shell`, then disconnects it; returns the
+/// old `hello.ack`.
+async fn bound_then_gone(gw: &TestGateway, host: &HostClient, session: &str) -> Value {
+    let (old, ack) = bind(
+        gw,
+        "p",
+        session,
+        json!({"tools": [tool("t")],
+               "hooks": {"onPreToolUse": [{"match": {"tool": "shell"}, "action": "deny"}]}}),
+    )
+    .await;
+    disconnected(host, old, "p").await;
+    ack
+}
+
+async fn shell_decision(host: &HostClient, session: &str) -> PrecheckDecision {
+    precheck(host, session, "shell", json!({})).await.decision
+}
+
+#[tokio::test]
+async fn a_reconnect_that_omits_tools_and_hooks_gets_the_old_ones_back() {
+    let gw = TestGateway::start().await;
+    let (host, s) = gw.host_with_session().await;
+    let ack = bound_then_gone(&gw, &host, &s.id).await;
+    assert!(session_tool_names(&host, &s.id).await.is_empty());
+    let (mut new, _) = authed(&gw).await;
+    new.send(json!({"type": "hello", "name": "p", "protocolVersion": 2,
+                    "reconnectToken": ack["reconnectToken"]}))
+        .await;
+    expect_bound(&mut new, &s.id).await;
+    assert_eq!(session_tool_names(&host, &s.id).await, ["t"], "in status");
+    assert_eq!(shell_decision(&host, &s.id).await, PrecheckDecision::Deny);
+    let r = call_and_answer(&host, &mut new, &s.id, "t", json!("back")).await;
+    assert_eq!(r.data, Some(json!("back")), "routed to the new connection");
+}
+
+#[tokio::test]
+async fn a_reconnect_restores_the_declaration_as_updated_not_as_first_sent() {
+    let gw = TestGateway::start().await;
+    let (host, s) = gw.host_with_session().await;
+    let (mut old, ack) = bind(&gw, "p", &s.id, json!({"tools": [tool("a")]})).await;
+    old.send(json!({"type": "tools.update", "requestId": "r1", "tools": [tool("b")]}))
+        .await;
+    old.expect("ack").await;
+    disconnected(&host, old, "p").await;
+    let (mut new, _) = authed(&gw).await;
+    new.send(hello(
+        "p",
+        &s.id,
+        json!({"reconnectToken": ack["reconnectToken"]}),
+    ))
+    .await;
+    expect_bound(&mut new, &s.id).await;
+    assert_eq!(session_tool_names(&host, &s.id).await, ["b"]);
+}
+
+#[tokio::test]
+async fn a_takeover_of_an_open_connection_keeps_its_tools_when_omitted() {
+    let gw = TestGateway::start().await;
+    let (host, s) = gw.host_with_session().await;
+    let (mut old, ack) = bind(&gw, "p", &s.id, json!({"tools": [tool("t")]})).await;
+    let (mut new, _) = authed(&gw).await;
+    new.send(hello(
+        "p",
+        &s.id,
+        json!({"reconnectToken": ack["reconnectToken"]}),
+    ))
+    .await;
+    expect_bound(&mut new, &s.id).await;
+    old.expect_closed().await;
+    assert_eq!(session_tool_names(&host, &s.id).await, ["t"]);
+}
+
+#[tokio::test]
+async fn an_empty_list_on_reconnect_clears_the_restored_tools_and_rules() {
+    let gw = TestGateway::start().await;
+    let (host, s) = gw.host_with_session().await;
+    let ack = bound_then_gone(&gw, &host, &s.id).await;
+    let (mut new, _) = authed(&gw).await;
+    new.send(hello(
+        "p",
+        &s.id,
+        json!({"reconnectToken": ack["reconnectToken"], "tools": [],
+               "hooks": {"onPreToolUse": []}}),
+    ))
+    .await;
+    expect_bound(&mut new, &s.id).await;
+    assert!(session_tool_names(&host, &s.id).await.is_empty());
+    assert_eq!(shell_decision(&host, &s.id).await, PrecheckDecision::Allow);
+}
+
+#[tokio::test]
+async fn a_hello_without_the_token_restores_nothing() {
+    let gw = TestGateway::start().await;
+    let (host, s) = gw.host_with_session().await;
+    bound_then_gone(&gw, &host, &s.id).await;
+    let (mut new, _) = authed(&gw).await;
+    new.send(hello("p", &s.id, json!({}))).await;
+    expect_bound(&mut new, &s.id).await;
+    assert!(session_tool_names(&host, &s.id).await.is_empty());
+    assert_eq!(shell_decision(&host, &s.id).await, PrecheckDecision::Allow);
+}
+
+#[tokio::test(start_paused = true)]
+async fn after_the_token_expired_nothing_is_restored() {
+    let gw = TestGateway::start().await;
+    let (host, s) = gw.host_with_session().await;
+    let ack = bound_then_gone(&gw, &host, &s.id).await;
+    tokio::time::sleep(RECONNECT_TOKEN_TTL + Duration::from_secs(1)).await;
+    let (mut new, _) = authed(&gw).await;
+    new.send(hello(
+        "p",
+        &s.id,
+        json!({"reconnectToken": ack["reconnectToken"]}),
+    ))
+    .await;
+    let fresh = expect_bound(&mut new, &s.id).await;
+    assert_ne!(fresh["providerId"], ack["providerId"]);
+    assert!(session_tool_names(&host, &s.id).await.is_empty());
+    assert_eq!(shell_decision(&host, &s.id).await, PrecheckDecision::Allow);
 }

@@ -36,6 +36,7 @@ mod settings;
 mod smoke;
 mod spawn;
 mod stream_filters;
+mod tool_arguments;
 mod tool_calls;
 mod tools_update;
 mod toolset_debounce;

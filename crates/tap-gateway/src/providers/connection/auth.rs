@@ -108,7 +108,7 @@ impl Conn {
                 trust,
                 phase: Phase::AwaitHello,
                 session: None,
-                tools: Arc::new(Vec::new()),
+                tools: Arc::default(),
                 hooks: Arc::default(),
                 subscribe: Vec::new(),
                 link: self.link.clone(),

@@ -12,12 +12,13 @@ use crate::providers::validate::{self, Invalid};
 use crate::sessions::tool_map::Claimant;
 use crate::socket::conn::Step;
 use crate::state::State;
+use crate::tools::schema::ToolList;
 use std::sync::Arc;
 use tap_protocol::host::{HostEvent, SessionContext};
 use tap_protocol::limits::{MAX_REBINDS_PER_MINUTE, REBIND_WINDOW};
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{
-    ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, SessionLifecycle, ToolDef,
+    ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, SessionLifecycle,
 };
 use tap_protocol::{ErrorCode, PROTOCOL_VERSION};
 use tokio::time::Instant;
@@ -29,7 +30,7 @@ pub(super) struct Checked {
     pub session_id: String,
     /// The pairing whose token this connection holds (trust external).
     pub pairing: Option<String>,
-    pub tools: Arc<Vec<ToolDef>>,
+    pub tools: Arc<ToolList>,
     pub hooks: Arc<Vec<CompiledRule>>,
     pub persist_dir: Option<String>,
 }
@@ -85,6 +86,14 @@ impl Conn {
         let scope = self
             .with_entry(|s, id| s.providers[id].scope.clone())
             .flatten();
+        // A reconnect with a valid token gets back what its `hello` leaves out (decision
+        // I3), before the checks, so a restored declaration is checked like a sent one.
+        let kept = self
+            .with_entry(|s, id| crate::providers::reconnect::restorable(s, id, &h))
+            .flatten();
+        if let Some(kept) = &kept {
+            crate::providers::reconnect::fill(&mut h, kept);
+        }
         if h.session.is_none() {
             // A reconnect may leave the session out: the remembered one is restored.
             h.session = self.core.state().identity.remembered_session(&h);
@@ -140,7 +149,15 @@ impl Conn {
             .as_ref()
             .and_then(|k| k.on_pre_tool_use.as_deref())
             .unwrap_or_default();
-        let hooks = match crate::hooks::rules::compile(rules) {
+        let restored_rules = kept
+            .as_ref()
+            .filter(|_| h.hooks.as_ref().is_none_or(|k| k.on_pre_tool_use.is_none()))
+            .filter(|_| pairing.is_none())
+            .map(|k| k.hooks.clone());
+        let hooks = match restored_rules
+            .map(Ok)
+            .unwrap_or_else(|| crate::hooks::rules::compile(rules))
+        {
             Ok(rules) => rules,
             Err((code, message)) => {
                 if code == ErrorCode::PayloadTooLarge {
@@ -149,7 +166,18 @@ impl Conn {
                 return Err(self.refuse(code, message));
             }
         };
-        let tools = Arc::new(h.tools.take().unwrap_or_default());
+        let tools = match (h.tools.take(), kept) {
+            // Compiled once here, outside the lock (reusing what a reconnect kept).
+            (Some(tools), kept) => {
+                let kept = kept.as_ref().map(|k| &*k.tools);
+                match ToolList::build(tools, kept.as_slice()) {
+                    Ok(list) => Arc::new(list),
+                    Err((code, message)) => return Err(self.refuse(code, message)),
+                }
+            }
+            (None, Some(kept)) => kept.tools,
+            (None, None) => Arc::default(),
+        };
         let persist_dir = self.trust().and_then(|t| {
             crate::providers::identity::persist_dir(&self.core.config.data_dir, t, &h.name)
         });

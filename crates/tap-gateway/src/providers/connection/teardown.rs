@@ -19,10 +19,11 @@ impl Conn {
             }
         }
         let name = self.with_entry(|state, id| {
+            let kept = crate::providers::reconnect::keep(state, id);
             let entry = state.providers.remove(id).expect("checked by with_entry");
             state.transforms.forget(id);
             self.core.stream_controls.forget(id);
-            state.identity.disconnected(id);
+            state.identity.disconnected(id, kept);
             state.limits.forget(id);
             for sid in entry.bound_sessions() {
                 detach(state, id, &sid);

@@ -22,6 +22,7 @@ use crate::providers::binding::PendingAck;
 use crate::providers::validate::{self, Invalid};
 use crate::sessions::tool_map::Claimant;
 use crate::state::State;
+use crate::tools::schema::ToolList;
 use std::sync::Arc;
 use tap_protocol::provider::{
     Ack, ContextUpdate, FilterSet, GatewayMessage, HooksUpdate, ToolDef, ToolsUpdate,
@@ -47,7 +48,11 @@ fn updated_list(current: &[ToolDef], u: &ToolsUpdate) -> Vec<ToolDef> {
 
 impl Conn {
     pub(super) fn on_tools_update(&mut self, u: ToolsUpdate) {
+        // The sent schemas are compiled here, outside the lock; under it, each new list
+        // only picks compiled schemas from these and the current ones.
+        let sent = ToolList::build(u.tools.clone(), &[]);
         let result = self.with_entry(|state, id| -> Result<Vec<String>, Invalid> {
+            let sent = sent?;
             let targets = targets(state, id, u.session_id.as_deref(), Absent::Every)?;
             let entry = &state.providers[id];
             if let Some(busy) = targets.iter().find(|sid| {
@@ -65,7 +70,8 @@ impl Conn {
             // Everything is checked before anything changes: all sessions or none.
             let mut lists = Vec::with_capacity(targets.len());
             for sid in &targets {
-                let list = updated_list(&entry.tools_in(sid), &u);
+                let current = entry.tools_in(sid);
+                let list = updated_list(&current, &u);
                 validate::tools(&list)?;
                 validate::shared_tools(entry.instance.as_deref(), &list)?;
                 state
@@ -73,14 +79,14 @@ impl Conn {
                     .get(sid)
                     .ok_or_else(|| crate::state::unknown_session(sid))?
                     .check_conflicts(&list, &Claimant::of_entry(entry), &state.providers)?;
-                lists.push(Arc::new(list));
+                lists.push(Arc::new(ToolList::build(list, &[&sent, &current])?));
             }
             let new_template = match (&entry.all, template) {
                 (Some(all), true) => {
                     let list = updated_list(&all.template.tools, &u);
                     validate::tools(&list)?;
                     validate::shared_tools(entry.instance.as_deref(), &list)?;
-                    Some(Arc::new(list))
+                    Some(Arc::new(ToolList::build(list, &[&sent, &all.template.tools])?))
                 }
                 _ => None,
             };

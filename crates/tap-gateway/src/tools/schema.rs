@@ -1,0 +1,191 @@
+//! A provider's tool list with each tool's `parameters` compiled once (at `hello` and
+//! `tools.update`), and the check of a call's `args` against it before dispatch: a call
+//! the schema refuses never reaches the provider and ends `INVALID_JSON` naming the
+//! failing path (decision 34).
+//!
+//! Cost: compiling is bounded by `MAX_TOOL_SCHEMA_BYTES` per schema and the message cap; patterns use the linear-time
+//! `regex` engine with `SCHEMA_REGEX_SIZE_LIMIT`, so neither compiling nor matching a hostile
+//! pattern can run away. Remote `$ref`s are never fetched (no resolver is built in): a schema
+//! that needs one does not compile. An empty schema (`{}`) accepts everything and is not
+//! compiled at all; a call to such a tool costs nothing here.
+
+use jsonschema::{PatternOptions, Validator};
+use std::ops::Deref;
+use std::sync::Arc;
+use tap_protocol::provider::ToolDef;
+use tap_protocol::{ErrorCode, Json};
+
+/// A refusal: the spec's code and a readable reason.
+type Invalid = (ErrorCode, String);
+
+/// Largest serialized `parameters` of one tool.
+pub(crate) const MAX_TOOL_SCHEMA_BYTES: usize = 64 * 1024;
+/// Size limit of one compiled `pattern` / `patternProperties` regex.
+const SCHEMA_REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+/// Longest `INVALID_JSON` message about a call's arguments (the failing value is quoted).
+const MAX_ARGS_ERROR_CHARS: usize = 300;
+
+/// A compiled `parameters` schema; `None` for one that accepts everything.
+pub(crate) type Schema = Option<Arc<Validator>>;
+
+/// A provider's tools, each with its compiled schema. Reads as `[ToolDef]`.
+#[derive(Default)]
+pub(crate) struct ToolList {
+    defs: Vec<ToolDef>,
+    schemas: Vec<Schema>,
+}
+
+impl std::fmt::Debug for ToolList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.defs.iter().map(|d| &d.name))
+            .finish()
+    }
+}
+
+impl Deref for ToolList {
+    type Target = [ToolDef];
+    fn deref(&self) -> &[ToolDef] {
+        &self.defs
+    }
+}
+
+impl ToolList {
+    /// Compiles every schema of `defs`, reusing the compiled schema of a tool in one of
+    /// `compiled` with the same name and the same `parameters` (a reconnect, a
+    /// `tools.update` that keeps tools). Errors name the tool and why its schema does not
+    /// compile.
+    pub fn build(defs: Vec<ToolDef>, compiled: &[&ToolList]) -> Result<Self, Invalid> {
+        let schemas = defs
+            .iter()
+            .map(|d| match reuse(d, compiled) {
+                Some(schema) => Ok(schema),
+                None => compile(d),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self { defs, schemas })
+    }
+
+    /// Each tool with its compiled schema.
+    pub fn with_schemas(&self) -> impl Iterator<Item = (&ToolDef, &Schema)> {
+        self.defs.iter().zip(&self.schemas)
+    }
+}
+
+fn reuse(def: &ToolDef, compiled: &[&ToolList]) -> Option<Schema> {
+    compiled.iter().find_map(|list| {
+        list.with_schemas()
+            .find(|(d, _)| d.name == def.name && d.parameters == def.parameters)
+            .map(|(_, s)| s.clone())
+    })
+}
+
+fn compile(def: &ToolDef) -> Result<Schema, Invalid> {
+    if def.parameters.as_object().is_some_and(|o| o.is_empty()) {
+        return Ok(None);
+    }
+    let size = serde_json::to_vec(&def.parameters).map_or(usize::MAX, |v| v.len());
+    if size > MAX_TOOL_SCHEMA_BYTES {
+        return Err((
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "Tool '{}': 'parameters' is {size} bytes; a tool's schema may be at most {MAX_TOOL_SCHEMA_BYTES}",
+                def.name
+            ),
+        ));
+    }
+    jsonschema::options()
+        .with_pattern_options(PatternOptions::regex().size_limit(SCHEMA_REGEX_SIZE_LIMIT))
+        .build(&def.parameters)
+        .map(|v| Some(Arc::new(v)))
+        .map_err(|e| {
+            (
+                ErrorCode::InvalidJson,
+                bounded(format!(
+                    "Tool '{}': 'parameters' is not a JSON Schema this gateway can use: {e}",
+                    def.name
+                )),
+            )
+        })
+}
+
+/// Checks a call's `args` against `schema`: the first failure, with its JSON pointer.
+pub(crate) fn check(tool: &str, schema: &Schema, args: &Json) -> Result<(), (ErrorCode, String)> {
+    let Some(v) = schema else { return Ok(()) };
+    v.validate(args).map_err(|e| {
+        let path = e.instance_path().to_string();
+        let at = if path.is_empty() { "/" } else { &path };
+        (
+            ErrorCode::InvalidJson,
+            bounded(format!(
+                "Invalid arguments for tool '{tool}' at '{at}': {e}"
+            )),
+        )
+    })
+}
+
+fn bounded(mut s: String) -> String {
+    if let Some((i, _)) = s.char_indices().nth(MAX_ARGS_ERROR_CHARS) {
+        s.truncate(i);
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn def(name: &str, parameters: Json) -> ToolDef {
+        ToolDef {
+            name: name.into(),
+            description: String::new(),
+            parameters,
+            timeout: None,
+        }
+    }
+
+    #[test]
+    fn names_the_failing_path_and_bounds_the_message() {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}},
+                            "required": ["name"]});
+        let list = ToolList::build(vec![def("greet", schema)], &[]).unwrap();
+        let (_, s) = list.with_schemas().next().unwrap();
+        let (code, msg) = check("greet", s, &json!({"name": 42})).unwrap_err();
+        assert_eq!(code, ErrorCode::InvalidJson);
+        assert!(msg.contains("'/name'") && msg.contains("string"), "{msg}");
+        let (_, msg) = check("greet", s, &json!({})).unwrap_err();
+        assert!(msg.contains("at '/'") && msg.contains("name"), "{msg}");
+        let (_, msg) = check("greet", s, &json!({"name": 1, "x": "y".repeat(5000)})).unwrap_err();
+        assert!(msg.chars().count() <= MAX_ARGS_ERROR_CHARS + 1, "{msg}");
+        assert!(check("greet", s, &json!({"name": "Ada"})).is_ok());
+    }
+
+    #[test]
+    fn refuses_schemas_that_do_not_compile_and_never_fetches_remote_refs() {
+        let bad = def("t", json!({"type": "nonsense"}));
+        assert!(ToolList::build(vec![bad], &[]).is_err());
+        let remote = def("t", json!({"$ref": "https://example.invalid/schema.json"}));
+        let e = ToolList::build(vec![remote], &[]).unwrap_err();
+        assert_eq!(e.0, ErrorCode::InvalidJson);
+        let lookaround = def("t", json!({"properties": {"a": {"pattern": "(?=a)"}}}));
+        assert!(ToolList::build(vec![lookaround], &[]).is_err());
+    }
+
+    #[test]
+    fn reuses_a_compiled_schema_when_the_declaration_is_unchanged() {
+        let p = json!({"type": "object"});
+        let first = ToolList::build(vec![def("a", p.clone())], &[]).unwrap();
+        let again = ToolList::build(vec![def("a", p)], &[&first]).unwrap();
+        let (a, b) = (&first.schemas[0], &again.schemas[0]);
+        assert!(Arc::ptr_eq(a.as_ref().unwrap(), b.as_ref().unwrap()));
+    }
+
+    #[test]
+    fn refuses_a_schema_over_the_size_limit() {
+        let big = json!({"description": "x".repeat(MAX_TOOL_SCHEMA_BYTES)});
+        let e = ToolList::build(vec![def("t", big)], &[]).unwrap_err();
+        assert_eq!(e.0, ErrorCode::PayloadTooLarge);
+    }
+}
