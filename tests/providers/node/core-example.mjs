@@ -46,7 +46,7 @@ case "tool.call":
 if (typeof msg.args?.name !== "string") {
 ws.send(JSON.stringify({
 type: "tool.result", id: msg.id,
-error: "'name' must be a string", errorCode: "INVALID_ARGUMENTS"
+error: "'name' must be a string", errorCode: "INVALID_JSON"
 }));
 break;
 }

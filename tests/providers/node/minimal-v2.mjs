@@ -42,7 +42,7 @@ ws.send(JSON.stringify({
 type: "tool.result",
 id: msg.id,
 error: "'name' must be a string",
-errorCode: "INVALID_ARGUMENTS"
+errorCode: "INVALID_JSON"
 }));
 } else if (msg.type === "tool.call" && msg.tool === "say_hello") {
 ws.send(JSON.stringify({

@@ -46,7 +46,7 @@ async def connect():
                     elif msg["type"] == "tool.call" and not isinstance((msg.get("args") or {}).get("name"), str):
                         await ws.send(json.dumps({
                             "type": "tool.result", "id": msg["id"],
-                            "error": "'name' must be a string", "errorCode": "INVALID_ARGUMENTS",
+                            "error": "'name' must be a string", "errorCode": "INVALID_JSON",
                         }))
 
                     elif msg["type"] == "tool.call":

@@ -43,7 +43,7 @@ async def provider():
                     "type": "tool.result",
                     "id": msg["id"],
                     "error": "'expr' must be a string",
-                    "errorCode": "INVALID_ARGUMENTS"
+                    "errorCode": "INVALID_JSON"
                 }))
 
             elif msg["type"] == "tool.call" and msg["tool"] == "compute":
