@@ -41,6 +41,15 @@ else
   status=1
 fi
 
+step "Linux package: build the .deb (debug build), install it, run the installed tap, remove it"
+# After the desktop tests: tauri build adds a feature to the tauri crate, so the two builds
+# of tap-desktop differ (cargo keeps both; each switch relinks the app).
+if deb=$(scripts/package-linux.sh --debug | tail -1) && [ -n "$deb" ]; then
+  tests/package/deb.sh "$deb" 2>&1 | tee -a "$log" || status=$?
+else
+  status=1
+fi
+
 # One closing line for the whole suite: cargo prints one per test binary (the last is
 # often a crate's empty doc-test run), node's runner prints "# pass N" / "# fail N".
 awk '/^test result:/ { p += $4; f += $6; i += $8 }

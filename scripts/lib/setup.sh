@@ -67,6 +67,15 @@ setup_desktop_build() {
     libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev libxdo-dev file
 }
 
+# Packaging (scripts/package-linux.sh, tests/package/deb.sh): Tauri's CLI from npm (its
+# binary ships inside the npm package; `npm install`, as `npm ci` cannot work with a lock
+# that lacks the other platforms' optional binaries) and curl for the installed-package test.
+setup_packaging() {
+  apt_install curl
+  step "tauri CLI (npm @tauri-apps/cli ^2, scripts/packaging)"
+  npm install --no-audit --no-fund --silent --prefix scripts/packaging
+}
+
 # Everything the desktop app's end-to-end tests (tests/desktop) need: a virtual display,
 # a private D-Bus session with a notification server and a keyring, a tray host, input
 # synthesis, screenshots, WebDriver (WebKitWebDriver + tauri-driver).

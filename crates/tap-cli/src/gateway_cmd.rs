@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use tap_client::{default_copilot_home, is_tap_gateway, running_gateway};
 use tap_gateway::settings;
-use tap_gateway::{GatewayConfig, GatewayHandle, SpawnSpec};
+use tap_gateway::{EmbeddedPanel, GatewayConfig, GatewayHandle, SpawnSpec};
 use tokio::net::TcpListener;
 
 /// `listen`: `--listen`; `None` means 127.0.0.1 and the saved port (settings.json).
@@ -55,6 +55,7 @@ pub async fn run(
     config.copilot_home = default_copilot_home();
     config.spawn = spawn.iter().map(|c| SpawnSpec::shell(c)).collect();
     config.ui_dir = ui_dir();
+    config.embedded_panel = EmbeddedPanel::built_in();
     config.logs = Some(logs);
     let config_ui_dir = config.ui_dir.clone();
     let handle = match GatewayHandle::start(listener, config).await {
@@ -72,17 +73,21 @@ pub async fn run(
         "token files written (mode 0600); Ctrl-C stops the gateway"
     );
     let panel = format!("http://{}/", handle.gateway().address());
-    match &config_ui_dir {
-        Some(dir) if dir.join("index.html").is_file() => tracing::info!(
+    match (&config_ui_dir, handle.gateway().serves_panel()) {
+        (Some(dir), true) => tracing::info!(
             %panel,
             dir = %dir.display(),
-            "serving the panel; `tap ui` prints a login link"
+            "serving the panel from TAP_UI_DIR; `tap ui` prints a login link"
         ),
-        Some(dir) => tracing::warn!(
+        (Some(dir), false) => tracing::warn!(
             dir = %dir.display(),
-            "no index.html in the panel directory; build the panel (npm run build in ui/)"
+            "no panel to serve: no index.html in TAP_UI_DIR (build it with `npm run build` in ui/, or unset TAP_UI_DIR for the built-in panel)"
         ),
-        None => tracing::info!("no panel to serve (build it in ui/, or set TAP_UI_DIR)"),
+        (None, true) => tracing::info!(
+            %panel,
+            "serving the panel built into tap; `tap ui` prints a login link"
+        ),
+        (None, false) => tracing::warn!("no panel to serve: this tap was built without one"),
     }
     match exit_when_idle {
         Some(grace) => tokio::select! {
@@ -115,12 +120,10 @@ fn saved_address(home: &std::path::Path) -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], port))
 }
 
-/// The built panel to serve: `TAP_UI_DIR`, else this source tree's `ui/dist` when it
-/// exists (a `tap` built from a checkout serves that checkout's panel).
+/// `TAP_UI_DIR`: a built panel on disk that replaces the one built into `tap` (for
+/// working on the panel). Empty means unset.
 fn ui_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("TAP_UI_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/dist"));
-    built.is_dir().then_some(built)
+    std::env::var_os("TAP_UI_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
 }

@@ -30,7 +30,7 @@ pub struct StartOptions {
     pub keyring_allowed: bool,
     /// `COPILOT_HOME`, where spec providers look for the gateway token.
     pub copilot_home: Option<PathBuf>,
-    /// A built panel for browsers (`tap ui`), as `tap gateway` serves it.
+    /// `TAP_UI_DIR`: a panel on disk that replaces the built-in one for browsers (`tap ui`).
     pub ui_dir: Option<PathBuf>,
     /// The log ring the panel's Logs page reads (its layer is in the app's subscriber).
     pub logs: Option<tap_gateway::logs::LogBuffer>,
@@ -96,6 +96,7 @@ impl Engine {
         let mut config = GatewayConfig::new(o.home.clone());
         config.copilot_home = o.copilot_home;
         config.ui_dir = o.ui_dir;
+        config.embedded_panel = tap_gateway::EmbeddedPanel::built_in();
         config.logs = o.logs;
         config.control_token = Some(token);
         config.control_token_store = match placement {
@@ -148,14 +149,13 @@ impl Engine {
     }
 }
 
-/// `TAP_UI_DIR`, else this source tree's built `ui/dist` (as `tap gateway`), so browsers
-/// and `tap ui` reach the panel of the app's gateway too.
+/// `TAP_UI_DIR`, as for `tap gateway`: a panel on disk that replaces the built-in one
+/// (the gateway serves the panel compiled into the app otherwise, so browsers and `tap ui`
+/// reach the app's gateway too).
 pub fn ui_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("TAP_UI_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/dist"));
-    built.is_dir().then_some(built)
+    std::env::var_os("TAP_UI_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 use crate::providers::project::RestartPolicy;
 use crate::providers::spawn::SpawnSpec;
+use crate::server::embedded_panel::EmbeddedPanel;
 use std::path::PathBuf;
 use std::time::Duration;
 use tap_protocol::limits;
@@ -26,10 +27,14 @@ pub struct GatewayConfig {
     pub spawn: Vec<SpawnSpec>,
     /// How crashed project providers (a session's `tap.config.json`) are restarted.
     pub project_restart: RestartPolicy,
-    /// A built panel (the `dist/` of `ui/`): `GET /` serves its `index.html` and
-    /// `GET /assets/…` its `assets/`. `None` (or no `index.html` there): `GET /` answers
-    /// with a plain-text note.
+    /// A built panel on disk (the `dist/` of `ui/`, `TAP_UI_DIR`): `GET /` serves its
+    /// `index.html` and `GET /assets/…` its `assets/`. An override: when set,
+    /// `embedded_panel` is not used, and a directory without `index.html` means no panel.
     pub ui_dir: Option<PathBuf>,
+    /// The panel built into the program ([`EmbeddedPanel::built_in`]), served when
+    /// `ui_dir` is `None`. With neither, `GET /` answers with a plain-text note and
+    /// `ui.login` is refused (`NOT_FOUND`).
+    pub embedded_panel: Option<EmbeddedPanel>,
     /// The log ring the control plane reads (`logs.recent`, `logs.follow`). The hosting
     /// process installs its [`crate::logs::LogBuffer::layer`] in its `tracing`
     /// subscriber. `None`: the panel's log is empty.
@@ -57,6 +62,7 @@ impl GatewayConfig {
             spawn: Vec::new(),
             project_restart: RestartPolicy::default(),
             ui_dir: None,
+            embedded_panel: None,
             logs: None,
             control_token: None,
             control_token_store: None,

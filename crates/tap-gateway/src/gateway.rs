@@ -121,6 +121,11 @@ impl Gateway {
         crate::settings::api::set(&self.core, patch)
     }
 
+    /// Whether `GET /` serves a panel (from `ui_dir`, else the embedded one).
+    pub fn serves_panel(&self) -> bool {
+        crate::server::static_files::has_panel(self)
+    }
+
     /// A one-time login link for the panel this gateway serves
     /// (`http://127.0.0.1:PORT/#login=CODE`): the page exchanges the code for the control
     /// token with `POST /api/login`. The code works once, for 120 s

@@ -15,7 +15,8 @@
 //! Endpoints on the one port: `/` (providers, TAP Provider Interface v2), `/session`
 //! (session hosts, `docs/session-host-protocol.md`), `/control` (panel and `tap pairing`,
 //! `docs/control-protocol.md`), `/healthz`, and the panel itself (`GET /` without an
-//! upgrade, `/assets/…`, `POST /api/login`; see [`GatewayConfig::ui_dir`]).
+//! upgrade, `/assets/…`, `POST /api/login`; see [`GatewayConfig::ui_dir`] and
+//! [`GatewayConfig::embedded_panel`]).
 //!
 //! The shape (`docs/architecture.md`): [`Gateway`] (`gateway.rs`) is the one public API,
 //! over the engine's state (`state.rs`); each capability is a module of functions over that
@@ -59,4 +60,5 @@ pub use pairing::api::PairingError;
 pub use providers::local::{LocalClosed, LocalProvider};
 pub use providers::project::RestartPolicy;
 pub use providers::spawn::SpawnSpec;
+pub use server::embedded_panel::EmbeddedPanel;
 pub use tools::request::{CallError, CallRequest};

@@ -252,3 +252,62 @@ async fn tap_gateway_serves_the_panel_in_tap_ui_dir() {
     assert_eq!(status, 200);
     assert!(body.contains("npm run build"), "{body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tap_gateway_serves_the_panel_built_into_tap_without_tap_ui_dir() {
+    // Empty means unset: nothing on disk is configured, so the page must come from the
+    // binary (a `tap` copied elsewhere or installed serves the same).
+    let gw = gateway_with_env(&[("TAP_UI_DIR", "")]).await;
+    let (status, index) = http(&gw.addr, "GET / HTTP/1.1", "").await;
+    assert_eq!(status, 200, "{index}");
+    assert!(index.contains("<title>Tap panel</title>"), "{index}");
+    assert!(index.contains("<div id=\"app\">"), "{index}");
+    assert!(!index.contains("not available"), "{index}");
+    // The built page (Vite's hashed bundle, not ui/index.html's /src/main.tsx), and the
+    // bundle it loads is served too.
+    let script = index
+        .split("src=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or_else(|| panic!("no script in {index}"));
+    assert!(
+        script.starts_with("/assets/") && script.ends_with(".js"),
+        "{script}"
+    );
+    let (status, js) = http(&gw.addr, &format!("GET {script} HTTP/1.1"), "").await;
+    assert_eq!(status, 200);
+    assert!(js.len() > 1000, "a real bundle: {} bytes", js.len());
+    eventually("the panel log line", || async {
+        gw.proc
+            .log()
+            .contains("serving the panel built into tap")
+            .then_some(())
+    })
+    .await;
+    // And `tap ui` links to it.
+    let out = gw.run(&["ui", "--no-open"]).await;
+    login_line(&gw, &out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tap_ui_refuses_when_the_gateway_serves_no_panel() {
+    // TAP_UI_DIR is an override: a directory without index.html is no panel, not a
+    // fallback to the built-in one.
+    let empty = tempfile::tempdir().unwrap();
+    let gw = gateway_with_env(&[("TAP_UI_DIR", empty.path().to_str().unwrap())]).await;
+    let out = gw.run(&["ui", "--no-open"]).await;
+    assert_eq!(out.code(), Some(1), "{out:?}");
+    assert!(!out.stdout.contains("#login="), "no link: {out:?}");
+    let err = out.json();
+    assert_eq!(err["errorCode"], "NOT_FOUND", "{out:?}");
+    let message = err["error"].as_str().unwrap();
+    assert!(message.contains("serves no panel"), "{message}");
+    assert!(message.contains("TAP_UI_DIR"), "{message}");
+    eventually("the no-panel warning", || async {
+        gw.proc
+            .log()
+            .contains("no panel to serve: no index.html in TAP_UI_DIR")
+            .then_some(())
+    })
+    .await;
+}

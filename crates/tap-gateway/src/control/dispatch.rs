@@ -79,6 +79,15 @@ impl ControlHandler for Methods<'_> {
     }
 
     fn ui_login(&mut self, _: Empty) -> Answer<UiLoginResult> {
+        // A link to the plain-text note would look like success and lead nowhere.
+        if !self.gw.serves_panel() {
+            return Err(ControlError::new(
+                ErrorCode::NotFound,
+                "This gateway serves no panel: TAP_UI_DIR names a directory without a built \
+                 panel (index.html), or the program was built without one. Unset TAP_UI_DIR \
+                 to use the built-in panel, or point it at a built ui/dist, then restart the gateway",
+            ));
+        }
         Ok(self.gw.ui_login())
     }
 

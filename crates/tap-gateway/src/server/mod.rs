@@ -1,9 +1,10 @@
 //! HTTP on the gateway port: the WebSocket endpoints, `/healthz`, and the panel (its
 //! files and its one-time login).
 
+pub(crate) mod embedded_panel;
 mod headers;
 mod login;
-mod static_files;
+pub(crate) mod static_files;
 
 use crate::gateway::Gateway;
 use crate::socket::accept::{limited_upgrade, Kind};

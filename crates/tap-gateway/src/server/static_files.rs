@@ -1,67 +1,111 @@
-//! The panel's files (`GatewayConfig::ui_dir`, a built `ui/dist`): `GET /` serves
-//! `index.html`, `GET /assets/<file>` a file under `assets/`. Nothing else of the
-//! directory is reachable: a path is accepted only as plain name segments, and the file
-//! found must still lie inside `assets/` once symlinks are resolved.
+//! The panel's files: from `GatewayConfig::ui_dir` (a built `ui/dist`) when set, else
+//! from `GatewayConfig::embedded_panel` (the panel built into the program). `GET /` serves
+//! `index.html`, `GET /assets/<file>` a file under `assets/`. Nothing else is reachable: a
+//! path is accepted only as plain name segments, and a file found in `ui_dir` must still
+//! lie inside `assets/` once symlinks are resolved.
 //!
-//! Files are read per request (no cache), so a rebuilt panel is served at once.
+//! `ui_dir` is an override, not a fallback: when it is set, the embedded panel is not
+//! used, even if the directory holds no panel (so a panel under development is never
+//! silently replaced by the built-in one). Its files are read per request (no cache), so a
+//! rebuilt panel is served at once.
 
+use super::embedded_panel::EmbeddedPanel;
 use super::headers::harden;
 use crate::gateway::Gateway;
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use std::path::PathBuf;
+use std::borrow::Cow;
+use std::path::{Path as FsPath, PathBuf};
 
 /// What `GET /` says when there is no panel to serve.
 const NO_PANEL: &str =
     "Tap gateway. Providers connect here over WebSocket (TAP Provider Interface v2).\n\
-The panel is not available here: build it with `npm install && npm run build` in ui/ \
-(then restart `tap gateway`), or set TAP_UI_DIR to a built panel.\n";
+The panel is not available here: TAP_UI_DIR names a directory without a built panel \
+(index.html), or this program was built without one. Unset TAP_UI_DIR to use the panel \
+built into `tap`, or build one with `npm install && npm run build` in ui/ and point \
+TAP_UI_DIR at ui/dist (then restart the gateway).\n";
+
+/// Where this gateway's panel comes from.
+enum Source<'a> {
+    Dir(&'a FsPath),
+    Embedded(EmbeddedPanel),
+    None,
+}
+
+fn source(gw: &Gateway) -> Source<'_> {
+    let config = &gw.core().config;
+    match (&config.ui_dir, config.embedded_panel) {
+        (Some(dir), _) => Source::Dir(dir),
+        (None, Some(panel)) => Source::Embedded(panel),
+        (None, None) => Source::None,
+    }
+}
+
+/// Whether `GET /` serves a panel (and a `ui.login` link leads somewhere).
+pub(crate) fn has_panel(gw: &Gateway) -> bool {
+    match source(gw) {
+        Source::Dir(dir) => dir.join("index.html").is_file(),
+        Source::Embedded(panel) => panel.has_index(),
+        Source::None => false,
+    }
+}
 
 /// `GET /` without a WebSocket upgrade: the panel's `index.html`, or the plain-text note.
 pub(crate) async fn index(gw: &Gateway) -> Response {
-    let Some(dir) = gw.core().config.ui_dir.as_ref() else {
-        return (StatusCode::OK, NO_PANEL).into_response();
+    let bytes = match source(gw) {
+        Source::Dir(dir) => match tokio::fs::read(dir.join("index.html")).await {
+            Ok(bytes) => Cow::Owned(bytes),
+            Err(e) => {
+                tracing::debug!(dir = %dir.display(), error = %e, "no panel index.html");
+                return (StatusCode::OK, NO_PANEL).into_response();
+            }
+        },
+        Source::Embedded(panel) => match panel.get("index.html") {
+            Some(bytes) => Cow::Borrowed(bytes),
+            None => return (StatusCode::OK, NO_PANEL).into_response(),
+        },
+        Source::None => return (StatusCode::OK, NO_PANEL).into_response(),
     };
-    match tokio::fs::read(dir.join("index.html")).await {
-        Ok(bytes) => {
-            let mut resp = file_response(bytes, "text/html; charset=utf-8", gw);
-            resp.headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            resp
-        }
-        Err(e) => {
-            tracing::debug!(dir = %dir.display(), error = %e, "no panel index.html");
-            (StatusCode::OK, NO_PANEL).into_response()
-        }
-    }
+    let mut resp = file_response(bytes, "text/html; charset=utf-8", gw);
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
 }
 
-/// `GET /assets/{*path}`: a file under `<ui_dir>/assets/`, else 404.
+/// `GET /assets/{*path}`: a file under the panel's `assets/`, else 404.
 pub(crate) async fn asset(State(gw): State<Gateway>, Path(path): Path<String>) -> Response {
-    let Some(file) = locate(&gw, &path) else {
+    if !is_plain_relative(&path) {
         return not_found();
-    };
-    match tokio::fs::read(&file).await {
-        Ok(bytes) => {
-            let mut resp = file_response(bytes, content_type(&path), &gw);
-            // Vite names assets by content hash, but we send no validators: revalidate.
-            resp.headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            resp
-        }
-        Err(_) => not_found(),
     }
+    let bytes = match source(&gw) {
+        Source::Dir(dir) => {
+            let Some(file) = locate(dir, &path) else {
+                return not_found();
+            };
+            match tokio::fs::read(&file).await {
+                Ok(bytes) => Cow::Owned(bytes),
+                Err(_) => return not_found(),
+            }
+        }
+        Source::Embedded(panel) => match panel.get(&format!("assets/{path}")) {
+            Some(bytes) => Cow::Borrowed(bytes),
+            None => return not_found(),
+        },
+        Source::None => return not_found(),
+    };
+    let mut resp = file_response(bytes, content_type(&path), &gw);
+    // Vite names assets by content hash, but we send no validators: revalidate.
+    resp.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
 }
 
-/// The file `path` names under `<ui_dir>/assets/`, if `path` is made of plain names and
-/// the file (symlinks resolved) is a regular file inside that directory.
-fn locate(gw: &Gateway, path: &str) -> Option<PathBuf> {
-    if !is_plain_relative(path) {
-        return None;
-    }
-    let assets = gw.core().config.ui_dir.as_ref()?.join("assets");
+/// The file `path` (plain names, checked by the caller) names under `<dir>/assets/`, if
+/// it is a regular file inside that directory once symlinks are resolved.
+fn locate(dir: &FsPath, path: &str) -> Option<PathBuf> {
+    let assets = dir.join("assets");
     let root = assets.canonicalize().ok()?;
     let file = assets.join(path).canonicalize().ok()?;
     (file.starts_with(&root) && file.is_file()).then_some(file)
@@ -105,7 +149,7 @@ fn content_type(path: &str) -> &'static str {
 /// A file with the panel's security headers. The CSP lets the page talk only to this
 /// gateway (its own origin and its WebSocket under either loopback name), load nothing
 /// from elsewhere, and not be framed.
-fn file_response(bytes: Vec<u8>, content_type: &'static str, gw: &Gateway) -> Response {
+fn file_response(bytes: Cow<'static, [u8]>, content_type: &'static str, gw: &Gateway) -> Response {
     let port = gw.address().port();
     let csp = format!(
         "default-src 'self'; connect-src 'self' ws://127.0.0.1:{port} ws://localhost:{port}; \

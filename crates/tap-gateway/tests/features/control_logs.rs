@@ -150,6 +150,8 @@ async fn a_follower_that_falls_behind_is_told_how_many_records_it_missed() {
 #[tokio::test]
 async fn no_record_holds_a_token_even_when_a_provider_prints_one() {
     let (gw, _log) = logged_gateway(500, |c| {
+        // `ui.login` needs a panel to link to.
+        c.embedded_panel = Some(tap_gateway::EmbeddedPanel::new(&[("index.html", b"<p>")]));
         c.spawn = vec![SpawnSpec::shell(
             "echo \"token=$TAP_PROVIDER_TOKEN\"; echo \"url=$TAP_GATEWAY_URL\"",
         )];

@@ -9,6 +9,7 @@ use tap_testkit::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tap_client::{ControlClient, ControlClientError};
+use tap_gateway::EmbeddedPanel;
 use tap_protocol::control::UI_LOGIN_CODE_TTL;
 use tap_protocol::ErrorCode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -31,6 +32,18 @@ async fn with_panel() -> (TestGateway, tempfile::TempDir) {
     let dir = ui.path().to_path_buf();
     let gw = TestGateway::start_with(|c| c.ui_dir = Some(dir)).await;
     (gw, ui)
+}
+
+/// The same fake panel compiled in, as `tap` holds the real one
+/// (`GatewayConfig::embedded_panel`); no `secret.txt`, as only served paths are embedded.
+const EMBEDDED: EmbeddedPanel = EmbeddedPanel::new(&[
+    ("index.html", INDEX.as_bytes()),
+    ("assets/app.js", APP_JS.as_bytes()),
+]);
+
+/// A gateway serving [`EMBEDDED`], with no `ui_dir`.
+async fn with_embedded() -> TestGateway {
+    TestGateway::start_with(|c| c.embedded_panel = Some(EMBEDDED)).await
 }
 
 fn port(gw: &TestGateway) -> u16 {
@@ -267,6 +280,80 @@ async fn without_a_panel_root_answers_in_plain_text() {
 }
 
 #[tokio::test]
+async fn without_a_ui_dir_the_embedded_panel_is_served() {
+    let gw = with_embedded().await;
+    let r = get(&gw, "/").await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.body, INDEX);
+    assert_eq!(r.header("content-type"), "text/html; charset=utf-8");
+    assert!(r
+        .header("content-security-policy")
+        .starts_with("default-src 'self';"));
+    assert_eq!(r.header("cache-control"), "no-store");
+    let r = get(&gw, "/assets/app.js").await;
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.body, APP_JS);
+    assert_eq!(r.header("content-type"), "text/javascript; charset=utf-8");
+    assert_eq!(r.header("cache-control"), "no-cache");
+    for path in [
+        "/assets/missing.js",
+        "/assets/.app.js",
+        "/assets/app.js/x",
+        "/assets/%2e%2e/index.html",
+        "/index.html",
+    ] {
+        assert_eq!(get(&gw, path).await.status, 404, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_ui_dir_replaces_the_embedded_panel_even_when_it_holds_none() {
+    // The override wins over the compiled-in panel...
+    let ui = tempfile::tempdir().unwrap();
+    std::fs::write(ui.path().join("index.html"), "<p>from disk</p>").unwrap();
+    let dir = ui.path().to_path_buf();
+    let gw = TestGateway::start_with(|c| {
+        c.ui_dir = Some(dir);
+        c.embedded_panel = Some(EMBEDDED);
+    })
+    .await;
+    assert_eq!(get(&gw, "/").await.body, "<p>from disk</p>");
+    assert_eq!(get(&gw, "/assets/app.js").await.status, 404);
+
+    // ...and an empty one is no panel at all, rather than a silent fallback.
+    let empty = tempfile::tempdir().unwrap();
+    let dir = empty.path().to_path_buf();
+    let gw = TestGateway::start_with(|c| {
+        c.ui_dir = Some(dir);
+        c.embedded_panel = Some(EMBEDDED);
+    })
+    .await;
+    let r = get(&gw, "/").await;
+    assert!(r.header("content-type").starts_with("text/plain"), "{r:?}");
+    assert!(r.body.contains("TAP_UI_DIR"), "{r:?}");
+    assert_eq!(get(&gw, "/assets/app.js").await.status, 404);
+    assert!(!gw.handle.gateway().serves_panel());
+}
+
+#[tokio::test]
+async fn ui_login_is_refused_when_there_is_no_panel() {
+    for gw in [
+        TestGateway::start().await,
+        TestGateway::start_with(|c| c.embedded_panel = Some(EmbeddedPanel::new(&[]))).await,
+    ] {
+        assert!(!gw.handle.gateway().serves_panel());
+        match control(&gw).await.ui_login().await {
+            Err(ControlClientError::Refused(err)) => {
+                assert_eq!(err.code, ErrorCode::NotFound);
+                assert!(err.message.contains("serves no panel"), "{}", err.message);
+                assert!(err.message.contains("TAP_UI_DIR"), "{}", err.message);
+            }
+            other => panic!("expected NOT_FOUND, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
 async fn providers_still_connect_on_root_next_to_the_panel() {
     let (gw, _ui) = with_panel().await;
     let (_host, session) = gw.host_with_session().await;
@@ -286,7 +373,7 @@ async fn providers_still_connect_on_root_next_to_the_panel() {
 
 #[tokio::test]
 async fn ui_login_gives_a_link_with_a_fresh_code_for_this_port() {
-    let gw = TestGateway::start().await;
+    let gw = with_embedded().await;
     let c = control(&gw).await;
     let a = c.ui_login().await.unwrap();
     let b = c.ui_login().await.unwrap();
@@ -313,7 +400,7 @@ async fn ui_login_gives_a_link_with_a_fresh_code_for_this_port() {
 
 #[tokio::test]
 async fn a_code_is_exchanged_once_for_the_control_token() {
-    let gw = TestGateway::start().await;
+    let gw = with_embedded().await;
     let code = login_code(&gw).await;
     let r = login(&gw, Some(&panel_origin(&gw)), &code_body(&code)).await;
     assert_eq!(r.status, 200, "{r:?}");
@@ -351,7 +438,7 @@ async fn a_code_is_exchanged_once_for_the_control_token() {
 
 #[tokio::test]
 async fn a_foreign_or_missing_origin_is_403_and_leaves_the_code_unused() {
-    let gw = TestGateway::start().await;
+    let gw = with_embedded().await;
     let code = login_code(&gw).await;
     let other_port = format!("http://127.0.0.1:{}", port(&gw).wrapping_add(1));
     let origin_403 = [
@@ -380,7 +467,7 @@ async fn a_foreign_or_missing_origin_is_403_and_leaves_the_code_unused() {
 
 #[tokio::test]
 async fn a_malformed_body_is_400_and_leaves_the_code_unused() {
-    let gw = TestGateway::start().await;
+    let gw = with_embedded().await;
     let code = login_code(&gw).await;
     let origin = panel_origin(&gw);
     let long = code_body(&"x".repeat(4096));
@@ -407,7 +494,7 @@ async fn a_malformed_body_is_400_and_leaves_the_code_unused() {
 
 #[tokio::test(start_paused = true)]
 async fn a_code_expires_after_120_seconds() {
-    let gw = TestGateway::start().await;
+    let gw = with_embedded().await;
     let early = login_code(&gw).await;
     let late = login_code(&gw).await;
     let origin = panel_origin(&gw);
@@ -424,7 +511,7 @@ async fn a_code_expires_after_120_seconds() {
 #[tokio::test]
 async fn a_login_result_debug_prints_no_code() {
     // What a `?` log field would print must not carry the secret.
-    let gw = TestGateway::start().await;
+    let gw = with_embedded().await;
     let l = control(&gw).await.ui_login().await.unwrap();
     let code = l.url.split_once("#login=").unwrap().1.to_string();
     assert!(!format!("{l:?}").contains(&code), "{l:?}");
