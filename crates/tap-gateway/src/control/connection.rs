@@ -46,6 +46,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
         remote,
         out: rx,
         kill: core.stopping.child_token(),
+        stopping: core.stopping.clone(),
         write_timeout: Some(CONTROL_WRITE_TIMEOUT),
         diagnostics: core.diagnostics.clone(),
     };
@@ -99,7 +100,7 @@ impl Handler for Conn {
                     ControlEvent::Resync { reason: "lagged".into() }
                 }
                 // The sender lives as long as the gateway.
-                Err(RecvError::Closed) => return Step::Close(CloseCode::Away),
+                Err(RecvError::Closed) => return Step::Close(CloseCode::Away, "gateway stopping"),
             },
             // After the engine's own events: a flood of followed events must not hold back
             // a pairing request.
@@ -143,7 +144,7 @@ impl Conn {
         };
         tracing::info!(remote = %self.remote, why, "control client refused");
         self.refuse(id, why);
-        Step::Close(CloseCode::Policy)
+        Step::Close(CloseCode::Policy, "authentication failed")
     }
 
     /// `AUTH_FAILED`; the connection closes after it.

@@ -54,7 +54,7 @@ pub(crate) fn connect(core: &Arc<Core>) -> LocalProvider {
                 frame = inbound.recv() => match frame {
                     None => break,
                     Some(bytes) => {
-                        if matches!(conn.on_frame(&bytes), Step::Close(_)) {
+                        if matches!(conn.on_frame(&bytes), Step::Close(..)) {
                             break;
                         }
                     }

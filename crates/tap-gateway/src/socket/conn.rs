@@ -43,8 +43,8 @@ pub(crate) enum Step {
     /// Still unauthenticated, but waiting for the user (a pairing code) until this instant,
     /// which replaces the auth deadline.
     WaitUntil(Instant),
-    /// Write what is queued, send a close frame with this code, and end.
-    Close(CloseCode),
+    /// Write what is queued, send a close frame with this code and reason, and end.
+    Close(CloseCode, &'static str),
 }
 
 /// One protocol on the connection loop.
@@ -85,6 +85,9 @@ pub(crate) struct Socket {
     /// of the gateway's `stopping`, so one branch of the loop watches both (each watched
     /// token costs a waiter registration on every turn of a busy loop).
     pub kill: CancellationToken,
+    /// The gateway's stop: not watched (the kill token is its child), only read to say in
+    /// the close frame why the connection ends.
+    pub stopping: CancellationToken,
     /// A batch the peer does not take within this long ends the connection (the control
     /// plane's clients); `None` waits as long as the peer does (its own task only).
     pub write_timeout: Option<Duration>,
@@ -102,6 +105,7 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
         mut ws,
         mut out,
         kill,
+        stopping,
         write_timeout,
         diagnostics,
         ..
@@ -114,27 +118,33 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
             biased;
             Some(msg) = out.recv() => match write_batch(&mut ws, msg, &mut out, write_timeout).await {
                 Ok(()) => Step::Continue,
-                Err(()) => break None,
+                Err(()) => break End::Gone,
             },
-            _ = kill.cancelled() => break Some(CloseCode::Away),
+            _ = kill.cancelled() => break End::Close(
+                CloseCode::Away,
+                if stopping.is_cancelled() { "gateway stopping" } else { "closed by the gateway" },
+            ),
             _ = &mut deadline, if !authed => {
                 handler.on_auth_deadline();
-                break Some(CloseCode::Policy);
+                break End::Close(CloseCode::Policy, "no auth in time");
             }
             incoming = ws.next() => match incoming {
                 Some(Ok(Message::Text(t))) => handler.on_frame(t.as_bytes()),
                 Some(Ok(Message::Binary(b))) => handler.on_frame(&b),
-                Some(Ok(Message::Close(_))) | None => break None,
+                // The peer closes: tungstenite has queued the answering close frame (the
+                // peer's own code); it still has to be written.
+                Some(Ok(Message::Close(_))) => break End::PeerClosed,
+                None => break End::Gone,
                 // Ping and pong are answered by tungstenite.
                 Some(Ok(_)) => Step::Continue,
                 Some(Err(tungstenite::Error::Capacity(e))) => {
                     tracing::info!(error = %e, "frame above the hard cap; closing");
                     diagnostics.limit_hit(Limit::FrameCap);
-                    break Some(CloseCode::Size);
+                    break End::Close(CloseCode::Size, "frame too large");
                 }
                 Some(Err(e)) => {
                     tracing::debug!(error = %e, "socket error");
-                    break None;
+                    break End::Gone;
                 }
             },
             step = handler.background(), if out.is_empty() => step,
@@ -146,29 +156,46 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
                 ws.get_mut().lift_budget();
             }
             Step::WaitUntil(until) => deadline.as_mut().reset(until),
-            Step::Close(code) => break Some(code),
+            Step::Close(code, reason) => break End::Close(code, reason),
         }
     };
     handler.closing();
-    if let Some(code) = end {
-        // Best effort, bounded: the peer may be the reason we are closing.
-        let _ = tokio::time::timeout(CLOSE_HANDSHAKE_TIMEOUT, async {
-            while let Ok(msg) = out.try_recv() {
-                ws.feed(msg).await?;
+    // Best effort, bounded: the peer may be the reason we are closing.
+    let _ = tokio::time::timeout(CLOSE_HANDSHAKE_TIMEOUT, async {
+        match end {
+            End::Close(code, reason) => {
+                tracing::debug!(%code, reason, "closing");
+                while let Ok(msg) = out.try_recv() {
+                    ws.feed(msg).await?;
+                }
+                ws.close(Some(CloseFrame {
+                    code,
+                    reason: reason.into(),
+                }))
+                .await
             }
-            ws.close(Some(CloseFrame {
-                code,
-                reason: "".into(),
-            }))
-            .await
-        })
-        .await;
-    }
+            // Completes the close handshake: without it the peer sees 1006 (abnormal
+            // closure) instead of its own code. Nothing else may be sent after a close.
+            End::PeerClosed => ws.flush().await,
+            End::Gone => Ok(()),
+        }
+    })
+    .await;
     let mut unsent = Vec::new();
     while let Ok(msg) = out.try_recv() {
         unsent.push(msg);
     }
     handler.closed(unsent);
+}
+
+/// How the loop ended.
+enum End {
+    /// The gateway ends the connection: queued frames, then a close frame.
+    Close(CloseCode, &'static str),
+    /// The peer sent a close frame; the answer is written.
+    PeerClosed,
+    /// The socket failed or the peer went away without a close frame.
+    Gone,
 }
 
 /// Writes `first` and up to [`WRITE_BATCH`] more queued frames, then flushes.

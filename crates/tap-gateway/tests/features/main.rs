@@ -6,6 +6,7 @@
 //! Run one feature with `cargo test -p tap-gateway --test features pairing::`.
 
 mod all_binding;
+mod close_codes;
 mod concurrency;
 mod control_logs;
 mod control_plane;

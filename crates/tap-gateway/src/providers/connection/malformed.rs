@@ -1,7 +1,7 @@
 //! `tool.result`, and frames that cannot be read: the spec's malformed-result rule, so no
 //! call stays pending forever because of a broken answer.
 
-use super::{Conn, CLOSE};
+use super::Conn;
 use crate::diagnostics::Limit;
 use crate::socket::conn::Step;
 use crate::tools::request::CallError;
@@ -9,6 +9,7 @@ use serde::Deserialize;
 use tap_protocol::limits::{MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES};
 use tap_protocol::provider::ToolResult;
 use tap_protocol::{DecodeError, ErrorCode};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 impl Conn {
     pub(super) fn on_tool_result(&self, r: ToolResult) {
@@ -105,7 +106,10 @@ impl Conn {
             }
             n => {
                 tracing::warn!(provider = ?self.id, pending = n, "malformed message with several calls pending; disconnecting provider");
-                CLOSE
+                Step::Close(
+                    CloseCode::Protocol,
+                    "malformed result with several calls pending",
+                )
             }
         }
     }

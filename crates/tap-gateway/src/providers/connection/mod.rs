@@ -45,9 +45,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-/// Ends the connection after what is queued is written (a fatal error, `goodbye`, the
-/// malformed-result rule).
-pub(super) const CLOSE: Step = Step::Close(CloseCode::Normal);
+/// The provider said `goodbye` (or withdrew its pairing request).
+pub(super) const GOODBYE: Step = Step::Close(CloseCode::Normal, "goodbye");
 
 /// Serves one provider socket until it closes.
 pub(crate) async fn serve(
@@ -64,6 +63,7 @@ pub(crate) async fn serve(
         remote,
         out: rx,
         kill: conn.link.kill.clone(),
+        stopping: core.stopping.clone(),
         write_timeout: None,
         diagnostics: core.diagnostics.clone(),
     };
@@ -162,8 +162,14 @@ impl Conn {
 
     pub(super) fn fatal(&self, code: ErrorCode, message: &str, reply_to: Option<&str>) -> Step {
         tracing::info!(remote = %self.remote, provider = ?self.id, %code, message, "closing provider connection");
+        let close = match code {
+            ErrorCode::UnsupportedVersion => {
+                Step::Close(CloseCode::Protocol, "unsupported protocol version")
+            }
+            _ => Step::Close(CloseCode::Policy, "authentication failed"),
+        };
         self.error(code, message, reply_to);
-        CLOSE
+        close
     }
 
     pub(super) fn with_entry<R>(&self, f: impl FnOnce(&mut State, &str) -> R) -> Option<R> {
@@ -223,7 +229,7 @@ impl Conn {
             ProviderMessage::Hello(h) => return self.on_hello(*h),
             ProviderMessage::Goodbye(g) => {
                 tracing::info!(provider = ?self.id, reason = ?g.reason, "provider said goodbye");
-                return CLOSE;
+                return GOODBYE;
             }
             // Answers are correlated by their globally unique id, whatever the state: a
             // result arriving after its session ended (or after a rebind) is a late

@@ -1,7 +1,7 @@
 //! AwaitPairing: `auth {mode: "pair"}` opens a request whose code the user reads from the
 //! gateway's own surfaces; `auth.confirm` with that code pairs the provider.
 
-use super::{Conn, CLOSE};
+use super::{Conn, GOODBYE};
 use crate::auth::tokens;
 use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
@@ -11,6 +11,7 @@ use tap_protocol::limits::{MAX_PAIRING_ATTEMPTS_PER_MINUTE, PAIRING_CODE_TTL};
 use tap_protocol::provider::{Auth, AuthConfirm, AuthPairing, GatewayMessage, ProviderMessage};
 use tap_protocol::ErrorCode;
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 impl Conn {
     /// `auth {mode: "pair"}`: a pending request with a fresh code the user reads from the
@@ -51,7 +52,7 @@ impl Conn {
                 tracing::warn!(remote = %self.remote, "pairing request refused: too many pending");
                 self.core.diagnostics.limit_hit(Limit::PendingPairings);
                 self.error(ErrorCode::RateLimited, message, Some("auth"));
-                return CLOSE;
+                return Step::Close(CloseCode::Policy, "too many pending pairing requests");
             }
         };
         // Under the lock: a deny's `error` cannot overtake the prompt.
@@ -72,7 +73,7 @@ impl Conn {
     pub(super) fn on_pairing_message(&mut self, msg: ProviderMessage) -> Step {
         match msg {
             ProviderMessage::AuthConfirm(c) => self.on_confirm(c),
-            ProviderMessage::Goodbye(_) => CLOSE,
+            ProviderMessage::Goodbye(_) => GOODBYE,
             other => {
                 self.error(
                     ErrorCode::Unauthorized,

@@ -44,6 +44,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
         remote,
         out: rx,
         kill,
+        stopping: core.stopping.clone(),
         write_timeout: None,
         diagnostics: core.diagnostics.clone(),
     };
@@ -54,7 +55,7 @@ impl Handler for HostConn {
     fn on_frame(&mut self, bytes: &[u8]) -> Step {
         let was_authed = self.attached.is_some();
         if !self.handle(bytes) {
-            return Step::Close(CloseCode::Policy);
+            return Step::Close(CloseCode::Policy, "authentication failed");
         }
         match (was_authed, self.attached.is_some()) {
             (false, true) => Step::Authed,
