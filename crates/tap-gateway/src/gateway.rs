@@ -123,7 +123,7 @@ impl Gateway {
 
     /// Whether `GET /` serves a panel (from `ui_dir`, else the embedded one).
     pub fn serves_panel(&self) -> bool {
-        crate::server::static_files::has_panel(self)
+        crate::server::panel_source::has_panel(&self.core.config)
     }
 
     /// A one-time login link for the panel this gateway serves

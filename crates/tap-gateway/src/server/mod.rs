@@ -4,7 +4,8 @@
 pub(crate) mod embedded_panel;
 mod headers;
 mod login;
-pub(crate) mod static_files;
+pub(crate) mod panel_source;
+mod static_files;
 
 use crate::gateway::Gateway;
 use crate::socket::accept::{limited_upgrade, Kind};

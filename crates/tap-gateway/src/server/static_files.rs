@@ -9,8 +9,8 @@
 //! silently replaced by the built-in one). Its files are read per request (no cache), so a
 //! rebuilt panel is served at once.
 
-use super::embedded_panel::EmbeddedPanel;
 use super::headers::harden;
+use super::panel_source::{source, Source};
 use crate::gateway::Gateway;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -27,34 +27,9 @@ The panel is not available here: TAP_UI_DIR names a directory without a built pa
 built into `tap`, or build one with `npm install && npm run build` in ui/ and point \
 TAP_UI_DIR at ui/dist (then restart the gateway).\n";
 
-/// Where this gateway's panel comes from.
-enum Source<'a> {
-    Dir(&'a FsPath),
-    Embedded(EmbeddedPanel),
-    None,
-}
-
-fn source(gw: &Gateway) -> Source<'_> {
-    let config = &gw.core().config;
-    match (&config.ui_dir, config.embedded_panel) {
-        (Some(dir), _) => Source::Dir(dir),
-        (None, Some(panel)) => Source::Embedded(panel),
-        (None, None) => Source::None,
-    }
-}
-
-/// Whether `GET /` serves a panel (and a `ui.login` link leads somewhere).
-pub(crate) fn has_panel(gw: &Gateway) -> bool {
-    match source(gw) {
-        Source::Dir(dir) => dir.join("index.html").is_file(),
-        Source::Embedded(panel) => panel.has_index(),
-        Source::None => false,
-    }
-}
-
 /// `GET /` without a WebSocket upgrade: the panel's `index.html`, or the plain-text note.
 pub(crate) async fn index(gw: &Gateway) -> Response {
-    let bytes = match source(gw) {
+    let bytes = match source(&gw.core().config) {
         Source::Dir(dir) => match tokio::fs::read(dir.join("index.html")).await {
             Ok(bytes) => Cow::Owned(bytes),
             Err(e) => {
@@ -79,7 +54,7 @@ pub(crate) async fn asset(State(gw): State<Gateway>, Path(path): Path<String>) -
     if !is_plain_relative(&path) {
         return not_found();
     }
-    let bytes = match source(&gw) {
+    let bytes = match source(&gw.core().config) {
         Source::Dir(dir) => {
             let Some(file) = locate(dir, &path) else {
                 return not_found();
