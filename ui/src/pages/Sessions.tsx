@@ -1,4 +1,5 @@
 import type { PanelState } from "../store";
+import { IdText } from "../components/IdText";
 
 /** Registered sessions: label, directory, owning host, busy/idle, bound providers, tools. */
 export function Sessions({ state }: { state: PanelState }) {
@@ -32,14 +33,14 @@ export function Sessions({ state }: { state: PanelState }) {
             return (
               <tr key={s.id} data-session-id={s.id}>
                 <td>
-                  <div class="strong">{s.label ?? <span class="muted">no label</span>}</div>
-                  <div class="mono small muted">{s.id}</div>
+                  <div class="strong breakable">{s.label ?? <span class="muted">no label</span>}</div>
+                  <IdText id={s.id} class="muted" />
                   {s.foreground && <span class="pill accent">foreground</span>}
                 </td>
-                <td class="mono small">{s.cwd ?? <span class="muted">unknown</span>}</td>
+                <td class="mono small breakable">{s.cwd ?? <span class="muted">unknown</span>}</td>
                 <td>
                   {s.hostName ?? s.hostId ?? <span class="muted">unknown</span>}
-                  {s.hostName && s.hostId && <div class="mono small muted">{s.hostId}</div>}
+                  {s.hostName && s.hostId && <IdText id={s.hostId} class="muted" />}
                   {s.hostDetached && <span class="pill warn">detached, may resume</span>}
                 </td>
                 <td>
@@ -51,7 +52,7 @@ export function Sessions({ state }: { state: PanelState }) {
                   ) : (
                     <ul class="plain">
                       {bound.map((p) => (
-                        <li key={p.id}>
+                        <li key={p.id} class="breakable">
                           {p.name ?? p.id}
                           {p.instance && <span class="muted"> · {p.instance}</span>}
                         </li>
@@ -80,7 +81,7 @@ export function Tools({ tools, revision }: { tools: string[]; revision?: number 
     <div>
       <ul class="tags" aria-label={`${tools.length} tools`}>
         {tools.map((t) => (
-          <li key={t} class="tag mono">
+          <li key={t} class="tag mono breakable">
             {t}
           </li>
         ))}
