@@ -55,11 +55,29 @@ export function IdText({ id, class: cls }: { id: string; class?: string }) {
         title={copied === "yes" ? "Copied" : copied === "failed" ? "Could not copy" : "Copy the full id"}
         onClick={() => copyText(id).then(() => setCopied("yes"), () => setCopied("failed"))}
       >
-        <span aria-hidden="true">{copied === "yes" ? "✓" : "⧉"}</span>
+        {copied === "yes" ? <CheckIcon /> : <CopyIcon />}
       </button>
       <span class="sr-only" aria-live="polite">
         {copied === "yes" ? "Copied" : copied === "failed" ? "Could not copy" : ""}
       </span>
     </span>
+  );
+}
+
+/* Drawn, not a font glyph: webviews and minimal Linux installs lack the symbol fonts. */
+function CopyIcon() {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 16 16" width="12" height="12" fill="none" stroke="currentColor" stroke-width="1.5">
+      <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+      <path d="M10.5 3.5v-1a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h1" />
+    </svg>
+  );
+}
+
+function CheckIcon() {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 16 16" width="12" height="12" fill="none" stroke="currentColor" stroke-width="2">
+      <path d="M3 8.5l3 3 7-7" />
+    </svg>
   );
 }

@@ -4,6 +4,7 @@ import { ConfirmButton } from "../components/ConfirmButton";
 import { ago, fullTime } from "../format";
 import { Tools } from "./Sessions";
 import { IdText } from "../components/IdText";
+import { Breakable } from "../components/Breakable";
 
 /** Connected providers: trust, name and instance, session, tools, calls in flight; disconnect. */
 export function Providers({ state }: { state: PanelState }) {
@@ -15,7 +16,12 @@ export function Providers({ state }: { state: PanelState }) {
   const label = (id?: string) => {
     if (!id) return <span class="muted">not bound</span>;
     const s = sessions.find((x) => x.id === id);
-    return s?.label ? <span class="breakable" title={id}>{s.label}</span> : <IdText id={id} />;
+    if (!s?.label) return <IdText id={id} />;
+    return (
+      <span class="breakable" title={id}>
+        <Breakable text={s.label} />
+      </span>
+    );
   };
   return (
     <div class="table-wrap">
@@ -37,8 +43,8 @@ export function Providers({ state }: { state: PanelState }) {
           {providers.map((p) => (
             <tr key={p.id} data-provider-id={p.id}>
               <td>
-                <div class="strong breakable">{p.name ?? <span class="muted">no hello yet</span>}</div>
-                {p.instance && <div class="small breakable">instance {p.instance}</div>}
+                <div class="strong breakable">{p.name ? <Breakable text={p.name} /> : <span class="muted">no hello yet</span>}</div>
+                {p.instance && <div class="small breakable">instance <Breakable text={p.instance} /></div>}
                 <IdText id={p.id} class="muted" />
               </td>
               <td>

@@ -35,6 +35,7 @@ describe("the panel at its window sizes", () => {
     }
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: SIZES[0], colorScheme: "light" });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     panel = await openPanel(context, gateway);
     await goTo(panel, "Providers");
     await waitFor(async () => (await panel.locator("tr[data-provider-id]").count()) === PROVIDERS, `${PROVIDERS} provider rows`);
@@ -93,7 +94,9 @@ describe("the panel at its window sizes", () => {
     const text = await visible.innerText();
     assert.ok(text.includes("…") && text.length < id.length, `the id is shortened: ${text}`);
     assert.ok(id.startsWith(text.split("…")[0]) && id.endsWith(text.split("…")[1]), `shortened in the middle: ${text}`);
-    await row.getByRole("button", { name: `Copy ${id}` }).waitFor();
+    await row.getByRole("button", { name: `Copy ${id}` }).click();
+    // Headless Chromium has the Clipboard API on 127.0.0.1 once the context is granted it.
+    assert.equal(await panel.evaluate(() => navigator.clipboard.readText()), id, "Copy put the full id on the clipboard");
 
     await goTo(panel, "Providers");
     const prow = panel.locator("tr[data-provider-id]").first();
