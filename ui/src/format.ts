@@ -50,3 +50,11 @@ export function shortJson(value: unknown, max = 160): string {
   const text = JSON.stringify(value) ?? "";
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/**
+ * `text` split after `_ . - / :` so that long names and tool names wrap at their
+ * separators; render each part followed by a <wbr>.
+ */
+export function breakParts(text: string): string[] {
+  return text.split(/(?<=[_.\-/:])/);
+}

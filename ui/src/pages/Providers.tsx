@@ -3,6 +3,8 @@ import { store, useNow } from "../store";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ago, fullTime } from "../format";
 import { Tools } from "./Sessions";
+import { IdText } from "../components/IdText";
+import { Breakable } from "../components/Breakable";
 
 /** Connected providers: trust, name and instance, session, tools, calls in flight; disconnect. */
 export function Providers({ state }: { state: PanelState }) {
@@ -14,7 +16,12 @@ export function Providers({ state }: { state: PanelState }) {
   const label = (id?: string) => {
     if (!id) return <span class="muted">not bound</span>;
     const s = sessions.find((x) => x.id === id);
-    return <span title={id}>{s?.label ?? <span class="mono small">{id}</span>}</span>;
+    if (!s?.label) return <IdText id={id} />;
+    return (
+      <span class="breakable" title={id}>
+        <Breakable text={s.label} />
+      </span>
+    );
   };
   return (
     <div class="table-wrap">
@@ -22,12 +29,10 @@ export function Providers({ state }: { state: PanelState }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Trust</th>
-            <th scope="col">State</th>
+            <th scope="col">Trust · state</th>
             <th scope="col">Session</th>
             <th scope="col">Tools</th>
             <th scope="col" class="num">In flight</th>
-            <th scope="col">Remote</th>
             <th scope="col">Connected</th>
             <th scope="col">
               <span class="sr-only">Actions</span>
@@ -38,21 +43,25 @@ export function Providers({ state }: { state: PanelState }) {
           {providers.map((p) => (
             <tr key={p.id} data-provider-id={p.id}>
               <td>
-                <div class="strong nowrap">{p.name ?? <span class="muted">no hello yet</span>}</div>
-                {p.instance && <div class="small nowrap">instance {p.instance}</div>}
-                <div class="mono small muted">{p.id}</div>
+                <div class="strong breakable">{p.name ? <Breakable text={p.name} /> : <span class="muted">no hello yet</span>}</div>
+                {p.instance && <div class="small breakable">instance <Breakable text={p.instance} /></div>}
+                <IdText id={p.id} class="muted" />
               </td>
               <td>
                 <span class={`pill ${p.trust === "external" ? "warn" : p.trust === "internal" ? "accent" : "muted"}`}>{p.trust}</span>
+                <div class="small">{p.state}</div>
               </td>
-              <td>{p.state}</td>
               <td>{label(p.session)}</td>
               <td>
                 <Tools tools={p.tools} />
               </td>
               <td class="num">{p.inFlight}</td>
-              <td class="mono small">{p.remote}</td>
-              <td title={fullTime(p.connectedAt)}>{ago(p.connectedAt, now)}</td>
+              <td>
+                <div class="nowrap" title={fullTime(p.connectedAt)}>
+                  {ago(p.connectedAt, now)}
+                </div>
+                <div class="mono small muted breakable">{p.remote}</div>
+              </td>
               <td class="actions">
                 <ConfirmButton
                   label="Disconnect"

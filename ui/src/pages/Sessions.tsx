@@ -1,4 +1,6 @@
 import type { PanelState } from "../store";
+import { IdText } from "../components/IdText";
+import { Breakable } from "../components/Breakable";
 
 /** Registered sessions: label, directory, owning host, busy/idle, bound providers, tools. */
 export function Sessions({ state }: { state: PanelState }) {
@@ -32,14 +34,14 @@ export function Sessions({ state }: { state: PanelState }) {
             return (
               <tr key={s.id} data-session-id={s.id}>
                 <td>
-                  <div class="strong">{s.label ?? <span class="muted">no label</span>}</div>
-                  <div class="mono small muted">{s.id}</div>
+                  <div class="strong breakable">{s.label ? <Breakable text={s.label} /> : <span class="muted">no label</span>}</div>
+                  <IdText id={s.id} class="muted" />
                   {s.foreground && <span class="pill accent">foreground</span>}
                 </td>
-                <td class="mono small">{s.cwd ?? <span class="muted">unknown</span>}</td>
+                <td class="mono small breakable">{s.cwd ? <Breakable text={s.cwd} /> : <span class="muted">unknown</span>}</td>
                 <td>
                   {s.hostName ?? s.hostId ?? <span class="muted">unknown</span>}
-                  {s.hostName && s.hostId && <div class="mono small muted">{s.hostId}</div>}
+                  {s.hostName && s.hostId && <IdText id={s.hostId} class="muted" />}
                   {s.hostDetached && <span class="pill warn">detached, may resume</span>}
                 </td>
                 <td>
@@ -51,9 +53,14 @@ export function Sessions({ state }: { state: PanelState }) {
                   ) : (
                     <ul class="plain">
                       {bound.map((p) => (
-                        <li key={p.id}>
-                          {p.name ?? p.id}
-                          {p.instance && <span class="muted"> · {p.instance}</span>}
+                        <li key={p.id} class="breakable">
+                          <Breakable text={p.name ?? p.id} />
+                          {p.instance && (
+                            <span class="muted">
+                              {" "}
+                              · <Breakable text={p.instance} />
+                            </span>
+                          )}
                         </li>
                       ))}
                     </ul>
@@ -80,8 +87,8 @@ export function Tools({ tools, revision }: { tools: string[]; revision?: number 
     <div>
       <ul class="tags" aria-label={`${tools.length} tools`}>
         {tools.map((t) => (
-          <li key={t} class="tag mono">
-            {t}
+          <li key={t} class="tag mono breakable">
+            <Breakable text={t} />
           </li>
         ))}
       </ul>

@@ -1,0 +1,107 @@
+// The panel at its window sizes: every page, with long names and many rows from the real
+// gateway, fits 800×600, 1100×760 (the desktop window's default) and 1440×900 without a
+// page-level horizontal scrollbar; long ids are shortened in the middle with a copy button.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { goTo, launchBrowser, nodeProvider, openPanel, startGateway, waitFor } from "./support.mjs";
+
+const SIZES = [
+  { width: 800, height: 600 },
+  { width: 1100, height: 760 },
+  { width: 1440, height: 900 },
+];
+const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Diagnostics", "Logs", "Settings"];
+const LONG = "a-rather-long-session-label-from-a-deeply-nested-monorepo-checkout";
+const SESSIONS = 4;
+const PROVIDERS = 8;
+
+describe("the panel at its window sizes", () => {
+  let gateway, browser, context, panel;
+  const sessions = [];
+  const providers = [];
+
+  before(async () => {
+    gateway = await startGateway();
+    for (let i = 0; i < SESSIONS; i++) sessions.push(await gateway.openSession(`${LONG}-${i}`));
+    for (let i = 0; i < PROVIDERS; i++) {
+      const p = await nodeProvider(gateway, {
+        name: `com.example.an-unusually-long-provider-name-number-${i}`,
+        session: sessions[i % SESSIONS].id,
+        tools: [`run_the_full_integration_test_suite_${i}`, `collect_coverage_report_for_every_package_${i}`],
+      });
+      p.push("a-long-stream-name-for-build-and-deploy-output", `event ${i} ${"with-a-long-unbroken-token-".repeat(6)}`, "keep");
+      providers.push(p);
+    }
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: SIZES[0], colorScheme: "light" });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    panel = await openPanel(context, gateway);
+    await goTo(panel, "Providers");
+    await waitFor(async () => (await panel.locator("tr[data-provider-id]").count()) === PROVIDERS, `${PROVIDERS} provider rows`);
+  });
+
+  after(async () => {
+    for (const p of providers) p.close();
+    await browser?.close();
+    await gateway?.stop();
+  });
+
+  for (const size of SIZES) {
+    test(`every page fits ${size.width}x${size.height} without page-level horizontal scroll`, async () => {
+      await panel.setViewportSize(size);
+      const overflowing = [];
+      for (const title of PAGES) {
+        await goTo(panel, title);
+        if (title === "Streams") await panel.getByText("a-long-stream-name-for-build-and-deploy-output").first().waitFor();
+        const { scrollWidth, clientWidth } = await panel.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          clientWidth: document.documentElement.clientWidth,
+        }));
+        if (scrollWidth > clientWidth) overflowing.push(`${title} (${scrollWidth} > ${clientWidth})`);
+      }
+      assert.deepEqual(overflowing, [], `pages overflowing at ${size.width}x${size.height}`);
+    });
+  }
+
+  test("at 1100x760 Providers shows Connected and Disconnect without scrolling the table", async () => {
+    await panel.setViewportSize(SIZES[1]);
+    await goTo(panel, "Providers");
+    const wrap = panel.locator(".table-wrap").first();
+    const { scrollWidth, clientWidth } = await wrap.evaluate((e) => ({ scrollWidth: e.scrollWidth, clientWidth: e.clientWidth }));
+    assert.ok(scrollWidth <= clientWidth, `the providers table scrolls sideways (${scrollWidth} > ${clientWidth})`);
+    const button = panel.getByRole("button", { name: /^Disconnect / }).first();
+    const box = await button.boundingBox();
+    assert.ok(box && box.x + box.width <= SIZES[1].width, `Disconnect is off-screen: ${JSON.stringify(box)}`);
+  });
+
+  test("at 1100x760 Overview keeps the Live badge above the fold", async () => {
+    await panel.setViewportSize(SIZES[1]);
+    await goTo(panel, "Overview");
+    const box = await panel.getByRole("status").filter({ hasText: "Live" }).boundingBox();
+    assert.ok(box && box.y + box.height <= SIZES[1].height, `Live badge below the fold: ${JSON.stringify(box)}`);
+  });
+
+  test("long ids are shortened in the middle, with the full id on hover and a copy button", async () => {
+    await panel.setViewportSize(SIZES[1]);
+    await goTo(panel, "Sessions");
+    const id = sessions[0].id;
+    const row = panel.locator(`tr[data-session-id="${id}"]`);
+    const shown = row.locator(".id-short").first();
+    const visible = shown.locator("[aria-hidden]");
+    await shown.waitFor();
+    assert.equal(await shown.getAttribute("title"), id);
+    const text = await visible.innerText();
+    assert.ok(text.includes("…") && text.length < id.length, `the id is shortened: ${text}`);
+    assert.ok(id.startsWith(text.split("…")[0]) && id.endsWith(text.split("…")[1]), `shortened in the middle: ${text}`);
+    await row.getByRole("button", { name: `Copy ${id}` }).click();
+    // Headless Chromium has the Clipboard API on 127.0.0.1 once the context is granted it.
+    assert.equal(await panel.evaluate(() => navigator.clipboard.readText()), id, "Copy put the full id on the clipboard");
+
+    await goTo(panel, "Providers");
+    const prow = panel.locator("tr[data-provider-id]").first();
+    const pid = await prow.getAttribute("data-provider-id");
+    assert.equal(await prow.locator(".id-short").first().getAttribute("title"), pid);
+    await prow.getByRole("button", { name: `Copy ${pid}` }).waitFor();
+  });
+});
