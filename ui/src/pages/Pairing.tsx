@@ -98,9 +98,18 @@ export function useAction(): [string | null, (run: () => Promise<unknown>) => vo
 export function SessionPicker({ entry, sessions, onPick }: { entry: PairingEntry; sessions: SessionStatus[]; onPick: (id: string) => void }) {
   const foreground = sessions.find((s) => s.foreground);
   const known = entry.session === undefined || sessions.some((s) => s.id === entry.session);
+  const chosen = sessions.find((s) => s.id === entry.session);
+  // A narrow window shortens the chosen label; the whole of it shows on hover.
+  const title =
+    entry.session === undefined
+      ? `Foreground session${foreground ? `: ${sessionName(foreground)}` : " (none open)"}`
+      : chosen
+        ? sessionName(chosen)
+        : `${entry.session} (ended)`;
   return (
     <select
       aria-label={`Session for ${who(entry)}`}
+      title={title}
       value={entry.session ?? ""}
       onChange={(e) => {
         const value = (e.currentTarget as HTMLSelectElement).value;
@@ -119,6 +128,9 @@ export function SessionPicker({ entry, sessions, onPick }: { entry: PairingEntry
     </select>
   );
 }
+
+/** The countdown turns to the warning colour for the code's last minute. */
+const URGENT_MS = 60_000;
 
 /** A pending request's code in large digits and the countdown to its expiry. */
 export function CodeAndCountdown({ entry, now }: { entry: PairingEntry; now: number }) {
@@ -147,7 +159,7 @@ export function CodeAndCountdown({ entry, now }: { entry: PairingEntry; now: num
       {!Number.isNaN(expires) && (
         <div class="countdown" data-testid="pairing-countdown">
           <div class="bar" aria-hidden="true">
-            <div class="bar-fill" style={{ width: `${fraction * 100}%` }} />
+            <div class="bar-fill" data-urgent={String(left < URGENT_MS)} style={{ width: `${fraction * 100}%` }} />
           </div>
           <span role="timer" aria-label="Expires in">
             {left > 0 ? `expires in ${countdown(left)}` : "expired"}
