@@ -45,6 +45,7 @@ mod socket;
 mod state;
 mod status;
 mod streams;
+mod text;
 mod time;
 mod tools;
 mod transforms;

@@ -4,6 +4,7 @@
 use super::limits::Limit;
 use super::throttle::Throttle;
 use crate::events::{Events, GatewayEvent};
+use crate::text::cut;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -60,13 +61,6 @@ pub(crate) struct Counted {
     pub failures: Vec<Failure>,
 }
 
-fn cut(message: &str) -> String {
-    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
-        Some((i, _)) => format!("{}…", &message[..i]),
-        None => message.to_string(),
-    }
-}
-
 impl Recorder {
     pub fn new(events: Events, tasks: TaskTracker, stopping: CancellationToken) -> Self {
         Self(Arc::new(Inner {
@@ -92,7 +86,7 @@ impl Recorder {
                 at: crate::time::rfc3339(now),
                 code: Some(e.code.clone()),
                 limit: None,
-                message: cut(&e.message),
+                message: cut(&e.message, MAX_MESSAGE_CHARS),
                 reply_to: e.reply_to.clone(),
                 provider: e.provider_id.clone(),
                 session: e.session_id.clone(),

@@ -176,7 +176,7 @@ async fn dispatch(
         session_id: req.session_id.clone(),
         reason: reason.to_string(),
     });
-    let _ = route.link.out.send(frame(&cancel));
+    route.link.send(&cancel);
     Err(CallError::new(code, message))
 }
 

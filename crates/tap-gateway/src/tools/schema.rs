@@ -9,6 +9,7 @@
 //! that needs one does not compile. An empty schema (`{}`) accepts everything and is not
 //! compiled at all; a call to such a tool costs nothing here.
 
+use crate::text::cut;
 use jsonschema::{PatternOptions, Validator};
 use std::ops::Deref;
 use std::sync::Arc;
@@ -101,10 +102,13 @@ fn compile(def: &ToolDef) -> Result<Schema, Invalid> {
         .map_err(|e| {
             (
                 ErrorCode::InvalidJson,
-                bounded(format!(
-                    "Tool '{}': 'parameters' is not a JSON Schema this gateway can use: {e}",
-                    def.name
-                )),
+                cut(
+                    &format!(
+                        "Tool '{}': 'parameters' is not a JSON Schema this gateway can use: {e}",
+                        def.name
+                    ),
+                    MAX_ARGS_ERROR_CHARS,
+                ),
             )
         })
 }
@@ -117,19 +121,12 @@ pub(crate) fn check(tool: &str, schema: &Schema, args: &Json) -> Result<(), (Err
         let at = if path.is_empty() { "/" } else { &path };
         (
             ErrorCode::InvalidJson,
-            bounded(format!(
-                "Invalid arguments for tool '{tool}' at '{at}': {e}"
-            )),
+            cut(
+                &format!("Invalid arguments for tool '{tool}' at '{at}': {e}"),
+                MAX_ARGS_ERROR_CHARS,
+            ),
         )
     })
-}
-
-fn bounded(mut s: String) -> String {
-    if let Some((i, _)) = s.char_indices().nth(MAX_ARGS_ERROR_CHARS) {
-        s.truncate(i);
-        s.push('…');
-    }
-    s
 }
 
 #[cfg(test)]

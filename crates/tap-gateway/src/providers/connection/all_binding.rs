@@ -24,7 +24,7 @@ use crate::socket::conn::Step;
 use crate::state::State;
 use tap_protocol::host::{HostEvent, SessionContext};
 use tap_protocol::provider::{
-    ErrorMessage, GatewayMessage, HelloAck, LifecycleState, SessionLifecycle, SessionRef,
+    GatewayMessage, HelloAck, LifecycleState, SessionLifecycle, SessionRef,
 };
 use tap_protocol::{ErrorCode, PROTOCOL_VERSION};
 
@@ -224,13 +224,7 @@ impl Conn {
                 tracing::info!(provider = ?self.id, session = %sid, "provider ready in session");
             }
             Some(Ok(false)) | None => {}
-            Some(Err((code, message))) => {
-                let mut e = ErrorMessage::new(code, message);
-                e.reply_to = Some("session.ready".into());
-                e.provider_id = self.id.clone();
-                e.session_id = Some(sid);
-                self.send(&GatewayMessage::Error(e));
-            }
+            Some(Err((code, message))) => self.error_about(&sid, code, message, "session.ready"),
         }
     }
 

@@ -17,9 +17,7 @@ use std::sync::Arc;
 use tap_protocol::host::{HostEvent, SessionContext};
 use tap_protocol::limits::{MAX_REBINDS_PER_MINUTE, REBIND_WINDOW};
 use tap_protocol::pairing::PairingEntry;
-use tap_protocol::provider::{
-    ErrorMessage, GatewayMessage, Hello, HelloAck, LifecycleState, SessionLifecycle,
-};
+use tap_protocol::provider::{GatewayMessage, Hello, HelloAck, LifecycleState, SessionLifecycle};
 use tap_protocol::{ErrorCode, PROTOCOL_VERSION};
 use tokio::time::Instant;
 
@@ -282,11 +280,7 @@ impl Conn {
     pub(super) fn refuse_for(&self, session: &str, code: ErrorCode, message: impl Into<String>) {
         let message = message.into();
         crate::providers::project::hello_refused(&self.core, self.id.as_deref(), &code, &message);
-        let mut e = ErrorMessage::new(code, message);
-        e.reply_to = Some("hello".into());
-        e.provider_id = self.id.clone();
-        e.session_id = Some(session.to_string());
-        self.send(&GatewayMessage::Error(e));
+        self.error_about(session, code, message, "hello");
     }
 
     /// Leaves the bound session, if any: tools removed, calls in it cancelled.

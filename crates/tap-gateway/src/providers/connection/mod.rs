@@ -30,7 +30,6 @@ use crate::providers::entry::{Phase, Trust};
 use crate::providers::link::ProviderLink;
 use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Socket, Step};
-use crate::socket::frame::frame;
 use crate::socket::upgrade::WsStream;
 use crate::state::{Core, State};
 use crate::tools::table::CallTable;
@@ -132,7 +131,7 @@ impl Conn {
         if let GatewayMessage::Error(e) = msg {
             self.core.diagnostics.note_provider_error(e);
         }
-        let _ = self.link.out.send(frame(msg));
+        self.link.send(msg);
     }
 
     /// Sends `error`, filling in `providerId` and `sessionId` where they apply.
@@ -143,6 +142,22 @@ impl Conn {
         reply_to: Option<&str>,
     ) {
         self.error_req(code, message, reply_to, None);
+    }
+
+    /// Sends `error` about `session` (one the provider asked for, not necessarily the one
+    /// it is bound to), in reply to `reply_to`.
+    pub(super) fn error_about(
+        &self,
+        session: &str,
+        code: ErrorCode,
+        message: impl Into<String>,
+        reply_to: &str,
+    ) {
+        let mut e = ErrorMessage::new(code, message);
+        e.reply_to = Some(reply_to.to_string());
+        e.provider_id = self.id.clone();
+        e.session_id = Some(session.to_string());
+        self.send(&GatewayMessage::Error(e));
     }
 
     pub(super) fn error_req(
