@@ -8,6 +8,7 @@ mod call_cmd;
 mod env_cmd;
 mod gateway_cmd;
 mod idle_exit;
+mod mcp_cmd;
 mod output;
 mod pairing_cmd;
 mod prompt_cmd;
@@ -98,11 +99,42 @@ enum Command {
         #[command(subcommand)]
         command: PairingCommand,
     },
+    /// Be an MCP server on stdin/stdout whose tools are a gateway session's (what MCP
+    /// clients launch); the running gateway does the work. `tap mcp config` prints a
+    /// client's configuration for it.
+    #[command(args_conflicts_with_subcommands = true)]
+    Mcp {
+        #[command(subcommand)]
+        command: Option<McpCommand>,
+        /// The gateway session: joined when a session has this id or label, otherwise
+        /// registered with this label (and ended 30 s after its last MCP client left).
+        #[arg(long, default_value = mcp_cmd::DEFAULT_SESSION)]
+        session: String,
+        /// Working directory of a session it registers (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
     /// Print a one-time login link for the panel (single use, valid 120 s) and open it.
     Ui {
         /// Only print the link; do not start a browser.
         #[arg(long)]
         no_open: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum McpCommand {
+    /// Print the configuration snippet that makes an MCP client launch `tap mcp`.
+    Config {
+        /// The client (default: the common `mcpServers` form).
+        #[arg(long, value_enum)]
+        client: Option<mcp_cmd::Client>,
+        /// The gateway session the client should use.
+        #[arg(long, default_value = mcp_cmd::DEFAULT_SESSION)]
+        session: String,
+        /// Print the Streamable HTTP endpoint and header instead of the stdio form.
+        #[arg(long)]
+        http: bool,
     },
 }
 
@@ -230,6 +262,20 @@ fn main() -> ExitCode {
                 PairingCommand::Revoke { id } => pairing_cmd::revoke(&home, &id).await,
             },
             Command::Ui { no_open } => ui_cmd::run(&home, no_open).await,
+            Command::Mcp {
+                command: None,
+                session,
+                cwd,
+            } => mcp_cmd::run(&home, &session, cwd).await,
+            Command::Mcp {
+                command:
+                    Some(McpCommand::Config {
+                        client,
+                        session,
+                        http,
+                    }),
+                ..
+            } => mcp_cmd::config(&home, client, &session, http),
         }
     })
 }

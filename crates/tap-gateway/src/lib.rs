@@ -36,6 +36,7 @@ mod handle;
 mod hooks;
 mod ids;
 pub mod logs;
+mod mcp;
 mod pairing;
 mod providers;
 mod server;

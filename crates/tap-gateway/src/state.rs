@@ -88,6 +88,8 @@ pub(crate) struct State {
     pub identity: Identities,
     /// Declared tool concurrency limits and their slot pools.
     pub limits: Limits,
+    /// The MCP facade's bindings, by the session name MCP clients use.
+    pub mcp: HashMap<String, Arc<crate::mcp::binding::Binding>>,
 }
 
 impl Core {

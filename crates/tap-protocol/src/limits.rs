@@ -83,6 +83,12 @@ pub const MAX_STREAM_NAME_LEN: usize = 128;
 /// Longest `hello.instance` (characters); not in the spec: an instance id is listed in every
 /// shared tool's `target` schema.
 pub const MAX_INSTANCE_ID_LEN: usize = 128;
+/// Largest MCP message a client may send (an HTTP request body, a `tap mcp` frame): the
+/// provider messages' limit, since a call's arguments end up in one.
+pub const MAX_MCP_REQUEST_BYTES: usize = MAX_MESSAGE_BYTES;
+/// How often an idle MCP event stream (Streamable HTTP, SSE) gets a keep-alive comment, so
+/// a client or proxy does not take a quiet stream for a dead one.
+pub const MCP_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Concurrent session-host connections (each `tap call` is one while it runs).
 pub const MAX_HOST_CONNECTIONS: usize = 64;
 /// Concurrent control-plane connections (panel windows, tray popup, `tap pairing`).

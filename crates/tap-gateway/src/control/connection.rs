@@ -49,6 +49,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
         stopping: core.stopping.clone(),
         write_timeout: Some(CONTROL_WRITE_TIMEOUT),
         diagnostics: core.diagnostics.clone(),
+        authed: false,
     };
     crate::socket::conn::run(socket, conn).await;
     tracing::debug!(%remote, "control client disconnected");

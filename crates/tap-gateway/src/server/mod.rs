@@ -13,7 +13,7 @@ use crate::socket::upgrade;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use std::net::SocketAddr;
@@ -21,7 +21,15 @@ use tokio::net::TcpListener;
 
 pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
     let stopping = gw.core().stopping.clone();
+    let mcp_core = gw.core().clone();
+    let mcp_service = crate::mcp::http::service(&mcp_core);
     let app = Router::new()
+        .route(
+            "/mcp/{session}",
+            any(move |path, remote, req| {
+                crate::mcp::http::endpoint(mcp_core.clone(), mcp_service.clone(), path, remote, req)
+            }),
+        )
         .route("/", get(provider_endpoint))
         .route("/session", get(session_endpoint))
         .route("/control", get(crate::control::endpoint))

@@ -92,6 +92,8 @@ pub(crate) struct Socket {
     /// plane's clients); `None` waits as long as the peer does (its own task only).
     pub write_timeout: Option<Duration>,
     pub diagnostics: Recorder,
+    /// Authenticated before the upgrade (an HTTP header): no auth deadline, no budget.
+    pub authed: bool,
 }
 
 /// Runs `handler` on `socket` until either side ends the connection.
@@ -108,9 +110,13 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
         stopping,
         write_timeout,
         diagnostics,
+        authed,
         ..
     } = socket;
-    let mut authed = false;
+    let mut authed = authed;
+    if authed {
+        ws.get_mut().lift_budget();
+    }
     let deadline = tokio::time::sleep(AUTH_TIMEOUT);
     tokio::pin!(deadline);
     let end = loop {

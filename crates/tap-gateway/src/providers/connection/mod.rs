@@ -65,6 +65,7 @@ pub(crate) async fn serve(
         stopping: core.stopping.clone(),
         write_timeout: None,
         diagnostics: core.diagnostics.clone(),
+        authed: false,
     };
     crate::socket::conn::run(socket, conn).await;
 }

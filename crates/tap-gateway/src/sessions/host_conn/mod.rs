@@ -47,6 +47,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
         stopping: core.stopping.clone(),
         write_timeout: None,
         diagnostics: core.diagnostics.clone(),
+        authed: false,
     };
     crate::socket::conn::run(socket, conn).await;
 }

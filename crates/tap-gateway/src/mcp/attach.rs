@@ -1,0 +1,240 @@
+//! MCP clients arriving at and leaving a gateway session.
+//!
+//! The first client to name a session (`/mcp/<name>`) finds it by id or label and joins it,
+//! or registers one labelled `<name>` through an in-process session host. Every later
+//! client shares that [`Binding`]. When the last client has been gone for the session
+//! hosts' resume window, a session the facade registered is ended (one it joined is left
+//! alone), so an MCP client that reconnects within the window (a new `tap mcp` process, a
+//! stateless client between two requests) keeps its session, its providers and its history.
+
+use super::binding::Binding;
+use crate::sessions::hosts::HostEntry;
+use crate::state::Core;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tap_protocol::host::SessionRegister;
+use tap_protocol::limits::MAX_SESSION_ID_LEN;
+use tap_protocol::ErrorCode;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+
+/// One MCP client's hold on a binding; dropping it may start the end timer.
+pub(crate) struct Presence {
+    core: Arc<Core>,
+    pub binding: Arc<Binding>,
+}
+
+impl Drop for Presence {
+    fn drop(&mut self) {
+        if self.binding.clients.fetch_sub(1, Ordering::SeqCst) == 1 {
+            start_end_timer(&self.core, &self.binding);
+        }
+    }
+}
+
+/// Joins (or registers) the session `name` for one more MCP client. `cwd` is used only
+/// when the session is registered.
+pub(crate) fn attach(
+    core: &Arc<Core>,
+    name: &str,
+    cwd: Option<String>,
+) -> Result<Presence, (ErrorCode, String)> {
+    if name.is_empty() || name.len() > MAX_SESSION_ID_LEN {
+        return Err((
+            ErrorCode::InvalidSession,
+            format!("A session name must be 1 to {MAX_SESSION_ID_LEN} characters"),
+        ));
+    }
+    if core.stopping.is_cancelled() {
+        return Err((ErrorCode::Internal, "The gateway is stopping".into()));
+    }
+    let binding = {
+        let mut state = core.state();
+        let alive = state.mcp.get(name).filter(|b| {
+            !b.gone.is_cancelled() && state.live_session(&b.session_id).is_ok()
+        });
+        match alive {
+            Some(b) => {
+                // Under the lock: an end timer decides under it too, so it either sees
+                // this client or has already removed the binding.
+                b.epoch.fetch_add(1, Ordering::SeqCst);
+                b.clients.fetch_add(1, Ordering::SeqCst);
+                return Ok(Presence {
+                    core: core.clone(),
+                    binding: b.clone(),
+                });
+            }
+            None => {
+                let joined = state
+                    .session_order
+                    .iter()
+                    .filter_map(|id| state.sessions.get(id))
+                    .filter(|s| !s.is_ending())
+                    .find(|s| s.info.id == name || s.info.label.as_deref() == Some(name))
+                    .map(|s| s.info.id.clone());
+                match joined {
+                    Some(id) => {
+                        let b = Arc::new(Binding::new(
+                            name.to_string(),
+                            id,
+                            None,
+                            core.stopping.child_token(),
+                        ));
+                        state.mcp.insert(name.to_string(), b.clone());
+                        drop(state);
+                        super::watch::spawn(core, &b, None);
+                        Ok(b)
+                    }
+                    None => {
+                        drop(state);
+                        register(core, name, cwd)
+                    }
+                }
+            }
+        }
+    }?;
+    binding.epoch.fetch_add(1, Ordering::SeqCst);
+    binding.clients.fetch_add(1, Ordering::SeqCst);
+    Ok(Presence {
+        core: core.clone(),
+        binding,
+    })
+}
+
+/// Registers a session labelled `name`, owned by an in-process session host whose
+/// messages (deliveries, the session's end) the binding's watcher reads.
+fn register(
+    core: &Arc<Core>,
+    name: &str,
+    cwd: Option<String>,
+) -> Result<Arc<Binding>, (ErrorCode, String)> {
+    let host_id = crate::ids::short("mcp");
+    let (out, rx) = mpsc::unbounded_channel::<Message>();
+    core.state().hosts.insert(
+        host_id.clone(),
+        HostEntry {
+            id: host_id.clone(),
+            name: format!("mcp:{name}"),
+            // Nobody resumes an in-process host; the token is never handed out.
+            resume_token: crate::auth::tokens::generate("hrt-"),
+            out: Some(out),
+            kill: core.stopping.child_token(),
+            epoch: 1,
+            outbox: VecDeque::new(),
+            dropped: 0,
+            sessions: HashSet::new(),
+            invocations: HashMap::new(),
+        },
+    );
+    // The newest agent session the user started is the one they work in: providers that
+    // bind to "the foreground session" should find it.
+    let registered = crate::sessions::lifecycle::register_session(
+        core,
+        &host_id,
+        "mcp",
+        SessionRegister {
+            request_id: "mcp".into(),
+            session_id: None,
+            label: Some(name.to_string()),
+            cwd,
+            foreground: true,
+        },
+    );
+    let info = match registered {
+        Ok(info) => info,
+        Err(e) => {
+            core.state().hosts.remove(&host_id);
+            return Err(e);
+        }
+    };
+    let b = Arc::new(Binding::new(
+        name.to_string(),
+        info.id,
+        Some(host_id),
+        core.stopping.child_token(),
+    ));
+    core.state().mcp.insert(name.to_string(), b.clone());
+    super::watch::spawn(core, &b, Some(rx));
+    tracing::info!(session = %b.session_id, name, "MCP session registered");
+    Ok(b)
+}
+
+/// After the resume window with no client back, the binding is given up (and its session
+/// ended, if the facade registered it).
+fn start_end_timer(core: &Arc<Core>, binding: &Arc<Binding>) {
+    let epoch = binding.epoch();
+    let grace = core.config.host_resume_grace;
+    let core2 = core.clone();
+    let binding = binding.clone();
+    core.tasks.spawn(async move {
+        tokio::select! {
+            _ = tokio::time::sleep(grace) => {}
+            _ = binding.gone.cancelled() => return,
+            _ = core2.stopping.cancelled() => return,
+        }
+        {
+            // Decided under the lock `attach` counts clients under: a client arriving now
+            // either is seen here or finds the binding gone and makes a new one.
+            let mut state = core2.state();
+            if binding.epoch() != epoch || binding.clients.load(Ordering::SeqCst) > 0 {
+                return;
+            }
+            forget(&mut state, &binding);
+        }
+        finish(&core2, &binding, "its MCP clients left").await;
+    });
+}
+
+/// Gives the binding up now (its session ended under it).
+pub(crate) async fn give_up(core: &Arc<Core>, binding: &Arc<Binding>, reason: &str) {
+    forget(&mut core.state(), binding);
+    finish(core, binding, reason).await;
+}
+
+fn forget(state: &mut crate::state::State, binding: &Arc<Binding>) {
+    if state
+        .mcp
+        .get(&binding.name)
+        .is_some_and(|b| Arc::ptr_eq(b, binding))
+    {
+        state.mcp.remove(&binding.name);
+    }
+}
+
+/// Stops the binding's watcher and ends a session the facade owns.
+async fn finish(core: &Arc<Core>, binding: &Arc<Binding>, reason: &str) {
+    binding.gone.cancel();
+    if let Some(host) = &binding.host_id {
+        crate::sessions::lifecycle::end_session(
+            core,
+            binding.session_id.clone(),
+            None,
+            reason.to_string(),
+        )
+        .await;
+        core.state().hosts.remove(host);
+    }
+}
+
+/// A tool call starts or ends: an owned session is busy while one runs, so push pacing
+/// (`inject` waits for idle) works for MCP clients too.
+pub(crate) fn call_started(core: &Core, binding: &Binding) {
+    if binding.calls.fetch_add(1, Ordering::SeqCst) == 0 && binding.owns_session() {
+        let _ = crate::sessions::lifecycle::set_busy(
+            core,
+            &binding.session_id,
+            tap_protocol::host::BusyState::Busy,
+        );
+    }
+}
+
+pub(crate) fn call_ended(core: &Core, binding: &Binding) {
+    if binding.calls.fetch_sub(1, Ordering::SeqCst) == 1 && binding.owns_session() {
+        let _ = crate::sessions::lifecycle::set_busy(
+            core,
+            &binding.session_id,
+            tap_protocol::host::BusyState::Idle,
+        );
+    }
+}

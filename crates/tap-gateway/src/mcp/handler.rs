@@ -1,0 +1,245 @@
+//! The MCP server side: one [`McpHandler`] per MCP session (the `initialize` generation
+//! and `tap mcp`) or per request (the stateless 2026-07-28 generation), over the binding of
+//! the gateway session the client named.
+
+use super::attach::{attach, Presence};
+use super::binding::{Binding, Notice};
+use crate::state::Core;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Extensions, Implementation, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use tap_protocol::ErrorCode;
+use tokio::sync::broadcast;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+/// The gateway session an MCP client named, put in the HTTP request's extensions by the
+/// endpoint (or given to the handler by `tap mcp`'s WebSocket).
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub name: String,
+    /// For a session the facade registers.
+    pub cwd: Option<String>,
+}
+
+pub(crate) struct McpHandler {
+    core: Arc<Core>,
+    /// Set for `tap mcp`; for HTTP, read from each request.
+    target: Option<Target>,
+    presence: Mutex<Option<Presence>>,
+    /// Stream URIs this client subscribed to (`resources/subscribe`, the `initialize`
+    /// generation; the stateless one names them in each `subscriptions/listen`).
+    subscribed: Arc<Mutex<HashSet<String>>>,
+    /// Cancelled when the handler goes (its MCP session ended): stops its notifier.
+    closed: CancellationToken,
+    _closed_on_drop: DropGuard,
+}
+
+impl McpHandler {
+    pub fn new(core: Arc<Core>, target: Option<Target>) -> Self {
+        let closed = CancellationToken::new();
+        Self {
+            core,
+            target,
+            presence: Mutex::new(None),
+            subscribed: Arc::default(),
+            _closed_on_drop: closed.clone().drop_guard(),
+            closed,
+        }
+    }
+
+    /// The binding this client uses, attaching on first use (and again if the session
+    /// ended under it: the next request gets a new one of the same name).
+    pub(crate) fn binding(&self, extensions: &Extensions) -> Result<Arc<Binding>, McpError> {
+        let mut slot = self.presence.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = slot.as_ref().filter(|p| !p.binding.gone.is_cancelled()) {
+            return Ok(p.binding.clone());
+        }
+        let target = extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Target>().cloned())
+            .or_else(|| self.target.clone())
+            .ok_or_else(|| {
+                McpError::invalid_request("No gateway session named: use /mcp/<session>", None)
+            })?;
+        let presence = attach(&self.core, &target.name, target.cwd).map_err(gateway_error)?;
+        let binding = presence.binding.clone();
+        *slot = Some(presence);
+        Ok(binding)
+    }
+}
+
+/// A gateway refusal as a JSON-RPC error (for requests that cannot be served at all; a
+/// tool's own failure is an `isError` result instead).
+pub(crate) fn gateway_error((code, message): (ErrorCode, String)) -> McpError {
+    match code {
+        ErrorCode::InvalidSession | ErrorCode::InvalidJson | ErrorCode::NotFound => {
+            McpError::invalid_params(format!("{code}: {message}"), None)
+        }
+        _ => McpError::internal_error(format!("{code}: {message}"), None),
+    }
+}
+
+impl ServerHandler for McpHandler {
+    #[allow(deprecated)] // logging: how `surface`/`inject` deliveries reach older clients
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("tap-gateway", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Tools of the providers connected to this Tap gateway session, and the gateway's \
+             own tap_* tools. Each EventStream of the session is a resource \
+             (tap://streams/<provider>/<stream>).",
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let binding = self.binding(&context.extensions)?;
+        Ok(ListToolsResult::with_all_items(super::tools::list(
+            &self.core, &binding,
+        )?))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let binding = self.binding(&context.extensions)?;
+        super::calls::call(&self.core, &binding, request, &context)
+            .await
+            .map(CallToolResponse::Complete)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let binding = self.binding(&context.extensions)?;
+        Ok(ListResourcesResult::with_all_items(
+            super::resources::list(&self.core, &binding),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let binding = self.binding(&context.extensions)?;
+        super::resources::read(&self.core, &binding, &request.uri)
+            .map(ReadResourceResponse::Complete)
+    }
+
+    #[allow(deprecated)] // the `initialize` generation's way; both generations are served
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let binding = self.binding(&context.extensions)?;
+        super::resources::check_uri(&self.core, &binding, &request.uri)?;
+        self.subscribed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(request.uri);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&request.uri);
+        Ok(())
+    }
+
+    /// The `initialize` generation: notifications go to the client on its own, for as
+    /// long as this MCP session lives.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let binding = match self.binding(&context.extensions) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::warn!(error = %e.message, "MCP client initialized without a session");
+                return;
+            }
+        };
+        let notices = binding.notices.subscribe();
+        let closed = self.closed.clone();
+        let subscribed = self.subscribed.clone();
+        self.core.tasks.spawn(super::notify::forward(
+            context.peer,
+            notices,
+            closed,
+            subscribed,
+            binding.gone.clone(),
+        ));
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    /// The stateless generation: notifications for one `subscriptions/listen` stream.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let binding = self.binding(&context.request_context().extensions)?;
+        let mut notices = binding.notices.subscribe();
+        let accepted = context.accepted().clone();
+        let wants = |uri: &str| {
+            accepted
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|u| u.iter().any(|x| x == uri))
+        };
+        loop {
+            let notice = tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                _ = binding.gone.cancelled() => return Ok(()),
+                n = notices.recv() => n,
+            };
+            let sent = match notice {
+                Ok(Notice::ToolsChanged) | Err(broadcast::error::RecvError::Lagged(_))
+                    if accepted.tools_list_changed == Some(true) =>
+                {
+                    context.sink().notify_tool_list_changed().await
+                }
+                Ok(Notice::StreamUpdated(uri)) if wants(&uri) => {
+                    context.sink().notify_resource_updated(uri).await
+                }
+                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+                _ => Ok(()),
+            };
+            if sent.is_err() {
+                // The client closed its stream.
+                return Ok(());
+            }
+        }
+    }
+}

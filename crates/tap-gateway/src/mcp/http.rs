@@ -1,0 +1,103 @@
+//! `/mcp/<session>`: the MCP facade's endpoint. Every request is checked here first: the
+//! `Origin` (a web page other than the panel is refused, so a site the user visits cannot
+//! call tools) and `Authorization: Bearer <host token>` (never a token in the URL). Then a
+//! WebSocket upgrade is `tap mcp` (`ws.rs`) and anything else is Streamable HTTP, served by
+//! rmcp's service for both MCP generations.
+
+use super::handler::{McpHandler, Target};
+use crate::auth::origin::{self, Allowed};
+use crate::auth::tokens;
+use crate::socket::accept::{limited_upgrade, Kind};
+use crate::socket::upgrade;
+use crate::state::Core;
+use axum::extract::{ConnectInfo, Path, Request};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tap_protocol::limits::{MAX_MCP_REQUEST_BYTES, MCP_SSE_KEEP_ALIVE};
+
+/// The header naming the working directory of a session the facade registers (HTTP
+/// clients; `tap mcp` sends its `--cwd` in it too). A header, not a query: URLs end up in
+/// logs and histories.
+pub(crate) const CWD_HEADER: &str = "tap-cwd";
+
+/// MCP clients: native programs (no `Origin`), the panel, the desktop app's webview.
+const MCP_ENDPOINT: Allowed = Allowed {
+    native: true,
+    tauri: true,
+};
+
+pub(crate) type Service = StreamableHttpService<McpHandler, LocalSessionManager>;
+
+/// The Streamable HTTP service every `/mcp/<session>` request goes through.
+pub(crate) fn service(core: &Arc<Core>) -> Service {
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(core.stopping.child_token())
+        .with_max_request_body_bytes(MAX_MCP_REQUEST_BYTES)
+        .with_sse_keep_alive(Some(MCP_SSE_KEEP_ALIVE));
+    let core = core.clone();
+    StreamableHttpService::new(
+        move || Ok(McpHandler::new(core.clone(), None)),
+        Default::default(),
+        config,
+    )
+}
+
+pub(crate) async fn endpoint(
+    core: Arc<Core>,
+    service: Service,
+    Path(name): Path<String>,
+    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+    mut req: Request,
+) -> Response {
+    if let Err(why) = origin::check(req.headers(), core.address, MCP_ENDPOINT) {
+        tracing::warn!(%remote, why, "MCP request refused");
+        return (StatusCode::FORBIDDEN, format!("{why}\n")).into_response();
+    }
+    if let Err(why) = authorized(req.headers(), &core.secrets.host_token) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            format!("{why}\n"),
+        )
+            .into_response();
+    }
+    let cwd = req
+        .headers()
+        .get(CWD_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string);
+    let target = Target { name, cwd };
+    if upgrade::is_websocket(&req) {
+        let core2 = core.clone();
+        return limited_upgrade(req, &core, Kind::Host, move |ws| {
+            super::ws::serve(core2, ws, remote, target)
+        });
+    }
+    req.extensions_mut().insert(target);
+    let mut service = service;
+    match tower_service::Service::call(&mut service, req).await {
+        Ok(response) => response.map(axum::body::Body::new),
+        Err(never) => match never {},
+    }
+}
+
+/// `Authorization: Bearer <host token>`, compared in constant time.
+fn authorized(headers: &HeaderMap, host_token: &str) -> Result<(), &'static str> {
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or("MCP clients authenticate with 'Authorization: Bearer <host token>' (tap mcp config prints a client's settings)")?;
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok_or("The Authorization header must be 'Bearer <host token>'")?;
+    match tokens::matches(token.trim(), host_token) {
+        true => Ok(()),
+        false => Err("Invalid host token"),
+    }
+}

@@ -1,0 +1,20 @@
+//! The MCP facade: any MCP client is a session of this gateway (`docs/mcp.md`).
+//!
+//! `http`: the `/mcp/<session>` endpoint (auth, `Origin`), Streamable HTTP through rmcp or a
+//! WebSocket for `tap mcp` (`ws`). `handler`: the MCP server over one `binding`, the
+//! gateway session the client named, joined or registered by `attach` and watched by
+//! `watch` for changes that `notify` (or `subscriptions/listen`) passes on. `tools`,
+//! `calls`, `content`, `builtin` and `resources` answer the requests.
+
+mod attach;
+pub(crate) mod binding;
+mod builtin;
+mod calls;
+mod content;
+mod handler;
+pub(crate) mod http;
+mod notify;
+mod resources;
+mod tools;
+mod watch;
+mod ws;

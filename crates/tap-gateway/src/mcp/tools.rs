@@ -1,0 +1,62 @@
+//! `tools/list`: the session's live tool set as the session host sees it (`session.tools`),
+//! after the gateway's built-in `tap_*` tools.
+
+use super::binding::Binding;
+use super::builtin;
+use super::handler::gateway_error;
+use crate::state::Core;
+use rmcp::model::{JsonObject, Tool};
+use rmcp::ErrorData as McpError;
+use std::sync::Arc;
+use tap_protocol::Json;
+
+pub(crate) fn list(core: &Core, binding: &Binding) -> Result<Vec<Tool>, McpError> {
+    let host_tools = {
+        let state = core.state();
+        let session = state
+            .live_session(&binding.session_id)
+            .map_err(gateway_error)?;
+        session.host_tools(core.config.default_tool_timeout)
+    };
+    let mut tools: Vec<Tool> = builtin::definitions()
+        .into_iter()
+        .map(|(name, description, schema)| Tool::new(name, description, object(schema)))
+        .collect();
+    for t in host_tools {
+        if builtin::is_builtin(&t.name) {
+            tracing::warn!(tool = %t.name, provider = %t.provider, "provider tool shadowed by the gateway's built-in tool for MCP clients");
+            continue;
+        }
+        let description = match t.description.is_empty() {
+            true => format!("({})", t.provider),
+            false => t.description,
+        };
+        tools.push(Tool::new(t.name, description, object(t.parameters)));
+    }
+    Ok(tools)
+}
+
+/// MCP wants an object schema; a provider's empty or non-object `parameters` means "any
+/// object".
+fn object(schema: Json) -> Arc<JsonObject> {
+    let mut schema = match schema {
+        Json::Object(o) => o,
+        _ => JsonObject::new(),
+    };
+    schema
+        .entry("type")
+        .or_insert_with(|| Json::String("object".into()));
+    Arc::new(schema)
+}
+
+/// Whether `name` is in the session's tool set (or built in).
+pub(crate) fn exists(core: &Core, binding: &Binding, name: &str) -> Result<bool, McpError> {
+    if builtin::is_builtin(name) {
+        return Ok(true);
+    }
+    let state = core.state();
+    let session = state
+        .live_session(&binding.session_id)
+        .map_err(gateway_error)?;
+    Ok(session.tools.contains_key(name))
+}

@@ -1,0 +1,146 @@
+"""A real MCP client (PyPI `mcp`) driven line by line, for the gateway's MCP tests.
+
+    py_client.py http URL MODE     # Streamable HTTP; the host token comes from $TAP_HOST_TOKEN
+    py_client.py stdio SESSION MODE   # launches `$TAP_BIN mcp --session SESSION` (TAP_HOME inherited)
+
+MODE is `legacy` (the initialize generation), `2026-07-28` (stateless) or `auto`.
+Commands arrive as JSON lines on stdin; every observation leaves as a JSON line on stdout:
+  {"op": "tools"}                                  -> {"op": "tools", "names": [...]}
+  {"op": "call", "id", "tool", "args", "progress"} -> {"op": "progress", ...}*, {"op": "result", ...}
+  {"op": "cancel", "id"}                           -> the call's task is cancelled
+  {"op": "resources"} / {"op": "read", "uri"}      -> {"op": "resources"|"read", ...}
+  {"op": "watch", "uri"?}                          -> {"op": "notice", "kind", ...} as they come
+  {"op": "exit"}
+"""
+
+import json
+import os
+import sys
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+
+def emit(**fields):
+    print(json.dumps(fields), flush=True)
+
+
+async def on_message(message):
+    # The initialize generation: notifications arrive here.
+    root = getattr(message, "root", message)
+    method = getattr(root, "method", None)
+    if method == "notifications/tools/list_changed":
+        emit(op="notice", kind="tools_changed")
+    elif method == "notifications/resources/updated":
+        emit(op="notice", kind="resource_updated", uri=str(root.params.uri))
+    elif method == "notifications/message":
+        emit(op="notice", kind="message", data=root.params.data, level=str(root.params.level))
+
+
+def transport(kind, target):
+    if kind == "http":
+        headers = {"Authorization": "Bearer " + os.environ["TAP_HOST_TOKEN"]}
+        return streamable_http_client(target, http_client=httpx2.AsyncClient(headers=headers, timeout=60))
+    return StdioServerParameters(
+        command=os.environ["TAP_BIN"],
+        args=["mcp", "--session", target],
+        env={k: v for k, v in os.environ.items() if k.startswith("TAP_") or k in ("PATH", "HOME")},
+    )
+
+
+def content_of(result):
+    out = []
+    for block in result.content:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            out.append({"type": "text", "text": block.text})
+        elif kind == "resource_link":
+            out.append({"type": "resource_link", "uri": str(block.uri), "mimeType": block.mime_type})
+        elif kind == "resource":
+            res = block.resource
+            out.append({"type": "resource", "uri": str(res.uri), "text": getattr(res, "text", None)})
+        else:
+            out.append({"type": str(kind)})
+    return out
+
+
+async def run_call(client, cmd, calls):
+    call_id = cmd["id"]
+
+    async def progress(progress, total, message):
+        emit(op="progress", id=call_id, progress=progress, message=message)
+
+    with anyio.CancelScope() as scope:
+        calls[call_id] = scope
+        try:
+            result = await client.call_tool(
+                cmd["tool"], cmd.get("args", {}),
+                progress_callback=progress if cmd.get("progress") else None,
+            )
+            emit(op="result", id=call_id, isError=bool(result.is_error),
+                 content=content_of(result), structured=result.structured_content)
+        except Exception as e:  # a JSON-RPC error from the server
+            emit(op="error", id=call_id, message=str(e))
+    if scope.cancelled_caught:
+        emit(op="cancelled", id=call_id)
+
+
+async def watch(client, cmd):
+    uri = cmd.get("uri")
+    if client.protocol_version < "2026-07-28":
+        if uri:
+            await client.subscribe_resource(uri)
+        emit(op="watching")
+        return
+    async with client.listen(tools_list_changed=True,
+                             resource_subscriptions=[uri] if uri else []) as sub:
+        emit(op="watching")
+        async for event in sub:
+            name = type(event).__name__
+            if name == "ToolsListChanged":
+                emit(op="notice", kind="tools_changed")
+            elif name == "ResourceUpdated":
+                emit(op="notice", kind="resource_updated", uri=event.uri)
+
+
+async def main():
+    kind, target, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    async with Client(transport(kind, target), mode=mode, message_handler=on_message) as client:
+        emit(op="ready", protocol=client.protocol_version)
+        calls = {}
+        async with anyio.create_task_group() as tg:
+            while True:
+                line = await anyio.to_thread.run_sync(sys.stdin.readline)
+                if not line:
+                    break
+                cmd = json.loads(line)
+                op = cmd["op"]
+                if op == "exit":
+                    break
+                elif op == "tools":
+                    result = await client.list_tools(cache_mode="bypass")
+                    emit(op="tools", names=[t.name for t in result.tools],
+                         schemas={t.name: t.input_schema for t in result.tools})
+                elif op == "call":
+                    tg.start_soon(run_call, client, cmd, calls)
+                elif op == "cancel":
+                    calls[cmd["id"]].cancel()
+                elif op == "resources":
+                    result = await client.list_resources()
+                    emit(op="resources", uris=[str(r.uri) for r in result.resources])
+                elif op == "read":
+                    try:
+                        result = await client.read_resource(cmd["uri"])
+                        emit(op="read", text=result.contents[0].text)
+                    except Exception as e:
+                        emit(op="error", message=str(e))
+                elif op == "watch":
+                    tg.start_soon(watch, client, cmd)
+            tg.cancel_scope.cancel()
+
+
+if __name__ == "__main__":
+    anyio.run(main)
