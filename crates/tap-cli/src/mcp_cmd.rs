@@ -158,7 +158,10 @@ pub fn config(home: &Path, client: Option<Client>, session: &str, http: bool) ->
         let url = format!("{address}/mcp/{}", path_segment(session));
         let token_file = home.join("host-token");
         println!("URL:     {url}");
-        println!("Header:  Authorization: Bearer <the token in {}>", token_file.display());
+        println!(
+            "Header:  Authorization: Bearer <the token in {}>",
+            token_file.display()
+        );
         eprintln!("The token is a secret: prefer the stdio form (`tap mcp config` without --http), which reads it itself.");
         return ExitCode::SUCCESS;
     }

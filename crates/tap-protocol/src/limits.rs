@@ -89,6 +89,10 @@ pub const MAX_MCP_REQUEST_BYTES: usize = MAX_MESSAGE_BYTES;
 /// How often an idle MCP event stream (Streamable HTTP, SSE) gets a keep-alive comment, so
 /// a client or proxy does not take a quiet stream for a dead one.
 pub const MCP_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// An MCP session of the `initialize` generation over HTTP that sends no request for this
+/// long is closed (a client that vanished without `DELETE` leaves no session behind for
+/// longer); the client must `initialize` again after it.
+pub const MCP_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Concurrent session-host connections (each `tap call` is one while it runs).
 pub const MAX_HOST_CONNECTIONS: usize = 64;
 /// Concurrent control-plane connections (panel windows, tray popup, `tap pairing`).

@@ -17,6 +17,7 @@ pub mod eventually;
 pub mod gateway;
 pub mod host;
 pub mod local;
+pub mod mcp;
 pub mod process;
 pub mod provider;
 pub mod wire;
@@ -26,6 +27,7 @@ pub use eventually::*;
 pub use gateway::*;
 pub use host::*;
 pub use local::*;
+pub use mcp::*;
 pub use process::*;
 pub use provider::*;
 

@@ -51,9 +51,10 @@ pub(crate) fn attach(
     }
     let binding = {
         let mut state = core.state();
-        let alive = state.mcp.get(name).filter(|b| {
-            !b.gone.is_cancelled() && state.live_session(&b.session_id).is_ok()
-        });
+        let alive = state
+            .mcp
+            .get(name)
+            .filter(|b| !b.gone.is_cancelled() && state.live_session(&b.session_id).is_ok());
         match alive {
             Some(b) => {
                 // Under the lock: an end timer decides under it too, so it either sees

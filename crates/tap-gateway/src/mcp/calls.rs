@@ -27,10 +27,7 @@ pub(crate) async fn call(
     // tool failure the model should read.
     if !super::tools::exists(core, binding, &name)? {
         return Err(McpError::invalid_params(
-            format!(
-                "Unknown tool '{name}' in session '{}'",
-                binding.session_id
-            ),
+            format!("Unknown tool '{name}' in session '{}'", binding.session_id),
             None,
         ));
     }
@@ -97,4 +94,3 @@ async fn run(
         }
     }
 }
-

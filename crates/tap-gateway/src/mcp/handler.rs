@@ -99,7 +99,10 @@ impl ServerHandler for McpHandler {
                 .enable_tool_list_changed()
                 .build(),
         )
-        .with_server_info(Implementation::new("tap-gateway", env!("CARGO_PKG_VERSION")))
+        .with_server_info(Implementation::new(
+            "tap-gateway",
+            env!("CARGO_PKG_VERSION"),
+        ))
         .with_instructions(
             "Tools of the providers connected to this Tap gateway session, and the gateway's \
              own tap_* tools. Each EventStream of the session is a resource \
@@ -135,9 +138,9 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let binding = self.binding(&context.extensions)?;
-        Ok(ListResourcesResult::with_all_items(
-            super::resources::list(&self.core, &binding),
-        ))
+        Ok(ListResourcesResult::with_all_items(super::resources::list(
+            &self.core, &binding,
+        )))
     }
 
     async fn read_resource(

@@ -17,7 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use tap_protocol::limits::{MAX_MCP_REQUEST_BYTES, MCP_SSE_KEEP_ALIVE};
+use tap_protocol::limits::{MAX_MCP_REQUEST_BYTES, MCP_SESSION_IDLE_TIMEOUT, MCP_SSE_KEEP_ALIVE};
 
 /// The header naming the working directory of a session the facade registers (HTTP
 /// clients; `tap mcp` sends its `--cwd` in it too). A header, not a query: URLs end up in
@@ -38,10 +38,12 @@ pub(crate) fn service(core: &Arc<Core>) -> Service {
         .with_cancellation_token(core.stopping.child_token())
         .with_max_request_body_bytes(MAX_MCP_REQUEST_BYTES)
         .with_sse_keep_alive(Some(MCP_SSE_KEEP_ALIVE));
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE_TIMEOUT);
     let core = core.clone();
     StreamableHttpService::new(
         move || Ok(McpHandler::new(core.clone(), None)),
-        Default::default(),
+        Arc::new(sessions),
         config,
     )
 }

@@ -39,7 +39,10 @@ pub(crate) fn check_uri(core: &Core, binding: &Binding, uri: &str) -> Result<Str
             Ok(key)
         }
         _ => Err(McpError::resource_not_found(
-            format!("No stream resource '{uri}' in session '{}'", binding.session_id),
+            format!(
+                "No stream resource '{uri}' in session '{}'",
+                binding.session_id
+            ),
             None,
         )),
     }
@@ -61,7 +64,8 @@ pub(crate) fn read(
             text.push('\n');
         }
     }
-    Ok(ReadResourceResult::new(vec![
-        ResourceContents::text(text, uri).with_mime_type(STREAM_MIME)
-    ]))
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(
+        text, uri,
+    )
+    .with_mime_type(STREAM_MIME)]))
 }

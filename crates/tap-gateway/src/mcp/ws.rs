@@ -81,7 +81,10 @@ impl Handler for McpConn {
             self.reply_error(
                 Json::Null,
                 -32600,
-                format!("Message of {} bytes is above the limit of {MAX_MCP_REQUEST_BYTES}", bytes.len()),
+                format!(
+                    "Message of {} bytes is above the limit of {MAX_MCP_REQUEST_BYTES}",
+                    bytes.len()
+                ),
             );
             return Step::Continue;
         }

@@ -20,6 +20,7 @@ mod host_protocol;
 mod host_resume;
 mod identity;
 mod malformed_results;
+mod mcp;
 mod multi_instance;
 mod pairing;
 mod panel_http;

@@ -1,0 +1,66 @@
+//! The MCP facade with real MCP clients (PyPI `mcp`, both generations) over Streamable
+//! HTTP, against a gateway in this process and raw providers on real sockets.
+
+mod http_refusals;
+mod resources;
+mod sessions;
+mod tools;
+
+use serde_json::Value;
+use tap_testkit::{eventually, McpClient, TestGateway};
+
+/// Both MCP generations: the `initialize` one and the stateless 2026-07-28 one.
+pub const MODES: [&str; 2] = ["legacy", "2026-07-28"];
+
+pub fn url(gw: &TestGateway, session: &str) -> String {
+    format!("http://{}/mcp/{session}", gw.handle.gateway().address())
+}
+
+/// A Python MCP client on `/mcp/<session>`, authenticated.
+pub async fn client(gw: &TestGateway, session: &str, mode: &str) -> McpClient {
+    let token = gw.handle.gateway().host_token().to_string();
+    let (mut c, ready) =
+        McpClient::python_http(&url(gw, session), &token, mode, gw.dir.path()).await;
+    let want = if mode == "legacy" { "2025-11-25" } else { mode };
+    assert_eq!(ready["protocol"], want, "{ready}");
+    // The stateless generation names its session with its first request, not at connect.
+    c.tool_names().await;
+    c
+}
+
+/// The id of the session labelled `label` (the facade registered it on first use).
+pub async fn session_id(gw: &TestGateway, label: &str) -> String {
+    eventually(&format!("session '{label}'"), || async {
+        gw.handle
+            .gateway()
+            .status()
+            .sessions
+            .into_iter()
+            .find(|s| s.label.as_deref() == Some(label))
+            .map(|s| s.id)
+    })
+    .await
+}
+
+/// Waits until the client lists `tool` (after the debounced tool-set publication).
+pub async fn wait_listed(c: &mut McpClient, tool: &str) -> Vec<String> {
+    for _ in 0..200 {
+        let names = c.tool_names().await;
+        if names.iter().any(|n| n == tool) {
+            return names;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("'{tool}' never listed");
+}
+
+/// The text blocks of a `result` observation, joined.
+pub fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,111 @@
+//! Streams as MCP resources, their updates, and deliveries as log messages.
+
+use super::{client, session_id, MODES};
+use serde_json::json;
+use tap_testkit::{tool, TestGateway};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_is_a_resource_with_its_events_as_json_lines() {
+    let gw = TestGateway::start().await;
+    let mut c = client(&gw, "work", "legacy").await;
+    let session = session_id(&gw, "work").await;
+    let mut p = gw.bound("ci", &session, json!([tool("t")])).await;
+    for event in ["build started", "build passed"] {
+        p.send(json!({"type": "push", "level": "keep", "event": event, "stream": "builds"}))
+            .await;
+    }
+    let uri = "tap://streams/ci/builds";
+    let listed = loop {
+        c.send(json!({"op": "resources"})).await;
+        let r = c.expect("resources").await;
+        if r["uris"].as_array().unwrap().iter().any(|u| u == uri) {
+            break r;
+        }
+    };
+    assert_eq!(listed["uris"], json!([uri]));
+    let text = loop {
+        c.send(json!({"op": "read", "uri": uri})).await;
+        let t = c.expect("read").await["text"].as_str().unwrap().to_string();
+        if t.lines().count() == 2 {
+            break t;
+        }
+    };
+    let events: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(events, ["build started", "build passed"], "oldest first");
+
+    c.send(json!({"op": "read", "uri": "tap://streams/ci/nope"}))
+        .await;
+    let e = c.expect("error").await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("No stream resource"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscribed_stream_notifies_new_events_in_both_generations() {
+    for mode in MODES {
+        let gw = TestGateway::start().await;
+        let mut c = client(&gw, "work", mode).await;
+        let session = session_id(&gw, "work").await;
+        let mut p = gw.bound("ci", &session, json!([tool("t")])).await;
+        p.send(json!({"type": "push", "level": "keep", "event": "first", "stream": "builds"}))
+            .await;
+        let uri = "tap://streams/ci/builds";
+        // The stream exists once its first event is stored.
+        loop {
+            c.send(json!({"op": "resources"})).await;
+            if c.expect("resources").await["uris"]
+                .as_array()
+                .unwrap()
+                .len()
+                == 1
+            {
+                break;
+            }
+        }
+        c.send(json!({"op": "watch", "uri": uri})).await;
+        c.expect("watching").await;
+        p.send(json!({"type": "push", "level": "keep", "event": "second", "stream": "builds"}))
+            .await;
+        let n = loop {
+            let n = c.expect("notice").await;
+            if n["kind"] == "resource_updated" {
+                break n;
+            }
+        };
+        assert_eq!(n["uri"], uri, "{mode}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_surface_push_reaches_an_initialize_generation_client_as_a_log_message() {
+    let gw = TestGateway::start().await;
+    let mut c = client(&gw, "work", "legacy").await;
+    let session = session_id(&gw, "work").await;
+    let mut p = gw.bound("ci", &session, json!([tool("t")])).await;
+    p.send(
+        json!({"type": "push", "level": "surface", "event": "deploy done", "stream": "deploys"}),
+    )
+    .await;
+    let n = loop {
+        let n = c.expect("notice").await;
+        if n["kind"] == "message" {
+            break n;
+        }
+    };
+    assert_eq!(n["data"]["event"], "deploy done", "{n}");
+    assert_eq!(n["data"]["provider"], "ci", "{n}");
+    assert_eq!(n["data"]["stream"], "deploys", "{n}");
+}
