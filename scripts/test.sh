@@ -13,9 +13,10 @@ setup_chromium
 setup_desktop
 build_ui
 
-step "example providers' dependencies"
+step "example providers' dependencies and the real MCP clients"
 npm install --no-audit --no-fund --silent --prefix tests/providers/node
-"$TAP_TEST_VENV/bin/pip" install --quiet -r tests/providers/python/requirements.txt
+npm install --no-audit --no-fund --silent --prefix tests/mcp
+"$TAP_TEST_VENV/bin/pip" install --quiet -r tests/providers/python/requirements.txt -r tests/mcp/requirements.txt
 export TAP_TEST_PYTHON="$TAP_TEST_VENV/bin/python"
 
 step "cargo fmt --check"

@@ -84,6 +84,30 @@ impl McpClient {
         Self::spawn(&format!("mcp-python-stdio-{mode}"), cmd, log_dir).await
     }
 
+    /// The TypeScript SDK's client launching `tap mcp --session SESSION`.
+    pub async fn node_stdio(
+        tap: &Path,
+        home: &Path,
+        session: &str,
+        log_dir: &Path,
+    ) -> (Self, Value) {
+        let mut cmd = Command::new("node");
+        cmd.arg(workspace_root().join("tests/mcp/node_client.mjs"))
+            .args(["stdio", session])
+            .env("TAP_BIN", tap)
+            .env("TAP_HOME", home);
+        Self::spawn("mcp-node-stdio", cmd, log_dir).await
+    }
+
+    /// The TypeScript SDK's client on Streamable HTTP.
+    pub async fn node_http(url: &str, token: &str, log_dir: &Path) -> (Self, Value) {
+        let mut cmd = Command::new("node");
+        cmd.arg(workspace_root().join("tests/mcp/node_client.mjs"))
+            .args(["http", url])
+            .env("TAP_HOST_TOKEN", token);
+        Self::spawn("mcp-node-http", cmd, log_dir).await
+    }
+
     /// Sends one command.
     pub async fn send(&mut self, command: Value) {
         let mut line = command.to_string();

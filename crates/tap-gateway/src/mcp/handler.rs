@@ -14,6 +14,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tap_protocol::ErrorCode;
 use tokio::sync::broadcast;
@@ -36,6 +37,9 @@ pub(crate) struct McpHandler {
     /// Stream URIs this client subscribed to (`resources/subscribe`, the `initialize`
     /// generation; the stateless one names them in each `subscriptions/listen`).
     subscribed: Arc<Mutex<HashSet<String>>>,
+    /// The lowest log level the client wants (`logging/setLevel`), as `LoggingLevel as u8`;
+    /// deliveries below it are not sent. Everything until the client says otherwise.
+    log_level: Arc<AtomicU8>,
     /// Cancelled when the handler goes (its MCP session ended): stops its notifier.
     closed: CancellationToken,
     _closed_on_drop: DropGuard,
@@ -49,6 +53,7 @@ impl McpHandler {
             target,
             presence: Mutex::new(None),
             subscribed: Arc::default(),
+            log_level: Arc::default(),
             _closed_on_drop: closed.clone().drop_guard(),
             closed,
         }
@@ -198,9 +203,22 @@ impl ServerHandler for McpHandler {
             context.peer,
             notices,
             closed,
-            subscribed,
+            super::notify::Wants {
+                subscribed,
+                log_level: self.log_level.clone(),
+            },
             binding.gone.clone(),
         ));
+    }
+
+    #[allow(deprecated)] // logging: see `notify`
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log_level.store(request.level as u8, Ordering::Relaxed);
+        Ok(())
     }
 
     fn accepted_subscription_filter(

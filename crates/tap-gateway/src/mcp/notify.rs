@@ -16,16 +16,25 @@ use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::{Peer, RoleServer};
 use serde_json::json;
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tap_protocol::provider::PushLevel;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+/// What the client asked to hear.
+pub(crate) struct Wants {
+    /// Stream URIs it subscribed to.
+    pub subscribed: Arc<Mutex<HashSet<String>>>,
+    /// `logging/setLevel`, as `LoggingLevel as u8`.
+    pub log_level: Arc<AtomicU8>,
+}
+
 pub(crate) async fn forward(
     peer: Peer<RoleServer>,
     mut notices: broadcast::Receiver<Notice>,
     closed: CancellationToken,
-    subscribed: Arc<Mutex<HashSet<String>>>,
+    wants: Wants,
     gone: CancellationToken,
 ) {
     loop {
@@ -40,7 +49,8 @@ pub(crate) async fn forward(
                 peer.notify_tool_list_changed().await
             }
             Ok(Notice::StreamUpdated(uri)) => {
-                let wanted = subscribed
+                let wanted = wants
+                    .subscribed
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .contains(&uri);
@@ -59,6 +69,9 @@ pub(crate) async fn forward(
                     PushLevel::Inject => LoggingLevel::Notice,
                     _ => LoggingLevel::Info,
                 };
+                if (level as u8) < wants.log_level.load(Ordering::Relaxed) {
+                    continue;
+                }
                 let data = json!({
                     "event": d.event,
                     "stream": d.stream,

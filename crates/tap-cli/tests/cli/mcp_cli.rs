@@ -1,0 +1,243 @@
+//! `tap mcp` with real MCP clients launching it, as Claude Desktop, Claude Code or Cursor
+//! would: the PyPI `mcp` client in both generations, the TypeScript SDK's client, the
+//! Inspector's CLI, and a pydantic-ai agent loop; plus `tap mcp` without a gateway and
+//! `tap mcp config`. Real `tap gateway` child, raw providers on real sockets.
+
+use crate::common::{eventually, repo_root, run, tap_bin, Gateway, Provider};
+use serde_json::{json, Value};
+use std::path::Path;
+use tap_testkit::{test_python, McpClient};
+use tokio::process::Command;
+
+/// The id of the session `tap mcp --session LABEL` registered.
+async fn session_labelled(gw: &Gateway, label: &str) -> String {
+    eventually(&format!("session {label}"), || async {
+        let status = gw.status().await;
+        status["sessions"]
+            .as_array()?
+            .iter()
+            .find(|s| s["label"] == label)
+            .map(|s| s["id"].as_str().unwrap().to_string())
+    })
+    .await
+}
+
+/// A provider with a `greet` tool bound to the session `tap mcp --session LABEL` made.
+async fn greeter(gw: &Gateway, label: &str) -> (Provider, String) {
+    let session = session_labelled(gw, label).await;
+    let greet = json!({"name": "greet", "description": "Greets someone", "parameters": {
+        "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}});
+    let p = gw.bound("greeter", &session, json!([greet])).await;
+    gw.wait_for_tool(&session, "greet").await;
+    (p, session)
+}
+
+/// Answers the next `tool.call` with a greeting of its `name`.
+async fn answer_greeting(p: &mut Provider) -> Value {
+    let call = p.expect_next("tool.call").await;
+    let name = call["args"]["name"].as_str().unwrap_or("?").to_string();
+    p.send(json!({"type": "tool.result", "id": call["id"], "data": format!("Hello, {name}!")}))
+        .await;
+    call
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_client_uses_a_provider_through_tap_mcp_in_both_generations() {
+    let gw = Gateway::start().await;
+    for mode in ["legacy", "2026-07-28"] {
+        let label = format!("stdio-{mode}");
+        let (mut c, _) =
+            McpClient::python_stdio(Path::new(tap_bin()), &gw.home, &label, mode, gw.log_dir())
+                .await;
+        c.tool_names().await; // names the session
+        let (mut p, session) = greeter(&gw, &label).await;
+        assert!(
+            c.tool_names().await.contains(&"greet".to_string()),
+            "{mode}"
+        );
+        c.start_call("1", "greet", json!({"name": "Ada"}), false)
+            .await;
+        let call = answer_greeting(&mut p).await;
+        assert_eq!(call["sessionId"], session.as_str());
+        let r = c.outcome("1").await;
+        assert_eq!(r["content"][0]["text"], "Hello, Ada!", "{mode}: {r}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_goes_away_mid_call_cancels_it_at_the_provider() {
+    let gw = Gateway::start().await;
+    let (mut c, _) = McpClient::python_stdio(
+        Path::new(tap_bin()),
+        &gw.home,
+        "vanish",
+        "legacy",
+        gw.log_dir(),
+    )
+    .await;
+    let (mut p, _) = greeter(&gw, "vanish").await;
+    c.start_call("1", "greet", json!({"name": "Ada"}), false)
+        .await;
+    let call = p.expect_next("tool.call").await;
+    // The client dies: `tap mcp` sees its stdin close and hangs up.
+    c.proc.signal("KILL");
+    let cancel = p.expect_next("tool.cancel").await;
+    assert_eq!(cancel["id"], call["id"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_client_lists_and_calls_through_tap_mcp_and_http() {
+    let gw = Gateway::start().await;
+    let (mut c, _) =
+        McpClient::node_stdio(Path::new(tap_bin()), &gw.home, "ts", gw.log_dir()).await;
+    c.tool_names().await;
+    let (mut p, _) = greeter(&gw, "ts").await;
+    assert!(c.tool_names().await.contains(&"greet".to_string()));
+    c.start_call("1", "greet", json!({"name": "Grace"}), false)
+        .await;
+    answer_greeting(&mut p).await;
+    let r = c.outcome("1").await;
+    assert_eq!(r["content"][0]["text"], "Hello, Grace!", "{r}");
+
+    // The same session over Streamable HTTP, by its label.
+    let url = format!("{}/mcp/ts", gw.url.replacen("ws://", "http://", 1));
+    let token = std::fs::read_to_string(gw.home.join("host-token")).unwrap();
+    let (mut h, _) = McpClient::node_http(&url, token.trim(), gw.log_dir()).await;
+    h.start_call("2", "greet", json!({"name": "Linus"}), false)
+        .await;
+    answer_greeting(&mut p).await;
+    assert_eq!(h.outcome("2").await["content"][0]["text"], "Hello, Linus!");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inspector_cli_lists_and_calls_through_tap_mcp() {
+    let gw = Gateway::start().await;
+    // The Inspector starts `tap mcp` itself for each command; a first one makes the session.
+    let inspector = |args: &[&str]| {
+        let mut cmd = Command::new(repo_root().join("tests/mcp/node_modules/.bin/mcp-inspector"));
+        cmd.arg("--cli")
+            .args(["-e", &format!("TAP_HOME={}", gw.home.display())])
+            .args(args)
+            .args(["--", tap_bin(), "mcp", "--session", "inspected"])
+            .env("HOME", gw.dir.path());
+        cmd
+    };
+    let out = run(inspector(&["--method", "tools/list"])).await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert!(out.stdout.contains("tap_stream_history"), "{out:?}");
+    let (mut p, _) = greeter(&gw, "inspected").await;
+    let call = tokio::spawn(run(inspector(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "greet",
+        "--tool-arg",
+        "name=Inspector",
+    ])));
+    answer_greeting(&mut p).await;
+    let out = call.await.unwrap();
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert!(out.stdout.contains("Hello, Inspector!"), "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pydantic_ai_agent_calls_a_provider_tool_through_tap_mcp() {
+    let gw = Gateway::start().await;
+    let mut cmd = Command::new(test_python());
+    cmd.arg(repo_root().join("tests/mcp/pydantic_agent.py"))
+        .args(["agent", "greet"])
+        .env("TAP_BIN", tap_bin())
+        .env("TAP_HOME", &gw.home);
+    // Another MCP client holds the session open so the provider can bind before the agent
+    // starts: the agent's first tool list then has the tool.
+    let (mut holder, _) = McpClient::python_stdio(
+        Path::new(tap_bin()),
+        &gw.home,
+        "agent",
+        "legacy",
+        gw.log_dir(),
+    )
+    .await;
+    holder.tool_names().await;
+    let (mut p, _) = greeter(&gw, "agent").await;
+    let agent = tokio::spawn(run(cmd));
+    let call = answer_greeting(&mut p).await;
+    assert!(call["args"]["name"].is_string(), "{call}");
+    let out = agent.await.unwrap();
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    let output = out.json()["output"].as_str().unwrap().to_string();
+    assert!(output.contains("Hello, "), "{output}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_gateway_tap_mcp_says_so_on_stderr_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(tap_bin());
+    cmd.arg("mcp").env("TAP_HOME", dir.path());
+    let out = run(cmd).await;
+    assert_eq!(out.code(), Some(1), "{out:?}");
+    assert_eq!(out.stdout, "", "stdout is the MCP channel");
+    assert!(out.stderr.contains("no running gateway"), "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tap_mcp_config_prints_each_clients_form() {
+    let gw = Gateway::start().await;
+    let tap = std::fs::canonicalize(tap_bin())
+        .unwrap()
+        .display()
+        .to_string();
+    let args = json!(["mcp", "--session", "work"]);
+    for (client, want) in [
+        (
+            None,
+            json!({"mcpServers": {"tap": {"command": tap, "args": args}}}),
+        ),
+        (
+            Some("claude-desktop"),
+            json!({"mcpServers": {"tap": {"command": tap, "args": args}}}),
+        ),
+        (
+            Some("cursor"),
+            json!({"mcpServers": {"tap": {"command": tap, "args": args}}}),
+        ),
+        (
+            Some("vscode"),
+            json!({"servers": {"tap": {"type": "stdio", "command": tap, "args": args}}}),
+        ),
+    ] {
+        let mut a = vec!["mcp", "config", "--session", "work"];
+        if let Some(c) = client {
+            a.extend(["--client", c]);
+        }
+        let out = gw.run(&a).await;
+        assert_eq!(out.code(), Some(0), "{out:?}");
+        assert_eq!(out.json(), want, "{client:?}");
+    }
+    let out = gw
+        .run(&[
+            "mcp",
+            "config",
+            "--client",
+            "claude-code",
+            "--session",
+            "work",
+        ])
+        .await;
+    assert_eq!(
+        out.stdout.trim(),
+        format!("claude mcp add tap -- {tap} mcp --session work")
+    );
+    let out = gw
+        .run(&["mcp", "config", "--http", "--session", "my work"])
+        .await;
+    assert!(
+        out.stdout.contains(&format!(
+            "{}/mcp/my%20work",
+            gw.url.replacen("ws://", "http://", 1)
+        )),
+        "{out:?}"
+    );
+    let token = std::fs::read_to_string(gw.home.join("host-token")).unwrap();
+    assert!(!out.stdout.contains(token.trim()), "never prints the token");
+}
