@@ -6,7 +6,7 @@
 //! `watch` for changes that `notify` (or `subscriptions/listen`) passes on. `tools`,
 //! `calls`, `content`, `builtin` and `resources` answer the requests.
 
-mod attach;
+pub(crate) mod attach;
 pub(crate) mod binding;
 mod builtin;
 mod calls;
