@@ -9,6 +9,7 @@ Commands arrive as JSON lines on stdin; every observation leaves as a JSON line 
   {"op": "call", "id", "tool", "args", "progress"} -> {"op": "progress", ...}*, {"op": "result", ...}
   {"op": "cancel", "id"}                           -> the call's task is cancelled
   {"op": "resources"} / {"op": "read", "uri"}      -> {"op": "resources"|"read", ...}
+  {"op": "prompts"} / {"op": "prompt", "name", "args"} -> {"op": "prompts"|"prompt", ...}
   {"op": "watch", "uri"?}                          -> {"op": "notice", "kind", ...} as they come
   {"op": "exit"}
 """
@@ -137,6 +138,12 @@ async def main():
                         emit(op="read", text=result.contents[0].text)
                     except Exception as e:
                         emit(op="error", message=str(e))
+                elif op == "prompts":
+                    result = await client.list_prompts()
+                    emit(op="prompts", names=[p.name for p in result.prompts])
+                elif op == "prompt":
+                    result = await client.get_prompt(cmd["name"], cmd.get("args", {}))
+                    emit(op="prompt", text=result.messages[0].content.text)
                 elif op == "watch":
                     tg.start_soon(watch, client, cmd)
             tg.cancel_scope.cancel()

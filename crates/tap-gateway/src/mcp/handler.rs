@@ -6,10 +6,10 @@ use super::attach::{attach, Presence};
 use super::binding::{Binding, Notice};
 use crate::state::Core;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Extensions, Implementation, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, Extensions, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -97,6 +97,7 @@ impl ServerHandler for McpHandler {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_logging()
+                .enable_prompts()
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_resources_list_changed()
@@ -135,6 +136,31 @@ impl ServerHandler for McpHandler {
         super::calls::call(&self.core, &binding, request, &context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        self.binding(&context.extensions)?;
+        Ok(ListPromptsResult::with_all_items(super::prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let binding = self.binding(&context.extensions)?;
+        super::prompts::get(
+            &self.core,
+            &binding,
+            &request.name,
+            request.arguments.as_ref(),
+        )
+        .await
+        .map(GetPromptResponse::Complete)
     }
 
     async fn list_resources(

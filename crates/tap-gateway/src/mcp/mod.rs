@@ -4,7 +4,7 @@
 //! WebSocket for `tap mcp` (`ws`). `handler`: the MCP server over one `binding`, the
 //! gateway session the client named, joined or registered by `attach` and watched by
 //! `watch` for changes that `notify` (or `subscriptions/listen`) passes on. `tools`,
-//! `calls`, `content`, `builtin` and `resources` answer the requests.
+//! `calls`, `content`, `builtin`, `resources` and `prompts` answer the requests.
 
 pub(crate) mod attach;
 pub(crate) mod binding;
@@ -14,6 +14,7 @@ mod content;
 mod handler;
 pub(crate) mod http;
 mod notify;
+mod prompts;
 mod resources;
 mod tools;
 mod watch;

@@ -1,4 +1,5 @@
-//! Streams as MCP resources, their updates, and deliveries as log messages.
+//! Streams as MCP resources, their updates, deliveries as log messages, and the providers'
+//! context as the `tap_context` prompt.
 
 use super::{client, session_id, MODES};
 use serde_json::json;
@@ -108,4 +109,30 @@ async fn a_surface_push_reaches_an_initialize_generation_client_as_a_log_message
     assert_eq!(n["data"]["event"], "deploy done", "{n}");
     assert_eq!(n["data"]["provider"], "ci", "{n}");
     assert_eq!(n["data"]["stream"], "deploys", "{n}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_prompt_carries_the_providers_context_after_the_users_text() {
+    for mode in MODES {
+        let gw = TestGateway::start().await;
+        let mut c = client(&gw, "work", mode).await;
+        c.send(json!({"op": "prompts"})).await;
+        assert_eq!(c.expect("prompts").await["names"], json!(["tap_context"]));
+        let session = session_id(&gw, "work").await;
+        let mut p = gw.bound("ci", &session, json!([tool("t")])).await;
+        p.send(
+            json!({"type": "context.update", "requestId": "c1", "context": "CI is red on main."}),
+        )
+        .await;
+        p.expect_next("ack").await;
+        c.send(
+            json!({"op": "prompt", "name": "tap_context", "args": {"prompt": "Fix the build."}}),
+        )
+        .await;
+        let text = c.expect("prompt").await["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(text, "Fix the build.\n\nCI is red on main.", "{mode}");
+    }
 }
