@@ -11,11 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tap_client::Discovery;
 use tap_protocol::limits::MAX_MCP_REQUEST_BYTES;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 /// The session MCP clients share when they name none.
 pub const DEFAULT_SESSION: &str = "mcp";
@@ -60,21 +59,18 @@ pub async fn run(home: &Path, session: &str, cwd: Option<PathBuf>) -> ExitCode {
         }
     };
     let (mut to_gateway, mut from_gateway) = ws.split();
-    let mut lines = FramedRead::new(
-        tokio::io::stdin(),
-        LinesCodec::new_with_max_length(MAX_MCP_REQUEST_BYTES),
-    );
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let mut stdout = tokio::io::stdout();
     loop {
         tokio::select! {
-            line = lines.next() => match line {
-                Some(Ok(line)) if line.trim().is_empty() => {}
-                Some(Ok(line)) => {
+            line = read_line(&mut stdin, MAX_MCP_REQUEST_BYTES) => match line {
+                Ok(Line::Text(line)) if line.trim().is_empty() => {}
+                Ok(Line::Text(line)) => {
                     if to_gateway.send(Message::text(line)).await.is_err() {
                         return stderr_fail("the gateway closed the connection");
                     }
                 }
-                Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                Ok(Line::TooLong) => {
                     let e = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
                         "code": -32600,
                         "message": format!("Message above the limit of {MAX_MCP_REQUEST_BYTES} bytes"),
@@ -83,9 +79,9 @@ pub async fn run(home: &Path, session: &str, cwd: Option<PathBuf>) -> ExitCode {
                         return ExitCode::SUCCESS;
                     }
                 }
-                Some(Err(LinesCodecError::Io(e))) => return stderr_fail(format!("reading stdin: {e}")),
+                Err(e) => return stderr_fail(format!("reading stdin: {e}")),
                 // The client closed our stdin: it is done with us.
-                None => {
+                Ok(Line::End) => {
                     let _ = to_gateway.send(Message::Close(None)).await;
                     return ExitCode::SUCCESS;
                 }
@@ -108,6 +104,48 @@ pub async fn run(home: &Path, session: &str, cwd: Option<PathBuf>) -> ExitCode {
                 Some(Err(e)) => return stderr_fail(format!("connection to the gateway lost: {e}")),
                 None => return stderr_fail("the gateway closed the connection"),
             },
+        }
+    }
+}
+
+/// One line of stdin.
+enum Line {
+    Text(String),
+    /// Longer than the limit: its bytes were read and dropped up to its newline.
+    TooLong,
+    End,
+}
+
+/// Reads one line of at most `limit` bytes, never buffering more than that: a longer line
+/// is skipped to its end, so the next one is read normally.
+async fn read_line(input: &mut (impl AsyncBufRead + Unpin), limit: usize) -> std::io::Result<Line> {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = input.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(match (line.is_empty() && !too_long, too_long) {
+                (true, _) => Line::End,
+                (false, true) => Line::TooLong,
+                (false, false) => Line::Text(String::from_utf8_lossy(&line).into_owned()),
+            });
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long && line.len() + take <= limit {
+            line.extend_from_slice(&chunk[..take]);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        input.consume(take + usize::from(done));
+        if done {
+            return Ok(match too_long {
+                true => Line::TooLong,
+                false => Line::Text(String::from_utf8_lossy(&line).into_owned()),
+            });
         }
     }
 }
@@ -195,7 +233,30 @@ pub fn config(home: &Path, client: Option<Client>, session: &str, http: bool) ->
 
 #[cfg(test)]
 mod tests {
-    use super::path_segment;
+    use super::{path_segment, read_line, Line};
+
+    async fn lines(input: &[u8], limit: usize) -> Vec<String> {
+        let mut r = input;
+        let mut out = Vec::new();
+        loop {
+            match read_line(&mut r, limit).await.unwrap() {
+                Line::Text(t) => out.push(t),
+                Line::TooLong => out.push("<too long>".into()),
+                Line::End => return out,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_is_skipped_and_reading_goes_on() {
+        assert_eq!(
+            lines(b"ab\nabcdef\ncd\n", 4).await,
+            ["ab", "<too long>", "cd"]
+        );
+        assert_eq!(lines(b"abcd\nx", 4).await, ["abcd", "x"]);
+        assert_eq!(lines(b"abcdefgh", 4).await, ["<too long>"]);
+        assert_eq!(lines(b"", 4).await, Vec::<String>::new());
+    }
 
     #[test]
     fn session_names_are_escaped_for_one_path_segment() {

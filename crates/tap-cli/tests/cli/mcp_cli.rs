@@ -241,3 +241,78 @@ async fn tap_mcp_config_prints_each_clients_form() {
     let token = std::fs::read_to_string(gw.home.join("host-token")).unwrap();
     assert!(!out.stdout.contains(token.trim()), "never prints the token");
 }
+
+/// Writes one line to `tap mcp`'s stdin and reads its answer.
+async fn exchange(
+    stdin: &mut tokio::process::ChildStdin,
+    out: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    line: &[u8],
+    log: &Path,
+) -> Value {
+    use tokio::io::AsyncWriteExt;
+    stdin.write_all(line).await.unwrap();
+    stdin.write_all(b"\n").await.unwrap();
+    let text = tokio::time::timeout(tap_testkit::MCP_PATIENCE, out.next_line())
+        .await
+        .expect("an answer in time")
+        .unwrap()
+        .unwrap_or_else(|| {
+            panic!(
+                "tap mcp ended: {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            )
+        });
+    serde_json::from_str(&text).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_lines_on_stdin_get_json_rpc_errors_and_tap_mcp_serves_on() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let gw = Gateway::start().await;
+    let log = gw.log_dir().join("tap-mcp.log");
+    let mut cmd = gw.tap();
+    cmd.args(["mcp", "--session", "raw"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let e = exchange(&mut stdin, &mut out, b"{not json", &log).await;
+    assert_eq!(e["error"]["code"], -32700, "{e}");
+    let e = exchange(
+        &mut stdin,
+        &mut out,
+        br#"{"jsonrpc":"2.0","id":7,"method":42}"#,
+        &log,
+    )
+    .await;
+    assert_eq!(
+        (e["id"].clone(), e["error"]["code"].clone()),
+        (json!(7), json!(-32600)),
+        "{e}"
+    );
+    let huge = [
+        b"\"".as_slice(),
+        &vec![b'x'; tap_protocol::limits::MAX_MCP_REQUEST_BYTES],
+        b"\"",
+    ]
+    .concat();
+    let e = exchange(&mut stdin, &mut out, &huge, &log).await;
+    assert_eq!(e["error"]["code"], -32600, "{e}");
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("limit"),
+        "{e}"
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let r = exchange(&mut stdin, &mut out, init.to_string().as_bytes(), &log).await;
+    assert_eq!(r["result"]["serverInfo"]["name"], "tap-gateway", "{r}");
+    drop(stdin);
+    let status = tokio::time::timeout(tap_testkit::MCP_PATIENCE, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "stdin closed: a clean exit");
+}
