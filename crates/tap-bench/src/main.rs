@@ -11,6 +11,7 @@
 
 mod bare;
 mod machine;
+mod mcp;
 mod options;
 mod provider;
 mod report;
@@ -162,7 +163,7 @@ async fn run(opts: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let in_process_wanted = ["s1", "s2", "s3", "s4"].iter().any(|s| opts.wants(s));
+    let in_process_wanted = ["s1", "s2", "s3", "s4", "s7"].iter().any(|s| opts.wants(s));
     let rig = if in_process_wanted {
         match bounded(n.limit, setup_rig()).await {
             Ok(r) => Some(r),
@@ -215,6 +216,9 @@ async fn run(opts: Options) -> ExitCode {
     }
     if let Some((rig, main, fan)) = &rig {
         throughput(&opts, &n, rig, main, fan, &floors, &mut out).await;
+        if opts.wants("s7") {
+            s7(&n, rig, main, &mut out).await;
+        }
     }
     if let Some((rig, _, _)) = rig {
         rig.stop().await;
@@ -417,6 +421,31 @@ async fn throughput(
             }
             Err(e) => out.fail(&s4, e),
         }
+    }
+}
+
+/// S7: MCP over Streamable HTTP against the session-host WebSocket, same calls, same run.
+async fn s7(n: &Counts, rig: &scenarios::Rig, main: &str, out: &mut Report) {
+    const S7: &str = "S7 MCP tools/call over HTTP";
+    progress(S7);
+    let sequential = n.sequential / 4;
+    match bounded(n.limit, mcp::s7(rig, main, n.warmup, sequential, n.rounds)).await {
+        Ok(r) => {
+            let r50 = ratio(secs(r.mcp.p50()), secs(r.host.p50()));
+            out.rows.extend([
+                Row::info(S7, "p50", micros(r.mcp.p50()))
+                    .vs(format!("host {}", micros(r.host.p50())), r50)
+                    .target("<= 1.5x the host socket", r50 <= 1.5),
+                Row::info(S7, "p99", micros(r.mcp.p99())).vs(
+                    format!("host {}", micros(r.host.p99())),
+                    ratio(secs(r.mcp.p99()), secs(r.host.p99())),
+                ),
+                Row::info(S7, "calls", per_sec(r.mcp.rate()))
+                    .vs(per_sec(r.host.rate()), ratio(r.mcp.rate(), r.host.rate())),
+            ]);
+            out.rows.extend(switches_row(S7, "per call", &r.mcp));
+        }
+        Err(e) => out.fail(S7, e),
     }
 }
 

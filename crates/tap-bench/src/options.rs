@@ -7,7 +7,7 @@ pub(crate) const USAGE: &str = "\
 usage: tap-bench [--quick] [--only LIST] [--tap PATH] [--nodelay]
 
   --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s4,s5 (E0 always runs)
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s4,s5,s7 (E0 always runs)
   --tap PATH   the `tap` binary for S5 (default: `tap` next to this executable;
                build it with `cargo build --release -p tap-cli`)
   --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
@@ -52,7 +52,7 @@ impl Options {
                     if let Some(bad) = opts
                         .only
                         .iter()
-                        .find(|s| !["s1", "s2", "s3", "s4", "s5"].contains(&s.as_str()))
+                        .find(|s| !["s1", "s2", "s3", "s4", "s5", "s7"].contains(&s.as_str()))
                     {
                         return Err(format!("unknown scenario '{bad}'"));
                     }
