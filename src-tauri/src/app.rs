@@ -10,6 +10,7 @@ use tap_desktop_core::engine::{Engine, StartOptions};
 use tap_desktop_core::failures::ProviderFailure;
 use tap_desktop_core::first_run;
 use tap_desktop_core::notify::refuse_start;
+use tap_desktop_core::popup;
 use tap_desktop_core::signals::Signals;
 use tap_desktop_core::watcher::{self, Watcher};
 use tap_gateway::logs::LogBuffer;
@@ -50,6 +51,7 @@ pub fn run(
             commands::secret_storage_notice,
             commands::open_panel,
             commands::hide_window,
+            commands::fit_popup,
         ])
         .on_window_event(|window, event| {
             if let WindowEvent::CloseRequested { api, .. } = event {
@@ -116,10 +118,10 @@ fn setup(
     let address = gateway.address();
     // Subscribe before reading the state, so nothing between the two is missed.
     let events = gateway.subscribe();
-    let watcher = Arc::new(Mutex::new(Watcher::new(
-        &gateway.status(),
-        &gateway.pairing_list(),
-    )));
+    let notify_after = popup::notify_after(|k| std::env::var(k).ok());
+    let watcher = Arc::new(Mutex::new(
+        Watcher::new(&gateway.status(), &gateway.pairing_list()).with_notify_after(notify_after),
+    ));
     let summary = watcher.lock().unwrap().summary();
     app.manage(Desktop {
         home: home.clone(),

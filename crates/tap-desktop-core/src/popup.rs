@@ -17,6 +17,19 @@ use std::time::Duration;
 /// reminder comes while the code still works.
 pub const NOTIFY_AFTER: Duration = Duration::from_secs(60);
 
+/// Environment variable that shortens [`NOTIFY_AFTER`] (milliseconds), for the desktop
+/// end-to-end tests: they check the reminder arrives without waiting a minute, and `0`
+/// restores "notify at once" to test the notification paths themselves.
+pub const NOTIFY_AFTER_ENV: &str = "TAP_DESKTOP_NOTIFY_AFTER_MS";
+
+/// [`NOTIFY_AFTER`], or what [`NOTIFY_AFTER_ENV`] says (`env` reads the environment).
+pub fn notify_after(env: impl Fn(&str) -> Option<String>) -> Duration {
+    env(NOTIFY_AFTER_ENV)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(NOTIFY_AFTER)
+}
+
 /// The popup's width, in logical pixels (CSS px).
 pub const POPUP_WIDTH: f64 = 400.0;
 /// The popup's least height: the header, one request and some room ("No pending requests").
@@ -39,9 +52,15 @@ pub enum PopupShown {
 }
 
 /// Whether a pairing request gets a desktop notification now. `notified`: it already had
-/// one (each request notifies at most once); `pending_for`: how long it has waited.
-pub fn should_notify(popup: PopupShown, pending_for: Duration, notified: bool) -> bool {
-    !notified && (popup == PopupShown::No || pending_for >= NOTIFY_AFTER)
+/// one (each request notifies at most once); `pending_for`: how long it has waited;
+/// `after`: [`NOTIFY_AFTER`] (see [`notify_after`]).
+pub fn should_notify(
+    popup: PopupShown,
+    pending_for: Duration,
+    notified: bool,
+    after: Duration,
+) -> bool {
+    !notified && (popup == PopupShown::No || pending_for >= after)
 }
 
 /// A rectangle on the screen, in physical pixels (what the OS reports for monitors and the
@@ -139,17 +158,30 @@ mod tests {
     #[test]
     fn a_shown_popup_is_the_notification_until_the_request_has_waited_a_while() {
         let soon = Duration::from_secs(1);
-        assert!(!should_notify(PopupShown::Yes, soon, false));
-        assert!(!should_notify(PopupShown::Yes, NOTIFY_AFTER - soon, false));
-        assert!(should_notify(PopupShown::Yes, NOTIFY_AFTER, false));
+        let after = NOTIFY_AFTER;
+        assert!(!should_notify(PopupShown::Yes, soon, false, after));
+        assert!(!should_notify(PopupShown::Yes, after - soon, false, after));
+        assert!(should_notify(PopupShown::Yes, after, false, after));
         // Once per request.
-        assert!(!should_notify(PopupShown::Yes, NOTIFY_AFTER * 2, true));
+        assert!(!should_notify(PopupShown::Yes, after * 2, true, after));
     }
 
     #[test]
     fn without_a_popup_a_request_notifies_at_once_and_once() {
-        assert!(should_notify(PopupShown::No, Duration::ZERO, false));
-        assert!(!should_notify(PopupShown::No, NOTIFY_AFTER, true));
+        let after = NOTIFY_AFTER;
+        assert!(should_notify(PopupShown::No, Duration::ZERO, false, after));
+        assert!(!should_notify(PopupShown::No, after, true, after));
+    }
+
+    #[test]
+    fn the_tests_can_shorten_the_delay() {
+        assert_eq!(notify_after(|_| None), NOTIFY_AFTER);
+        let env = |k: &str| (k == NOTIFY_AFTER_ENV).then(|| "2500".to_string());
+        assert_eq!(notify_after(env), Duration::from_millis(2500));
+        assert_eq!(notify_after(|_| Some("soon".into())), NOTIFY_AFTER);
+        // 0: a shown popup no longer holds the notification back.
+        let zero = notify_after(|_| Some("0".into()));
+        assert!(should_notify(PopupShown::Yes, Duration::ZERO, false, zero));
     }
 
     #[test]

@@ -42,6 +42,7 @@ struct Waiting {
 pub struct Watcher {
     pending: BTreeMap<String, Waiting>,
     popup: PopupShown,
+    notify_after: std::time::Duration,
     sessions: usize,
     providers: usize,
     failures: usize,
@@ -54,6 +55,7 @@ impl Watcher {
         let mut w = Self {
             pending: BTreeMap::new(),
             popup: PopupShown::Yes,
+            notify_after: popup::NOTIFY_AFTER,
             sessions: 0,
             providers: 0,
             failures: 0,
@@ -71,11 +73,22 @@ impl Watcher {
         w
     }
 
+    /// Uses `after` instead of [`popup::NOTIFY_AFTER`] (see [`popup::notify_after`]).
+    pub fn with_notify_after(mut self, after: std::time::Duration) -> Self {
+        self.notify_after = after;
+        self
+    }
+
     /// A request arrived at `now`: the tray, the popup, and a notification if the rule
     /// says so.
     fn arrived(&mut self, entry: &PairingEntry, now: Instant, actions: &mut Vec<Action>) {
         let note = notify::pairing_request(entry);
-        let notified = popup::should_notify(self.popup, std::time::Duration::ZERO, false);
+        let notified = popup::should_notify(
+            self.popup,
+            std::time::Duration::ZERO,
+            false,
+            self.notify_after,
+        );
         if notified {
             actions.push(Action::Notify(note.clone()));
         }
@@ -93,16 +106,17 @@ impl Watcher {
         self.pending
             .values()
             .filter(|w| !w.notified)
-            .map(|w| w.since + popup::NOTIFY_AFTER)
+            .map(|w| w.since + self.notify_after)
             .min()
     }
 
     /// Notifies the requests the rule says are due at `now` (each once).
     pub fn remind(&mut self, now: Instant) -> Vec<Action> {
-        let popup = self.popup;
+        let (popup, after) = (self.popup, self.notify_after);
         let mut actions = vec![];
         for w in self.pending.values_mut() {
-            if popup::should_notify(popup, now.saturating_duration_since(w.since), w.notified) {
+            let waited = now.saturating_duration_since(w.since);
+            if popup::should_notify(popup, waited, w.notified, after) {
                 w.notified = true;
                 actions.push(Action::Notify(w.note.clone()));
             }
