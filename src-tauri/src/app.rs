@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tap_desktop_core::args::Options;
-use tap_desktop_core::engine::{Engine, StartOptions};
+use tap_desktop_core::engine::{Engine, StartOptions, QUIT_WAIT};
 use tap_desktop_core::failures::ProviderFailure;
 use tap_desktop_core::first_run;
 use tap_desktop_core::notify::refuse_start;
@@ -92,7 +92,8 @@ pub fn run(
         RunEvent::Exit => {
             let engine = app.state::<Desktop>().engine.lock().unwrap().take();
             if let Some(engine) = engine {
-                tauri::async_runtime::block_on(engine.stop());
+                // Bounded: a peer that does not answer must not hold the quit (QUIT_WAIT).
+                tauri::async_runtime::block_on(engine.quit(QUIT_WAIT));
             }
         }
         _ => {}
