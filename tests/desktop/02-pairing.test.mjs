@@ -11,6 +11,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   SCREENSHOTS,
+  closeNotifications,
   freshHome,
   gatewayInfo,
   mapState,
@@ -167,6 +168,8 @@ describe("pairing from the tray", () => {
     });
     assert.equal(hidden, null);
     await waitFor(async () => (await mapState(POPUP)) !== "IsViewable", "the popup to hide itself");
+    // The reminder notification is up: close it before an X capture of the menu.
+    await closeNotifications();
     await trayMenu(2, (menu) => screenshotX(path.join(SCREENSHOTS, "desktop-tray-menu-pending.png"), menu));
     await waitFor(async () => (await mapState(POPUP)) === "IsViewable", "the popup from the tray menu");
 

@@ -74,6 +74,8 @@ describe("the panel in the app's webview", () => {
     // The token came over IPC: it is in no URL and in no storage.
     const leaks = await browser.execute(() => [location.href, JSON.stringify(sessionStorage), JSON.stringify(localStorage)].join(" "));
     assert.doesNotMatch(leaks, /ctk-/);
+    // The docs' picture of the panel: WebKit's own, so nothing drawn over the window shows.
+    await browser.saveScreenshot(path.join(SCREENSHOTS, "desktop-panel.png"));
   });
 
   test("WebDriver walks the pages and reads live data", async () => {

@@ -218,6 +218,15 @@ export async function monitorNotifications() {
   return { text: () => output.stdout, stop: () => stopChild(child, output, "SIGTERM", 2000) };
 }
 
+/**
+ * Closes every notification on screen (dunst, through `dunstctl`; D-Bus starts dunst if it
+ * is not running, which then has nothing to close), so an X capture that follows shows the
+ * app only. Best effort: 05-screenshots.test.mjs checks the pictures themselves.
+ */
+export async function closeNotifications() {
+  await run("dunstctl", ["close-all"]);
+}
+
 /** The keyring entry the app files the control token under (`secret-tool lookup`). */
 export async function keyringLookup(account) {
   const r = await run("secret-tool", ["lookup", "service", "tap-gateway", "username", account]);
