@@ -6,10 +6,12 @@
 use crate::state::Desktop;
 use crate::windows;
 use tap_desktop_core::notify;
+use tap_desktop_core::popup::{self, PopupShown};
 use tap_desktop_core::tray_state::TrayItem;
 use tap_desktop_core::watcher::Action;
-use tauri::{AppHandle, Manager};
+use tauri::{AppHandle, Manager, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
+use tokio::time::Instant;
 
 /// Shows and focuses the panel. Failures shown there count as seen.
 pub fn open_panel(app: &AppHandle) {
@@ -23,6 +25,38 @@ pub fn open_panel(app: &AppHandle) {
     if !changed.is_empty() {
         refresh_tray(app);
     }
+}
+
+/// Shows the pairing popup by the tray icon (or in its corner) and tells the watcher
+/// whether it could: a popup that cannot be shown is replaced by notifications.
+pub fn show_popup(app: &AppHandle, focus: bool) {
+    let shown = windows::show_popup(app, focus, tray_rect(app));
+    if let Err(e) = &shown {
+        tracing::warn!(error = %e, "could not show the pairing popup; notifying instead");
+    }
+    let state = if shown.is_ok() {
+        PopupShown::Yes
+    } else {
+        PopupShown::No
+    };
+    let actions = app
+        .state::<Desktop>()
+        .watcher
+        .lock()
+        .unwrap()
+        .set_popup(state, Instant::now());
+    apply(app, actions);
+}
+
+/// The popup's page reported its content's height: the window follows.
+pub fn fit_popup(app: &AppHandle, window: &WebviewWindow, wanted: f64) -> tauri::Result<()> {
+    windows::fit_popup(app, window, wanted, tray_rect(app))
+}
+
+/// Where the tray icon is, when the platform says (not on Linux's AppIndicator).
+fn tray_rect(app: &AppHandle) -> Option<popup::Rect> {
+    let handles = app.state::<Desktop>().tray.lock().unwrap().clone();
+    handles.and_then(|t| t.rect())
 }
 
 /// Redraws the icon, tooltip and pending item from the watcher's counts.
@@ -57,7 +91,7 @@ pub fn set_autostart(app: &AppHandle, on: bool) -> Result<(), String> {
 pub fn on_menu(app: &AppHandle, item: TrayItem) {
     match item {
         TrayItem::Open => open_panel(app),
-        TrayItem::Pending => windows::show_popup(app, true),
+        TrayItem::Pending => show_popup(app, true),
         TrayItem::Autostart => {
             let handles = app.state::<Desktop>().tray.lock().unwrap().clone();
             // The check item has already toggled itself: it holds what the user wants.
@@ -87,7 +121,7 @@ pub fn apply(app: &AppHandle, actions: Vec<Action>) {
         };
         match action {
             Action::UpdateTray => on_main(refresh_tray),
-            Action::ShowPopup => on_main(|app| windows::show_popup(app, false)),
+            Action::ShowPopup => on_main(|app| show_popup(app, false)),
             Action::HidePopup => on_main(windows::hide_popup),
             Action::Notify(note) => {
                 let _ = notify::show(&app.state::<Desktop>().home, note);

@@ -6,10 +6,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tap_desktop_core::args::Options;
-use tap_desktop_core::engine::{Engine, StartOptions};
+use tap_desktop_core::engine::{Engine, StartOptions, QUIT_WAIT};
 use tap_desktop_core::failures::ProviderFailure;
 use tap_desktop_core::first_run;
 use tap_desktop_core::notify::refuse_start;
+use tap_desktop_core::popup;
 use tap_desktop_core::signals::Signals;
 use tap_desktop_core::watcher::{self, Watcher};
 use tap_gateway::logs::LogBuffer;
@@ -50,6 +51,7 @@ pub fn run(
             commands::secret_storage_notice,
             commands::open_panel,
             commands::hide_window,
+            commands::fit_popup,
         ])
         .on_window_event(|window, event| {
             if let WindowEvent::CloseRequested { api, .. } = event {
@@ -90,7 +92,8 @@ pub fn run(
         RunEvent::Exit => {
             let engine = app.state::<Desktop>().engine.lock().unwrap().take();
             if let Some(engine) = engine {
-                tauri::async_runtime::block_on(engine.stop());
+                // Bounded: a peer that does not answer must not hold the quit (QUIT_WAIT).
+                tauri::async_runtime::block_on(engine.quit(QUIT_WAIT));
             }
         }
         _ => {}
@@ -116,10 +119,10 @@ fn setup(
     let address = gateway.address();
     // Subscribe before reading the state, so nothing between the two is missed.
     let events = gateway.subscribe();
-    let watcher = Arc::new(Mutex::new(Watcher::new(
-        &gateway.status(),
-        &gateway.pairing_list(),
-    )));
+    let notify_after = popup::notify_after(|k| std::env::var(k).ok());
+    let watcher = Arc::new(Mutex::new(
+        Watcher::new(&gateway.status(), &gateway.pairing_list()).with_notify_after(notify_after),
+    ));
     let summary = watcher.lock().unwrap().summary();
     app.manage(Desktop {
         home: home.clone(),

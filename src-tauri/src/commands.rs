@@ -4,6 +4,7 @@
 
 use crate::actions;
 use crate::state::Desktop;
+use crate::windows;
 use tap_desktop_core::ipc::{Endpoint, IpcError, IpcErrorCode};
 use tauri::{AppHandle, State, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
@@ -39,5 +40,16 @@ pub fn open_panel(app: AppHandle) {
 pub fn hide_window(window: WebviewWindow) -> Result<(), IpcError> {
     window
         .hide()
+        .map_err(|e| IpcError::new(IpcErrorCode::WindowFailed, e))
+}
+
+/// The popup's page reports its content's height (CSS px); the popup window takes it,
+/// within bounds. Other windows keep their size.
+#[tauri::command]
+pub fn fit_popup(app: AppHandle, window: WebviewWindow, height: f64) -> Result<(), IpcError> {
+    if window.label() != windows::POPUP {
+        return Ok(());
+    }
+    actions::fit_popup(&app, &window, height)
         .map_err(|e| IpcError::new(IpcErrorCode::WindowFailed, e))
 }

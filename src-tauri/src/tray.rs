@@ -2,6 +2,7 @@
 //! delivered, so everything is in the menu, and the popup also opens by itself when a
 //! pairing request arrives. What the menu's choices do is the caller's (`actions`).
 
+use tap_desktop_core::popup;
 use tap_desktop_core::tray_state::{Summary, TrayItem, TrayState};
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
@@ -91,6 +92,22 @@ impl TrayHandles {
                 tracing::warn!(error = %e, "could not update the tray");
             }
         }
+    }
+
+    /// Where the icon is on the screen (physical pixels), when the platform says: Windows
+    /// and macOS do; Linux's AppIndicator does not.
+    pub fn rect(&self) -> Option<popup::Rect> {
+        let r = self.tray.rect().ok().flatten()?;
+        // tray-icon reports physical pixels.
+        let position = r.position.to_physical::<f64>(1.0);
+        let size = r.size.to_physical::<f64>(1.0);
+        Some(popup::Rect {
+            x: position.x,
+            y: position.y,
+            width: size.width,
+            height: size.height,
+        })
+        .filter(|r| r.width > 0.0 && r.height > 0.0)
     }
 
     /// Whether "Start at login" is checked (`None` when the menu cannot say).

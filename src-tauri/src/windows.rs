@@ -1,14 +1,19 @@
 //! The two windows: the panel (`main`, from `tauri.conf.json`, hidden at start) and the
 //! pairing popup (`popup`, made on first use: the panel's compact view,
-//! `index.html?view=popup`). Closing either hides it; the app lives on in the tray.
+//! `index.html?view=popup`). Closing either hides it; the app lives on in the tray. Where
+//! the popup goes and how tall it is are `tap_desktop_core::popup`'s rules; this file
+//! measures the monitor and carries them out.
 
-use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tap_desktop_core::popup;
+use tauri::{
+    AppHandle, LogicalSize, Manager, PhysicalPosition, WebviewUrl, WebviewWindow,
+    WebviewWindowBuilder,
+};
 
 /// The panel window's label.
 pub const PANEL: &str = "main";
 /// The popup window's label.
 pub const POPUP: &str = "popup";
-const POPUP_SIZE: (f64, f64) = (400.0, 520.0);
 
 /// Shows and focuses the panel window (`actions::open_panel` also marks failures seen).
 pub fn show_panel(app: &AppHandle) {
@@ -25,24 +30,26 @@ pub fn show_panel(app: &AppHandle) {
     }
 }
 
-/// Shows the popup, creating it the first time. `focus`: the user asked for it (tray
-/// menu); a popup that opens by itself for a new request does not steal the keyboard.
-pub fn show_popup(app: &AppHandle, focus: bool) {
-    let window = match app.get_webview_window(POPUP) {
-        Some(w) => Ok(w),
-        None => create_popup(app, focus),
+/// Shows the popup, creating it the first time, by the tray icon (`tray`, when its position
+/// is known) or in the bottom right corner (`popup::popup_position`). `focus`: the user
+/// asked for it (tray menu); a popup that opens by itself for a new request does not steal
+/// the keyboard. An error means it could not be shown (the caller then notifies instead).
+pub fn show_popup(app: &AppHandle, focus: bool, tray: Option<popup::Rect>) -> tauri::Result<()> {
+    let w = match app.get_webview_window(POPUP) {
+        Some(w) => w,
+        None => create_popup(app, focus)?,
     };
-    let result = window.and_then(|w| {
-        w.show()?;
-        w.unminimize()?;
-        if focus {
-            w.set_focus()?;
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        tracing::warn!(error = %e, "could not show the pairing popup");
+    let height = w
+        .inner_size()
+        .map(|s| s.to_logical::<f64>(w.scale_factor().unwrap_or(1.0)).height)
+        .unwrap_or(popup::POPUP_FIRST_HEIGHT);
+    place_popup(app, &w, height, tray)?;
+    w.show()?;
+    w.unminimize()?;
+    if focus {
+        w.set_focus()?;
     }
+    Ok(())
 }
 
 /// Hides the popup if it exists.
@@ -54,21 +61,86 @@ pub fn hide_popup(app: &AppHandle) {
     }
 }
 
-fn create_popup(app: &AppHandle, focus: bool) -> tauri::Result<WebviewWindow> {
-    let mut builder =
-        WebviewWindowBuilder::new(app, POPUP, WebviewUrl::App("index.html?view=popup".into()))
-            .title("Tap — pairing requests")
-            .inner_size(POPUP_SIZE.0, POPUP_SIZE.1)
-            .resizable(false)
-            .always_on_top(true)
-            .skip_taskbar(true)
-            .focused(focus)
-            .visible(false);
-    // Near the top right corner, where tray icons usually are.
-    if let Ok(Some(monitor)) = app.primary_monitor() {
-        let scale = monitor.scale_factor();
-        let size = monitor.size().to_logical::<f64>(scale);
-        builder = builder.position((size.width - POPUP_SIZE.0 - 16.0).max(0.0), 40.0);
+/// The popup's page says how tall its content is (`wanted`, CSS px): the window takes that
+/// height within the bounds and stays in its corner (or by the tray icon).
+pub fn fit_popup(
+    app: &AppHandle,
+    w: &WebviewWindow,
+    wanted: f64,
+    tray: Option<popup::Rect>,
+) -> tauri::Result<()> {
+    let (_, screen, scale) = screen_for(app, tray);
+    let height = popup::popup_height(wanted, screen.height / scale);
+    place_popup(app, w, height, tray)
+}
+
+/// Sizes the popup to `height` (logical) and moves it where the placement rule says.
+fn place_popup(
+    app: &AppHandle,
+    w: &WebviewWindow,
+    height: f64,
+    tray: Option<popup::Rect>,
+) -> tauri::Result<()> {
+    let (found, screen, scale) = screen_for(app, tray);
+    let height = popup::popup_height(height, screen.height / scale);
+    // GTK ignores resizing a non-resizable window, so the popup is "resizable" with its
+    // minimum and maximum pinned to the size chosen here (the user cannot drag it).
+    let size = LogicalSize::new(popup::POPUP_WIDTH, height);
+    let least = LogicalSize::new(popup::POPUP_WIDTH, popup::POPUP_MIN_HEIGHT);
+    w.set_min_size(Some(least))?;
+    w.set_max_size(Some(size))?;
+    w.set_size(size)?;
+    w.set_min_size(Some(size))?;
+    if found {
+        let size = (popup::POPUP_WIDTH * scale, height * scale);
+        let (x, y) = popup::popup_position(tray, screen, size, scale);
+        w.set_position(PhysicalPosition::new(x, y))?;
     }
-    builder.build()
+    Ok(())
+}
+
+/// The work area (physical) and scale of the monitor under the tray icon, else the primary
+/// one; `false` when no monitor is known (the window manager then places the popup).
+fn screen_for(app: &AppHandle, tray: Option<popup::Rect>) -> (bool, popup::Rect, f64) {
+    let monitor = match tray {
+        Some(r) => app.monitor_from_point(r.x + r.width / 2.0, r.y + r.height / 2.0),
+        None => app.primary_monitor(),
+    };
+    match monitor
+        .ok()
+        .flatten()
+        .or_else(|| app.primary_monitor().ok().flatten())
+    {
+        Some(m) => {
+            let area = m.work_area();
+            let screen = popup::Rect {
+                x: area.position.x as f64,
+                y: area.position.y as f64,
+                width: area.size.width as f64,
+                height: area.size.height as f64,
+            };
+            (true, screen, m.scale_factor())
+        }
+        None => {
+            let fallback = popup::Rect {
+                x: 0.0,
+                y: 0.0,
+                width: f64::MAX,
+                height: f64::MAX,
+            };
+            (false, fallback, 1.0)
+        }
+    }
+}
+
+fn create_popup(app: &AppHandle, focus: bool) -> tauri::Result<WebviewWindow> {
+    WebviewWindowBuilder::new(app, POPUP, WebviewUrl::App("index.html?view=popup".into()))
+        .title("Tap — pairing requests")
+        .inner_size(popup::POPUP_WIDTH, popup::POPUP_FIRST_HEIGHT)
+        .resizable(true)
+        .always_on_top(true)
+        .skip_taskbar(true)
+        .focused(focus)
+        .visible(false)
+        .build()
 }

@@ -11,6 +11,7 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { WebSocketServer } from "ws";
 import {
+  QUIT_BOUND_MS,
   SCREENSHOTS,
   freshHome,
   gatewayInfo,
@@ -73,6 +74,8 @@ describe("the panel in the app's webview", () => {
     // The token came over IPC: it is in no URL and in no storage.
     const leaks = await browser.execute(() => [location.href, JSON.stringify(sessionStorage), JSON.stringify(localStorage)].join(" "));
     assert.doesNotMatch(leaks, /ctk-/);
+    // The docs' picture of the panel: WebKit's own, so nothing drawn over the window shows.
+    await browser.saveScreenshot(path.join(SCREENSHOTS, "desktop-panel.png"));
   });
 
   test("WebDriver walks the pages and reads live data", async () => {
@@ -138,23 +141,34 @@ describe("the panel in the app's webview", () => {
     assert.equal(JSON.parse(status.stdout).address, info.address);
   });
 
-  test("the login item is switched through the app's bridge, and a later start leaves it off", async () => {
+  test("the login item is switched through the app's bridge, and a later start leaves it off; quit is quick", async (t) => {
     assert.deepEqual(await invoke(browser, "get_autostart"), { value: true }, "on after the first run");
     assert.match(await readFile(autostartEntry(), "utf8"), /--hidden/);
     assert.deepEqual(await invoke(browser, "set_autostart", { on: false }), { value: null });
     assert.deepEqual(await invoke(browser, "get_autostart"), { value: false });
     assert.ok(!existsSync(autostartEntry()), "the entry is gone");
 
-    // Quit (the session ends the app); the keyring entry leaves with the gateway.
-    await session.stop();
+    // Quit (the session ends the app) after everything above, with a session open and a
+    // provider bound to it that never acknowledges the session's end (a graceful stop would
+    // wait SHUTDOWN_DEADLINE, 10 s, for it): the quit stays quick, and the keyring entry
+    // leaves with the gateway.
+    const stuckSession = await openSession(h.env, "quit-with-a-stuck-provider");
+    const stuck = await tokenProvider(info.address, h.home, "never-acks", stuckSession.id);
+    const quitMs = await session.stop();
     session = null;
+    t.diagnostic(`quit after the whole panel walk: ${quitMs} ms`);
+    assert.ok(quitMs !== null && quitMs < QUIT_BOUND_MS, `quit took ${quitMs} ms (bound ${QUIT_BOUND_MS} ms)`);
+    stuck.close();
+    await stuckSession.stop();
     await waitFor(async () => (await keyringLookup(`control-token:${h.home}`)) === null, "the keyring entry removed on quit");
     // A later start is not a first run: the user's choice stands.
     const app = await startApp(h.env);
     try {
       assert.ok(!existsSync(autostartEntry()), "not turned on again");
     } finally {
+      const asked = performance.now();
       assert.equal(await app.stop(), 0);
+      t.diagnostic(`quit of an idle app: ${Math.round(performance.now() - asked)} ms`);
     }
   });
 });

@@ -49,7 +49,9 @@ describe("without a keyring", () => {
   let h, session, browser, info;
 
   before(async () => {
-    h = await freshHome("no-keyring");
+    // A reminder delay of 0: the pairing request notifies at once, popup or not, so the
+    // failing notification path is exercised without waiting.
+    h = await freshHome("no-keyring", { TAP_DESKTOP_NOTIFY_AFTER_MS: "0" });
     const config = await bareBusConfig(h.dir);
     session = await webdriverSession(h.env, ["--show"], ["dbus-run-session", `--config-file=${config}`, "--"]);
     browser = session.browser;

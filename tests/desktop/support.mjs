@@ -10,6 +10,7 @@
 // Nothing here sleeps to wait for readiness: `waitFor` polls a condition until a deadline.
 
 import { spawn } from "node:child_process";
+import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -36,6 +37,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const SCREENSHOTS = path.resolve(here, "../../docs/screenshots");
 /** Where the tests keep their TAP_HOMEs and logs (run.sh makes it and removes it). */
 export const SCRATCH = process.env.TAP_DESKTOP_SCRATCH ?? "/tmp";
+
+/**
+ * The most a quit may take in these tests (SIGTERM or the tray's Quit until the process
+ * exited). The app aims under ~200 ms (`QUIT_WAIT` in crates/tap-desktop-core/src/engine.rs
+ * bounds the wait on the gateway); this leaves room for a loaded CI machine while still
+ * catching a quit that waits seconds on a peer.
+ */
+export const QUIT_BOUND_MS = 1000;
 
 export const appBin = () => requiredBin("TAP_DESKTOP_BIN", "the tap-desktop binary to test");
 
@@ -209,6 +218,15 @@ export async function monitorNotifications() {
   return { text: () => output.stdout, stop: () => stopChild(child, output, "SIGTERM", 2000) };
 }
 
+/**
+ * Closes every notification on screen (dunst, through `dunstctl`; D-Bus starts dunst if it
+ * is not running, which then has nothing to close), so an X capture that follows shows the
+ * app only. Best effort: 05-screenshots.test.mjs checks the pictures themselves.
+ */
+export async function closeNotifications() {
+  await run("dunstctl", ["close-all"]);
+}
+
 /** The keyring entry the app files the control token under (`secret-tool lookup`). */
 export async function keyringLookup(account) {
   const r = await run("secret-tool", ["lookup", "service", "tap-gateway", "username", account]);
@@ -298,17 +316,22 @@ export async function webdriverSession(env, args = ["--show"], wrapper = []) {
     /**
      * Quits the app the way the tray's Quit does (SIGTERM: the gateway stops gracefully,
      * its files and keyring entry go), then ends the session and tauri-driver. (Ending
-     * the session alone would kill the app without letting it clean up.)
+     * the session alone would kill the app without letting it clean up.) Resolves with
+     * the quit's duration in ms (SIGTERM until the process exited), null if it was gone.
      */
     async stop() {
       const state = path.join(env.TAP_HOME, "gateway.json");
       const pid = await readFile(state, "utf8").then((t) => JSON.parse(t).pid, () => null);
+      let quitMs = null;
       if (pid) {
         try {
+          const asked = performance.now();
           process.kill(pid, "SIGTERM");
-          await waitFor(() => !existsSync(state), "the app to quit");
-        } catch {
-          /* already gone */
+          await waitFor(() => processGone(pid), "the app to quit", 20000, 2);
+          quitMs = Math.round(performance.now() - asked);
+          assert(!existsSync(state), "gateway.json removed on quit");
+        } catch (e) {
+          if (e?.code !== "ESRCH") throw e; // already gone
         }
       }
       await browser.deleteSession().catch(() => {});
@@ -328,8 +351,18 @@ export async function webdriverSession(env, args = ["--show"], wrapper = []) {
         await output.exited;
         clearTimeout(timer);
       }
+      return quitMs;
     },
   };
+}
+
+/**
+ * Whether process `pid` has exited: no longer in /proc, or a zombie (exited, not yet
+ * reaped by its parent, here WebKitWebDriver).
+ */
+export async function processGone(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+  return stat === null || /^\d+ \(.*\) Z /.test(stat);
 }
 
 /** Removes a directory tree (best effort). */

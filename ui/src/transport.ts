@@ -100,6 +100,8 @@ export interface DesktopBridge {
   secretStorageNotice(): Promise<string | null>;
   openPanel(): Promise<void>; // from the popup
   hideWindow(): Promise<void>; // the calling window hides itself (popup)
+  /** the popup's content is `height` CSS px tall: the app sizes its window to it, within bounds */
+  fitPopup(height: number): Promise<void>;
 }
 
 export const desktop: DesktopBridge | null = tauri && {
@@ -108,6 +110,7 @@ export const desktop: DesktopBridge | null = tauri && {
   secretStorageNotice: () => call<string | null>(tauri, "secret_storage_notice"),
   openPanel: () => call<void>(tauri, "open_panel"),
   hideWindow: () => call<void>(tauri, "hide_window"),
+  fitPopup: (height) => call<void>(tauri, "fit_popup", { height }),
 };
 
 /** The app's gateway, as `control_endpoint` reported it (desktop only; kept in memory). */

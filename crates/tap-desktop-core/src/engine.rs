@@ -5,10 +5,30 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tap_client::{is_tap_gateway, running_gateway};
 use tap_gateway::{Gateway, GatewayConfig, GatewayHandle};
 use tap_secrets::{Placement, SecretBackend};
 use tokio::net::TcpListener;
+
+/// How long quitting the app waits for the gateway to stop gracefully and for the keyring
+/// to forget the control token (both at once). A graceful stop is usually a few ms, but it
+/// waits on peers: a bound provider has `SHUTDOWN_DEADLINE` (10 s) to acknowledge its
+/// session's end, and a close handshake `CLOSE_HANDSHAKE_TIMEOUT` (2 s), so one stuck peer
+/// made a quit take seconds. Past this, the app removes the gateway's files itself and exits;
+/// the peers still waited on see their connection drop. Quit as a whole stays under ~200 ms.
+pub const QUIT_WAIT: Duration = Duration::from_millis(120);
+
+/// What [`Engine::quit`] did, for the log and the tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuitReport {
+    /// The gateway stopped gracefully within [`QUIT_WAIT`].
+    pub graceful: bool,
+    /// The keyring forgot the control token within [`QUIT_WAIT`] (true when it was not there).
+    pub keyring_done: bool,
+    /// How long it took.
+    pub took: Duration,
+}
 
 /// A running engine and where its control token lives.
 pub struct Engine {
@@ -149,6 +169,73 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Stops the gateway for the app's Quit: like [`Engine::stop`], but waits at most `wait`
+    /// ([`QUIT_WAIT`]) for it and for the keyring, at once. The gateway's files are removed
+    /// either way; a keyring entry that took longer is left (the next start replaces it,
+    /// and it opens nothing once this gateway is gone).
+    pub async fn quit(self, wait: Duration) -> QuitReport {
+        let started = Instant::now();
+        let gateway = self.handle.gateway().clone();
+        let keyring = self.placement == Placement::Keyring;
+        let (backend, home) = (self.backend, self.home);
+        let forget = async move {
+            if !keyring {
+                return true;
+            }
+            let task = tokio::task::spawn_blocking(move || {
+                tap_secrets::forget_control_token(&*backend, &home)
+            });
+            match tokio::time::timeout(wait, task).await {
+                Ok(Ok(Ok(()))) => true,
+                Ok(Ok(Err(e))) => {
+                    tracing::warn!(error = %e, "could not remove the control token from the keyring");
+                    true
+                }
+                Ok(Err(_)) | Err(_) => false,
+            }
+        };
+        let stop = tokio::time::timeout(wait, self.handle.stop());
+        let (stopped, keyring_done) = tokio::join!(stop, forget);
+        let graceful = match stopped {
+            Ok(Ok(())) => true,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "stopping the gateway failed");
+                true
+            }
+            Err(_) => {
+                for (path, e) in gateway.files().remove_all(gateway.provider_token()) {
+                    tracing::warn!(path = %path.display(), error = %e, "could not remove file");
+                }
+                false
+            }
+        };
+        let report = QuitReport {
+            graceful,
+            keyring_done,
+            took: started.elapsed(),
+        };
+        if !graceful {
+            tracing::warn!(
+                wait_ms = wait.as_millis() as u64,
+                "the gateway did not stop in time (a peer did not answer); quitting anyway"
+            );
+        }
+        if !keyring_done {
+            tracing::warn!(
+                wait_ms = wait.as_millis() as u64,
+                "the keyring did not answer in time; its control-token entry is left"
+            );
+        }
+        tracing::info!(
+            took_ms = report.took.as_millis() as u64,
+            graceful,
+            "gateway stopped for quit"
+        );
+        report
+    }
+}
+
 /// `TAP_UI_DIR`, as for `tap gateway`: a panel on disk that replaces the built-in one
 /// (the gateway serves the panel compiled into the app otherwise, so browsers and `tap ui`
 /// reach the app's gateway too).
@@ -245,6 +332,73 @@ mod tests {
             "{err}"
         );
         first.stop().await;
+    }
+
+    #[tokio::test]
+    async fn quit_is_bounded_even_when_a_bound_provider_never_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(MemoryBackend::new());
+        let engine = Engine::start(options(dir.path(), backend.clone()))
+            .await
+            .unwrap();
+        let account = tap_secrets::control_token_account(dir.path());
+        // A provider bound to a session that never acknowledges the session's end: a
+        // graceful stop waits SHUTDOWN_DEADLINE (10 s) for it.
+        let gateway = engine.gateway().clone();
+        let (host, stuck) = stuck_provider_in_a_session(&gateway).await;
+        let report = engine.quit(QUIT_WAIT).await;
+        assert!(!report.graceful, "the stop was cut short");
+        assert!(report.keyring_done);
+        assert!(
+            report.took < QUIT_WAIT + Duration::from_millis(200),
+            "{report:?}"
+        );
+        assert!(!dir.path().join("gateway.json").exists(), "files removed");
+        assert!(!dir.path().join("provider-token").exists());
+        assert_eq!(backend.stored(&account), None, "keyring entry removed");
+        drop((host, stuck));
+    }
+
+    /// A session (from a real session host over its socket) and an in-process provider
+    /// bound to it that will never read another message.
+    async fn stuck_provider_in_a_session(
+        gateway: &tap_gateway::Gateway,
+    ) -> (tap_client::HostClient, tap_gateway::LocalProvider) {
+        let url = format!("ws://{}/session", gateway.address());
+        let host = tap_client::HostClient::connect(&url, gateway.host_token(), "test", None)
+            .await
+            .unwrap();
+        let session = host
+            .register_session(tap_protocol::host::SessionRegister {
+                label: Some("quit".into()),
+                foreground: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let mut provider = gateway.connect_local();
+        let sessions = provider.recv_json().await.unwrap();
+        assert_eq!(sessions["type"], "sessions");
+        provider
+            .send_json(&serde_json::json!({
+                "type": "hello", "protocolVersion": 2, "name": "stuck",
+                "session": session.id, "tools": []
+            }))
+            .unwrap();
+        let ack = provider.recv_json().await.unwrap();
+        assert_eq!(ack["type"], "hello.ack", "{ack}");
+        (host, provider)
+    }
+
+    #[tokio::test]
+    async fn an_idle_gateway_quits_gracefully() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::start(options(dir.path(), Arc::new(MemoryBackend::new())))
+            .await
+            .unwrap();
+        let report = engine.quit(QUIT_WAIT).await;
+        assert!(report.graceful && report.keyring_done, "{report:?}");
+        assert!(!dir.path().join("gateway.json").exists());
     }
 
     #[tokio::test]

@@ -15,6 +15,7 @@ pub mod headless;
 pub mod ipc;
 pub mod logging;
 pub mod notify;
+pub mod popup;
 pub mod settings;
 pub mod signals;
 pub mod tray_state;

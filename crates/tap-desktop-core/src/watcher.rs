@@ -1,17 +1,20 @@
 //! Turns the engine's events into what the desktop shell does: tray updates,
 //! notifications, showing and hiding the pairing popup. Tauri-free, so every rule is
 //! unit-tested; the Tauri shell (`src-tauri/src/app.rs`) just carries the actions out.
+//! When a pairing request notifies is [`popup::should_notify`]'s rule.
 
 use crate::failures::ProviderFailure;
 use crate::notify::{self, Note};
+use crate::popup::{self, PopupShown};
 use crate::tray_state::Summary;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use tap_gateway::{Gateway, GatewayEvent};
 use tap_protocol::host::GatewayStatus;
 use tap_protocol::pairing::{PairingEntry, PairingState};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::time::Instant;
 
 /// Something the shell should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,10 +29,20 @@ pub enum Action {
     HidePopup,
 }
 
+/// A pending pairing request, as the desktop follows it.
+#[derive(Debug)]
+struct Waiting {
+    since: Instant,
+    notified: bool,
+    note: Note,
+}
+
 /// The desktop's view of the gateway.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Watcher {
-    pending: BTreeSet<String>,
+    pending: BTreeMap<String, Waiting>,
+    popup: PopupShown,
+    notify_after: std::time::Duration,
     sessions: usize,
     providers: usize,
     failures: usize,
@@ -39,10 +52,83 @@ impl Watcher {
     /// Starts from a status and the pairing list (requests already pending at start do
     /// not notify: there are none in a fresh gateway).
     pub fn new(status: &GatewayStatus, pairings: &[PairingEntry]) -> Self {
-        let mut w = Self::default();
+        let mut w = Self {
+            pending: BTreeMap::new(),
+            popup: PopupShown::Yes,
+            notify_after: popup::NOTIFY_AFTER,
+            sessions: 0,
+            providers: 0,
+            failures: 0,
+        };
         w.set_status(status);
-        w.pending = pending_ids(pairings);
+        let now = Instant::now();
+        for e in pairings.iter().filter(|p| p.state == PairingState::Pending) {
+            let waiting = Waiting {
+                since: now,
+                notified: true,
+                note: notify::pairing_request(e),
+            };
+            w.pending.insert(e.id.clone(), waiting);
+        }
         w
+    }
+
+    /// Uses `after` instead of [`popup::NOTIFY_AFTER`] (see [`popup::notify_after`]).
+    pub fn with_notify_after(mut self, after: std::time::Duration) -> Self {
+        self.notify_after = after;
+        self
+    }
+
+    /// A request arrived at `now`: the tray, the popup, and a notification if the rule
+    /// says so.
+    fn arrived(&mut self, entry: &PairingEntry, now: Instant, actions: &mut Vec<Action>) {
+        let note = notify::pairing_request(entry);
+        let notified = popup::should_notify(
+            self.popup,
+            std::time::Duration::ZERO,
+            false,
+            self.notify_after,
+        );
+        if notified {
+            actions.push(Action::Notify(note.clone()));
+        }
+        let waiting = Waiting {
+            since: now,
+            notified,
+            note,
+        };
+        self.pending.insert(entry.id.clone(), waiting);
+    }
+
+    /// When [`Watcher::remind`] has something to do next (a request reaching
+    /// [`popup::NOTIFY_AFTER`] without a notification), if ever.
+    pub fn next_reminder(&self) -> Option<Instant> {
+        self.pending
+            .values()
+            .filter(|w| !w.notified)
+            .map(|w| w.since + self.notify_after)
+            .min()
+    }
+
+    /// Notifies the requests the rule says are due at `now` (each once).
+    pub fn remind(&mut self, now: Instant) -> Vec<Action> {
+        let (popup, after) = (self.popup, self.notify_after);
+        let mut actions = vec![];
+        for w in self.pending.values_mut() {
+            let waited = now.saturating_duration_since(w.since);
+            if popup::should_notify(popup, waited, w.notified, after) {
+                w.notified = true;
+                actions.push(Action::Notify(w.note.clone()));
+            }
+        }
+        actions
+    }
+
+    /// The shell tried to show the popup: when it could not, notifications take its place,
+    /// for the requests waiting now and for the next ones.
+    pub fn set_popup(&mut self, shown: PopupShown, now: Instant) -> Vec<Action> {
+        self.popup = shown;
+        self.remind(now)
     }
 
     /// The counts for the tray.
@@ -60,23 +146,23 @@ impl Watcher {
         self.providers = status.providers.len();
     }
 
-    /// One engine event. `status` is called for `StatusChanged` only.
+    /// One engine event at `now`. `status` is called for `StatusChanged` only.
     pub fn on_event(
         &mut self,
         event: &GatewayEvent,
+        now: Instant,
         status: impl FnOnce() -> GatewayStatus,
     ) -> Vec<Action> {
         match event {
             GatewayEvent::PairingChanged(entry) => {
                 if entry.state == PairingState::Pending {
-                    if self.pending.insert(entry.id.clone()) {
-                        return vec![
-                            Action::UpdateTray,
-                            Action::Notify(notify::pairing_request(entry)),
-                            Action::ShowPopup,
-                        ];
+                    if self.pending.contains_key(&entry.id) {
+                        return vec![];
                     }
-                    vec![]
+                    let mut actions = vec![Action::UpdateTray];
+                    self.arrived(entry, now, &mut actions);
+                    actions.push(Action::ShowPopup);
+                    actions
                 } else {
                     self.resolved(&entry.id)
                 }
@@ -98,7 +184,7 @@ impl Watcher {
 
     /// A request left the pending set (paired, denied, expired, …).
     fn resolved(&mut self, id: &str) -> Vec<Action> {
-        if !self.pending.remove(id) {
+        if self.pending.remove(id).is_none() {
             return vec![];
         }
         let mut actions = vec![Action::UpdateTray];
@@ -110,18 +196,23 @@ impl Watcher {
 
     /// Events were dropped (the watcher lagged): start over from the engine's state.
     /// Requests that appeared meanwhile are announced; the popup follows the new count.
-    pub fn resync(&mut self, status: &GatewayStatus, pairings: &[PairingEntry]) -> Vec<Action> {
-        let now = pending_ids(pairings);
+    pub fn resync(
+        &mut self,
+        status: &GatewayStatus,
+        pairings: &[PairingEntry],
+        now: Instant,
+    ) -> Vec<Action> {
+        let ids = pending_ids(pairings);
         let mut actions = vec![Action::UpdateTray];
+        let was_pending = !self.pending.is_empty();
+        self.pending.retain(|id, _| ids.contains(id));
         let mut new = false;
         for e in pairings {
-            if now.contains(&e.id) && !self.pending.contains(&e.id) {
-                actions.push(Action::Notify(notify::pairing_request(e)));
+            if ids.contains(&e.id) && !self.pending.contains_key(&e.id) {
+                self.arrived(e, now, &mut actions);
                 new = true;
             }
         }
-        let was_pending = !self.pending.is_empty();
-        self.pending = now;
         self.set_status(status);
         if new {
             actions.push(Action::ShowPopup);
@@ -163,19 +254,31 @@ pub async fn follow(
 ) {
     loop {
         // std Mutex: each lock is taken and released between two awaits.
+        let reminder = watcher.lock().unwrap().next_reminder();
         let actions = tokio::select! {
             event = events.recv() => match event {
-                Ok(event) => watcher.lock().unwrap().on_event(&event, || gateway.status()),
+                Ok(event) => watcher.lock().unwrap().on_event(&event, Instant::now(), || gateway.status()),
                 Err(RecvError::Lagged(n)) => {
                     tracing::debug!(missed = n, "desktop watcher lagged; resyncing");
                     let (status, pairings) = (gateway.status(), gateway.pairing_list());
-                    watcher.lock().unwrap().resync(&status, &pairings)
+                    watcher.lock().unwrap().resync(&status, &pairings, Instant::now())
                 }
                 Err(RecvError::Closed) => return,
             },
             Some(failure) = failures.recv() => watcher.lock().unwrap().on_failure(&failure),
+            _ = sleep_until_some(reminder) => watcher.lock().unwrap().remind(Instant::now()),
         };
-        apply(actions);
+        if !actions.is_empty() {
+            apply(actions);
+        }
+    }
+}
+
+/// Sleeps until `at`; forever when there is nothing to wait for.
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -241,31 +344,107 @@ mod tests {
         panic!("status must not be fetched for pairing events")
     }
 
+    fn pending(id: &str) -> GatewayEvent {
+        GatewayEvent::PairingChanged(entry(id, PairingState::Pending))
+    }
+
+    fn note(id: &str) -> Action {
+        Action::Notify(notify::pairing_request(&entry(id, PairingState::Pending)))
+    }
+
     #[test]
-    fn a_new_request_notifies_once_and_shows_the_popup() {
+    fn a_new_request_shows_the_popup_and_notifies_only_after_a_while() {
         let mut w = Watcher::new(&status(0, 0), &[]);
-        let actions = w.on_event(
-            &GatewayEvent::PairingChanged(entry("pr-1", PairingState::Pending)),
-            no_status,
-        );
-        assert_eq!(
-            actions,
-            vec![
-                Action::UpdateTray,
-                Action::Notify(notify::pairing_request(&entry(
-                    "pr-1",
-                    PairingState::Pending
-                ))),
-                Action::ShowPopup
-            ]
-        );
+        let t0 = Instant::now();
+        let actions = w.on_event(&pending("pr-1"), t0, no_status);
+        // The popup opening by itself is the notification.
+        assert_eq!(actions, vec![Action::UpdateTray, Action::ShowPopup]);
         assert_eq!(w.summary().pending, 1);
         // The same request changing (configured, say) is no news.
-        let again = w.on_event(
-            &GatewayEvent::PairingChanged(entry("pr-1", PairingState::Pending)),
-            no_status,
+        assert_eq!(w.on_event(&pending("pr-1"), t0, no_status), vec![]);
+        // Still pending after NOTIFY_AFTER: one reminder, then never again.
+        let due = t0 + popup::NOTIFY_AFTER;
+        assert_eq!(w.next_reminder(), Some(due));
+        assert_eq!(w.remind(due - std::time::Duration::from_secs(1)), vec![]);
+        assert_eq!(w.remind(due), vec![note("pr-1")]);
+        assert_eq!(w.next_reminder(), None);
+        assert_eq!(w.remind(due + popup::NOTIFY_AFTER), vec![]);
+    }
+
+    #[test]
+    fn a_request_resolved_before_the_delay_never_notifies() {
+        let mut w = Watcher::new(&status(0, 0), &[]);
+        let t0 = Instant::now();
+        w.on_event(&pending("pr-1"), t0, no_status);
+        let gone = GatewayEvent::PairingRemoved {
+            id: "pr-1".into(),
+            reason: "denied".into(),
+        };
+        w.on_event(&gone, t0, no_status);
+        assert_eq!(w.next_reminder(), None);
+        assert_eq!(w.remind(t0 + popup::NOTIFY_AFTER), vec![]);
+    }
+
+    #[test]
+    fn when_the_popup_cannot_be_shown_requests_notify_at_once() {
+        let mut w = Watcher::new(&status(0, 0), &[]);
+        let t0 = Instant::now();
+        w.on_event(&pending("pr-1"), t0, no_status);
+        // The shell could not show the popup: the waiting request notifies now.
+        assert_eq!(w.set_popup(PopupShown::No, t0), vec![note("pr-1")]);
+        // And the next one at once, popup or not.
+        assert_eq!(
+            w.on_event(&pending("pr-2"), t0, no_status),
+            vec![Action::UpdateTray, note("pr-2"), Action::ShowPopup]
         );
-        assert_eq!(again, vec![]);
+        // Back to normal once the popup shows again.
+        assert_eq!(w.set_popup(PopupShown::Yes, t0), vec![]);
+        assert_eq!(
+            w.on_event(&pending("pr-3"), t0, no_status),
+            vec![Action::UpdateTray, Action::ShowPopup]
+        );
+    }
+
+    #[tokio::test]
+    async fn follow_reminds_of_a_request_still_pending_after_the_delay() {
+        use crate::engine::{Engine, StartOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::start(StartOptions {
+            home: dir.path().to_path_buf(),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            backend: Arc::new(tap_secrets::MemoryBackend::new()),
+            keyring_allowed: true,
+            copilot_home: None,
+            ui_dir: None,
+            logs: None,
+        })
+        .await
+        .unwrap();
+        let gateway = engine.gateway().clone();
+        // Paused from here: the runtime jumps to the next timer once everything is idle.
+        tokio::time::pause();
+        let watcher = Arc::new(Mutex::new(Watcher::new(&status(0, 0), &[])));
+        let t0 = Instant::now();
+        watcher
+            .lock()
+            .unwrap()
+            .on_event(&pending("pr-1"), t0, no_status);
+        let (_failure_tx, failure_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (applied_tx, mut applied) = tokio::sync::mpsc::unbounded_channel();
+        let task = tokio::spawn(follow(
+            gateway.clone(),
+            watcher,
+            gateway.subscribe(),
+            failure_rx,
+            move |actions| {
+                let _ = applied_tx.send(actions);
+            },
+        ));
+        let actions = applied.recv().await.unwrap();
+        assert_eq!(actions, vec![note("pr-1")]);
+        assert!(Instant::now() >= t0 + popup::NOTIFY_AFTER);
+        task.abort();
+        engine.stop().await;
     }
 
     #[test]
@@ -283,6 +462,7 @@ mod tests {
         assert_eq!(
             w.on_event(
                 &GatewayEvent::PairingChanged(entry("pr-1", PairingState::Paired)),
+                Instant::now(),
                 no_status
             ),
             vec![Action::UpdateTray]
@@ -294,6 +474,7 @@ mod tests {
                     id: "pr-2".into(),
                     reason: "denied".into()
                 },
+                Instant::now(),
                 no_status
             ),
             vec![Action::UpdateTray, Action::HidePopup]
@@ -305,6 +486,7 @@ mod tests {
                     id: "pr-0".into(),
                     reason: "revoked".into()
                 },
+                Instant::now(),
                 no_status
             ),
             vec![]
@@ -315,13 +497,17 @@ mod tests {
     fn status_changes_update_the_counts_only_when_they_changed() {
         let mut w = Watcher::new(&status(0, 0), &[]);
         assert_eq!(
-            w.on_event(&GatewayEvent::StatusChanged, || status(1, 2)),
+            w.on_event(&GatewayEvent::StatusChanged, Instant::now(), || status(
+                1, 2
+            )),
             vec![Action::UpdateTray]
         );
         assert_eq!(w.summary().sessions, 1);
         assert_eq!(w.summary().providers, 2);
         assert_eq!(
-            w.on_event(&GatewayEvent::StatusChanged, || status(1, 2)),
+            w.on_event(&GatewayEvent::StatusChanged, Instant::now(), || status(
+                1, 2
+            )),
             vec![]
         );
     }
@@ -397,20 +583,14 @@ mod tests {
     #[test]
     fn a_resync_announces_requests_missed_and_hides_the_popup_when_none_is_left() {
         let mut w = Watcher::new(&status(0, 0), &[entry("pr-1", PairingState::Pending)]);
-        let actions = w.resync(&status(0, 0), &[entry("pr-2", PairingState::Pending)]);
-        assert_eq!(
-            actions,
-            vec![
-                Action::UpdateTray,
-                Action::Notify(notify::pairing_request(&entry(
-                    "pr-2",
-                    PairingState::Pending
-                ))),
-                Action::ShowPopup
-            ]
+        let actions = w.resync(
+            &status(0, 0),
+            &[entry("pr-2", PairingState::Pending)],
+            Instant::now(),
         );
+        assert_eq!(actions, vec![Action::UpdateTray, Action::ShowPopup]);
         assert_eq!(
-            w.resync(&status(0, 0), &[]),
+            w.resync(&status(0, 0), &[], Instant::now()),
             vec![Action::UpdateTray, Action::HidePopup]
         );
     }

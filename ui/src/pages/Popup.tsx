@@ -25,9 +25,12 @@ export function Popup({ state }: { state: PanelState }) {
     }
   }, [pending.length]);
 
+  const main = useRef<HTMLElement>(null);
+  useWantedHeight(main);
+
   const live = state.phase.kind === "live";
   return (
-    <main class="popup" id="main" aria-label="Pending pairing requests">
+    <main class="popup" id="main" ref={main} aria-label="Pending pairing requests">
       <header class="popup-head">
         <h1>
           Pairing requests{pending.length > 0 && <span class="badge attention">{pending.length}</span>}
@@ -98,6 +101,50 @@ function PopupRequest({ entry, sessions, now }: { entry: PairingEntry; sessions:
       )}
     </li>
   );
+}
+
+/**
+ * Reports how tall the popup's content wants to be (CSS px): as `data-wanted-height` on
+ * `<main>` (the tests read it) and, in the desktop app, to the app, which sizes the window
+ * to it within its bounds (crates/tap-desktop-core/src/popup.rs). The list's full
+ * height counts, not the part shown, so a list that scrolls asks for more room.
+ */
+function useWantedHeight(main: { current: HTMLElement | null }) {
+  useEffect(() => {
+    const el = main.current;
+    if (!el) return;
+    let last = -1;
+    const measure = () => {
+      const list = el.querySelector<HTMLElement>(".popup-list");
+      const last_child = el.lastElementChild as HTMLElement | null;
+      if (!last_child) return;
+      const style = getComputedStyle(el);
+      const top = el.getBoundingClientRect().top;
+      const bottom = last_child.getBoundingClientRect().bottom;
+      const hidden = list ? list.scrollHeight - list.clientHeight : 0;
+      const wanted = Math.ceil(bottom - top + parseFloat(style.paddingBottom) + hidden);
+      if (wanted === last) return;
+      last = wanted;
+      el.dataset.wantedHeight = String(wanted);
+      desktop?.fitPopup(wanted).catch(() => {});
+    };
+    // Content changes (requests come and go, an error line appears) and font loading
+    // change the height; the observer sees the children, the mutation observer new ones.
+    const resize = new ResizeObserver(measure);
+    const watch = () => {
+      resize.disconnect();
+      resize.observe(el);
+      for (const child of Array.from(el.querySelectorAll(".popup-head, .popup-list, .popup-list > li, .popup-foot, .notice, .empty"))) resize.observe(child);
+      measure();
+    };
+    const mutations = new MutationObserver(watch);
+    mutations.observe(el, { childList: true, subtree: true });
+    watch();
+    return () => {
+      resize.disconnect();
+      mutations.disconnect();
+    };
+  }, []);
 }
 
 /** In the desktop app, asks it to show the panel window; in a browser, a link to the panel. */

@@ -79,7 +79,12 @@ describe("the popup view", () => {
     assert.match(await picker.locator("option:checked").innerText(), /Foreground session: popup/);
     await picker.selectOption(session.id);
     await waitFor(async () => (await gateway.pairings())[0].session === session.id, "the session choice reached the gateway");
+    // Pictured as the desktop app shows it: the window as tall as the page asks.
+    const viewport = popup.viewportSize();
+    const wanted = Number(await popup.locator("main.popup").getAttribute("data-wanted-height"));
+    await popup.setViewportSize({ width: viewport.width, height: wanted });
     await screenshot(popup, "popup");
+    await popup.setViewportSize(viewport);
 
     await request.getByRole("button", { name: `Deny request ${listed.code}` }).click();
     await request.getByRole("button", { name: "Yes, deny" }).click();
