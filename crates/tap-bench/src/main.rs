@@ -431,19 +431,27 @@ async fn s7(n: &Counts, rig: &scenarios::Rig, main: &str, out: &mut Report) {
     let sequential = n.sequential / 4;
     match bounded(n.limit, mcp::s7(rig, main, n.warmup, sequential, n.rounds)).await {
         Ok(r) => {
-            let r50 = ratio(secs(r.mcp.p50()), secs(r.host.p50()));
-            out.rows.extend([
-                Row::info(S7, "p50", micros(r.mcp.p50()))
-                    .vs(format!("host {}", micros(r.host.p50())), r50)
-                    .target("<= 1.5x the host socket", r50 <= 1.5),
-                Row::info(S7, "p99", micros(r.mcp.p99())).vs(
-                    format!("host {}", micros(r.host.p99())),
-                    ratio(secs(r.mcp.p99()), secs(r.host.p99())),
-                ),
-                Row::info(S7, "calls", per_sec(r.mcp.rate()))
-                    .vs(per_sec(r.host.rate()), ratio(r.mcp.rate(), r.host.rate())),
-            ]);
-            out.rows.extend(switches_row(S7, "per call", &r.mcp));
+            for (generation, l) in [("initialize", &r.legacy), ("2026-07-28", &r.stateless)] {
+                let label = format!("{S7} ({generation})");
+                let r50 = ratio(secs(l.p50()), secs(r.host.p50()));
+                out.rows.extend([
+                    Row::info(&label, "p50", micros(l.p50()))
+                        .vs(format!("host {}", micros(r.host.p50())), r50)
+                        .target("<= 1.5x the host socket", r50 <= 1.5),
+                    Row::info(&label, "p99", micros(l.p99())).vs(
+                        format!("host {}", micros(r.host.p99())),
+                        ratio(secs(l.p99()), secs(r.host.p99())),
+                    ),
+                    Row::info(&label, "calls", per_sec(l.rate()))
+                        .vs(per_sec(r.host.rate()), ratio(l.rate(), r.host.rate())),
+                ]);
+                out.rows.extend(switches_row(&label, "per call", l));
+            }
+            out.rows.extend(switches_row(
+                &format!("{S7} (host socket)"),
+                "per call",
+                &r.host,
+            ));
         }
         Err(e) => out.fail(S7, e),
     }

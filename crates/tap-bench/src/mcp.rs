@@ -1,5 +1,5 @@
-//! S7: sequential MCP `tools/call` over Streamable HTTP (the `initialize` generation, one
-//! kept-alive connection, as MCP clients run it) against the same call through the
+//! S7: sequential MCP `tools/call` over Streamable HTTP, in each MCP generation (one
+//! kept-alive connection each, as MCP clients run it), against the same call through the
 //! session-host WebSocket (S1b's path), interleaved in the same run.
 
 use crate::scenarios::{call_via_host, Rig};
@@ -11,11 +11,15 @@ use hyper::Request;
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 
-/// S7's two latency series.
+/// S7's latency series: MCP in each generation, and the host socket.
 pub struct McpResults {
-    pub mcp: Latencies,
+    pub legacy: Latencies,
+    pub stateless: Latencies,
     pub host: Latencies,
 }
+
+/// The stateless generation's protocol version.
+const STATELESS: &str = "2026-07-28";
 
 /// An MCP client of the `initialize` generation on one HTTP/1.1 connection.
 struct McpHttp {
@@ -24,6 +28,8 @@ struct McpHttp {
     path: String,
     token: String,
     session: Option<String>,
+    /// The 2026-07-28 generation: no `initialize`, the version on every request.
+    stateless: bool,
     next_id: u64,
 }
 
@@ -32,6 +38,7 @@ impl McpHttp {
         addr: std::net::SocketAddr,
         token: &str,
         session: &str,
+        stateless: bool,
     ) -> Result<Self, String> {
         let tcp = tokio::net::TcpStream::connect(addr)
             .await
@@ -51,8 +58,12 @@ impl McpHttp {
             path: format!("/mcp/{session}"),
             token: token.to_string(),
             session: None,
+            stateless,
             next_id: 0,
         };
+        if stateless {
+            return Ok(client);
+        }
         client
             .request(
                 "initialize",
@@ -65,6 +76,10 @@ impl McpHttp {
     }
 
     fn post(&self, body: Value) -> Result<Request<Full<Bytes>>, String> {
+        // The stateless generation routes on headers that repeat the body's method and
+        // name (SEP-2243).
+        let method = body["method"].as_str().unwrap_or_default().to_string();
+        let name = body["params"]["name"].as_str().map(str::to_string);
         let mut req = Request::post(&self.path)
             .header("host", &self.authority)
             .header("authorization", format!("Bearer {}", self.token))
@@ -72,6 +87,14 @@ impl McpHttp {
             .header("accept", "application/json, text/event-stream");
         if let Some(s) = &self.session {
             req = req.header("mcp-session-id", s);
+        }
+        if self.stateless {
+            req = req
+                .header("mcp-protocol-version", STATELESS)
+                .header("mcp-method", method);
+            if let Some(name) = name {
+                req = req.header("mcp-name", name);
+            }
         }
         req.body(Full::new(Bytes::from(body.to_string())))
             .map_err(|e| e.to_string())
@@ -101,6 +124,13 @@ impl McpHttp {
     async fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
         self.next_id += 1;
         let id = self.next_id;
+        let mut params = params;
+        if self.stateless {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": STATELESS,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            });
+        }
         let req =
             self.post(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         self.ready().await?;
@@ -110,7 +140,10 @@ impl McpHttp {
             .await
             .map_err(|e| format!("{method}: {e}"))?;
         if !res.status().is_success() {
-            return Err(format!("{method}: HTTP {}", res.status()));
+            let status = res.status();
+            let body = res.into_body().collect().await.map(|b| b.to_bytes());
+            let body = body.map(|b| String::from_utf8_lossy(&b).into_owned());
+            return Err(format!("{method}: HTTP {status}: {}", body.unwrap_or_default()));
         }
         if let Some(s) = res.headers().get("mcp-session-id") {
             self.session = Some(s.to_str().map_err(|e| e.to_string())?.to_string());
@@ -161,22 +194,29 @@ pub async fn s7(
 ) -> Result<McpResults, String> {
     let gw = rig.gateway();
     let host = rig.host();
-    let mut mcp = McpHttp::connect(gw.address(), gw.host_token(), session).await?;
+    let mut legacy = McpHttp::connect(gw.address(), gw.host_token(), session, false).await?;
+    let mut stateless = McpHttp::connect(gw.address(), gw.host_token(), session, true).await?;
     for _ in 0..warmup {
-        mcp.call("echo").await?;
+        legacy.call("echo").await?;
+        stateless.call("echo").await?;
         call_via_host(&host, session, "echo").await?;
     }
-    let (mut m, mut h) = (Sampler::new(n), Sampler::new(n));
+    let (mut l, mut s, mut h) = (Sampler::new(n), Sampler::new(n), Sampler::new(n));
     let per_round = n.div_ceil(rounds.max(1));
     let mut left = n;
     while left > 0 {
         let k = per_round.min(left);
         left -= k;
-        m.begin();
+        l.begin();
         for _ in 0..k {
-            m.time(mcp.call("echo")).await?;
+            l.time(legacy.call("echo")).await?;
         }
-        m.end();
+        l.end();
+        s.begin();
+        for _ in 0..k {
+            s.time(stateless.call("echo")).await?;
+        }
+        s.end();
         h.begin();
         for _ in 0..k {
             h.time(call_via_host(&host, session, "echo")).await?;
@@ -184,7 +224,8 @@ pub async fn s7(
         h.end();
     }
     Ok(McpResults {
-        mcp: m.finish(),
+        legacy: l.finish(),
+        stateless: s.finish(),
         host: h.finish(),
     })
 }
