@@ -25,12 +25,14 @@ export function Playground({ state }: { state: PanelState }) {
           {pg.notice}
         </p>
       )}
-      {pg.current ? (
-        <SessionTools key={pg.current} state={state} sessionId={pg.current} />
-      ) : (
-        <p class="empty">Open a session of your own, or join a live one, to see its tools.</p>
-      )}
-      <RecentCalls calls={pg.calls} state={state} />
+      <div class="pg-main">
+        {pg.current ? (
+          <SessionTools key={pg.current} state={state} sessionId={pg.current} />
+        ) : (
+          <p class="empty">Open a session of your own, or join a live one, to see its tools.</p>
+        )}
+        <RecentCalls calls={pg.calls} state={state} />
+      </div>
     </div>
   );
 }
@@ -113,7 +115,7 @@ function SessionBar({ state }: { state: PanelState }) {
       {pg.held.length > 0 && (
         <ul class="pg-held" aria-label="Held sessions">
           {pg.held.map((h) => (
-            <li key={h.sessionId} class={h.sessionId === pg.current ? "current" : undefined}>
+            <li key={h.sessionId} class={h.sessionId === pg.current ? "current" : undefined} data-session-id={h.sessionId}>
               <button type="button" class="btn link" aria-pressed={h.sessionId === pg.current} onClick={() => playground.select(h.sessionId)}>
                 <Breakable text={h.name} />
               </button>
@@ -218,7 +220,9 @@ function ToolPanel({ tool, sessionId, live }: { tool: PlaygroundTool; sessionId:
   };
 
   return (
-    <form class="pg-tool-panel" aria-label={`Call ${tool.name}`} onSubmit={submit}>
+    // noValidate: the gateway checks the arguments against the whole schema and says
+    // exactly what is wrong; the browser would block a call with a bare tooltip.
+    <form class="pg-tool-panel" aria-label={`Call ${tool.name}`} onSubmit={submit} noValidate>
       <div class="pg-tool-head">
         <h2 class="mono breakable">
           <Breakable text={tool.name} />
@@ -265,14 +269,14 @@ function ToolPanel({ tool, sessionId, live }: { tool: PlaygroundTool; sessionId:
 }
 
 function RecentCalls({ calls, state }: { calls: CallEntry[]; state: PanelState }) {
-  if (calls.length === 0) return null;
   const labels = new Map((state.status?.sessions ?? []).map((s) => [s.id, s.label ?? s.id]));
   return (
     <section class="pg-calls" aria-labelledby="pg-calls-heading">
       <h2 id="pg-calls-heading">Recent calls</h2>
+      {calls.length === 0 && <p class="muted small">Calls made here appear here, newest first, until this tab is closed.</p>}
       <ol class="plain" aria-label="Recent calls">
         {calls.map((c) => (
-          <li key={c.callId} class={`pg-call ${c.state}`} data-call-id={c.callId}>
+          <li key={c.callId} class={`pg-call is-${c.state}`} data-call-id={c.callId}>
             <div class="pg-call-head">
               <span class="mono strong">{c.tool}</span>
               <span class="muted small">in {labels.get(c.sessionId) ?? c.sessionId}</span>

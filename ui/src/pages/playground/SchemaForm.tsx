@@ -26,7 +26,10 @@ function Fields({ schema, path, form, set }: { schema: Schema; path: string; for
   const required = requiredOf(schema);
   return (
     <div class="pg-fields">
-      {propertiesOf(schema).map(([name, prop]) => (
+      {/* Required fields first; the rest in the schema's order. */}
+      {[...propertiesOf(schema)]
+        .sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)))
+        .map(([name, prop]) => (
         <Field key={name} name={name} schema={prop} path={join(path, name)} required={required.has(name)} form={form} set={set} />
       ))}
     </div>
