@@ -85,7 +85,12 @@ impl Playground {
         core: &Arc<Core>,
         p: PlaygroundOpenParams,
     ) -> Result<PlaygroundSession, ControlError> {
-        if self.held.len() >= MAX_PLAYGROUND_SESSIONS {
+        let name = p.name.trim();
+        let again = self
+            .held
+            .values()
+            .any(|h| h.binding.name == name || h.binding.session_id == name);
+        if !again && self.held.len() >= MAX_PLAYGROUND_SESSIONS {
             return Err(ControlError::new(
                 ErrorCode::RateLimited,
                 format!(
@@ -93,7 +98,7 @@ impl Playground {
                 ),
             ));
         }
-        let presence = attach::attach(core, p.name.trim(), p.cwd).map_err(error)?;
+        let presence = attach::attach(core, name, p.cwd).map_err(error)?;
         let session = PlaygroundSession {
             session_id: presence.binding.session_id.clone(),
             name: presence.binding.name.clone(),

@@ -348,3 +348,62 @@ async fn a_second_connection_cannot_cancel_anothers_call() {
     tap_testkit::answer(&mut p, &call, json!(1)).await;
     assert_eq!(c.response("w").await["result"]["data"], 1);
 }
+
+#[tokio::test]
+async fn a_connection_holds_at_most_the_session_limit() {
+    use tap_protocol::limits::MAX_PLAYGROUND_SESSIONS;
+    let gw = TestGateway::start().await;
+    let (mut c, _) = Control::authed(&gw).await;
+    for i in 0..MAX_PLAYGROUND_SESSIONS {
+        c.ok("playground.open", json!({"name": format!("s{i}")}))
+            .await;
+    }
+    let e = c
+        .err(
+            "playground.open",
+            json!({"name": "one-more"}),
+            "RATE_LIMITED",
+        )
+        .await;
+    assert!(
+        e["message"].as_str().unwrap().contains("close one first"),
+        "{e}"
+    );
+    // Opening a held one again is no new hold.
+    c.ok("playground.open", json!({"name": "s0"})).await;
+}
+
+#[tokio::test]
+async fn a_connection_has_at_most_the_call_limit_in_flight() {
+    use tap_protocol::limits::MAX_PLAYGROUND_CALLS;
+    let gw = TestGateway::start().await;
+    let (mut c, session) = opened(&gw, "manual").await;
+    let mut p = gw.bound("ops", &session, json!([tool("wait")])).await;
+    for i in 0..MAX_PLAYGROUND_CALLS {
+        start_call(&mut c, &format!("c{i}"), &session, "wait", json!({})).await;
+    }
+    let e = c
+        .err(
+            "playground.call",
+            json!({"callId": "over", "sessionId": session, "tool": "wait", "args": {}}),
+            "RATE_LIMITED",
+        )
+        .await;
+    assert_eq!(
+        e["message"],
+        format!("{MAX_PLAYGROUND_CALLS} calls are already in flight on this connection")
+    );
+    // One ends: there is room again.
+    let first = p.expect_next("tool.call").await;
+    tap_testkit::answer(&mut p, &first, json!("ok")).await;
+    let done = loop {
+        let f = c.recv().await;
+        if f["type"] == "response" {
+            break f;
+        }
+    };
+    assert_eq!(done["result"]["data"], "ok", "{done}");
+    start_call(&mut c, "again", &session, "wait", json!({})).await;
+    // Requests are answered in order: a refusal of "again" would come before this answer.
+    c.ok("status", json!({})).await;
+}
