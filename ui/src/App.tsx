@@ -5,6 +5,7 @@ import { Pairing } from "./pages/Pairing";
 import { Sessions } from "./pages/Sessions";
 import { Providers } from "./pages/Providers";
 import { Streams } from "./pages/Streams";
+import { Playground } from "./pages/Playground";
 import { Diagnostics } from "./pages/Diagnostics";
 import { Logs } from "./pages/Logs";
 import { Settings } from "./pages/Settings";
@@ -17,6 +18,7 @@ const PAGES = [
   { id: "sessions", title: "Sessions" },
   { id: "providers", title: "Providers" },
   { id: "streams", title: "Streams" },
+  { id: "playground", title: "Playground" },
   { id: "diagnostics", title: "Diagnostics" },
   { id: "logs", title: "Logs" },
   { id: "settings", title: "Settings" },
@@ -120,6 +122,8 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Providers state={state} />;
     case "streams":
       return <Streams state={state} sessionId={route.arg} />;
+    case "playground":
+      return <Playground state={state} />;
     case "diagnostics":
       return <Diagnostics state={state} />;
     case "logs":

@@ -30,6 +30,7 @@ mod decode;
 mod events;
 mod frames;
 mod pairing;
+mod playground;
 mod streams;
 
 pub use auth::*;
@@ -37,6 +38,7 @@ pub use decode::*;
 pub use events::*;
 pub use frames::*;
 pub use pairing::*;
+pub use playground::*;
 pub use streams::*;
 
 /// The version of this protocol; bumped on an incompatible change.
@@ -49,10 +51,14 @@ pub use crate::limits::UI_LOGIN_CODE_TTL;
 /// Declares every method once: its wire name, its params type and its result type. From
 /// this one list come [`ControlCall`], [`ControlCall::METHODS`] and (feature `ts`) the
 /// TypeScript `ControlMethods` map the panel's typed `rpc()` is built on.
+///
+/// `-> @later T` marks a method whose answer may take long (a tool call): its handler
+/// returns [`Later<T>`] after starting the work, and answers with a `T` itself when the
+/// work ends, so the connection keeps answering other requests meanwhile.
 macro_rules! control_methods {
     ($(
         $(#[doc = $doc:literal])*
-        $variant:ident($handler:ident) = $name:literal ($params:ty) -> $result:ty;
+        $variant:ident($handler:ident) = $name:literal ($params:ty) -> $(@$later:ident)? $result:ty;
     )*) => {
         /// A method and its params, as one request carries them
         /// (`{"method": "…", "params": {…}}`).
@@ -78,16 +84,13 @@ macro_rules! control_methods {
                 }
             }
 
-            /// Runs this call on `handler` and serializes the method's result. The handler
-            /// returns each method's own result type, so the compiler checks that every
-            /// method answers with what this list (and the panel's TypeScript) says.
-            pub fn dispatch(self, handler: &mut impl ControlHandler) -> Result<crate::Json, ControlError> {
-                fn json(value: impl Serialize) -> Result<crate::Json, ControlError> {
-                    serde_json::to_value(value)
-                        .map_err(|e| ControlError::new(crate::ErrorCode::Internal, e.to_string()))
-                }
+            /// Runs this call on `handler` and serializes the method's result; `None` when
+            /// the handler answers later (`@later` methods). The handler returns each
+            /// method's own result type, so the compiler checks that every method answers
+            /// with what this list (and the panel's TypeScript) says.
+            pub fn dispatch(self, handler: &mut impl ControlHandler) -> Result<Option<crate::Json>, ControlError> {
                 match self {
-                    $(Self::$variant(params) => json(handler.$handler(params)?),)*
+                    $(Self::$variant(params) => answer!($($later)?, handler.$handler(params)?),)*
                 }
             }
         }
@@ -97,7 +100,7 @@ macro_rules! control_methods {
         pub trait ControlHandler {
             $(
                 $(#[doc = $doc])*
-                fn $handler(&mut self, params: $params) -> Result<$result, ControlError>;
+                fn $handler(&mut self, params: $params) -> Result<handler_result!($($later)?, $result), ControlError>;
             )*
         }
 
@@ -127,6 +130,28 @@ macro_rules! control_methods {
             (format!("export type ControlMethods = {{\n{body}}};\n"), deps)
         }
     };
+}
+
+/// What a handler returns for a method: its result, or [`Later`] for an `@later` method.
+macro_rules! handler_result {
+    (later, $result:ty) => { Later<$result> };
+    (, $result:ty) => { $result };
+}
+
+/// How `dispatch` answers: serialized now, or `None` for an `@later` method.
+macro_rules! answer {
+    (later, $value:expr) => {{
+        let _: Later<_> = $value;
+        Ok(None)
+    }};
+    (, $value:expr) => {
+        to_json($value).map(Some)
+    };
+}
+
+fn to_json(value: impl Serialize) -> Result<crate::Json, ControlError> {
+    serde_json::to_value(value)
+        .map_err(|e| ControlError::new(crate::ErrorCode::Internal, e.to_string()))
 }
 
 control_methods! {
@@ -173,6 +198,20 @@ control_methods! {
     SettingsGet(settings_get) = "settings.get" (Empty) -> crate::settings::SettingsResult;
     /// Changes and saves settings; unknown keys are refused (`INVALID_JSON`).
     SettingsSet(settings_set) = "settings.set" (SettingsPatch) -> crate::settings::SettingsResult;
+    /// Opens a playground session: joins the session with this id or label, or registers
+    /// one labelled `name`. Held until `playground.close` or until this connection closes.
+    PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;
+    /// Releases a session `playground.open` holds (a registered one ends once no other
+    /// client holds it for the session hosts' resume window).
+    PlaygroundClose(playground_close) = "playground.close" (PlaygroundSessionRef) -> Empty;
+    /// A live session's tools, with their descriptions and JSON Schemas.
+    PlaygroundTools(playground_tools) = "playground.tools" (PlaygroundSessionRef) -> PlaygroundTools;
+    /// Calls a tool as a session host would (hook precheck, argument check, gates,
+    /// concurrency, timeout). Answered when the call ends; meanwhile its progress arrives
+    /// as `playground.progress` events and other requests are answered as usual.
+    PlaygroundCall(playground_call) = "playground.call" (PlaygroundCallParams) -> @later PlaygroundCallResult;
+    /// Cancels a call in flight: its provider gets `tool.cancel`, the call ends `CANCELLED`.
+    PlaygroundCancel(playground_cancel) = "playground.cancel" (PlaygroundCallRef) -> Empty;
 }
 
 /// Params of methods that take none, and the result of methods that return nothing.

@@ -166,3 +166,11 @@ pub const UI_LOGIN_CODE_TTL: Duration = Duration::from_secs(120);
 pub const MAX_UI_LOGIN_CODES: usize = 16;
 /// Largest `POST /api/login` body read: a real one is `{"code": "<43 characters>"}`.
 pub const MAX_LOGIN_BODY_BYTES: usize = 1024;
+/// Sessions one control connection may hold open in the tool playground
+/// (`playground.open`); each is a registered session with its own watcher task.
+pub const MAX_PLAYGROUND_SESSIONS: usize = 8;
+/// Tool calls one control connection may have in flight (`playground.call`): the panel's
+/// user clicks; more than this is a runaway client.
+pub const MAX_PLAYGROUND_CALLS: usize = 32;
+/// Longest `callId` of a `playground.call`.
+pub const MAX_PLAYGROUND_CALL_ID_LEN: usize = 128;

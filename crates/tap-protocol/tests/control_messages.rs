@@ -56,6 +56,12 @@ fn every_method_decodes_and_reports_its_name() {
         "provider.disconnect" => json!({"id": "p-1"}),
         "streams.follow" => json!({"sessionId": "s-1"}),
         "unfollow" => json!({"topic": "logs"}),
+        "playground.open" => json!({"name": "try-it"}),
+        "playground.close" | "playground.tools" => json!({"sessionId": "s-1"}),
+        "playground.call" => {
+            json!({"callId": "c1", "sessionId": "s-1", "tool": "greet", "args": {"name": "Ada"}})
+        }
+        "playground.cancel" => json!({"callId": "c1"}),
         _ => json!({}),
     };
     for m in ControlCall::METHODS {
@@ -64,7 +70,38 @@ fn every_method_decodes_and_reports_its_name() {
         assert_eq!(req.id, "x");
         assert_eq!(req.call.method(), *m);
     }
-    assert_eq!(ControlCall::METHODS.len(), 19);
+    assert_eq!(ControlCall::METHODS.len(), 24);
+}
+
+#[test]
+fn a_playground_call_answers_with_its_outcome_and_reports_progress_as_events() {
+    use tap_protocol::control::{PlaygroundCallError, PlaygroundCallResult};
+    let failed = ServerFrame::result(
+        "r9",
+        PlaygroundCallResult {
+            call_id: "c1".into(),
+            duration_ms: 42,
+            data: None,
+            error: Some(PlaygroundCallError {
+                code: ErrorCode::Denied,
+                message: "A hook rule denied 'shell': CI is red.".into(),
+            }),
+            context: None,
+        },
+    );
+    assert_eq!(
+        to_json(&failed),
+        json!({"type": "response", "id": "r9", "result": {"callId": "c1", "durationMs": 42,
+               "error": {"code": "DENIED", "message": "A hook rule denied 'shell': CI is red."}}})
+    );
+    let progress = ControlEvent::PlaygroundProgress {
+        call_id: "c1".into(),
+        message: "compiling".into(),
+    };
+    assert_eq!(
+        to_json(&progress),
+        json!({"kind": "playground.progress", "callId": "c1", "message": "compiling"})
+    );
 }
 
 #[test]

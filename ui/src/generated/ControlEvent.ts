@@ -44,7 +44,15 @@ entry: StreamEntry, } | { "kind": "settings.changed",
 /**
  * The settings as saved.
  */
-settings: Settings, } | { "kind": "follow.lagged", 
+settings: Settings, } | { "kind": "playground.progress", 
+/**
+ * The call (`playground.call`'s `callId`).
+ */
+callId: string, 
+/**
+ * Status text from the provider.
+ */
+message: string, } | { "kind": "follow.lagged", 
 /**
  * `logs` or `streams`.
  */

@@ -10,6 +10,13 @@ import type { PairingConfigureResult } from "./PairingConfigureResult";
 import type { PairingDenyAllResult } from "./PairingDenyAllResult";
 import type { PairingId } from "./PairingId";
 import type { PairingList } from "./PairingList";
+import type { PlaygroundCallParams } from "./PlaygroundCallParams";
+import type { PlaygroundCallRef } from "./PlaygroundCallRef";
+import type { PlaygroundCallResult } from "./PlaygroundCallResult";
+import type { PlaygroundOpenParams } from "./PlaygroundOpenParams";
+import type { PlaygroundSession } from "./PlaygroundSession";
+import type { PlaygroundSessionRef } from "./PlaygroundSessionRef";
+import type { PlaygroundTools } from "./PlaygroundTools";
 import type { ProviderId } from "./ProviderId";
 import type { SettingsPatch } from "./SettingsPatch";
 import type { SettingsResult } from "./SettingsResult";
@@ -41,10 +48,15 @@ export type ControlMethods = {
   "unfollow": { params: UnfollowParams; result: Empty };
   "settings.get": { params: Empty; result: SettingsResult };
   "settings.set": { params: SettingsPatch; result: SettingsResult };
+  "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
+  "playground.close": { params: PlaygroundSessionRef; result: Empty };
+  "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
+  "playground.call": { params: PlaygroundCallParams; result: PlaygroundCallResult };
+  "playground.cancel": { params: PlaygroundCallRef; result: Empty };
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

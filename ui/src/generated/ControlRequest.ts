@@ -4,6 +4,10 @@ import type { Empty } from "./Empty";
 import type { LogsParams } from "./LogsParams";
 import type { PairingConfigure } from "./PairingConfigure";
 import type { PairingId } from "./PairingId";
+import type { PlaygroundCallParams } from "./PlaygroundCallParams";
+import type { PlaygroundCallRef } from "./PlaygroundCallRef";
+import type { PlaygroundOpenParams } from "./PlaygroundOpenParams";
+import type { PlaygroundSessionRef } from "./PlaygroundSessionRef";
 import type { ProviderId } from "./ProviderId";
 import type { SettingsPatch } from "./SettingsPatch";
 import type { StreamsFollowParams } from "./StreamsFollowParams";
@@ -17,4 +21,4 @@ export type ControlRequest = {
 /**
  * Chosen by the client; echoed in the response.
  */
-id: string, } & ({ "method": "auth", "params": AuthParams } | { "method": "snapshot", "params": Empty } | { "method": "status", "params": Empty } | { "method": "pairing.list", "params": Empty } | { "method": "pairing.deny", "params": PairingId } | { "method": "pairing.denyAll", "params": Empty } | { "method": "pairing.revoke", "params": PairingId } | { "method": "pairing.configure", "params": PairingConfigure } | { "method": "ui.login", "params": Empty } | { "method": "streams.history", "params": StreamsHistoryParams } | { "method": "provider.disconnect", "params": ProviderId } | { "method": "diagnostics", "params": Empty } | { "method": "diagnostics.follow", "params": Empty } | { "method": "logs.recent", "params": LogsParams } | { "method": "logs.follow", "params": LogsParams } | { "method": "streams.follow", "params": StreamsFollowParams } | { "method": "unfollow", "params": UnfollowParams } | { "method": "settings.get", "params": Empty } | { "method": "settings.set", "params": SettingsPatch });
+id: string, } & ({ "method": "auth", "params": AuthParams } | { "method": "snapshot", "params": Empty } | { "method": "status", "params": Empty } | { "method": "pairing.list", "params": Empty } | { "method": "pairing.deny", "params": PairingId } | { "method": "pairing.denyAll", "params": Empty } | { "method": "pairing.revoke", "params": PairingId } | { "method": "pairing.configure", "params": PairingConfigure } | { "method": "ui.login", "params": Empty } | { "method": "streams.history", "params": StreamsHistoryParams } | { "method": "provider.disconnect", "params": ProviderId } | { "method": "diagnostics", "params": Empty } | { "method": "diagnostics.follow", "params": Empty } | { "method": "logs.recent", "params": LogsParams } | { "method": "logs.follow", "params": LogsParams } | { "method": "streams.follow", "params": StreamsFollowParams } | { "method": "unfollow", "params": UnfollowParams } | { "method": "settings.get", "params": Empty } | { "method": "settings.set", "params": SettingsPatch } | { "method": "playground.open", "params": PlaygroundOpenParams } | { "method": "playground.close", "params": PlaygroundSessionRef } | { "method": "playground.tools", "params": PlaygroundSessionRef } | { "method": "playground.call", "params": PlaygroundCallParams } | { "method": "playground.cancel", "params": PlaygroundCallRef });

@@ -8,6 +8,7 @@
 
 use super::dispatch::Methods;
 use super::follow::Follows;
+use super::playground::{Frame, Playground};
 use crate::auth::tokens;
 use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
@@ -39,6 +40,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
         events: None,
         seq: 0,
         follows: Follows::default(),
+        playground: Playground::default(),
     };
     let socket = Socket {
         ws,
@@ -65,6 +67,9 @@ struct Conn {
     seq: u64,
     /// The opt-in topics (`*.follow`) and their receivers.
     follows: Follows,
+    /// Sessions held and calls in flight in the tool playground; dropped with the
+    /// connection, which releases the sessions and cancels the calls.
+    playground: Playground,
 }
 
 impl Handler for Conn {
@@ -102,6 +107,14 @@ impl Handler for Conn {
                 }
                 // The sender lives as long as the gateway.
                 Err(RecvError::Closed) => return Step::Close(CloseCode::Away, "gateway stopping"),
+            },
+            // A playground call's progress and answer: the user waits for these.
+            frame = self.playground.next() => match frame {
+                Frame::Event(e) => e,
+                Frame::Response(r) => {
+                    self.send(r);
+                    return Step::Continue;
+                }
             },
             // After the engine's own events: a flood of followed events must not hold back
             // a pairing request.
@@ -162,11 +175,15 @@ impl Conn {
         }
         let mut methods = Methods {
             gw: &self.gw,
+            request_id: &id,
             seq: self.seq,
             follows: &mut self.follows,
+            playground: &mut self.playground,
         };
         let frame = match call.dispatch(&mut methods) {
-            Ok(result) => ServerFrame::result(id, result),
+            Ok(Some(result)) => ServerFrame::result(id, result),
+            // An `@later` method: its task answers through the playground's channel.
+            Ok(None) => return,
             Err(e) => ServerFrame::error(Some(id), e),
         };
         self.send(frame);

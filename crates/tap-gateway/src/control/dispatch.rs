@@ -3,12 +3,15 @@
 //! every answer against the protocol. The connection owns the socket and the event stream.
 
 use super::follow::Follows;
+use super::playground::Playground;
 use crate::gateway::Gateway;
 use crate::pairing::api::PairingError;
 use crate::settings::SettingsError;
 use tap_protocol::control::{
-    AuthParams, ControlError, ControlHandler, Empty, PairingConfigure, PairingConfigureResult,
-    PairingDenyAllResult, PairingId, PairingList, ProviderId, Snapshot, StreamsFollowParams,
+    AuthParams, ControlError, ControlHandler, Empty, Later, PairingConfigure,
+    PairingConfigureResult, PairingDenyAllResult, PairingId, PairingList, PlaygroundCallParams,
+    PlaygroundCallRef, PlaygroundCallResult, PlaygroundOpenParams, PlaygroundSession,
+    PlaygroundSessionRef, PlaygroundTools, ProviderId, Snapshot, StreamsFollowParams,
     StreamsHistory, StreamsHistoryParams, UiLoginResult, UnfollowParams,
 };
 use tap_protocol::diagnostics::Diagnostics;
@@ -17,12 +20,16 @@ use tap_protocol::logs::{LogsParams, LogsRecent};
 use tap_protocol::settings::{SettingsPatch, SettingsResult};
 use tap_protocol::ErrorCode;
 
-/// The methods of one authenticated client: `seq` is the last event seq sent on its
-/// connection (for `snapshot`); `follows` is what it follows (for the `*.follow` methods).
+/// The methods of one authenticated client: `request_id` is the request being answered
+/// (an `@later` method answers it itself); `seq` is the last event seq sent on its
+/// connection (for `snapshot`); `follows` is what it follows (for the `*.follow` methods);
+/// `playground` what it holds and calls (for `playground.*`).
 pub(super) struct Methods<'a> {
     pub gw: &'a Gateway,
+    pub request_id: &'a str,
     pub seq: u64,
     pub follows: &'a mut Follows,
+    pub playground: &'a mut Playground,
 }
 
 type Answer<T> = Result<T, ControlError>;
@@ -150,6 +157,28 @@ impl ControlHandler for Methods<'_> {
 
     fn settings_set(&mut self, patch: SettingsPatch) -> Answer<SettingsResult> {
         self.gw.set_settings(&patch).map_err(settings_error)
+    }
+
+    fn playground_open(&mut self, p: PlaygroundOpenParams) -> Answer<PlaygroundSession> {
+        self.playground.open(self.gw.core(), p)
+    }
+
+    fn playground_close(&mut self, p: PlaygroundSessionRef) -> Answer<Empty> {
+        self.playground.close(&p.session_id)?;
+        Ok(Empty {})
+    }
+
+    fn playground_tools(&mut self, p: PlaygroundSessionRef) -> Answer<PlaygroundTools> {
+        Playground::tools(self.gw.core(), &p.session_id)
+    }
+
+    fn playground_call(&mut self, p: PlaygroundCallParams) -> Answer<Later<PlaygroundCallResult>> {
+        self.playground.call(self.gw, self.request_id, p)
+    }
+
+    fn playground_cancel(&mut self, p: PlaygroundCallRef) -> Answer<Empty> {
+        self.playground.cancel(&p.call_id)?;
+        Ok(Empty {})
     }
 }
 

@@ -9,6 +9,7 @@
 mod connection;
 mod dispatch;
 mod follow;
+mod playground;
 
 use crate::auth::origin;
 use crate::gateway::Gateway;

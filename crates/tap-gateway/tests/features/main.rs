@@ -24,6 +24,7 @@ mod mcp;
 mod multi_instance;
 mod pairing;
 mod panel_http;
+mod playground;
 mod project_providers;
 mod project_refusals;
 mod provider_auth;

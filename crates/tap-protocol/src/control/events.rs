@@ -64,6 +64,15 @@ pub enum ControlEvent {
         /// The settings as saved.
         settings: Settings,
     },
+    /// A progress message of a `playground.call` this connection made, before its result.
+    #[serde(rename = "playground.progress")]
+    PlaygroundProgress {
+        /// The call (`playground.call`'s `callId`).
+        #[serde(rename = "callId")]
+        call_id: String,
+        /// Status text from the provider.
+        message: String,
+    },
     /// This connection fell behind a followed topic and `missed` of its events were
     /// dropped (the other events are unaffected): fetch it again (`logs.follow`,
     /// `streams.follow`) if the gap matters.

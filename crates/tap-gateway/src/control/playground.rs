@@ -1,0 +1,302 @@
+//! The panel's tool playground (`playground.*`): sessions a control connection holds, and
+//! tool calls it makes through the same path as a session host's.
+//!
+//! A session is held with the MCP facade's `attach` (join by id or label, or register one
+//! labelled with the name), so it lives exactly as long as an MCP client's would: released
+//! on `playground.close` or when the connection closes, then ended (if the playground
+//! registered it) once nobody has held it for the resume window.
+//!
+//! Handlers never await, and a call can take up to its tool's timeout, so each call runs in
+//! a task on `invocations`. The task hands its progress and its outcome back through a
+//! channel the connection drains in `background`: progress events get their `seq` there,
+//! and since both travel the one channel, a call's progress always precedes its answer.
+
+use crate::gateway::Gateway;
+use crate::hooks::decide::Decision;
+use crate::mcp::attach::{self, Presence};
+use crate::mcp::binding::Binding;
+use crate::state::Core;
+use crate::tools::request::{CallError, CallRequest};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+use tap_protocol::control::{
+    ControlError, ControlEvent, Later, PlaygroundCallError, PlaygroundCallParams,
+    PlaygroundCallResult, PlaygroundOpenParams, PlaygroundSession, PlaygroundTool, PlaygroundTools,
+    ServerFrame,
+};
+use tap_protocol::limits::{
+    MAX_PLAYGROUND_CALLS, MAX_PLAYGROUND_CALL_ID_LEN, MAX_PLAYGROUND_SESSIONS,
+};
+use tap_protocol::{ErrorCode, Json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What a call task hands back to its connection.
+pub(super) enum Outgoing {
+    /// A `tool.progress` of the call, to send as a `playground.progress` event.
+    Progress { call_id: String, message: String },
+    /// The call ended: the response to the `playground.call` request `request_id`.
+    Done {
+        request_id: String,
+        result: PlaygroundCallResult,
+    },
+}
+
+/// One control connection's playground: what it holds and what it has in flight.
+pub(super) struct Playground {
+    /// Held sessions by session id.
+    held: HashMap<String, Presence>,
+    /// Calls in flight by `callId`; removed when their `Done` is sent.
+    calls: HashMap<String, CancellationToken>,
+    tx: mpsc::UnboundedSender<Outgoing>,
+    rx: mpsc::UnboundedReceiver<Outgoing>,
+}
+
+impl Default for Playground {
+    fn default() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self {
+            held: HashMap::new(),
+            calls: HashMap::new(),
+            tx,
+            rx,
+        }
+    }
+}
+
+impl Drop for Playground {
+    /// The connection closed: its calls are cancelled (their providers get `tool.cancel`);
+    /// dropping `held` releases its sessions.
+    fn drop(&mut self) {
+        for cancel in self.calls.values() {
+            cancel.cancel();
+        }
+    }
+}
+
+fn error((code, message): (ErrorCode, String)) -> ControlError {
+    ControlError::new(code, message)
+}
+
+impl Playground {
+    pub fn open(
+        &mut self,
+        core: &Arc<Core>,
+        p: PlaygroundOpenParams,
+    ) -> Result<PlaygroundSession, ControlError> {
+        let name = p.name.trim();
+        let again = self
+            .held
+            .values()
+            .any(|h| h.binding.name == name || h.binding.session_id == name);
+        if !again && self.held.len() >= MAX_PLAYGROUND_SESSIONS {
+            return Err(ControlError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "This connection already holds {MAX_PLAYGROUND_SESSIONS} playground sessions; close one first"
+                ),
+            ));
+        }
+        let presence = attach::attach(core, name, p.cwd).map_err(error)?;
+        let session = PlaygroundSession {
+            session_id: presence.binding.session_id.clone(),
+            name: presence.binding.name.clone(),
+            owned: presence.binding.owns_session(),
+        };
+        // Opening a held session again keeps one hold: the old presence is dropped after
+        // the new one counts, so the session is never released in between.
+        self.held.insert(session.session_id.clone(), presence);
+        Ok(session)
+    }
+
+    pub fn close(&mut self, session_id: &str) -> Result<(), ControlError> {
+        match self.held.remove(session_id) {
+            Some(_) => Ok(()),
+            None => Err(ControlError::new(
+                ErrorCode::NotFound,
+                format!("This connection holds no playground session '{session_id}'"),
+            )),
+        }
+    }
+
+    pub fn cancel(&mut self, call_id: &str) -> Result<(), ControlError> {
+        match self.calls.get(call_id) {
+            Some(cancel) => {
+                cancel.cancel();
+                Ok(())
+            }
+            None => Err(ControlError::new(
+                ErrorCode::NotFound,
+                format!("No call '{call_id}' is in flight on this connection"),
+            )),
+        }
+    }
+
+    /// Checks the request, then starts the call in a task; its answer comes through
+    /// [`Self::next`]. Unknown sessions and tools are refused here with a clear error;
+    /// arguments are checked against the tool's schema on the call path itself, so a
+    /// mismatch is the call's `INVALID_JSON` outcome, as a session host would get it.
+    pub fn call(
+        &mut self,
+        gw: &Gateway,
+        request_id: &str,
+        p: PlaygroundCallParams,
+    ) -> Result<Later<PlaygroundCallResult>, ControlError> {
+        let core = gw.core();
+        let invalid = |m: String| Err(ControlError::new(ErrorCode::InvalidJson, m));
+        if p.call_id.is_empty() || p.call_id.len() > MAX_PLAYGROUND_CALL_ID_LEN {
+            return invalid(format!(
+                "'callId' must be 1 to {MAX_PLAYGROUND_CALL_ID_LEN} characters"
+            ));
+        }
+        if self.calls.contains_key(&p.call_id) {
+            return invalid(format!("callId '{}' is already in flight", p.call_id));
+        }
+        if self.calls.len() >= MAX_PLAYGROUND_CALLS {
+            return Err(ControlError::new(
+                ErrorCode::RateLimited,
+                format!("{MAX_PLAYGROUND_CALLS} calls are already in flight on this connection"),
+            ));
+        }
+        if !p.args.is_object() {
+            return invalid("'args' must be a JSON object".into());
+        }
+        {
+            let state = core.state();
+            let session = state.live_session(&p.session_id).map_err(error)?;
+            if !session.tools.contains_key(&p.tool) {
+                return Err(ControlError::new(
+                    ErrorCode::NotFound,
+                    format!("Session '{}' has no tool '{}'", p.session_id, p.tool),
+                ));
+            }
+        }
+        let cancel = CancellationToken::new();
+        self.calls.insert(p.call_id.clone(), cancel.clone());
+        let binding = self.held.get(&p.session_id).map(|h| h.binding.clone());
+        let (gw, tx, request_id) = (gw.clone(), self.tx.clone(), request_id.to_string());
+        core.invocations.spawn(async move {
+            let started = Instant::now();
+            let call_id = p.call_id.clone();
+            let (outcome, context) = run(&gw, binding.as_deref(), p, cancel, &tx).await;
+            let (data, error) = match outcome {
+                Ok(data) => (Some(data), None),
+                Err(e) => (
+                    None,
+                    Some(PlaygroundCallError {
+                        code: e.code,
+                        message: e.message,
+                    }),
+                ),
+            };
+            let result = PlaygroundCallResult {
+                call_id,
+                duration_ms: started.elapsed().as_millis() as u64,
+                data,
+                error,
+                context,
+            };
+            // The connection is gone: nobody to tell.
+            let _ = tx.send(Outgoing::Done { request_id, result });
+        });
+        Ok(Later::accepted())
+    }
+
+    /// The next progress event or call answer to send; pending while there is none.
+    /// Cancel-safe.
+    pub async fn next(&mut self) -> Frame {
+        // `self` holds a sender, so the channel never closes.
+        match self.rx.recv().await.expect("the playground holds a sender") {
+            Outgoing::Progress { call_id, message } => {
+                Frame::Event(ControlEvent::PlaygroundProgress { call_id, message })
+            }
+            Outgoing::Done { request_id, result } => {
+                self.calls.remove(&result.call_id);
+                Frame::Response(ServerFrame::result(request_id, result))
+            }
+        }
+    }
+
+    /// The tools of a live session.
+    pub fn tools(core: &Core, session_id: &str) -> Result<PlaygroundTools, ControlError> {
+        let state = core.state();
+        let session = state.live_session(session_id).map_err(error)?;
+        let tools = session
+            .host_tools(core.config.default_tool_timeout)
+            .into_iter()
+            .map(|t| PlaygroundTool {
+                name: t.name,
+                description: t.description,
+                parameters: t.parameters,
+                provider: t.provider,
+                timeout_ms: t.timeout_ms,
+            })
+            .collect();
+        Ok(PlaygroundTools {
+            session_id: session_id.to_string(),
+            tools,
+        })
+    }
+}
+
+/// What the connection sends for an [`Outgoing`].
+pub(super) enum Frame {
+    Event(ControlEvent),
+    Response(ServerFrame),
+}
+
+/// The hook precheck, then the call path, as the MCP facade runs a call: a deny is the
+/// call's `DENIED` outcome; context rides along with the result.
+async fn run(
+    gw: &Gateway,
+    binding: Option<&Binding>,
+    p: PlaygroundCallParams,
+    cancel: CancellationToken,
+    tx: &mpsc::UnboundedSender<Outgoing>,
+) -> (Result<Json, CallError>, Option<String>) {
+    let cancelled = || CallError::new(ErrorCode::Cancelled, "The call was cancelled");
+    let decision = tokio::select! {
+        d = gw.pre_tool_use(&p.session_id, &p.tool, &p.args) => d,
+        _ = cancel.cancelled() => return (Err(cancelled()), None),
+    };
+    let context = match decision {
+        Ok(Decision::Allow) => None,
+        Ok(Decision::Context(c)) => Some(c),
+        Ok(Decision::Deny(reason)) => {
+            let message = format!("A hook rule denied '{}': {reason}", p.tool);
+            return (Err(CallError::new(ErrorCode::Denied, message)), None);
+        }
+        Err(e) => return (Err(e), None),
+    };
+    // A session the playground registered is busy while one of its calls runs, so push
+    // pacing (`inject` waits for idle) holds for it as for any agent.
+    if let Some(b) = binding {
+        attach::call_started(gw.core(), b);
+    }
+    let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
+    let call_id = p.call_id;
+    let request = CallRequest {
+        session_id: p.session_id,
+        tool: p.tool,
+        args: p.args,
+        cancel,
+        progress: Some(progress_tx),
+    };
+    let run = gw.call_tool(request);
+    tokio::pin!(run);
+    let outcome = loop {
+        // Progress first: sent just before the result, it must arrive before it.
+        tokio::select! {
+            biased;
+            Some(message) = progress_rx.recv() => {
+                let _ = tx.send(Outgoing::Progress { call_id: call_id.clone(), message });
+            }
+            outcome = &mut run => break outcome,
+        }
+    };
+    if let Some(b) = binding {
+        attach::call_ended(gw.core(), b);
+    }
+    (outcome, context)
+}
