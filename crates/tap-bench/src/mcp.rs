@@ -143,7 +143,10 @@ impl McpHttp {
             let status = res.status();
             let body = res.into_body().collect().await.map(|b| b.to_bytes());
             let body = body.map(|b| String::from_utf8_lossy(&b).into_owned());
-            return Err(format!("{method}: HTTP {status}: {}", body.unwrap_or_default()));
+            return Err(format!(
+                "{method}: HTTP {status}: {}",
+                body.unwrap_or_default()
+            ));
         }
         if let Some(s) = res.headers().get("mcp-session-id") {
             self.session = Some(s.to_str().map_err(|e| e.to_string())?.to_string());
