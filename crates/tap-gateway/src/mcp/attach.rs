@@ -19,16 +19,17 @@ use tap_protocol::ErrorCode;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
-/// One MCP client's hold on a binding; dropping it may start the end timer.
+/// One MCP client's hold on a binding; dropping the last one starts the end timer (run by
+/// the binding's watcher, `watch.rs`).
 pub(crate) struct Presence {
-    core: Arc<Core>,
     pub binding: Arc<Binding>,
 }
 
 impl Drop for Presence {
     fn drop(&mut self) {
         if self.binding.clients.fetch_sub(1, Ordering::SeqCst) == 1 {
-            start_end_timer(&self.core, &self.binding);
+            // `notify_one` keeps the wake-up if the watcher is busy right now.
+            self.binding.idle.notify_one();
         }
     }
 }
@@ -61,10 +62,7 @@ pub(crate) fn attach(
                 // this client or has already removed the binding.
                 b.epoch.fetch_add(1, Ordering::SeqCst);
                 b.clients.fetch_add(1, Ordering::SeqCst);
-                return Ok(Presence {
-                    core: core.clone(),
-                    binding: b.clone(),
-                });
+                return Ok(Presence { binding: b.clone() });
             }
             None => {
                 let joined = state
@@ -97,10 +95,7 @@ pub(crate) fn attach(
     }?;
     binding.epoch.fetch_add(1, Ordering::SeqCst);
     binding.clients.fetch_add(1, Ordering::SeqCst);
-    Ok(Presence {
-        core: core.clone(),
-        binding,
-    })
+    Ok(Presence { binding })
 }
 
 /// Registers a session labelled `name`, owned by an in-process session host whose
@@ -161,30 +156,20 @@ fn register(
     Ok(b)
 }
 
-/// After the resume window with no client back, the binding is given up (and its session
-/// ended, if the facade registered it).
-fn start_end_timer(core: &Arc<Core>, binding: &Arc<Binding>) {
-    let epoch = binding.epoch();
-    let grace = core.config.host_resume_grace;
-    let core2 = core.clone();
-    let binding = binding.clone();
-    core.tasks.spawn(async move {
-        tokio::select! {
-            _ = tokio::time::sleep(grace) => {}
-            _ = binding.gone.cancelled() => return,
-            _ = core2.stopping.cancelled() => return,
+/// The watcher's end timer ran out: the binding is given up (and its session ended, if the
+/// facade registered it) unless a client came back since `epoch`. Returns whether it was.
+pub(crate) async fn end_if_unused(core: &Arc<Core>, binding: &Arc<Binding>, epoch: u64) -> bool {
+    {
+        // Decided under the lock `attach` counts clients under: a client arriving now
+        // either is seen here or finds the binding gone and makes a new one.
+        let mut state = core.state();
+        if binding.epoch() != epoch || binding.clients.load(Ordering::SeqCst) > 0 {
+            return false;
         }
-        {
-            // Decided under the lock `attach` counts clients under: a client arriving now
-            // either is seen here or finds the binding gone and makes a new one.
-            let mut state = core2.state();
-            if binding.epoch() != epoch || binding.clients.load(Ordering::SeqCst) > 0 {
-                return;
-            }
-            forget(&mut state, &binding);
-        }
-        finish(&core2, &binding, "its MCP clients left").await;
-    });
+        forget(&mut state, binding);
+    }
+    finish(core, binding, "its MCP clients left").await;
+    true
 }
 
 /// Gives the binding up now (its session ended under it).

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use tap_protocol::host::Delivery;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
 
 /// Notices buffered for a slow MCP client before it misses some. A missed tool-list
@@ -39,6 +39,9 @@ pub(crate) struct Binding {
     /// Bumped whenever a client arrives, so an end timer started before knows it lost.
     pub epoch: AtomicU64,
     pub notices: broadcast::Sender<Notice>,
+    /// Woken when the last client leaves: the binding's watcher starts the end timer (one
+    /// timer per binding, however many stateless requests come and go).
+    pub idle: Notify,
     /// Cancelled when the binding is gone (its session ended, or it was given up).
     pub gone: CancellationToken,
 }
@@ -58,6 +61,7 @@ impl Binding {
             calls: AtomicUsize::new(0),
             epoch: AtomicU64::new(0),
             notices: broadcast::channel(NOTICE_BUFFER).0,
+            idle: Notify::new(),
             gone,
         }
     }

@@ -1,6 +1,7 @@
 //! One task per binding turns what happens in its gateway session into [`Notice`]s for
 //! the MCP clients: tool-set changes (the session's published revision moved), new stream
-//! events, and, for a session the facade owns, deliveries and the session's end.
+//! events, and, for a session the facade owns, deliveries and the session's end. It also
+//! runs the binding's end timer: the resume window after the last client left.
 
 use super::binding::{split_key, stream_uri, Binding, Notice};
 use crate::events::GatewayEvent;
@@ -8,6 +9,7 @@ use crate::state::Core;
 use std::sync::Arc;
 use tap_protocol::host::HostEvent;
 use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
 pub(crate) fn spawn(
@@ -23,9 +25,21 @@ pub(crate) fn spawn(
         let (mut tail, _) = core.streams.follow(&binding.session_id);
         let mut host_rx = host_rx;
         let mut revision = revision_of(&core, &binding);
+        // The end timer: when the last client left, and the epoch then.
+        let mut unused: Option<(Instant, u64)> = None;
+        let grace = core.config.host_resume_grace;
         loop {
             tokio::select! {
                 _ = binding.gone.cancelled() => return,
+                _ = binding.idle.notified() => {
+                    unused = Some((Instant::now() + grace, binding.epoch()));
+                }
+                _ = sleep_until_some(unused.map(|(at, _)| at)) => {
+                    let (_, epoch) = unused.take().expect("armed");
+                    if super::attach::end_if_unused(&core, &binding, epoch).await {
+                        return;
+                    }
+                }
                 event = events.recv() => match event {
                     Ok(GatewayEvent::StatusChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
                         match revision_of(&core, &binding) {
@@ -75,6 +89,14 @@ fn revision_of(core: &Core, binding: &Binding) -> Option<u64> {
         .live_session(&binding.session_id)
         .ok()
         .map(|s| s.tool_revision)
+}
+
+/// Sleeps until `at`; forever when there is none.
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The next frame for the facade's own host; pending forever for a joined session.
