@@ -37,7 +37,8 @@ pub(crate) fn service(core: &Arc<Core>) -> Service {
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(core.stopping.child_token())
         .with_max_request_body_bytes(MAX_MCP_REQUEST_BYTES)
-        .with_sse_keep_alive(Some(MCP_SSE_KEEP_ALIVE));
+        .with_sse_keep_alive(Some(MCP_SSE_KEEP_ALIVE))
+        .with_json_response(true);
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE_TIMEOUT);
     let core = core.clone();
