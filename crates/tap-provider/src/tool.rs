@@ -1,0 +1,220 @@
+//! A tool: its definition, its compiled schema and its handler.
+
+use futures_util::future::BoxFuture;
+use serde_json::Value as Json;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tap_protocol::provider::ToolDef;
+use tap_protocol::ErrorCode;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// A tool's failure: an error code (`INTERNAL` unless the handler says otherwise) and a
+/// message the agent reads. (Not a `std::error::Error` itself, so that any error converts
+/// into it with `?`.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// The code the caller gets as `errorCode`.
+    pub code: ErrorCode,
+    /// What went wrong.
+    pub message: String,
+    /// Another instance of the provider may succeed (`retryable` in `tool.result`).
+    pub retryable: bool,
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl ToolError {
+    /// A failure with `code`.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: parse_code(code.into()),
+            message: message.into(),
+            retryable: false,
+        }
+    }
+
+    /// `INTERNAL` with `message`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new("INTERNAL", message)
+    }
+}
+
+/// A code as the wire spells it: one the protocol names, or any other kept verbatim.
+pub(crate) fn parse_code(code: String) -> ErrorCode {
+    serde_json::from_value(Json::String(code.clone())).unwrap_or(ErrorCode::Other(code))
+}
+
+/// Any error a handler returns with `?` becomes `INTERNAL` with its message.
+impl<E: std::error::Error> From<E> for ToolError {
+    fn from(e: E) -> Self {
+        Self::internal(e.to_string())
+    }
+}
+
+/// What a handler gets besides its arguments.
+#[derive(Clone)]
+pub struct CallContext {
+    /// The call's id.
+    pub call_id: String,
+    /// The session it runs in.
+    pub session_id: String,
+    /// Cancelled when the caller cancels (`tool.cancel`) or the tool's timeout passes; a
+    /// handler doing long work should watch it.
+    pub cancelled: CancellationToken,
+    pub(crate) progress: mpsc::UnboundedSender<(String, String)>,
+}
+
+impl CallContext {
+    /// Sends `tool.progress` with `message` (the agent may show it).
+    pub fn progress(&self, message: impl Into<String>) {
+        let _ = self.progress.send((self.call_id.clone(), message.into()));
+    }
+}
+
+pub(crate) type Handler =
+    Arc<dyn Fn(Json, CallContext) -> BoxFuture<'static, Result<Json, ToolError>> + Send + Sync>;
+
+/// A tool definition with its handler.
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) def: ToolDef,
+    pub(crate) handler: Handler,
+    pub(crate) schema: Option<Arc<jsonschema::Validator>>,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.def.name)
+            .finish()
+    }
+}
+
+/// The schema does not compile.
+#[derive(Debug, thiserror::Error)]
+#[error("tool '{tool}': 'parameters' is not a usable JSON Schema: {why}")]
+pub struct BadSchema {
+    /// The tool.
+    pub tool: String,
+    /// The compiler's reason.
+    pub why: String,
+}
+
+impl Tool {
+    /// A tool named `name`, described for the model by `description`, taking arguments
+    /// that match `parameters` (a JSON Schema object), answered by `handler`.
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: Json,
+        handler: F,
+    ) -> Result<Self, BadSchema>
+    where
+        F: Fn(Json, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Json, ToolError>> + Send + 'static,
+    {
+        let name = name.into();
+        let schema = match &parameters {
+            Json::Object(o) if o.is_empty() => None,
+            _ => Some(Arc::new(jsonschema::validator_for(&parameters).map_err(
+                |e| BadSchema {
+                    tool: name.clone(),
+                    why: e.to_string(),
+                },
+            )?)),
+        };
+        Ok(Self {
+            def: ToolDef {
+                name,
+                description: description.into(),
+                parameters,
+                timeout: None,
+            },
+            handler: Arc::new(move |args, ctx| Box::pin(handler(args, ctx))),
+            schema,
+        })
+    }
+
+    /// The gateway cancels a call of this tool after `timeout` (and so does the SDK).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.def.timeout = Some(timeout.as_millis() as u64);
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// `INVALID_JSON` naming the first failing path when `args` do not match the schema.
+    pub(crate) fn check(&self, args: &Json) -> Result<(), ToolError> {
+        let Some(v) = &self.schema else { return Ok(()) };
+        v.validate(args).map_err(|e| {
+            let path = e.instance_path().to_string();
+            let at = if path.is_empty() {
+                "/".to_string()
+            } else {
+                path
+            };
+            ToolError::new(
+                "INVALID_JSON",
+                format!(
+                    "Invalid arguments for tool '{}' at '{at}': {e}",
+                    self.def.name
+                ),
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn typed() -> Tool {
+        Tool::new(
+            "add",
+            "Adds",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}),
+            |args, _| async move { Ok(args) },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema() {
+        let t = typed();
+        assert!(t.check(&json!({"a": 1})).is_ok());
+        let e = t.check(&json!({"a": "one"})).unwrap_err();
+        assert_eq!(e.code.as_str(), "INVALID_JSON");
+        assert!(e.message.contains("at '/a'"), "{e}");
+        assert!(t
+            .check(&json!({}))
+            .unwrap_err()
+            .message
+            .contains("\"a\" is a required property"));
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_refused_at_once() {
+        let e = Tool::new("t", "", json!({"type": 12}), |a, _| async move { Ok(a) }).unwrap_err();
+        assert!(e.to_string().starts_with("tool 't'"), "{e}");
+    }
+
+    #[test]
+    fn errors_keep_their_code_and_anything_else_is_internal() {
+        assert_eq!(ToolError::new("NOT_FOUND", "x").code.as_str(), "NOT_FOUND");
+        let io: ToolError = std::io::Error::other("disk full").into();
+        assert_eq!(
+            (io.code.as_str(), io.message.as_str()),
+            ("INTERNAL", "disk full")
+        );
+    }
+}
