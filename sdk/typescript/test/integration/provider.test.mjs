@@ -1,7 +1,8 @@
 // Integration suite against the real `tap gateway` (one per file, its own TAP_HOME).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { connectProvider, TapError, RateLimitedError } from "../../dist/index.js";
+import { readFileSync } from "node:fs";
+import { connectProvider, fileResult, TapError, RateLimitedError } from "../../dist/index.js";
 import { startGateway, openHost, tap, nextEvent, waitFor } from "../helpers/gateway.mjs";
 
 let gw, host;
@@ -111,24 +112,24 @@ test("timeout: the tool's timeout aborts the signal and the caller gets TIMEOUT"
   assert.ok(["TIMEOUT", "CANCELLED"].includes(reason.code), reason.message);
 });
 
-test("push: delivered to the host; the 11th surface push in a second is RATE_LIMITED; retry waits it out", async () => {
+test("push: the 11th surface push in a second is RATE_LIMITED (and is the one rejected); delivered ones reach the host; retry waits it out", async () => {
   const s = await host.register("s-push");
   const p = await provider({ name: "t-push", session: s, tools: {} });
-  await p.push("surface", "build finished", { stream: "ci", metadata: { ok: true } });
-  const d = await host.expect((m) => m.type === "delivery" && m.sessionId === s && m.stream === "ci@t-push" || (m.type === "delivery" && m.sessionId === s), "delivery");
-  assert.equal(d.level, "surface");
-  let accepted = 1;
-  let limited;
-  for (let i = 0; i < 12 && !limited; i++) {
-    try { await p.push("surface", `event ${i}`); accepted++; } catch (e) { limited = e; }
+  // Sent back to back, all inside one second: the barrier after each push must attribute the
+  // gateway's errors to exactly the pushes it refused.
+  const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => p.push("surface", `event ${i}`, { stream: "ci", metadata: { i } })));
+  assert.deepEqual(results.map((r) => r.status), [...Array(10).fill("fulfilled"), "rejected", "rejected"]);
+  for (const r of results.slice(10)) {
+    assert.ok(r.reason instanceof RateLimitedError, String(r.reason));
+    assert.equal(r.reason.code, "RATE_LIMITED");
   }
-  assert.ok(limited instanceof RateLimitedError, String(limited));
-  assert.equal(limited.code, "RATE_LIMITED");
-  assert.equal(accepted, 10);
+  const d = await host.expect((m) => m.type === "delivery" && m.sessionId === s, "a delivery");
+  assert.equal(d.level, "surface");
   await p.push("keep", "keep is not budgeted");
   await p.push("surface", "after the window", { retry: { attempts: 3 } });
-  const hist = await p.query(["t-push"], 1);
+  const hist = await p.query(["ci", "t-push"], 1);
   assert.equal(hist["t-push"][0].event, "after the window");
+  assert.equal(hist.ci[0].event, "event 9");
   await assert.rejects(p.push("shout", "x"), (e) => e.code === "INVALID_JSON");
 });
 
@@ -197,9 +198,10 @@ test("shutdown.pending: onShutdown runs, shutdown.ready is sent, and the provide
   assert.equal(info.sessionId, s1);
   assert.ok(info.signal instanceof AbortSignal);
   await unbound;
+  // Listen before registering: the provider may bind before the host hears session.registered.
+  const boundP = nextEvent(p, "bound", (b) => b.sessionId === "s-end-2");
   const s2 = await host.register("s-end-2", { foreground: false });
-  const bound = await nextEvent(p, "bound", (b) => b.sessionId === s2);
-  assert.equal(bound.sessionId, s2);
+  assert.equal((await boundP).sessionId, s2);
   await host.toolsInclude(s2, "ping");
   assert.equal((await host.invoke(s2, "ping").result).data, "pong");
 });
@@ -220,4 +222,23 @@ test("clear errors: a wrong token and an unreachable gateway reject connectProvi
   await assert.rejects(connectProvider({ url: "ws://127.0.0.1:1", token: "x", name: "t-bad", tools: {} }), (e) => e.code === "DISCONNECTED" && /127\.0\.0\.1:1/.test(e.message));
   await assert.rejects(connectProvider({ name: "", tools: {} }), (e) => e.code === "INVALID_JSON" && /name/.test(e.message));
   await assert.rejects(connectProvider({ url: gw.url, token: gw.token, name: "t-bad", tools: { x: {} } }), (e) => e.code === "INVALID_JSON" && /handler/.test(e.message));
+});
+
+test("file results and subscribed session events", async () => {
+  const s = await host.register("s-file");
+  const p = await provider({
+    name: "t-file", session: s, subscribe: ["user.message"],
+    tools: { report: { handler: (_a, ctx) => fileResult(ctx, "report body", "text/plain", 60) } },
+  });
+  assert.ok(p.persistDir, "a token provider has a persistDir");
+  await host.toolsInclude(s, "report");
+  const r = await host.invoke(s, "report").result;
+  assert.equal(r.data.file.mimeType, "text/plain");
+  assert.equal(r.data.file.size, 11);
+  assert.equal(readFileSync(r.data.file.path, "utf8"), "report body");
+  const ev = nextEvent(p, "session.event");
+  const named = nextEvent(p, "event:user.message");
+  host.send({ type: "session.event", sessionId: s, event: "user.message", data: { content: "fix it" } });
+  assert.deepEqual(await ev, { sessionId: s, event: "user.message", data: { content: "fix it" } });
+  assert.deepEqual(await named, { content: "fix it" });
 });
