@@ -188,6 +188,7 @@ export class Provider extends Emitter {
       });
       try { ws.send(JSON.stringify({ type: "goodbye", reason })); } catch { /* already gone */ }
       await closed;
+      try { ws.close(1000, "goodbye"); } catch { /* already closed */ } // in case the gateway never closed it
     }
     this.readyReject(new TapError("DISCONNECTED", "The provider was closed before it bound"));
     this.emit("closed");

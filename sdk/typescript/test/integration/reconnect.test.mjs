@@ -6,6 +6,12 @@ import { connectProvider, limits } from "../../dist/index.js";
 import { startGateway, openHost, nextEvent, tap } from "../helpers/gateway.mjs";
 import { startProxy } from "../helpers/proxy.mjs";
 
+/** The fresh-bind test waits out the gateway's 30 s token lifetime, plus this margin. */
+const PAST_LIFETIME_MARGIN_MS = 1_000;
+/** After the path comes back, one backoff step (at most 5 s) plus the bind must fit in this. */
+const REBIND_DEADLINE_MS = 20_000;
+const FRESH_TEST_TIMEOUT_MS = 90_000;
+
 let gw, host, proxy;
 const opened = [];
 before(async () => {
@@ -44,7 +50,7 @@ test("within 30 s: the reconnectToken restores the binding (same providerId, too
   assert.deepEqual(mine.map((x) => [x.id, x.state, x.session]), [[id, "bound", s]]);
 });
 
-test("after 30 s: the token has expired and the provider binds fresh (new providerId)", { timeout: 90_000 }, async () => {
+test("after 30 s: the token has expired and the provider binds fresh (new providerId)", { timeout: FRESH_TEST_TIMEOUT_MS }, async () => {
   const s = await host.register("s-fresh");
   const p = await connectProvider({ url: proxy.url, token: gw.token, name: "t-fresh", session: s, tools: { ping2: { handler: () => "pong2" } } });
   opened.push(p);
@@ -55,8 +61,8 @@ test("after 30 s: the token has expired and the provider binds fresh (new provid
   await disconnected;
   const downAt = Date.now();
   // The gateway's token lifetime is the thing under test: keep the path down past it.
-  await new Promise((r) => setTimeout(r, limits.RECONNECT_TOKEN_LIFETIME_MS + 1_000 - (Date.now() - downAt)));
-  const rebound = nextEvent(p, "bound", () => true, 20_000);
+  await new Promise((r) => setTimeout(r, limits.RECONNECT_TOKEN_LIFETIME_MS + PAST_LIFETIME_MARGIN_MS - (Date.now() - downAt)));
+  const rebound = nextEvent(p, "bound", () => true, REBIND_DEADLINE_MS);
   proxy.block(false);
   const b = await rebound;
   assert.equal(b.restored, false);
