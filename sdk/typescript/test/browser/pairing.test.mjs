@@ -1,0 +1,85 @@
+// The browser build in real Chromium: the page pairs through the code (read here with
+// `tap pairing list --json`, typed into the page's callback), then `tap call` reaches its handler.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { join, dirname, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startGateway, openHost, tap, waitFor, WAIT_MS } from "../helpers/gateway.mjs";
+
+const DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist");
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+const PAGE = `<!doctype html><title>Tap test page</title><p id="status">loading</p>
+<script type="module">
+import { connectProvider } from "/sdk/browser.js";
+const status = document.getElementById("status");
+const url = new URLSearchParams(location.search).get("gw");
+connectProvider({
+  name: "page-tools", url, storage: false, metadata: { title: document.title },
+  onPairingCode: ({ message }) => { status.textContent = message; return new Promise((r) => { window.enterCode = r; }); },
+  tools: { page_title: { description: "The page's title", handler: (_args, ctx) => { document.body.dataset.calls = String(Number(document.body.dataset.calls || 0) + 1); ctx.progress("reading"); return document.title; } } },
+}).then((p) => { status.textContent = "bound to " + p.sessionId; }, (e) => { status.textContent = "failed: " + e.code + ": " + e.message; });
+</script>`;
+
+let gw, host, server, browser;
+before(async () => {
+  gw = await startGateway();
+  host = await openHost(gw);
+  server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    if (path === "/") { res.writeHead(200, { "content-type": "text/html" }); return res.end(PAGE); }
+    const file = normalize(join(DIST, path.replace(/^\/sdk\//, "")));
+    if (!path.startsWith("/sdk/") || !file.startsWith(DIST)) { res.writeHead(404); return res.end(); }
+    try { res.writeHead(200, { "content-type": "text/javascript" }); res.end(readFileSync(file)); } catch { res.writeHead(404); res.end(); }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+  host?.close();
+  await gw?.stop();
+  gw?.cleanup();
+});
+
+test("the browser build imports nothing from Node", () => {
+  const seen = new Set();
+  const walk = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, spec] of readFileSync(join(DIST, file), "utf8").matchAll(/(?:from|import)\s*["']([^"']+)["']/g)) {
+      assert.ok(spec.startsWith("./"), `${file} imports ${spec}`);
+      walk(spec.slice(2));
+    }
+  };
+  walk("browser.js");
+  assert.ok(seen.size > 3);
+});
+
+test("pairs through the code from `tap pairing list`, then `tap call` reaches the page's handler", async () => {
+  const s = await host.register("s-page");
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(`http://127.0.0.1:${server.address().port}/?gw=${encodeURIComponent(gw.url)}`);
+  await page.waitForFunction(() => document.getElementById("status").textContent === "Type the code from your tray", null, { timeout: WAIT_MS });
+  const pending = await waitFor(async () => {
+    const out = await tap(gw, ["pairing", "list", "--json"]).done;
+    return JSON.parse(out.stdout).find((e) => e.state === "pending" && e.name === "page-tools");
+  }, "the pending pairing");
+  assert.match(pending.code, /^\d{6}$/);
+  await page.evaluate((code) => window.enterCode(code), pending.code);
+  await page.waitForFunction((sid) => document.getElementById("status").textContent === `bound to ${sid}`, s, { timeout: WAIT_MS });
+  await host.toolsInclude(s, "page_title");
+  const called = await tap(gw, ["call", "--session", s, "page_title"]).done;
+  assert.equal(called.stdout, '"Tap test page"');
+  assert.equal(await page.evaluate(() => document.body.dataset.calls), "1");
+  const paired = JSON.parse((await tap(gw, ["pairing", "list", "--json"]).done).stdout).find((e) => e.name === "page-tools");
+  assert.equal(paired.state, "paired");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
