@@ -77,8 +77,17 @@ class Gateway:
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def tap(self, *args: str, timeout: float = EXPECT_TIMEOUT) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([tap_bin(), *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+    async def tap(self, *args: str, timeout: float = EXPECT_TIMEOUT) -> tuple[int, str]:
+        """Run a `tap` command against this gateway without blocking the event loop (the
+        provider under test answers on the same loop); returns (exit code, stdout)."""
+        proc = await asyncio.create_subprocess_exec(tap_bin(), *args, env=self.env, stdout=subprocess.PIPE,
+                                                    stderr=subprocess.DEVNULL)
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        except asyncio.TimeoutError:
+            proc.kill()
+            raise
+        return proc.returncode or 0, out.decode()
 
 
 class Host:

@@ -69,7 +69,8 @@ class Provider(Dispatcher):
         self.provider_id: str | None = None
         self.session_id: str | None = None
         self.url: str | None = None  # the address of the current connection
-        self._bound = asyncio.Event() if _has_loop() else None
+        # Python >= 3.10 binds these to a loop on first use, so they can be made here.
+        self._bound = asyncio.Event()
         self._hello_out = False
         self._rtk: str | None = None  # reconnectToken of the last hello.ack
         self._rtk_session: str | None = None
@@ -78,8 +79,8 @@ class Provider(Dispatcher):
         self._outbox: asyncio.Queue[str | None] | None = None
         self._pending: dict[str, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
-        self._update_lock: asyncio.Lock | None = None
-        self._push_lock: asyncio.Lock | None = None
+        self._update_lock = asyncio.Lock()
+        self._push_lock = asyncio.Lock()
         self._push_error: TapError | None = None
         self._stopping = False
         self._fatal: BaseException | None = None
@@ -103,9 +104,7 @@ class Provider(Dispatcher):
         """Connect and serve until `stop()` (or the session ends with
         ``on_session_end="exit"``). Raises ConfigError / TapError for what retrying cannot
         fix: no token on the first try, AUTH_FAILED on the first try, a refused `hello`."""
-        self._bound = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        self._update_lock, self._push_lock = asyncio.Lock(), asyncio.Lock()
         delay = ev.RECONNECT_INITIAL_DELAY
         first = True
         while not self._stopping:
@@ -160,8 +159,6 @@ class Provider(Dispatcher):
 
     async def wait_bound(self, timeout: float | None = None) -> str:
         """Wait until bound to a session; returns its id."""
-        while self._bound is None:
-            await asyncio.sleep(0)
         await asyncio.wait_for(self._bound.wait(), timeout)
         assert self.session_id is not None
         return self.session_id
@@ -228,8 +225,7 @@ class Provider(Dispatcher):
         self._ws, self._outbox = None, None
         self.session_id = None
         self._hello_out = False
-        if self._bound is not None:
-            self._bound.clear()
+        self._bound.clear()
         self._cancel_all_calls()
         for fut in self._pending.values():
             if not fut.done():
@@ -319,7 +315,6 @@ class Provider(Dispatcher):
             self.persist_dir = msg.get("persistDir")
             self._rtk = msg.get("reconnectToken")
             self._rtk_session = self._dropped_at = None
-            assert self._bound is not None
             self._bound.set()
             await ev.emit(self._listeners, "bound", msg)
         elif kind == "error":
@@ -379,7 +374,6 @@ class Provider(Dispatcher):
                 log.warning("tap_provider: shutdown listeners overran the %.1f s deadline", deadline)
             self.session_id = None
             self._rtk = None  # its session is gone: nothing to restore on a reconnect
-            assert self._bound is not None
             self._bound.clear()
             if self.on_session_end == "exit":
                 self._stopping = True
@@ -423,7 +417,6 @@ class Provider(Dispatcher):
         wire: dict[str, Any] = {"type": "tools.update", "tools": [t.to_wire() for t in new]}
         if remove is not None:
             wire["remove"] = list(remove)
-        assert self._update_lock is not None
         try:
             async with self._update_lock:  # one tools.update in flight (else RATE_LIMITED)
                 ack = await self._request(wire, "requestId", "u")
@@ -501,21 +494,12 @@ class Provider(Dispatcher):
     async def _push_once(self, wire: dict[str, Any]) -> None:
         if self.session_id is None:
             raise NotBound()
-        assert self._push_lock is not None
         async with self._push_lock:  # one push awaiting its verdict at a time
             self._push_error = None
             self._send(dict(wire))
             await self._request({"type": "stream.query", "streams": [], "last": 1}, "queryId", "q")
             if self._push_error is not None:
                 raise self._push_error
-
-
-def _has_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-        return True
-    except RuntimeError:
-        return False
 
 
 def _in_loop(loop: asyncio.AbstractEventLoop) -> bool:
