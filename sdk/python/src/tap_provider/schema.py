@@ -64,8 +64,9 @@ def schema_for(hint: Any, where: str = "value") -> dict[str, Any]:
     """The JSON Schema of one type hint; ``where`` names it in errors."""
     if hint is Any or hint is object:
         return {}
-    if hint in _SCALARS:
-        return dict(_SCALARS[hint])
+    for scalar, schema in _SCALARS.items():  # not `in`: some hints are unhashable
+        if hint is scalar:
+            return dict(schema)
     origin = get_origin(hint)
     args = get_args(hint)
     if origin is typing.Annotated:

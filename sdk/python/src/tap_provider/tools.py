@@ -197,12 +197,17 @@ class Tool:
             kwargs = {k: self.converters[k](v) if k in self.converters else v for k, v in args.items()}
         for pname, kind in self.injected.items():
             kwargs[pname] = injected[kind]
-        if self.is_async:
-            return await self.handler(**kwargs)
-        result = await asyncio.to_thread(self.handler, **kwargs)
-        if inspect.isawaitable(result):  # a sync function returning a coroutine
-            return await typing.cast(Awaitable[Any], result)
-        return result
+        try:
+            if self.is_async:
+                return await self.handler(**kwargs)
+            result = await asyncio.to_thread(self.handler, **kwargs)
+            if inspect.isawaitable(result):  # a sync function returning a coroutine
+                return await typing.cast(Awaitable[Any], result)
+            return result
+        except SystemExit as e:
+            # argparse or sys.exit() inside a tool: asyncio would let SystemExit out of the
+            # event loop and end the provider, so it becomes an ordinary failure here.
+            raise RuntimeError(f"Tool '{self.name}' called sys.exit({e.code!r})") from None
 
 
 def _converter(hint: Any) -> Callable[[Any], Any] | None:
