@@ -44,6 +44,11 @@ async def test_push_and_rate_limited(gateway) -> None:
             assert len(delivered) == accepted - 1  # exactly the pushes the SDK reported accepted
             history = await p.query_streams(["ci"])
             assert history["ci"][0]["event"] == "build finished"
+            # A filter on an own stream: "noise" is dropped silently, the rest is kept.
+            assert await p.set_filter("ci", [{"match": "noise", "outcome": "drop"}]) == 1
+            await p.push("keep", "noise 1", stream="ci")
+            await p.push("keep", "signal 1", stream="ci")
+            assert [e["event"] for e in (await p.query_streams(["ci"], last=2))["ci"]] == ["signal 1", "build finished"]
 
 
 @aio
@@ -59,8 +64,23 @@ async def test_hooks_deny_gate_and_context(gateway) -> None:
         async def ci_gate(tool: str, args: dict) -> dict:
             return deny("CI is red") if "main" in args.get("command", "") else add_context("CI is green")
 
+        @p.transform("code_change_rules")
+        async def rules(current: str) -> str:
+            return current + " Run the tests."
+
         async with running(p):
             await host.wait_tool(s, "greet")
+            # context (hello, then context.update) and a callback transform, as a host sees them
+            async def apply() -> dict:
+                rid = host.next_id("pa")
+                await host.send({"type": "prompt.apply", "requestId": rid, "sessionId": s, "prompt": "go",
+                                 "sections": {"code_change_rules": "Be careful."}})
+                return await host.expect(lambda m: m.get("requestId") == rid)
+            applied = await apply()
+            assert applied["context"] == ["CI is green."]
+            assert applied["sections"]["code_change_rules"] == "Be careful. Run the tests."
+            assert await p.set_context("CI is red.") == 1
+            assert (await apply())["context"] == ["CI is red."]
             code, out = await gateway.tap("call", "--session", s, "greet", '{"name":"Mallory"}')
             assert code == 1 and json.loads(out) == {"errorCode": "DENIED", "error": "not Mallory"}, out
             code, out = await gateway.tap("call", "--session", s, "greet", '{"name":"Ada"}')
@@ -74,7 +94,7 @@ async def test_hooks_deny_gate_and_context(gateway) -> None:
             assert (await precheck({"command": "git push origin main"}))["reason"] == "CI is red"
             assert (await precheck({"command": "git push origin dev"}))["context"] == "CI is green"
             # hooks.update replaces the rules: Mallory may be greeted now.
-            assert await p.set_hooks([]) == 1
+            assert await p.set_hooks([]) == 2
             code, out = await gateway.tap("call", "--session", s, "greet", '{"name":"Mallory"}')
             assert (code, json.loads(out)) == (0, "Hello, Mallory!")
 

@@ -81,6 +81,7 @@ class Provider(Dispatcher):
         self._ids = itertools.count(1)
         self._update_lock = asyncio.Lock()
         self._push_lock = asyncio.Lock()
+        self._stopped = asyncio.Event()
         self._push_error: TapError | None = None
         self._stopping = False
         self._fatal: BaseException | None = None
@@ -135,7 +136,10 @@ class Provider(Dispatcher):
             if not self.reconnect:
                 raise TapError("DISCONNECTED", "The gateway closed the connection")
             first = False
-            await asyncio.sleep(delay)
+            try:  # back off, but let stop() end the wait at once
+                await asyncio.wait_for(self._stopped.wait(), delay)
+            except asyncio.TimeoutError:
+                pass
             delay = min(delay * 2, ev.RECONNECT_MAX_DELAY)
 
     def run_forever(self) -> None:
@@ -153,6 +157,7 @@ class Provider(Dispatcher):
     async def stop(self, reason: str = "provider stopping") -> None:
         """Send `goodbye` and close; `run()` returns."""
         self._stopping = True
+        self._stopped.set()
         if self._ws is not None:
             self._send({"type": "goodbye", "reason": reason})
             self._send_close()
@@ -183,6 +188,8 @@ class Provider(Dispatcher):
                     await self._handle(msg, first)
                 if self._fatal is not None:
                     raise _Stop(self._fatal)
+            if self._fatal is not None:  # set by a task (a refused hello) before the close
+                raise _Stop(self._fatal)
             if self._stopping:
                 raise _Stop()
         finally:
@@ -320,7 +327,9 @@ class Provider(Dispatcher):
         elif kind == "error":
             await self._on_error(msg, first)
         elif kind == "session.lifecycle":
-            await self._on_lifecycle(msg)
+            # Its own task: shutdown callbacks may take up to the deadline, and calls and
+            # acks must keep flowing meanwhile.
+            ev.spawn(self._on_lifecycle(msg), self._tasks)
         elif kind in ("ack", "stream.history"):
             fut = self._pending.pop(str(msg.get("requestId") or msg.get("queryId")), None)
             if fut is not None and not fut.done():
@@ -345,7 +354,7 @@ class Provider(Dispatcher):
                 self._fatal = err
             return
         if reply_to == "hello":
-            await self._on_hello_error(code, text)
+            ev.spawn(self._on_hello_error(code, text), self._tasks)  # may wait HELLO_RETRY_DELAY
         elif request_id is not None and str(request_id) in self._pending:
             fut = self._pending.pop(str(request_id))
             if not fut.done():
