@@ -9,6 +9,7 @@ binding restored), later with a fresh `hello`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import json
 import signal
@@ -80,9 +81,9 @@ class Provider(Dispatcher):
         self._pending: dict[str, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
         self._update_lock = asyncio.Lock()
-        self._push_lock = asyncio.Lock()
+        # Pushes awaiting their verdict, in send order: (barrier queryId, [error or None]).
+        self._push_slots: collections.deque[tuple[str, list[TapError | None]]] = collections.deque()
         self._stopped = asyncio.Event()
-        self._push_error: TapError | None = None
         self._stopping = False
         self._fatal: BaseException | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -238,6 +239,7 @@ class Provider(Dispatcher):
             if not fut.done():
                 fut.set_exception(TapError("DISCONNECTED", "The connection to the gateway closed"))
         self._pending.clear()
+        self._push_slots.clear()
         if was_bound or not self._stopping:
             await ev.emit(self._listeners, "disconnected")
 
@@ -331,7 +333,9 @@ class Provider(Dispatcher):
             # acks must keep flowing meanwhile.
             ev.spawn(self._on_lifecycle(msg), self._tasks)
         elif kind in ("ack", "stream.history"):
-            fut = self._pending.pop(str(msg.get("requestId") or msg.get("queryId")), None)
+            key = str(msg.get("requestId") or msg.get("queryId"))
+            self._close_push_slots(key)
+            fut = self._pending.pop(key, None)
             if fut is not None and not fut.done():
                 fut.set_result(msg)
         elif kind == "session.event":
@@ -360,11 +364,15 @@ class Provider(Dispatcher):
             if not fut.done():
                 fut.set_exception(err)
         elif reply_to == "push":
-            self._push_error = err
+            # The gateway handles a connection's frames in order: this refusal is for the
+            # oldest push whose barrier query has not been answered yet.
+            if self._push_slots:
+                self._push_slots[0][1][0] = err
         elif reply_to == "stream.query":
             for key, fut in list(self._pending.items()):  # answered in order: the oldest query
-                if key.startswith("q-") and not fut.done():
+                if key.startswith(("q-", "b-")) and not fut.done():
                     self._pending.pop(key)
+                    self._close_push_slots(key)
                     fut.set_exception(err)
                     break
         else:
@@ -397,7 +405,7 @@ class Provider(Dispatcher):
     async def _request(self, msg: dict[str, Any], key_field: str, prefix: str) -> dict[str, Any]:
         if self._outbox is None or self.session_id is None:
             raise NotBound()
-        key = f"{prefix}-{next(self._ids)}"
+        key = prefix if prefix.startswith("b-") else f"{prefix}-{next(self._ids)}"
         msg[key_field] = key
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[key] = fut
@@ -503,12 +511,22 @@ class Provider(Dispatcher):
     async def _push_once(self, wire: dict[str, Any]) -> None:
         if self.session_id is None:
             raise NotBound()
-        async with self._push_lock:  # one push awaiting its verdict at a time
-            self._push_error = None
-            self._send(dict(wire))
-            await self._request({"type": "stream.query", "streams": [], "last": 1}, "queryId", "q")
-            if self._push_error is not None:
-                raise self._push_error
+        # The barrier's key is made here so the slot is queued before either frame is sent.
+        key = f"b-{next(self._ids)}"
+        slot: list[TapError | None] = [None]
+        self._push_slots.append((key, slot))
+        self._send(dict(wire))
+        await self._request({"type": "stream.query", "streams": [], "last": 1}, "queryId", key)
+        if slot[0] is not None:
+            raise slot[0]
+
+    def _close_push_slots(self, key: str) -> None:
+        """A barrier was answered: its push (and any older one) has its verdict."""
+        if not key.startswith("b-") or not any(k == key for k, _ in self._push_slots):
+            return
+        while self._push_slots:
+            if self._push_slots.popleft()[0] == key:
+                return
 
 
 def _in_loop(loop: asyncio.AbstractEventLoop) -> bool:
