@@ -20,7 +20,7 @@ TOKEN_WINDOW = 30.0
 @aio
 async def test_push_and_rate_limited(gateway) -> None:
     async with Host(gateway) as host:
-        s = await host.register("push")
+        await host.register("push")
         p, _ = make_provider("push-py")
         async with running(p):
             await p.push("surface", "build finished", stream="ci", metadata={"ok": True})
