@@ -29,6 +29,11 @@ trap 'rm -f "$log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
+step "provider SDKs: TypeScript and Python, against the tap cargo test built"
+# (The Rust SDK, crates/tap-provider, ran with cargo test.)
+TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-sdk-typescript.sh 2>&1 | tee -a "$log" || status=$?
+TAP_BIN="$CARGO_TARGET_DIR/debug/tap" TAP_TEST_VENV="$TAP_TEST_VENV" scripts/test-sdk-python.sh 2>&1 | tee -a "$log" || status=$?
+
 step "panel end-to-end tests (Chromium)"
 # The debug `tap` binary cargo test just built; the gateway serves ui/dist.
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" npm run --silent --prefix ui test:e2e 2>&1 | tee -a "$log" || status=$?
@@ -52,8 +57,10 @@ else
 fi
 
 # One closing line for the whole suite: cargo prints one per test binary (the last is
-# often a crate's empty doc-test run), node's runner prints "# pass N" / "# fail N".
+# often a crate's empty doc-test run), node's runner prints "# pass N" / "# fail N", the
+# Python SDK's script "sdk-python: N passed, N failed".
 awk '/^test result:/ { p += $4; f += $6; i += $8 }
+     /^sdk-python: / { p += $2; f += $4 }
      /^(#|ℹ) pass / { p += $3 } /^(#|ℹ) fail / { f += $3 } /^(#|ℹ) skipped / { i += $3 }
      END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
 exit "$status"
