@@ -3,8 +3,8 @@
 //! the socket drops.
 
 use crate::discovery::{discover, Endpoint, ProcessEnv};
-use crate::provider::{Builder, ConnectError, Event, PushOptions, SessionChoice};
 use crate::tool::{CallContext, Tool, ToolError};
+use crate::types::{Config, ConnectError, Event, PushOptions, SessionChoice};
 use futures_util::{SinkExt, StreamExt};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -106,7 +106,7 @@ fn refused(code: ErrorCode, message: String) -> ConnectError {
 /// Connects, authenticates, picks the session (waiting for one) and binds. With
 /// `reconnect`, asks for the previous binding back (`session`, `reconnect_token`).
 pub(crate) async fn bind(
-    b: &Builder,
+    b: &Config,
     ep: &Endpoint,
     shared: &Shared,
     reconnect: Option<(&str, &str)>,
@@ -203,7 +203,7 @@ struct Task {
 
 /// Serves the bound connection until the provider ends.
 pub(crate) async fn run(
-    b: Builder,
+    b: Config,
     endpoint: Endpoint,
     shared: Arc<Shared>,
     mut bound: Bound,
@@ -473,7 +473,7 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 /// Binds again after a drop: with the reconnect token while it is valid (the binding comes
 /// back), fresh after. Backs off between attempts; `None` if the handle asked to close.
 async fn reconnect(
-    b: &Builder,
+    b: &Config,
     endpoint: &mut Endpoint,
     shared: &Shared,
     old: &Bound,

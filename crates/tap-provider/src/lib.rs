@@ -26,12 +26,14 @@ mod conn;
 pub mod discovery;
 mod provider;
 mod tool;
+mod types;
 
 pub use discovery::Endpoint;
-pub use provider::{Builder, ConnectError, Event, Provider, PushOptions, SessionChoice};
+pub use provider::{Builder, Provider};
 pub use tap_protocol::provider::{Hooks, PushLevel, SessionInfo};
 pub use tap_protocol::ErrorCode;
 pub use tool::{BadSchema, CallContext, Tool, ToolError};
+pub use types::{Chooser, ConnectError, Event, PushOptions, SessionChoice};
 
 use std::time::Duration;
 

@@ -16,7 +16,6 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
-use tap_protocol::ErrorCode;
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -73,21 +72,11 @@ impl McpHandler {
             .ok_or_else(|| {
                 McpError::invalid_request("No gateway session named: use /mcp/<session>", None)
             })?;
-        let presence = attach(&self.core, &target.name, target.cwd).map_err(gateway_error)?;
+        let presence =
+            attach(&self.core, &target.name, target.cwd).map_err(super::errors::gateway_error)?;
         let binding = presence.binding.clone();
         *slot = Some(presence);
         Ok(binding)
-    }
-}
-
-/// A gateway refusal as a JSON-RPC error (for requests that cannot be served at all; a
-/// tool's own failure is an `isError` result instead).
-pub(crate) fn gateway_error((code, message): (ErrorCode, String)) -> McpError {
-    match code {
-        ErrorCode::InvalidSession | ErrorCode::InvalidJson | ErrorCode::NotFound => {
-            McpError::invalid_params(format!("{code}: {message}"), None)
-        }
-        _ => McpError::internal_error(format!("{code}: {message}"), None),
     }
 }
 

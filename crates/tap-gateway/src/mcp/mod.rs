@@ -2,8 +2,8 @@
 //!
 //! `http`: the `/mcp/<session>` endpoint (auth, `Origin`), Streamable HTTP through rmcp or a
 //! WebSocket for `tap mcp` (`ws`). `handler`: the MCP server over one `binding`, the
-//! gateway session the client named, joined or registered by `attach` and watched by
-//! `watch` for changes that `notify` (or `subscriptions/listen`) passes on. `tools`,
+//! gateway session the client named, joined or registered by `attach`, watched by `watch`
+//! for changes that `notify` (or `subscriptions/listen`) passes on, ended by `ending`. `tools`,
 //! `calls`, `content`, `builtin`, `resources` and `prompts` answer the requests.
 
 pub(crate) mod attach;
@@ -11,6 +11,8 @@ pub(crate) mod binding;
 mod builtin;
 mod calls;
 mod content;
+mod ending;
+mod errors;
 mod handler;
 pub(crate) mod http;
 mod notify;

@@ -4,7 +4,7 @@
 //! act here; what fits MCP is this: a prompt the user inserts into their conversation.
 
 use super::binding::Binding;
-use super::handler::gateway_error;
+use super::errors::gateway_error;
 use crate::state::Core;
 use rmcp::model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
 use rmcp::ErrorData as McpError;

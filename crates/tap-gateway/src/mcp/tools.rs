@@ -3,7 +3,7 @@
 
 use super::binding::Binding;
 use super::builtin;
-use super::handler::gateway_error;
+use super::errors::gateway_error;
 use crate::state::Core;
 use rmcp::model::{JsonObject, Tool};
 use rmcp::ErrorData as McpError;

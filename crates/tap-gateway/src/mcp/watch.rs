@@ -36,7 +36,7 @@ pub(crate) fn spawn(
                 }
                 _ = sleep_until_some(unused.map(|(at, _)| at)) => {
                     let (_, epoch) = unused.take().expect("armed");
-                    if super::attach::end_if_unused(&core, &binding, epoch).await {
+                    if super::ending::end_if_unused(&core, &binding, epoch).await {
                         return;
                     }
                 }
@@ -44,7 +44,7 @@ pub(crate) fn spawn(
                     Ok(GatewayEvent::StatusChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
                         match revision_of(&core, &binding) {
                             None => {
-                                super::attach::give_up(&core, &binding, "its session ended").await;
+                                super::ending::give_up(&core, &binding, "its session ended").await;
                                 return;
                             }
                             Some(r) if Some(r) != revision => {
@@ -70,7 +70,7 @@ pub(crate) fn spawn(
                     match serde_json::from_str::<HostEvent>(&text) {
                         Ok(HostEvent::Delivery(d)) => binding.notify(Notice::Delivery(d)),
                         Ok(HostEvent::SessionEnded(_)) => {
-                            super::attach::give_up(&core, &binding, "its session ended").await;
+                            super::ending::give_up(&core, &binding, "its session ended").await;
                             return;
                         }
                         _ => {}
