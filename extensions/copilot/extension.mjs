@@ -37,6 +37,11 @@ const RESUME_WINDOW_MS = 25000;
 const SECTIONS = ["custom_instructions", "safety"];
 
 const HOST_NAME = "copilot";
+/** `TAP_COPILOT_DEBUG=<file>` appends a line per protocol step there (Copilot shows no extension output). */
+const debugFile = process.env.TAP_COPILOT_DEBUG;
+function debug(...parts) {
+  if (debugFile) fs.appendFileSync(debugFile, `${new Date().toISOString()} [${process.pid}] ${parts.join(" ")}\n`);
+}
 const extDir = path.dirname(fileURLToPath(import.meta.url));
 const stateDir = path.join(extDir, ".state");
 const copilotSessionId = process.env.SESSION_ID;
@@ -275,6 +280,7 @@ class Host {
   }
 
   onMessage(msg) {
+    debug("<-", msg.type, msg.revision ?? "", msg.level ?? "", msg.callId ?? "");
     const answered = msg.requestId && this.pending.get(msg.requestId);
     if (answered && msg.type !== "session.ended") {
       this.pending.delete(msg.requestId);
@@ -295,7 +301,13 @@ class Host {
         const resolve = this.calls.get(msg.callId);
         this.calls.delete(msg.callId);
         resolve?.(msg);
-        if (this.calls.size === 0 && this.reloadWanted) this.scheduleReload();
+        // A change waiting for this call: reloading at once lets it land before the CLI
+        // starts its next turn (a queued inject's, say).
+        if (this.calls.size === 0 && (this.reloadWanted || this.reloadTimer)) {
+          clearTimeout(this.reloadTimer);
+          this.reloadTimer = null;
+          setImmediate(() => this.reload());
+        }
         return;
       }
       case "delivery":
@@ -320,7 +332,9 @@ class Host {
 
   /** `surface` → a line in the timeline; `inject` → the line and a new turn with its prompt. */
   deliver(d) {
-    if (!this.session || this.reloading || this.reloadTimer || this.reloadWanted) {
+    // Sent at once even when a reload is due: the CLI queues the turn, and a prompt-mode CLI
+    // (`copilot -p`) would exit before a reloaded process could send it.
+    if (!this.session || this.reloading) {
       this.queued.push({ kind: "delivery", delivery: d });
       return;
     }
@@ -362,6 +376,7 @@ class Host {
 
   /** Debounced; waits for this process's tool calls to finish (a reload would cut them off). */
   scheduleReload() {
+    debug("reload scheduled; calls in flight:", this.calls.size);
     clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => {
       this.reloadTimer = null;
@@ -374,6 +389,7 @@ class Host {
   }
 
   reload() {
+    debug("reloading with", this.tools.length, "tools");
     this.reloadWanted = false;
     this.reloading = true;
     // Closing first makes the gateway buffer everything for the new process (resume), so no
@@ -464,7 +480,6 @@ host.session = await joinSession({
   hooks: {
     onPreToolUse: (input) => host.preToolUse(input),
     onUserPromptSubmitted: (input) => host.promptSubmitted(input),
-    onSessionEnd: () => host.end(),
   },
 });
 host.session.on((e) => {
@@ -492,4 +507,6 @@ host.session.on((e) => {
 host.flushQueued();
 // Tool-set changes that arrived while joining.
 if (signature(host.tools) !== host.joinedSignature) host.scheduleReload();
+// The CLI stops extensions with SIGTERM when it exits. Not onSessionEnd: in prompt mode it
+// fires before the turns queued by inject pushes have run.
 process.on("SIGTERM", () => host.end().finally(() => process.exit(0)));

@@ -35,8 +35,9 @@ function decide(body) {
   const text = textOf(user);
   const call = parseCall(text);
   if (call) return { call };
-  // The CLI wraps the user's words in tags; the last non-tag line is the prompt itself.
-  const line = text.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("<")).pop();
+  // The CLI adds tagged blocks (date, reminders) around the user's words: drop them.
+  const bare = text.replace(/<(\w+)>[\s\S]*?<\/\1>/g, "");
+  const line = bare.split("\n").map((l) => l.trim()).filter(Boolean).pop();
   return { text: `DONE: ${line ?? ""}` };
 }
 
