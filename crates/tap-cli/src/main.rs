@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod call_cmd;
+mod copilot;
 mod env_cmd;
 mod gateway_cmd;
 mod idle_exit;
@@ -114,12 +115,44 @@ enum Command {
         #[arg(long)]
         cwd: Option<PathBuf>,
     },
+    /// Install a session-host integration: `tap install copilot` makes every GitHub Copilot
+    /// CLI session a gateway session (docs/copilot.md).
+    Install {
+        /// What to install.
+        #[arg(value_enum)]
+        target: Target,
+        /// The Copilot CLI's home directory (default: $COPILOT_HOME, else ~/.copilot).
+        #[arg(long, value_name = "DIR")]
+        copilot_home: Option<PathBuf>,
+        /// Replace an extension tap did not write (it is kept as a backup).
+        #[arg(long, conflicts_with = "check")]
+        force: bool,
+        /// Install nothing; report what would keep it from working.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Remove what `tap install` wrote (and the feature flag it turned on).
+    Uninstall {
+        /// What to remove.
+        #[arg(value_enum)]
+        target: Target,
+        /// The Copilot CLI's home directory (default: $COPILOT_HOME, else ~/.copilot).
+        #[arg(long, value_name = "DIR")]
+        copilot_home: Option<PathBuf>,
+    },
     /// Print a one-time login link for the panel (single use, valid 120 s) and open it.
     Ui {
         /// Only print the link; do not start a browser.
         #[arg(long)]
         no_open: bool,
     },
+}
+
+/// What `tap install` / `tap uninstall` act on.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Target {
+    /// The GitHub Copilot CLI extension.
+    Copilot,
 }
 
 #[derive(Subcommand)]
@@ -261,6 +294,22 @@ fn main() -> ExitCode {
                 }
                 PairingCommand::Revoke { id } => pairing_cmd::revoke(&home, &id).await,
             },
+            Command::Install {
+                target: Target::Copilot,
+                copilot_home,
+                force,
+                check,
+            } => {
+                if check {
+                    copilot::check(&home, copilot_home).await
+                } else {
+                    copilot::install(copilot_home, force)
+                }
+            }
+            Command::Uninstall {
+                target: Target::Copilot,
+                copilot_home,
+            } => copilot::uninstall(copilot_home),
             Command::Ui { no_open } => ui_cmd::run(&home, no_open).await,
             Command::Mcp {
                 command: None,

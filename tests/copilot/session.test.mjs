@@ -1,0 +1,144 @@
+// The Copilot CLI as a Tap session: the real `@github/copilot` CLI, offline, against the fake
+// model, with the extension installed by the real `tap install copilot` and a real
+// `tap gateway`. Run by scripts/test-copilot.sh.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startFakeModel } from "./fake-model.mjs";
+import { startProvider } from "./provider.mjs";
+import { copilotLogs, eventually, requestText, runCopilot, startGateway, tap, tempDir } from "./support.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+let dir, gw, model, project;
+
+/** A project whose tap.config.json starts the scripted provider `proj` for each session. */
+function makeProject(root) {
+  const project = path.join(root, "project");
+  fs.mkdirSync(project);
+  const config = {
+    name: "proj",
+    tools: [
+      { name: "weather", reply: "sunny in", push: { level: "surface", event: "WEATHER-SURFACE-EVENT" } },
+      { name: "forbidden", reply: "should never run" },
+      { name: "hold" },
+      { name: "release" },
+    ],
+    hello: {
+      context: "AMBIENT: the build is green",
+      hooks: {
+        transforms: { custom_instructions: { action: "append", content: "TRANSFORM: use metric units" } },
+        onPreToolUse: [{ match: { tool: "forbidden" }, action: "deny", reason: "forbidden by the project's policy" }],
+      },
+    },
+    onRelease: { level: "inject", event: "late tool ready", prompt: 'CALL:weather{"city":"Bergen"}' },
+  };
+  fs.writeFileSync(path.join(project, "proj.json"), JSON.stringify(config));
+  fs.writeFileSync(path.join(project, "tap.config.json"), JSON.stringify({
+    providers: { proj: { command: process.execPath, args: [path.join(here, "provider.mjs"), "proj.json"] } },
+  }));
+  // The provider imports `ws` from here.
+  fs.symlinkSync(path.join(here, "node_modules"), path.join(project, "node_modules"));
+  return project;
+}
+
+before(async () => {
+  dir = tempDir();
+  model = await startFakeModel();
+  gw = await startGateway(dir);
+  const installed = gw.tap(["install", "copilot"]);
+  assert.equal(installed.code, 0, installed.stdout + installed.stderr);
+  assert.match(installed.stdout, /Turned on Copilot's experimental extensions feature/);
+  project = makeProject(dir);
+});
+
+after(async () => {
+  await gw?.stop();
+  await model?.close();
+  if (process.env.KEEP_TEST_DIR) console.log(`kept ${dir}`);
+  else fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function copilot(prompt, cwd = project) {
+  return runCopilot({ cwd, prompt, copilotHome: gw.copilotHome, tapHome: gw.tapHome, modelUrl: model.url });
+}
+
+async function finished(run) {
+  const r = await run.done;
+  assert.equal(r.code, 0, `copilot failed:\n${r.stdout}\n${r.stderr}\n${copilotLogs(gw.copilotHome)}`);
+  return r;
+}
+
+test("the first prompt calls a project provider's tool and the answer quotes its result", async () => {
+  const before = model.requests.length;
+  const r = await finished(copilot('CALL:weather{"city":"Oslo"}'));
+  assert.match(r.stdout, /RESULT\(weather\): sunny in \{"city":"Oslo"\}/, r.stdout);
+  // The provider's surface push is a line in the session's timeline.
+  assert.match(r.stdout, /\[proj\] WEATHER-SURFACE-EVENT/, r.stdout);
+  const first = model.requests[before];
+  assert.ok(first.tools.some((t) => t.function?.name === "weather"), "weather offered on the first request");
+  // The prompt transform and the ambient context reached the model with the prompt.
+  const text = requestText(first);
+  assert.match(text, /TRANSFORM: use metric units/);
+  assert.match(text, /AMBIENT: the build is green/);
+});
+
+test("a deny hook rule blocks a call with its reason", async () => {
+  const before = model.requests.length;
+  const r = await finished(copilot("CALL:forbidden{}"));
+  assert.match(r.stdout, /Denied by preToolUse hook: forbidden by the project's policy/, r.stdout);
+  const seen = model.requests.slice(before).map(requestText).join("\n");
+  assert.match(seen, /forbidden by the project's policy/);
+  assert.doesNotMatch(seen, /should never run/);
+});
+
+test("mid-session: the session is in tap status while it runs, an inject push starts a turn, and the session leaves with the CLI", async () => {
+  const run = copilot("CALL:hold{}");
+  // The turn is held inside `hold`: the session is live.
+  const session = await eventually("the Copilot session in hold", () => {
+    const s = gw.status();
+    const proj = s.providers.find((p) => p.name === "proj" && p.inFlight === 1);
+    return proj && s.sessions.find((x) => x.id === proj.session);
+  });
+  assert.equal(session.hostName, "copilot");
+  assert.equal(session.cwd, project);
+  assert.equal(session.foreground, true);
+  assert.equal(session.label, "copilot: project");
+  assert.equal(session.state, "busy");
+
+  // Releasing `hold` makes `proj` push an inject whose prompt calls `weather` in a new turn.
+  const released = gw.tap(["call", "--session", session.id, "release", "{}"]);
+  assert.equal(released.code, 0, released.stdout + released.stderr);
+  const r = await finished(run);
+  assert.match(r.stdout, /RESULT\(hold\): held until released/, r.stdout);
+  assert.match(r.stdout, /\[proj\] late tool ready/, r.stdout);
+  assert.match(r.stdout, /RESULT\(weather\): sunny in \{"city":"Bergen"\}/, r.stdout);
+  const gone = gw.status().sessions.find((s) => s.id === session.id);
+  assert.equal(gone, undefined, "the session ended with the CLI");
+});
+
+// Not yet passing with `copilot -p`: the CLI starts the next turn (and exits) without waiting
+// for `extensions.reload()`, so a tool bound mid-session is only there for turns that start
+// after the relaunched extension joined (interactive sessions). See docs/copilot.md.
+test.todo("a provider binding mid-session makes its tool appear after the reload");
+
+test("without a gateway the CLI still works, says so once, and starts no gateway", async () => {
+  const lonely = tempDir();
+  try {
+    const copilotHome = path.join(lonely, "copilot");
+    const tapHome = path.join(lonely, "tap");
+    assert.equal(tap(["install", "copilot", "--copilot-home", copilotHome]).code, 0);
+    const before = model.requests.length;
+    const run = runCopilot({ cwd: lonely, prompt: "hello there", copilotHome, tapHome, modelUrl: model.url });
+    const r = await run.done;
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /DONE: hello there/);
+    assert.equal((r.stdout + r.stderr).match(/Tap: no gateway running/g)?.length, 1, r.stdout + r.stderr);
+    assert.equal(fs.existsSync(path.join(tapHome, "gateway.json")), false, "no gateway was started");
+    assert.equal(model.requests.length, before + 1);
+  } finally {
+    fs.rmSync(lonely, { recursive: true, force: true });
+  }
+});

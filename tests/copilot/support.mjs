@@ -1,0 +1,131 @@
+// Test support: the real `tap` (TAP_BIN), a `tap gateway` child, the real Copilot CLI
+// (COPILOT_BIN, installed by scripts/test-copilot.sh) with a clean environment, and waits with
+// deadlines instead of sleeps.
+
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** How long a test waits for something that should happen (a loaded machine is slow). */
+export const PATIENCE_MS = 30000;
+/** Poll interval for state only visible by asking (files, `tap status`). */
+const POLL_MS = 50;
+
+const cache = path.join(os.homedir(), ".cache", "tap-gateway", "copilot");
+export const TAP_BIN = process.env.TAP_BIN;
+export const COPILOT_BIN = process.env.COPILOT_BIN ?? path.join(cache, "node_modules", ".bin", "copilot");
+const XDG_CACHE_HOME = process.env.COPILOT_XDG_CACHE_HOME ?? path.join(cache, "xdg");
+if (!TAP_BIN) throw new Error("set TAP_BIN to the tap binary under test (scripts/test-copilot.sh does)");
+
+/** Polls `f` until it returns a truthy value; throws after PATIENCE_MS naming `what`. */
+export async function eventually(what, f) {
+  const deadline = Date.now() + PATIENCE_MS;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+export function tempDir() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "tap-copilot-"));
+}
+
+/** Runs `tap ARGS` to completion. */
+export function tap(args, { tapHome, copilotHome } = {}) {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME,
+                ...(tapHome ? { TAP_HOME: tapHome } : {}), ...(copilotHome ? { COPILOT_HOME: copilotHome } : {}) };
+  const r = spawnSync(TAP_BIN, args, { env, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A `tap gateway --listen 127.0.0.1:0` child with its own TAP_HOME. */
+export async function startGateway(dir) {
+  const tapHome = path.join(dir, "tap");
+  const copilotHome = path.join(dir, "copilot");
+  const log = fs.openSync(path.join(dir, "gateway.log"), "a");
+  const child = spawn(TAP_BIN, ["gateway", "--listen", "127.0.0.1:0"], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TAP_HOME: tapHome, COPILOT_HOME: copilotHome },
+    stdio: ["ignore", log, log],
+  });
+  const exited = new Promise((r) => child.on("exit", r));
+  const state = await eventually("gateway.json", () => {
+    if (child.exitCode !== null) throw new Error(`the gateway exited early: ${fs.readFileSync(path.join(dir, "gateway.log"), "utf8")}`);
+    try {
+      return JSON.parse(fs.readFileSync(path.join(tapHome, "gateway.json"), "utf8"));
+    } catch {
+      return null;
+    }
+  });
+  return {
+    child, tapHome, copilotHome, url: state.address,
+    token: () => fs.readFileSync(path.join(tapHome, "provider-token"), "utf8").trim(),
+    tap: (args) => tap(args, { tapHome, copilotHome }),
+    status() {
+      const r = tap(["status", "--json"], { tapHome });
+      if (r.code !== 0) throw new Error(`tap status failed: ${r.stdout}${r.stderr}`);
+      return JSON.parse(r.stdout);
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/**
+ * `copilot -p PROMPT` in `cwd`, offline against `modelUrl`, with nothing inherited that could
+ * reach GitHub or change its behaviour. Resolves `done` with {code, stdout, stderr}.
+ */
+export function runCopilot({ cwd, prompt, copilotHome, tapHome, modelUrl }) {
+  const env = {
+    PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME,
+    COPILOT_HOME: copilotHome, TAP_HOME: tapHome,
+    COPILOT_OFFLINE: "true", COPILOT_AUTO_UPDATE: "false",
+    COPILOT_PROVIDER_BASE_URL: modelUrl, COPILOT_MODEL: "fake-model",
+    ...(process.env.TAP_COPILOT_DEBUG ? { TAP_COPILOT_DEBUG: process.env.TAP_COPILOT_DEBUG } : {}),
+  };
+  const child = spawn(COPILOT_BIN, ["-p", prompt, "--allow-all-tools", "--no-auto-update"], {
+    cwd, env, stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const waiters = [];
+  child.stdout.on("data", (d) => {
+    stdout += d;
+    for (const w of [...waiters]) if (w.re.test(stdout)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+  });
+  child.stderr.on("data", (d) => (stderr += d));
+  const done = new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+  const timer = setTimeout(() => child.kill("SIGKILL"), PATIENCE_MS * 2);
+  done.then(() => clearTimeout(timer));
+  return {
+    child, done,
+    get stdout() { return stdout; },
+    /** Resolves when stdout matches `re`; rejects when the CLI exits first. */
+    waitFor(re) {
+      if (re.test(stdout)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        waiters.push({ re, resolve });
+        done.then(() => reject(new Error(`copilot exited before printing ${re}:\n${stdout}\n${stderr}`)));
+      });
+    },
+  };
+}
+
+/** The Copilot CLI's own log files, for failure messages (extension errors only go there). */
+export function copilotLogs(copilotHome) {
+  const dir = path.join(copilotHome, "logs");
+  try {
+    return fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")).join("\n").slice(-6000);
+  } catch {
+    return "(no logs)";
+  }
+}
+
+/** Text of every user/tool message of a model request, for assertions on what it received. */
+export function requestText(body) {
+  return (body.messages ?? []).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+}
