@@ -34,6 +34,9 @@ step "provider SDKs: TypeScript and Python, against the tap cargo test built"
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-sdk-typescript.sh 2>&1 | tee -a "$log" || status=$?
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" TAP_TEST_VENV="$TAP_TEST_VENV" scripts/test-sdk-python.sh 2>&1 | tee -a "$log" || status=$?
 
+step "the Copilot CLI extension with the real Copilot CLI, offline (fake model on loopback)"
+scripts/test-copilot.sh 2>&1 | tee -a "$log" || status=$?
+
 step "panel end-to-end tests (Chromium)"
 # The debug `tap` binary cargo test just built; the gateway serves ui/dist.
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" npm run --silent --prefix ui test:e2e 2>&1 | tee -a "$log" || status=$?
