@@ -31,7 +31,12 @@ cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
 step "provider SDKs: the Rust crate packs; TypeScript and Python, against the tap cargo test built"
 # (The Rust SDK's tests, crates/tap-provider, ran with cargo test.)
-cargo package --list --allow-dirty -p tap-provider 2>&1 | tee -a "$log" | grep -qx "src/lib.rs" || status=1
+if pkg=$(cargo package --list --allow-dirty -p tap-provider 2>/dev/null) && grep -qx "src/lib.rs" <<<"$pkg"; then
+  echo "tap-provider packs: $(wc -l <<<"$pkg") files"
+else
+  echo "tap-provider does not pack" >&2
+  status=1
+fi
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-sdk-typescript.sh 2>&1 | tee -a "$log" || status=$?
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" TAP_TEST_VENV="$TAP_TEST_VENV" scripts/test-sdk-python.sh 2>&1 | tee -a "$log" || status=$?
 
