@@ -2,6 +2,8 @@
 //! sockets) and a real session host (`tap-client`).
 
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tap_client::HostClient;
 use tap_protocol::host::{HostEvent, SessionRegister};
@@ -361,16 +363,24 @@ async fn the_provider_says_goodbye_when_its_session_ends() {
         .unwrap();
 }
 
-/// A TCP relay the test can cut, to drop the provider's socket as a network would.
-async fn relay(to: std::net::SocketAddr) -> (String, tokio::sync::watch::Sender<u32>) {
+/// A TCP relay the test can cut, to drop the provider's socket as a network would; while
+/// `blocked` is set it also refuses new connections (accepts and drops them).
+async fn relay(
+    to: std::net::SocketAddr,
+) -> (String, tokio::sync::watch::Sender<u32>, Arc<AtomicBool>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("ws://{}", listener.local_addr().unwrap());
     let (cut, cuts) = tokio::sync::watch::channel(0u32);
+    let blocked = Arc::new(AtomicBool::new(false));
+    let blocking = blocked.clone();
     tokio::spawn(async move {
         loop {
             let Ok((mut inbound, _)) = listener.accept().await else {
                 return;
             };
+            if blocking.load(Ordering::SeqCst) {
+                continue;
+            }
             // Only cuts after this connection was made end it.
             let mut cuts = cuts.clone();
             cuts.mark_unchanged();
@@ -383,14 +393,14 @@ async fn relay(to: std::net::SocketAddr) -> (String, tokio::sync::watch::Sender<
             });
         }
     });
-    (url, cut)
+    (url, cut, blocked)
 }
 
 #[tokio::test]
 async fn a_dropped_socket_reconnects_with_the_token_and_keeps_the_binding() {
     let gw = TestGateway::start().await;
     let (host, session) = gw.host_with_session().await;
-    let (url, cut) = relay(gw.handle.gateway().address()).await;
+    let (url, cut, _) = relay(gw.handle.gateway().address()).await;
     let p = Provider::builder("roaming")
         .tool(greet())
         .endpoint(Endpoint {
@@ -446,4 +456,39 @@ async fn a_session_named_by_label_is_waited_for_and_bound() {
         .unwrap();
     assert_eq!(p.session_id(), wanted.id);
     assert_ne!(p.session_id(), other.id);
+}
+
+/// Past the reconnect window the binding is gone; the SDK binds afresh. Takes the window's
+/// 30 s of real time: that lifetime is what is tested.
+#[tokio::test]
+async fn past_the_reconnect_window_it_binds_afresh() {
+    let gw = TestGateway::start().await;
+    let (host, session) = gw.host_with_session().await;
+    let (url, cut, blocked) = relay(gw.handle.gateway().address()).await;
+    let p = Provider::builder("late")
+        .tool(greet())
+        .endpoint(Endpoint {
+            url,
+            token: gw.token(),
+        })
+        .connect()
+        .await
+        .unwrap();
+    let mut events = p.events();
+    blocked.store(true, Ordering::SeqCst);
+    cut.send(1).unwrap();
+    next_event(&mut events, |e| matches!(e, Event::Disconnected)).await;
+    // The reconnect token's lifetime, from the drop: the condition under test, so waited
+    // for in real time (there is nothing to observe until it runs out).
+    tokio::time::sleep(tap_provider::RECONNECT_WINDOW + Duration::from_secs(1)).await;
+    blocked.store(false, Ordering::SeqCst);
+    let e = tokio::time::timeout(
+        tap_provider::RECONNECT_WINDOW,
+        next_event(&mut events, |e| matches!(e, Event::Reconnected { .. })),
+    )
+    .await
+    .expect("reconnected");
+    assert!(matches!(e, Event::Reconnected { restored: false }), "{e:?}");
+    let (data, _, _) = invoke(&host, &session.id, "greet", json!({"name": "later"})).await;
+    assert_eq!(data, Some(json!("Hello, later!")));
 }
