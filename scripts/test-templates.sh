@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The provider templates (examples/*): builds the TypeScript SDK they depend on
+# (file:../../sdk/typescript), installs each template's dependencies from its lockfile, and runs
+# its tests against the real `tap gateway` (the browser template also in headless Chromium).
+# Each template's node:test output ends with `# pass N` / `# fail N`; a closing line
+# `templates: N passed, N failed` sums them.
+#
+# TAP_BIN: the `tap` binary to test against (default: `tap` on PATH, else the release build
+# scripts/run.sh makes). This script builds no Rust.
+set -euo pipefail
+# A relative TAP_BIN means relative to where the caller stands: resolve it before the cd.
+if [ -n "${TAP_BIN:-}" ] && [ -e "$TAP_BIN" ]; then TAP_BIN="$(cd "$(dirname "$TAP_BIN")" && pwd)/$(basename "$TAP_BIN")"; fi
+cd "$(dirname "$0")/.."
+source scripts/lib/setup.sh
+
+if [ -z "${TAP_BIN:-}" ]; then
+  TAP_BIN=$(command -v tap || true)
+  [ -n "$TAP_BIN" ] || TAP_BIN="${CARGO_TARGET_DIR:-$HOME/.cache/tap-gateway/target}/release/tap"
+fi
+if [ ! -x "$TAP_BIN" ]; then
+  echo "test-templates: no tap binary at '$TAP_BIN'; set TAP_BIN to one (e.g. after cargo build: target/debug/tap)" >&2
+  exit 1
+fi
+export TAP_BIN
+
+setup_node
+setup_chromium
+
+step "sdk/typescript: npm ci && tsc (the templates link to it)"
+npm ci --prefix sdk/typescript --no-audit --no-fund --silent
+npm run --prefix sdk/typescript --silent build
+
+passed=0
+failed=0
+status=0
+for dir in examples/*/; do
+  name=$(basename "$dir")
+  [ -f "$dir/package.json" ] || continue
+  step "examples/$name: npm ci && npm test (TAP_BIN=$TAP_BIN)"
+  npm ci --prefix "$dir" --no-audit --no-fund --silent
+  log=$(mktemp)
+  # The pass/fail lines are read from the output, so a crash before them still fails the run.
+  if (cd "$dir" && node --test test/*.test.mjs) 2>&1 | tee "$log"; then :; else status=1; fi
+  p=$(awk '/^# pass /{n=$3} END{print n+0}' "$log")
+  f=$(awk '/^# fail /{n=$3} END{print n+0}' "$log")
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; echo "examples/$name: no test results" >&2; fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+  rm -f "$log"
+done
+
+echo "templates: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && exit "$status" || exit 1
