@@ -129,6 +129,13 @@ describe("pairing from the tray", () => {
     assert.ok(g.x + g.width <= SCREEN.width && g.x + g.width >= SCREEN.width - 40, `at the right edge: ${JSON.stringify(g)}`);
     assert.ok(g.y + g.height <= SCREEN.height && g.y + g.height >= SCREEN.height - 40, `at the bottom edge: ${JSON.stringify(g)}`);
     // WebKit's own picture of the page: a notification on top of the window does not hide it.
+    // Taken once the webview itself has the new size: X resizes the window first, and a
+    // picture taken before WebKit lays out again shows the old viewport and black below it.
+    await waitFor(async () => {
+      const inner = await browser.execute(() => window.innerHeight);
+      if (Math.abs(inner - one.height) <= 1) return true;
+      throw new Error(`the webview is ${inner} px, the window ${one.height} px`); // shown on timeout
+    }, "the popup's webview laid out at the window's height");
     await browser.saveScreenshot(path.join(SCREENSHOTS, "desktop-popup.png"));
 
     // A second request: the window grows (up from its corner) and shows both.
