@@ -40,6 +40,9 @@ fi
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-sdk-typescript.sh 2>&1 | tee -a "$log" || status=$?
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" TAP_TEST_VENV="$TAP_TEST_VENV" scripts/test-sdk-python.sh 2>&1 | tee -a "$log" || status=$?
 
+step "provider templates (examples/): CI status and browser page, on the TypeScript SDK"
+TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-templates.sh 2>&1 | tee -a "$log" || status=$?
+
 step "the Copilot CLI extension with the real Copilot CLI, offline (fake model on loopback)"
 scripts/test-copilot.sh 2>&1 | tee -a "$log" || status=$?
 
