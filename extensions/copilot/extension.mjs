@@ -178,6 +178,7 @@ class Host {
   /** Connects (resuming when it can) and registers; resolves true when the session is registered. */
   connect() {
     const found = discover();
+    debug("connect:", found.error ?? found.address);
     if (found.error) return Promise.resolve(this.away(found.error));
     return new Promise((resolve) => {
       let settled = false;
@@ -504,6 +505,7 @@ host.session.on((e) => {
       return;
   }
 });
+debug("joined with tools:", host.tools.map((t) => t.name).join(",") || "-", saved ? "(after a reload)" : "");
 host.flushQueued();
 // Tool-set changes that arrived while joining.
 if (signature(host.tools) !== host.joinedSignature) host.scheduleReload();

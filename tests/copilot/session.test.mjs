@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel } from "./fake-model.mjs";
 import { startProvider } from "./provider.mjs";
-import { copilotLogs, eventually, requestText, runCopilot, startGateway, tap, tempDir } from "./support.mjs";
+import { copilotLogs, eventually, requestText, runCopilot, runInteractiveCopilot, startGateway, tap, tempDir } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let dir, gw, model, project;
@@ -119,10 +119,97 @@ test("mid-session: the session is in tap status while it runs, an inject push st
   assert.equal(gone, undefined, "the session ended with the CLI");
 });
 
-// Not yet passing with `copilot -p`: the CLI starts the next turn (and exits) without waiting
-// for `extensions.reload()`, so a tool bound mid-session is only there for turns that start
-// after the relaunched extension joined (interactive sessions). See docs/copilot.md.
-test.todo("a provider binding mid-session makes its tool appear after the reload");
+test("interactive: a provider bound mid-session adds its tool after the reload, and the next turn calls it", async () => {
+  // An interactive session (`copilot -p` neither waits for the reload nor outlives it) in a
+  // directory without tap.config.json: no Tap tools at first.
+  const plain = path.join(dir, "plain");
+  fs.mkdirSync(plain, { recursive: true });
+  const debugFile = path.join(dir, "interactive-debug.log");
+  const run = runInteractiveCopilot({ cwd: plain, firstPrompt: "first turn", copilotHome: gw.copilotHome,
+                                      tapHome: gw.tapHome, modelUrl: model.url, debugFile });
+  let late;
+  try {
+    const session = await eventually("the interactive Copilot session in tap status", () =>
+      gw.status().sessions.find((s) => s.hostName === "copilot" && s.cwd === plain));
+    run.sessionId = session.id; // the extension registers Copilot's own session id
+    await eventually("the first turn's answer", () =>
+      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: first turn"));
+    assert.deepEqual(session.tools, []);
+    const joins = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : "").match(/joined with tools: .*/g) ?? [];
+    assert.equal(joins().length, 1, fs.readFileSync(debugFile, "utf8"));
+
+    // A provider binds to this session with a tool of its own.
+    late = startProvider({ name: "late", tools: [{ name: "late_tool", reply: "late reply" }] },
+                         { url: gw.url, token: gw.token(), session: session.id });
+    await late.ready;
+    await eventually("late_tool in the session's tools", () =>
+      gw.status().sessions.find((s) => s.id === session.id)?.tools.includes("late_tool"));
+    // The extension relaunches itself with the new tool set and resumes its gateway host.
+    await eventually("the relaunched extension joined with late_tool", () =>
+      joins().some((l) => /late_tool.*after a reload/.test(l)));
+    await eventually("the host attached again", () =>
+      gw.status().sessions.find((s) => s.id === session.id && !s.hostDetached));
+
+    const before = model.requests.length;
+    run.send('CALL:late_tool{"n":1}');
+    const answer = await eventually("the second turn's answer", () =>
+      run.events().find((e) => e.type === "assistant.message" && /^RESULT\(/.test(e.data.content ?? "")));
+    assert.equal(answer.data.content, 'RESULT(late_tool): late reply {"n":1}');
+    assert.deepEqual(late.calls.map((c) => [c.tool, c.args]), [["late_tool", { n: 1 }]]);
+    assert.ok(model.requests[before].tools.some((t) => t.function?.name === "late_tool"), "late_tool offered to the model");
+    // One reload, not one per message: the gateway kept the same session throughout.
+    assert.equal(joins().length, 2, fs.readFileSync(debugFile, "utf8"));
+
+    await run.exit();
+    assert.equal(gw.status().sessions.find((s) => s.id === session.id), undefined, "the session ended with the CLI");
+  } catch (e) {
+    e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- debug ---\n${fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : ""}\n--- logs ---\n${copilotLogs(gw.copilotHome)}`;
+    throw e;
+  } finally {
+    late?.close();
+    if (run.child.exitCode === null) run.kill();
+  }
+});
+
+test("interactive: the extension registers when the gateway starts after the CLI, and again after a gateway restart", async () => {
+  const late = tempDir();
+  const copilotHome = path.join(late, "copilot");
+  const tapHome = path.join(late, "tap");
+  assert.equal(tap(["install", "copilot", "--copilot-home", copilotHome]).code, 0);
+  const work = path.join(late, "work");
+  fs.mkdirSync(work);
+  const run = runInteractiveCopilot({ cwd: work, firstPrompt: "no gateway yet", copilotHome, tapHome, modelUrl: model.url });
+  let gateway;
+  try {
+    // The CLI works without a gateway.
+    run.sessionId = await eventually("the Copilot session's state", () => run.findSessionId());
+    await eventually("the answer without a gateway", () =>
+      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: no gateway yet"));
+
+    gateway = await startGateway(late);
+    const ours = (s) => s.hostName === "copilot" && s.cwd === work;
+    const first = await eventually("the session registered with the late gateway", () => gateway.status().sessions.find(ours));
+
+    // A restart forgets the host's resume token: the extension registers the session again.
+    await gateway.stop();
+    gateway = await startGateway(late);
+    await eventually("the session registered with the restarted gateway", () =>
+      gateway.status().sessions.find((s) => ours(s) && s.id === first.id && !s.hostDetached));
+
+    run.send("after the restart");
+    await eventually("a turn after the restart", () =>
+      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: after the restart"));
+    await run.exit();
+    assert.equal(gateway.status().sessions.find(ours), undefined, "the session ended with the CLI");
+  } catch (e) {
+    e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- logs ---\n${copilotLogs(copilotHome)}`;
+    throw e;
+  } finally {
+    if (run.child.exitCode === null) run.kill();
+    await gateway?.stop();
+    fs.rmSync(late, { recursive: true, force: true });
+  }
+});
 
 test("without a gateway the CLI still works, says so once, and starts no gateway", async () => {
   const lonely = tempDir();

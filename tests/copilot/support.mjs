@@ -115,6 +115,78 @@ export function runCopilot({ cwd, prompt, copilotHome, tapHome, modelUrl }) {
   };
 }
 
+/**
+ * An interactive Copilot CLI session (what a user runs: it stays up between turns, unlike
+ * `copilot -p`) under a pseudo-terminal from util-linux `script`, started with `firstPrompt`.
+ * The TUI redraws in place, so tests read the session's own record instead of the screen:
+ * `$COPILOT_HOME/session-state/<id>/events.jsonl` (user/assistant messages, tool calls).
+ * `COPILOT_ALLOW_ALL` skips the folder-trust dialog (the flag alone does not).
+ */
+export function runInteractiveCopilot({ cwd, firstPrompt, copilotHome, tapHome, modelUrl, debugFile }) {
+  const env = {
+    PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME, TERM: "xterm-256color",
+    COPILOT_HOME: copilotHome, TAP_HOME: tapHome,
+    COPILOT_OFFLINE: "true", COPILOT_AUTO_UPDATE: "false", COPILOT_ALLOW_ALL: "true",
+    COPILOT_PROVIDER_BASE_URL: modelUrl, COPILOT_MODEL: "fake-model",
+    ...(debugFile ? { TAP_COPILOT_DEBUG: debugFile } : {}),
+  };
+  const quote = (s) => `'${s.replace(/'/g, "'\\''")}'`;
+  const command = `stty cols 200 rows 50; exec ${quote(COPILOT_BIN)} --allow-all-tools --no-auto-update -i ${quote(firstPrompt)}`;
+  // Its own process group, so that a failed test can stop `script` and the CLI together.
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const kill = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {} // already gone
+  };
+  let screen = "";
+  child.stdout.on("data", (d) => (screen = (screen + d).slice(-20000)));
+  child.stderr.on("data", (d) => (screen = (screen + d).slice(-20000)));
+  const done = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  const timer = setTimeout(kill, PATIENCE_MS * 6);
+  done.then(() => clearTimeout(timer));
+  let sessionId = null;
+  return {
+    child, done, kill,
+    get screen() { return screen; },
+    /** Copilot's session id (the extension registers it with the gateway): whose events to read. */
+    set sessionId(id) { sessionId = id; },
+    /** Copilot's id for the session started in `cwd` (from session-state), or null before it exists. */
+    findSessionId() {
+      const root = path.join(copilotHome, "session-state");
+      for (const id of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+        try {
+          const first = JSON.parse(fs.readFileSync(path.join(root, id, "events.jsonl"), "utf8").split("\n")[0]);
+          if (first.type === "session.start" && first.data.context?.cwd === cwd) return first.data.sessionId;
+        } catch {} // not a session directory, or not written yet
+      }
+      return null;
+    },
+    /** The session's recorded events so far. */
+    events() {
+      if (!sessionId) throw new Error("set the interactive session's sessionId first");
+      try {
+        const text = fs.readFileSync(path.join(copilotHome, "session-state", sessionId, "events.jsonl"), "utf8");
+        return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      } catch (e) {
+        if (e.code === "ENOENT") return [];
+        throw e;
+      }
+    },
+    /** Types `text` at the prompt and presses Enter. */
+    send(text) {
+      child.stdin.write(`${text}\r`);
+    },
+    /** Ends the session the way a user does (`/exit`); SIGKILL if it has not exited in time. */
+    async exit() {
+      if (child.exitCode === null) child.stdin.write("/exit\r");
+      const t = setTimeout(kill, PATIENCE_MS);
+      await done;
+      clearTimeout(t);
+    },
+  };
+}
+
 /** The Copilot CLI's own log files, for failure messages (extension errors only go there). */
 export function copilotLogs(copilotHome) {
   const dir = path.join(copilotHome, "logs");
