@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel } from "./fake-model.mjs";
 import { startProvider } from "./provider.mjs";
-import { copilotLogs, eventually, requestText, runCopilot, runInteractiveCopilot, startGateway, tap, tempDir } from "./support.mjs";
+import { SESSION_END_MS, copilotLogs, eventually, requestText, runCopilot, runInteractiveCopilot, startGateway, tap, tempDir } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let dir, gw, model, project;
@@ -115,8 +115,8 @@ test("mid-session: the session is in tap status while it runs, an inject push st
   assert.match(r.stdout, /RESULT\(hold\): held until released/, r.stdout);
   assert.match(r.stdout, /\[proj\] late tool ready/, r.stdout);
   assert.match(r.stdout, /RESULT\(weather\): sunny in \{"city":"Bergen"\}/, r.stdout);
-  const gone = gw.status().sessions.find((s) => s.id === session.id);
-  assert.equal(gone, undefined, "the session ended with the CLI");
+  // The extension ends its session as the CLI takes it down: shortly after the exit.
+  await eventually("the session ended with the CLI", () => !gw.status().sessions.find((s) => s.id === session.id), SESSION_END_MS);
 });
 
 test("interactive: a provider bound mid-session adds its tool after the reload, and the next turn calls it", async () => {
@@ -161,7 +161,7 @@ test("interactive: a provider bound mid-session adds its tool after the reload, 
     assert.equal(joins().length, 2, fs.readFileSync(debugFile, "utf8"));
 
     await run.exit();
-    assert.equal(gw.status().sessions.find((s) => s.id === session.id), undefined, "the session ended with the CLI");
+    await eventually("the session ended with the CLI", () => !gw.status().sessions.find((s) => s.id === session.id), SESSION_END_MS);
   } catch (e) {
     e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- debug ---\n${fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : ""}\n--- logs ---\n${copilotLogs(gw.copilotHome)}`;
     throw e;
@@ -200,7 +200,7 @@ test("interactive: the extension registers when the gateway starts after the CLI
     await eventually("a turn after the restart", () =>
       run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: after the restart"));
     await run.exit();
-    assert.equal(gateway.status().sessions.find(ours), undefined, "the session ended with the CLI");
+    await eventually("the session ended with the CLI", () => !gateway.status().sessions.find(ours), SESSION_END_MS);
   } catch (e) {
     e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- logs ---\n${copilotLogs(copilotHome)}`;
     throw e;

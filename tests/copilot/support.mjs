@@ -9,6 +9,9 @@ import path from "node:path";
 
 /** How long a test waits for something that should happen (a loaded machine is slow). */
 export const PATIENCE_MS = 30000;
+/** How soon a session must leave the gateway after the CLI exits: well under the session
+ * hosts' 30 s resume window, so only the extension's own `session.end` can make it. */
+export const SESSION_END_MS = 5000;
 /** Poll interval for state only visible by asking (files, `tap status`). */
 const POLL_MS = 50;
 
@@ -19,8 +22,8 @@ const XDG_CACHE_HOME = process.env.COPILOT_XDG_CACHE_HOME ?? path.join(cache, "x
 if (!TAP_BIN) throw new Error("set TAP_BIN to the tap binary under test (scripts/test-copilot.sh does)");
 
 /** Polls `f` until it returns a truthy value; throws after PATIENCE_MS naming `what`. */
-export async function eventually(what, f) {
-  const deadline = Date.now() + PATIENCE_MS;
+export async function eventually(what, f, patience = PATIENCE_MS) {
+  const deadline = Date.now() + patience;
   for (;;) {
     const v = await f();
     if (v) return v;
