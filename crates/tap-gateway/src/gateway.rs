@@ -225,6 +225,20 @@ impl Gateway {
         crate::tools::call::call_tool(&self.core, req).await
     }
 
+    /// [`Gateway::call_tool`], handing each `tool.progress` message to `on_progress` as it
+    /// arrives, always ahead of the outcome (`req.progress` is replaced).
+    pub async fn call_tool_reporting<F, Fut>(
+        &self,
+        req: CallRequest,
+        on_progress: F,
+    ) -> Result<Json, CallError>
+    where
+        F: FnMut(String) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        crate::tools::progress::call_tool_reporting(&self.core, req, on_progress).await
+    }
+
     /// The pre-tool-use decision for `tool` with `args` in `session_id` (spec: hook rules,
     /// `onPreToolUse`). Rules are walked per bound provider in bind order, each provider's
     /// in registration order. A static `deny` decides at once (no gate is asked); otherwise
@@ -244,5 +258,16 @@ impl Gateway {
         args: &Json,
     ) -> Result<Decision, CallError> {
         crate::hooks::decide::pre_tool_use(&self.core, session_id, tool, args).await
+    }
+
+    /// [`Gateway::pre_tool_use`] as a caller that makes the call next uses it: the context
+    /// to add to the result, or the call's `DENIED` failure with the rule's reason.
+    pub(crate) async fn precheck_call(
+        &self,
+        session_id: &str,
+        tool: &str,
+        args: &Json,
+    ) -> Result<Option<String>, CallError> {
+        crate::hooks::decide::precheck_call(&self.core, session_id, tool, args).await
     }
 }

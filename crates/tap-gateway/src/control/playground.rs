@@ -12,7 +12,6 @@
 //! and since both travel the one channel, a call's progress always precedes its answer.
 
 use crate::gateway::Gateway;
-use crate::hooks::decide::Decision;
 use crate::mcp::attach::{self, Presence};
 use crate::mcp::binding::Binding;
 use crate::state::Core;
@@ -256,47 +255,30 @@ async fn run(
     tx: &mpsc::UnboundedSender<Outgoing>,
 ) -> (Result<Json, CallError>, Option<String>) {
     let cancelled = || CallError::new(ErrorCode::Cancelled, "The call was cancelled");
-    let decision = tokio::select! {
-        d = gw.pre_tool_use(&p.session_id, &p.tool, &p.args) => d,
+    let context = tokio::select! {
+        c = gw.precheck_call(&p.session_id, &p.tool, &p.args) => match c {
+            Ok(context) => context,
+            Err(e) => return (Err(e), None),
+        },
         _ = cancel.cancelled() => return (Err(cancelled()), None),
-    };
-    let context = match decision {
-        Ok(Decision::Allow) => None,
-        Ok(Decision::Context(c)) => Some(c),
-        Ok(Decision::Deny(reason)) => {
-            let message = format!("A hook rule denied '{}': {reason}", p.tool);
-            return (Err(CallError::new(ErrorCode::Denied, message)), None);
-        }
-        Err(e) => return (Err(e), None),
     };
     // A session the playground registered is busy while one of its calls runs, so push
     // pacing (`inject` waits for idle) holds for it as for any agent.
-    if let Some(b) = binding {
-        attach::call_started(gw.core(), b);
-    }
-    let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
+    let _busy = binding.map(|b| attach::busy(gw.core(), b));
     let call_id = p.call_id;
     let request = CallRequest {
         session_id: p.session_id,
         tool: p.tool,
         args: p.args,
         cancel,
-        progress: Some(progress_tx),
+        progress: None,
     };
-    let run = gw.call_tool(request);
-    tokio::pin!(run);
-    let outcome = loop {
-        // Progress first: sent just before the result, it must arrive before it.
-        tokio::select! {
-            biased;
-            Some(message) = progress_rx.recv() => {
-                let _ = tx.send(Outgoing::Progress { call_id: call_id.clone(), message });
-            }
-            outcome = &mut run => break outcome,
-        }
-    };
-    if let Some(b) = binding {
-        attach::call_ended(gw.core(), b);
-    }
+    let outcome = gw
+        .call_tool_reporting(request, |message| {
+            let call_id = call_id.clone();
+            let _ = tx.send(Outgoing::Progress { call_id, message });
+            std::future::ready(())
+        })
+        .await;
     (outcome, context)
 }

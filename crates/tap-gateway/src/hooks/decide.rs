@@ -164,3 +164,21 @@ async fn gate(core: &Core, m: &Matched, session_id: &str, tool: &str, args: &Jso
         }
     }
 }
+
+/// The decision as a caller that makes the call next uses it: the context to add to the
+/// result, or the call's `DENIED` failure with the rule's reason.
+pub(crate) async fn precheck_call(
+    core: &Core,
+    session_id: &str,
+    tool: &str,
+    args: &Json,
+) -> Result<Option<String>, CallError> {
+    match pre_tool_use(core, session_id, tool, args).await? {
+        Decision::Allow => Ok(None),
+        Decision::Context(c) => Ok(Some(c)),
+        Decision::Deny(reason) => Err(CallError::new(
+            tap_protocol::ErrorCode::Denied,
+            format!("A hook rule denied '{tool}': {reason}"),
+        )),
+    }
+}

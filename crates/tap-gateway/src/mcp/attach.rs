@@ -10,10 +10,9 @@
 use super::binding::Binding;
 use crate::sessions::hosts::HostEntry;
 use crate::state::Core;
-use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use tap_protocol::host::SessionRegister;
+use tap_protocol::host::{BusyState, SessionRegister};
 use tap_protocol::limits::MAX_SESSION_ID_LEN;
 use tap_protocol::ErrorCode;
 use tokio::sync::mpsc;
@@ -107,22 +106,14 @@ fn register(
 ) -> Result<Arc<Binding>, (ErrorCode, String)> {
     let host_id = crate::ids::short("mcp");
     let (out, rx) = mpsc::unbounded_channel::<Message>();
-    core.state().hosts.insert(
+    // Nobody resumes an in-process host; its resume token is never handed out.
+    let host = HostEntry::new(
         host_id.clone(),
-        HostEntry {
-            id: host_id.clone(),
-            name: format!("mcp:{name}"),
-            // Nobody resumes an in-process host; the token is never handed out.
-            resume_token: crate::auth::tokens::generate("hrt-"),
-            out: Some(out),
-            kill: core.stopping.child_token(),
-            epoch: 1,
-            outbox: VecDeque::new(),
-            dropped: 0,
-            sessions: HashSet::new(),
-            invocations: HashMap::new(),
-        },
+        format!("mcp:{name}"),
+        out,
+        core.stopping.child_token(),
     );
+    core.state().hosts.insert(host_id.clone(), host);
     // The newest agent session the user started is the one they work in: providers that
     // bind to "the foreground session" should find it.
     let registered = crate::sessions::lifecycle::register_session(
@@ -156,24 +147,31 @@ fn register(
     Ok(b)
 }
 
-/// A tool call starts or ends: an owned session is busy while one runs, so push pacing
-/// (`inject` waits for idle) works for MCP clients too.
-pub(crate) fn call_started(core: &Core, binding: &Binding) {
-    if binding.calls.fetch_add(1, Ordering::SeqCst) == 0 && binding.owns_session() {
-        let _ = crate::sessions::lifecycle::set_busy(
-            core,
-            &binding.session_id,
-            tap_protocol::host::BusyState::Busy,
-        );
+/// A tool call in flight on a binding: a session the facade owns is busy while one runs, so
+/// push pacing (`inject` waits for idle) works for in-process clients too, and idle again
+/// when the last call's guard drops (however the call ended, cancelled futures included).
+pub(crate) struct Busy<'a> {
+    core: &'a Core,
+    binding: &'a Binding,
+}
+
+pub(crate) fn busy<'a>(core: &'a Core, binding: &'a Binding) -> Busy<'a> {
+    if binding.calls.fetch_add(1, Ordering::SeqCst) == 0 {
+        set_busy(core, binding, BusyState::Busy);
+    }
+    Busy { core, binding }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        if self.binding.calls.fetch_sub(1, Ordering::SeqCst) == 1 {
+            set_busy(self.core, self.binding, BusyState::Idle);
+        }
     }
 }
 
-pub(crate) fn call_ended(core: &Core, binding: &Binding) {
-    if binding.calls.fetch_sub(1, Ordering::SeqCst) == 1 && binding.owns_session() {
-        let _ = crate::sessions::lifecycle::set_busy(
-            core,
-            &binding.session_id,
-            tap_protocol::host::BusyState::Idle,
-        );
+fn set_busy(core: &Core, binding: &Binding, state: BusyState) {
+    if binding.owns_session() {
+        let _ = crate::sessions::lifecycle::set_busy(core, &binding.session_id, state);
     }
 }

@@ -6,14 +6,13 @@
 
 use super::binding::Binding;
 use super::{attach, builtin, content};
-use crate::hooks::decide::{pre_tool_use, Decision};
 use crate::state::Core;
+use crate::tools::progress::call_tool_reporting;
 use crate::tools::request::CallRequest;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use tap_protocol::Json;
-use tokio::sync::mpsc;
 
 pub(crate) async fn call(
     core: &std::sync::Arc<Core>,
@@ -39,58 +38,38 @@ pub(crate) async fn call(
             Err((code, message)) => content::failure(&code.to_string(), &message),
         });
     }
-    let context_text = match pre_tool_use(core, &binding.session_id, &name, &args).await {
-        Ok(Decision::Allow) => None,
-        Ok(Decision::Context(c)) => Some(c),
-        Ok(Decision::Deny(reason)) => {
-            return Ok(content::failure(
-                "DENIED",
-                &format!("A hook rule denied '{name}': {reason}"),
-            ))
-        }
-        Err(e) => return Ok(content::failure(&e.code.to_string(), &e.message)),
+    let context_text =
+        match crate::hooks::decide::precheck_call(core, &binding.session_id, &name, &args).await {
+            Ok(context) => context,
+            Err(e) => return Ok(content::failure(&e.code.to_string(), &e.message)),
+        };
+    let _busy = attach::busy(core, binding);
+    let request = CallRequest {
+        session_id: binding.session_id.clone(),
+        tool: name,
+        args,
+        cancel: context.ct.clone(),
+        progress: None,
     };
-    attach::call_started(core, binding);
-    let outcome = run(core, binding, name, args, context).await;
-    attach::call_ended(core, binding);
+    let token = context.meta.get_progress_token();
+    let mut step = 0u32;
+    let outcome = call_tool_reporting(core, request, |message| {
+        // Numbered for the client; sent only to a client that asked (a progress token).
+        step += 1;
+        let note = token
+            .clone()
+            .map(|t| ProgressNotificationParam::new(t, f64::from(step)).with_message(message));
+        let peer = context.peer.clone();
+        async move {
+            if let Some(note) = note {
+                // A client that stopped listening to progress still gets its result.
+                let _ = peer.notify_progress(note).await;
+            }
+        }
+    })
+    .await;
     Ok(match outcome {
         Ok(data) => content::success(data, context_text),
         Err(e) => content::failure(&e.code.to_string(), &e.message),
     })
-}
-
-async fn run(
-    core: &Core,
-    binding: &Binding,
-    tool: String,
-    args: Json,
-    context: &RequestContext<RoleServer>,
-) -> Result<Json, crate::tools::request::CallError> {
-    let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
-    let token = context.meta.get_progress_token();
-    let request = CallRequest {
-        session_id: binding.session_id.clone(),
-        tool,
-        args,
-        cancel: context.ct.clone(),
-        progress: token.is_some().then_some(progress_tx),
-    };
-    let run = crate::tools::call::call_tool(core, request);
-    tokio::pin!(run);
-    let mut step = 0u32;
-    loop {
-        // Progress first: sent just before the result, it must arrive before it.
-        tokio::select! {
-            biased;
-            Some(message) = progress_rx.recv() => {
-                let Some(token) = token.clone() else { continue };
-                step += 1;
-                let note = ProgressNotificationParam::new(token, f64::from(step))
-                    .with_message(message);
-                // A client that stopped listening to progress still gets its result.
-                let _ = context.peer.notify_progress(note).await;
-            }
-            outcome = &mut run => return outcome,
-        }
-    }
 }

@@ -27,6 +27,28 @@ pub(crate) struct HostEntry {
 }
 
 impl HostEntry {
+    /// A new host, attached to the connection whose queue is `out` (closed by `kill`), with
+    /// a fresh resume token.
+    pub fn new(
+        id: String,
+        name: String,
+        out: mpsc::UnboundedSender<Message>,
+        kill: CancellationToken,
+    ) -> Self {
+        Self {
+            id,
+            name,
+            resume_token: crate::auth::tokens::generate("hrt-"),
+            out: Some(out),
+            kill,
+            epoch: 1,
+            outbox: VecDeque::new(),
+            dropped: 0,
+            sessions: HashSet::new(),
+            invocations: HashMap::new(),
+        }
+    }
+
     pub fn send(&mut self, event: &HostEvent) {
         let frame = crate::socket::frame::frame(event);
         if let Some(out) = &self.out {

@@ -5,7 +5,6 @@ use super::HostConn;
 use crate::auth::tokens;
 use crate::sessions::hosts::HostEntry;
 use crate::socket::frame::frame;
-use std::collections::{HashMap, HashSet, VecDeque};
 use tap_protocol::host::{HostAuth, HostAuthOk, HostEvent};
 use tap_protocol::{ErrorCode, HOST_PROTOCOL_VERSION};
 
@@ -60,18 +59,12 @@ impl HostConn {
             }
             None => {
                 let id = crate::ids::short("h");
-                let host = HostEntry {
-                    id: id.clone(),
-                    name: a.host_name.clone().unwrap_or_else(|| "host".into()),
-                    resume_token: tokens::generate("hrt-"),
-                    out: Some(self.out.clone()),
-                    kill: self.kill.clone(),
-                    epoch: 1,
-                    outbox: VecDeque::new(),
-                    dropped: 0,
-                    sessions: HashSet::new(),
-                    invocations: HashMap::new(),
-                };
+                let host = HostEntry::new(
+                    id.clone(),
+                    a.host_name.clone().unwrap_or_else(|| "host".into()),
+                    self.out.clone(),
+                    self.kill.clone(),
+                );
                 let ok = HostEvent::AuthOk(HostAuthOk {
                     protocol_version: HOST_PROTOCOL_VERSION,
                     host_id: id.clone(),

@@ -4,10 +4,10 @@
 use super::send_to_host;
 use super::HostConn;
 use crate::hooks::decide::Decision;
+use crate::tools::progress::call_tool_reporting;
 use crate::tools::request::CallRequest;
 use tap_protocol::host::{HostError, HostEvent, HostToolProgress, HostToolResult, ToolInvoke};
 use tap_protocol::ErrorCode;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 impl HostConn {
@@ -37,31 +37,23 @@ impl HostConn {
         }
         let core = self.core.clone();
         self.core.invocations.spawn(async move {
-            let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
             let call_id = call.call_id;
             let request = CallRequest {
                 session_id: call.session_id,
                 tool: call.tool,
                 args: call.args,
                 cancel,
-                progress: Some(progress_tx),
+                progress: None,
             };
-            let run = crate::tools::call::call_tool(&core, request);
-            tokio::pin!(run);
-            let outcome = loop {
-                // Progress first: a provider's progress sent just before its result is
-                // already queued when the result lands, and must reach the host before it.
-                tokio::select! {
-                    biased;
-                    Some(message) = progress_rx.recv() => {
-                        send_to_host(&core, &host_id, &HostEvent::ToolProgress(HostToolProgress {
-                            call_id: call_id.clone(),
-                            message,
-                        }));
-                    }
-                    outcome = &mut run => break outcome,
-                }
-            };
+            let outcome = call_tool_reporting(&core, request, |message| {
+                let progress = HostEvent::ToolProgress(HostToolProgress {
+                    call_id: call_id.clone(),
+                    message,
+                });
+                send_to_host(&core, &host_id, &progress);
+                std::future::ready(())
+            })
+            .await;
             let result = match outcome {
                 Ok(data) => HostToolResult {
                     call_id: call_id.clone(),
