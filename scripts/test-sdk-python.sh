@@ -9,21 +9,14 @@
 #
 # Ends with one line "sdk-python: N passed, N failed" and exits non-zero on any failure.
 set -euo pipefail
+caller_dir=$PWD # a relative TAP_BIN is relative to where the caller stands
 cd "$(dirname "$0")/.."
 root=$PWD
+source scripts/lib/setup.sh
 sdk=$root/sdk/python
 
-step() { printf '\n==> %s\n' "$*"; }
-
 TAP_TEST_VENV="${TAP_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tap-gateway/venv}"
-if [ -z "${TAP_BIN:-}" ]; then
-  TAP_BIN=$(command -v tap || echo "${CARGO_TARGET_DIR:-$HOME/.cache/tap-gateway/target}/debug/tap")
-fi
-if [ ! -x "$TAP_BIN" ]; then
-  echo "test-sdk-python: no tap binary at $TAP_BIN; set TAP_BIN" >&2
-  exit 2
-fi
-export TAP_BIN
+require_tap_bin "$caller_dir" test-sdk-python debug
 if [ ! -x "$TAP_TEST_VENV/bin/python" ]; then
   python3 -m venv "$TAP_TEST_VENV"
 fi

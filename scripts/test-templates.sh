@@ -8,20 +8,11 @@
 # TAP_BIN: the `tap` binary to test against (default: `tap` on PATH, else the release build
 # scripts/run.sh makes). This script builds no Rust.
 set -euo pipefail
-# A relative TAP_BIN means relative to where the caller stands: resolve it before the cd.
-if [ -n "${TAP_BIN:-}" ] && [ -e "$TAP_BIN" ]; then TAP_BIN="$(cd "$(dirname "$TAP_BIN")" && pwd)/$(basename "$TAP_BIN")"; fi
+caller_dir=$PWD # a relative TAP_BIN is relative to where the caller stands
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
-if [ -z "${TAP_BIN:-}" ]; then
-  TAP_BIN=$(command -v tap || true)
-  [ -n "$TAP_BIN" ] || TAP_BIN="${CARGO_TARGET_DIR:-$HOME/.cache/tap-gateway/target}/release/tap"
-fi
-if [ ! -x "$TAP_BIN" ]; then
-  echo "test-templates: no tap binary at '$TAP_BIN'; set TAP_BIN to one (e.g. after cargo build: target/debug/tap)" >&2
-  exit 1
-fi
-export TAP_BIN
+require_tap_bin "$caller_dir" test-templates release
 
 setup_node
 setup_chromium

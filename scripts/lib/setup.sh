@@ -19,6 +19,23 @@ apt_install() {
 # rebuilds incremental. Override with CARGO_TARGET_DIR.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tap-gateway/target}"
 
+# TAP_BIN for the scripts that test against a built `tap` and build no Rust themselves: as
+# given (a relative path is taken from CALLER_DIR, where the caller stood), else `tap` on
+# PATH, else $CARGO_TARGET_DIR/PROFILE/tap. Exits 1, naming the path, when no binary is there.
+require_tap_bin() {
+  local caller_dir=$1 name=$2 profile=$3
+  if [ -n "${TAP_BIN:-}" ]; then
+    case "$TAP_BIN" in /*) ;; *) TAP_BIN="$caller_dir/$TAP_BIN" ;; esac
+  else
+    TAP_BIN=$(command -v tap || echo "$CARGO_TARGET_DIR/$profile/tap")
+  fi
+  if [ ! -x "$TAP_BIN" ]; then
+    echo "$name: no tap binary at '$TAP_BIN'; set TAP_BIN to one (e.g. after cargo build: \$CARGO_TARGET_DIR/debug/tap)" >&2
+    exit 1
+  fi
+  export TAP_BIN
+}
+
 setup_rust() {
   apt_install build-essential pkg-config ca-certificates
   if ! command -v cargo >/dev/null 2>&1; then
