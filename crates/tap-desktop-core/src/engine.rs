@@ -57,6 +57,20 @@ pub struct StartOptions {
 }
 
 impl StartOptions {
+    /// For tests: `home` on 127.0.0.1:0 with `backend` as the keyring, nothing else.
+    #[cfg(test)]
+    pub(crate) fn for_tests(home: &std::path::Path, backend: Arc<dyn SecretBackend>) -> Self {
+        Self {
+            home: home.to_path_buf(),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            backend,
+            keyring_allowed: true,
+            copilot_home: None,
+            ui_dir: None,
+            logs: None,
+        }
+    }
+
     /// What the app runs with: the OS keyring (unless `TAP_KEYRING=off`), `COPILOT_HOME`
     /// and the built panel, as `tap gateway` finds them.
     pub fn desktop(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer) -> Self {
@@ -251,18 +265,6 @@ mod tests {
     use std::path::Path;
     use tap_secrets::MemoryBackend;
 
-    fn options(home: &Path, backend: Arc<dyn SecretBackend>) -> StartOptions {
-        StartOptions {
-            home: home.to_path_buf(),
-            listen: "127.0.0.1:0".parse().unwrap(),
-            backend,
-            keyring_allowed: true,
-            copilot_home: None,
-            ui_dir: None,
-            logs: None,
-        }
-    }
-
     fn gateway_json(home: &Path) -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(home.join("gateway.json")).unwrap()).unwrap()
     }
@@ -271,7 +273,7 @@ mod tests {
     async fn with_a_keyring_the_token_lives_there_and_leaves_with_the_gateway() {
         let dir = tempfile::tempdir().unwrap();
         let backend = Arc::new(MemoryBackend::new());
-        let engine = Engine::start(options(dir.path(), backend.clone()))
+        let engine = Engine::start(StartOptions::for_tests(dir.path(), backend.clone()))
             .await
             .unwrap();
         let token = engine.gateway().control_token().to_string();
@@ -291,7 +293,9 @@ mod tests {
     async fn without_a_keyring_the_token_goes_to_a_0600_file_and_the_panel_gets_a_notice() {
         let dir = tempfile::tempdir().unwrap();
         let backend = Arc::new(MemoryBackend::refusing("no keyring service: test"));
-        let engine = Engine::start(options(dir.path(), backend)).await.unwrap();
+        let engine = Engine::start(StartOptions::for_tests(dir.path(), backend))
+            .await
+            .unwrap();
         let file = dir.path().join("control-token");
         assert_eq!(
             std::fs::read_to_string(&file).unwrap().trim(),
@@ -316,10 +320,10 @@ mod tests {
     async fn a_second_gateway_for_the_same_home_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let backend: Arc<dyn SecretBackend> = Arc::new(MemoryBackend::new());
-        let first = Engine::start(options(dir.path(), backend.clone()))
+        let first = Engine::start(StartOptions::for_tests(dir.path(), backend.clone()))
             .await
             .unwrap();
-        let err = Engine::start(options(dir.path(), backend))
+        let err = Engine::start(StartOptions::for_tests(dir.path(), backend))
             .await
             .err()
             .unwrap();
@@ -338,7 +342,7 @@ mod tests {
     async fn quit_is_bounded_even_when_a_bound_provider_never_answers() {
         let dir = tempfile::tempdir().unwrap();
         let backend = Arc::new(MemoryBackend::new());
-        let engine = Engine::start(options(dir.path(), backend.clone()))
+        let engine = Engine::start(StartOptions::for_tests(dir.path(), backend.clone()))
             .await
             .unwrap();
         let account = tap_secrets::control_token_account(dir.path());
@@ -393,9 +397,12 @@ mod tests {
     #[tokio::test]
     async fn an_idle_gateway_quits_gracefully() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::start(options(dir.path(), Arc::new(MemoryBackend::new())))
-            .await
-            .unwrap();
+        let engine = Engine::start(StartOptions::for_tests(
+            dir.path(),
+            Arc::new(MemoryBackend::new()),
+        ))
+        .await
+        .unwrap();
         let report = engine.quit(QUIT_WAIT).await;
         assert!(report.graceful && report.keyring_done, "{report:?}");
         assert!(!dir.path().join("gateway.json").exists());
@@ -405,7 +412,7 @@ mod tests {
     async fn a_port_held_by_another_program_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let squatter = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let mut o = options(dir.path(), Arc::new(MemoryBackend::new()));
+        let mut o = StartOptions::for_tests(dir.path(), Arc::new(MemoryBackend::new()));
         o.listen = squatter.local_addr().unwrap();
         let err = Engine::start(o).await.err().unwrap();
         assert_eq!(

@@ -409,15 +409,10 @@ mod tests {
     async fn follow_reminds_of_a_request_still_pending_after_the_delay() {
         use crate::engine::{Engine, StartOptions};
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::start(StartOptions {
-            home: dir.path().to_path_buf(),
-            listen: "127.0.0.1:0".parse().unwrap(),
-            backend: Arc::new(tap_secrets::MemoryBackend::new()),
-            keyring_allowed: true,
-            copilot_home: None,
-            ui_dir: None,
-            logs: None,
-        })
+        let engine = Engine::start(StartOptions::for_tests(
+            dir.path(),
+            Arc::new(tap_secrets::MemoryBackend::new()),
+        ))
         .await
         .unwrap();
         let gateway = engine.gateway().clone();
@@ -533,15 +528,10 @@ mod tests {
     async fn follow_carries_a_running_engines_failures_to_apply() {
         use crate::engine::{Engine, StartOptions};
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::start(StartOptions {
-            home: dir.path().to_path_buf(),
-            listen: "127.0.0.1:0".parse().unwrap(),
-            backend: Arc::new(tap_secrets::MemoryBackend::new()),
-            keyring_allowed: true,
-            copilot_home: None,
-            ui_dir: None,
-            logs: None,
-        })
+        let engine = Engine::start(StartOptions::for_tests(
+            dir.path(),
+            Arc::new(tap_secrets::MemoryBackend::new()),
+        ))
         .await
         .unwrap();
         let gateway = engine.gateway().clone();
