@@ -6,8 +6,9 @@ mod resources;
 mod sessions;
 mod tools;
 
+use serde_json::json;
 use serde_json::Value;
-use tap_testkit::{eventually, McpClient, TestGateway};
+use tap_testkit::{eventually, tool, McpClient, Provider, TestGateway};
 
 /// Both MCP generations: the `initialize` one and the stateless 2026-07-28 one.
 pub const MODES: [&str; 2] = ["legacy", "2026-07-28"];
@@ -40,6 +41,21 @@ pub async fn session_id(gw: &TestGateway, label: &str) -> String {
             .map(|s| s.id)
     })
     .await
+}
+
+/// A client of session "work" and a provider `provider` bound to it with one tool `name`,
+/// which the client lists; with the session's id.
+pub async fn client_with_tool(
+    gw: &TestGateway,
+    mode: &str,
+    provider: &str,
+    name: &str,
+) -> (McpClient, Provider, String) {
+    let mut c = client(gw, "work", mode).await;
+    let session = session_id(gw, "work").await;
+    let p = gw.bound(provider, &session, json!([tool(name)])).await;
+    wait_listed(&mut c, name).await;
+    (c, p, session)
 }
 
 /// Waits until the client lists `tool` (after the debounced tool-set publication).

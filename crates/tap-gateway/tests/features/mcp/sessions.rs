@@ -1,7 +1,7 @@
 //! Which gateway session an MCP client is: joined by id or label, or registered and ended
 //! once its clients have been gone for the resume window; busy while a call runs.
 
-use super::{client, session_id, wait_listed, MODES};
+use super::{client, client_with_tool, session_id, wait_listed, MODES};
 use serde_json::json;
 use std::time::Duration;
 use tap_protocol::host::BusyState;
@@ -59,10 +59,7 @@ async fn a_registered_session_ends_after_its_last_client_has_been_gone_for_the_w
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_is_busy_while_a_call_runs() {
     let gw = TestGateway::start().await;
-    let mut c = client(&gw, "work", "2026-07-28").await;
-    let session = session_id(&gw, "work").await;
-    let mut p = gw.bound("prov", &session, json!([tool("slow")])).await;
-    wait_listed(&mut c, "slow").await;
+    let (mut c, mut p, session) = client_with_tool(&gw, "2026-07-28", "prov", "slow").await;
     let busy = |want: BusyState| {
         let gw = &gw;
         let session = session.clone();

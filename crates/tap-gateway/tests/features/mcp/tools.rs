@@ -1,7 +1,7 @@
 //! `tools/list` and `tools/call` through the facade: the live tool set, list changes, the
 //! call path (schema check, hooks, provider errors), progress and cancellation.
 
-use super::{client, session_id, text_of, wait_listed, MODES};
+use super::{client, client_with_tool, session_id, text_of, wait_listed, MODES};
 use serde_json::json;
 use tap_testkit::{tool, TestGateway};
 
@@ -63,10 +63,7 @@ async fn a_provider_binding_and_leaving_notifies_the_tool_list_change() {
 async fn progress_reaches_the_client_before_the_result() {
     for mode in MODES {
         let gw = TestGateway::start().await;
-        let mut c = client(&gw, "work", mode).await;
-        let session = session_id(&gw, "work").await;
-        let mut p = gw.bound("slow", &session, json!([tool("build")])).await;
-        wait_listed(&mut c, "build").await;
+        let (mut c, mut p, _) = client_with_tool(&gw, mode, "slow", "build").await;
         c.start_call("b", "build", json!({}), true).await;
         let call = p.expect_next("tool.call").await;
         for message in ["compiling", "linking"] {
@@ -91,10 +88,7 @@ async fn progress_reaches_the_client_before_the_result() {
 async fn a_cancelled_call_sends_tool_cancel_to_the_provider() {
     for mode in MODES {
         let gw = TestGateway::start().await;
-        let mut c = client(&gw, "work", mode).await;
-        let session = session_id(&gw, "work").await;
-        let mut p = gw.bound("slow", &session, json!([tool("wait")])).await;
-        wait_listed(&mut c, "wait").await;
+        let (mut c, mut p, _) = client_with_tool(&gw, mode, "slow", "wait").await;
         c.start_call("w", "wait", json!({}), false).await;
         let call = p.expect_next("tool.call").await;
         c.send(json!({"op": "cancel", "id": "w"})).await;
@@ -111,10 +105,7 @@ async fn a_cancelled_call_sends_tool_cancel_to_the_provider() {
 async fn a_client_that_vanishes_mid_call_cancels_it() {
     for mode in ["2026-07-28"] {
         let gw = TestGateway::start().await;
-        let mut c = client(&gw, "work", mode).await;
-        let session = session_id(&gw, "work").await;
-        let mut p = gw.bound("slow", &session, json!([tool("wait")])).await;
-        wait_listed(&mut c, "wait").await;
+        let (mut c, mut p, _) = client_with_tool(&gw, mode, "slow", "wait").await;
         c.start_call("w", "wait", json!({}), false).await;
         let call = p.expect_next("tool.call").await;
         c.proc.signal("KILL");
