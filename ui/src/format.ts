@@ -58,3 +58,8 @@ export function shortJson(value: unknown, max = 160): string {
 export function breakParts(text: string): string[] {
   return text.split(/(?<=[_.\-/:])/);
 }
+
+/** A session as the panel names it in pickers: its label with its id, or the id alone. */
+export function sessionName(s: { id: string; label?: string | null }): string {
+  return s.label ? `${s.label} (${s.id})` : s.id;
+}

@@ -214,17 +214,12 @@ async fn progress_reaches_the_session_host() {
         .await
         .unwrap();
     let (_, result) = host.start_invoke(&session.id, "build", json!({})).unwrap();
-    let progress = loop {
-        match tokio::time::timeout(PATIENCE, host.next_event())
-            .await
-            .unwrap()
-            .unwrap()
-        {
-            HostEvent::ToolProgress(p) => break p.message,
-            _ => continue,
-        }
-    };
-    assert_eq!(progress, "compiling");
+    let progress =
+        tap_testkit::next_host_event(&mut host, |e| matches!(e, HostEvent::ToolProgress(_))).await;
+    assert!(
+        matches!(&progress, HostEvent::ToolProgress(p) if p.message == "compiling"),
+        "{progress:?}"
+    );
     assert!(
         matches!(result.await.unwrap(), HostEvent::ToolResult(r) if r.data == Some(json!("built")))
     );

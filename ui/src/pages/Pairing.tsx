@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { PairingEntry, PairingConfigure, SessionStatus } from "../generated";
 import { store, useNow, type PanelState } from "../store";
 import { ConfirmButton } from "../components/ConfirmButton";
-import { ago, countdown, fullTime, shortJson } from "../format";
+import { ago, countdown, fullTime, sessionName, shortJson } from "../format";
 
 /** Pending pairing requests (code, who asks, countdown, decisions) and paired providers. */
 export function Pairing({ state }: { state: PanelState }) {
@@ -74,10 +74,6 @@ export function Pairing({ state }: { state: PanelState }) {
 
 export function who(entry: PairingEntry): string {
   return entry.name ?? entry.origin ?? entry.remote;
-}
-
-function sessionName(s: SessionStatus): string {
-  return s.label ? `${s.label} (${s.id})` : s.id;
 }
 
 /** Sends `pairing.configure` and applies its answer; an error is shown by the caller. */

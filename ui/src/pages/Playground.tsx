@@ -3,6 +3,7 @@ import type { PlaygroundTool } from "../generated";
 import { store, type PanelState } from "../store";
 import { IdText } from "../components/IdText";
 import { Breakable } from "../components/Breakable";
+import { sessionName } from "../format";
 import { playground, usePlayground, type CallEntry } from "./playground/model";
 import { buildArgs, formFrom, parseRaw, type FormState, type Schema } from "./playground/schema";
 import { SchemaForm } from "./playground/SchemaForm";
@@ -97,7 +98,7 @@ function SessionBar({ state }: { state: PanelState }) {
               <option value="">choose…</option>
               {sessions.map((s) => (
                 <option key={s.id} value={s.id}>
-                  {s.label ? `${s.label} (${s.id})` : s.id}
+                  {sessionName(s)}
                 </option>
               ))}
             </select>

@@ -3,7 +3,7 @@ import type { StreamEntry } from "../generated";
 import { store, useControlEvents, type PanelState } from "../store";
 import { VirtualList } from "../components/VirtualList";
 import { useLiveList } from "../live";
-import { clock, clockMs, fullTime, shortJson } from "../format";
+import { clock, clockMs, fullTime, sessionName, shortJson } from "../format";
 
 /** One stored event, flattened out of `streams.history`'s `stream@provider` map. */
 interface Row {
@@ -143,7 +143,7 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
             {selected && !sessions.some((s) => s.id === selected) && <option value={selected}>{selected} (ended)</option>}
             {sessions.map((s) => (
               <option key={s.id} value={s.id}>
-                {s.label ? `${s.label} (${s.id})` : s.id}
+                {sessionName(s)}
               </option>
             ))}
           </select>
