@@ -15,7 +15,18 @@ cd "$(dirname "$0")"
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 export PATH="$CARGO_HOME/bin:$PATH"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tap-desktop-e2e.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+# GTK starts xdg-document-portal through D-Bus, which mounts a FUSE file system at
+# $HOME/.cache/doc and can outlive the bus by a moment: a plain `rm -rf` then fails on that
+# mount and, being the EXIT trap's last command, turns a green run into exit 1.
+cleanup() {
+  local mnt
+  awk -v dir="$scratch/" 'index($2, dir) == 1 { print $2 }' /proc/mounts | sort -r |
+    while read -r mnt; do
+      fusermount -uz "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+    done
+  rm -rf "$scratch" || echo "tests/desktop/run.sh: could not remove $scratch" >&2
+}
+trap 'status=$?; cleanup; exit "$status"' EXIT
 mkdir -p "$scratch/home"
 export TAP_DESKTOP_SCRATCH="$scratch"
 # HOME is set before dbus-run-session: the services D-Bus starts (gnome-keyring, dunst)
