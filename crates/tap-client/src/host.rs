@@ -188,6 +188,7 @@ impl HostClient {
             session_id: session_id.to_string(),
             tool: tool.to_string(),
             args,
+            traceparent: None,
         }))?;
         Ok((call_id, rx))
     }

@@ -47,6 +47,20 @@ pub struct GatewayConfig {
     /// written (a stale one is removed) and `gateway.json` says
     /// `"controlTokenStore": store` so `tap` looks there.
     pub control_token_store: Option<String>,
+    /// Where history (stream events, traces, sessions) is kept.
+    pub history: History,
+}
+
+/// Where the ledger keeps history.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum History {
+    /// `$TAP_HOME/history.sqlite3` (in memory if that file cannot be used).
+    #[default]
+    File,
+    /// In memory only: this run's history, gone at stop.
+    Memory,
+    /// Not kept at all (the bench measures what history costs against this).
+    Off,
 }
 
 impl GatewayConfig {
@@ -66,6 +80,7 @@ impl GatewayConfig {
             logs: None,
             control_token: None,
             control_token_store: None,
+            history: History::File,
         }
     }
 }

@@ -16,12 +16,21 @@ use std::time::SystemTime;
 use tap_protocol::control::{FileLocations, StreamsHistory, UiLoginResult};
 use tap_protocol::diagnostics::Diagnostics;
 use tap_protocol::host::GatewayStatus;
+use tap_protocol::ledger::{
+    EventsListParams, EventsPage, LedgerSessions, Trace, TracesList, TracesListParams,
+};
 use tap_protocol::limits::STREAM_RETENTION;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::settings::SettingsResult;
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
+
+/// Reading the ledger failed (the database went away under the reader, a search the
+/// full-text index refuses).
+#[derive(Debug, thiserror::Error)]
+#[error("reading history failed: {0}")]
+pub struct HistoryError(#[from] rusqlite::Error);
 
 /// A cheap, cloneable handle to a running gateway.
 #[derive(Clone)]
@@ -84,6 +93,31 @@ impl Gateway {
     /// The counters since the start, the newest failures and every connection's state.
     pub fn diagnostics(&self) -> Diagnostics {
         crate::diagnostics::snapshot::snapshot(&self.core)
+    }
+
+    /// Traces in the ledger, newest first (`traces.list`).
+    pub fn traces_list(&self, p: &TracesListParams) -> Result<TracesList, HistoryError> {
+        Ok(crate::ledger::read::traces(&self.core.ledger, p)?)
+    }
+
+    /// Every span of one trace (`traces.get`); `None` when the ledger has none.
+    pub fn trace(&self, trace_id: &str) -> Result<Option<Trace>, HistoryError> {
+        Ok(crate::ledger::read::trace(&self.core.ledger, trace_id)?)
+    }
+
+    /// Stream events in the ledger, newest first (`events.list`).
+    pub fn events_list(&self, p: &EventsListParams) -> Result<EventsPage, HistoryError> {
+        Ok(crate::ledger::read::events(&self.core.ledger, p)?)
+    }
+
+    /// Sessions and providers as they came and went (`ledger.sessions`).
+    pub fn ledger_sessions(&self) -> Result<LedgerSessions, HistoryError> {
+        Ok(crate::ledger::read::sessions(&self.core.ledger)?)
+    }
+
+    /// Resolves once every record queued so far is in the ledger.
+    pub async fn flush_history(&self) {
+        self.core.ledger.flush().await
     }
 
     /// Where the gateway keeps its files (the control snapshot's `files`).

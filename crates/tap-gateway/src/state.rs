@@ -5,10 +5,11 @@
 use crate::auth::files::GatewayFiles;
 use crate::auth::login_codes::LoginCodes;
 use crate::auth::tokens::Secrets;
-use crate::config::GatewayConfig;
+use crate::config::{GatewayConfig, History};
 use crate::diagnostics::recorder::Recorder;
 use crate::events::Events;
 use crate::ids::IdGen;
+use crate::ledger::Ledger;
 use crate::providers::entry::ProviderEntry;
 use crate::providers::identity::Identities;
 use crate::sessions::hosts::HostEntry;
@@ -16,6 +17,7 @@ use crate::sessions::session::Session;
 use crate::streams::budget::StreamControls;
 use crate::streams::store::StreamStore;
 use crate::tools::limits::Limits;
+use crate::trace::Tracer;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -58,6 +60,10 @@ pub(crate) struct Core {
     pub ui_logins: LoginCodes,
     /// Errors sent, limits hit, recent failures.
     pub diagnostics: Recorder,
+    /// History: stream events, spans, sessions and providers as they came and went.
+    pub ledger: Ledger,
+    /// Where spans start and end up (the ledger).
+    pub tracer: Tracer,
 }
 
 /// One permit per open connection of each kind; a connection takes one before its
@@ -106,6 +112,12 @@ impl Core {
         let tasks = TaskTracker::new();
         let stopping = CancellationToken::new();
         let diagnostics = Recorder::new(events.clone(), tasks.clone(), stopping.clone());
+        let ledger = match config.history {
+            History::File => Ledger::open(&config.data_dir),
+            History::Memory => Ledger::in_memory("history is configured to be kept in memory"),
+            History::Off => Ledger::off(),
+        };
+        let tracer = Tracer::new(ledger.clone());
         Self {
             config,
             secrets,
@@ -136,6 +148,8 @@ impl Core {
             events,
             ui_logins: LoginCodes::default(),
             diagnostics,
+            ledger,
+            tracer,
         }
     }
 

@@ -198,6 +198,15 @@ control_methods! {
     SettingsGet(settings_get) = "settings.get" (Empty) -> crate::settings::SettingsResult;
     /// Changes and saves settings; unknown keys are refused (`INVALID_JSON`).
     SettingsSet(settings_set) = "settings.set" (SettingsPatch) -> crate::settings::SettingsResult;
+    /// Traces in the ledger, newest first, filtered and paged.
+    TracesList(traces_list) = "traces.list" (crate::ledger::TracesListParams) -> crate::ledger::TracesList;
+    /// Every span of one trace (`NOT_FOUND` when the ledger has none).
+    TracesGet(traces_get) = "traces.get" (crate::ledger::TraceRef) -> crate::ledger::Trace;
+    /// Stream events in the ledger (any session, live or ended, across restarts), newest
+    /// first, filtered, searched and paged.
+    EventsList(events_list) = "events.list" (crate::ledger::EventsListParams) -> crate::ledger::EventsPage;
+    /// Sessions and providers as they came and went, ended ones included.
+    LedgerSessions(ledger_sessions) = "ledger.sessions" (Empty) -> crate::ledger::LedgerSessions;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

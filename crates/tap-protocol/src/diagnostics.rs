@@ -22,6 +22,8 @@ pub struct Diagnostics {
     pub recent_failures: Vec<Failure>,
     /// How many failures the gateway keeps.
     pub failures_kept: usize,
+    /// The ledger (history and traces): durable or memory-only, its queue and counters.
+    pub ledger: crate::ledger::LedgerState,
 }
 
 /// How many `error` messages with one code went to providers.

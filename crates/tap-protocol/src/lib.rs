@@ -6,6 +6,8 @@
 //! - [`pairing`]: pairing requests and paired providers, as the control plane shows them.
 //! - [`control`]: the control plane (`ws://127.0.0.1:9400/control`) of the panel and `tap pairing`,
 //!   with what it shows: [`diagnostics`], [`logs`], [`settings`].
+//! - [`ledger`]: what the gateway keeps (stream events, traces, sessions) and how it is
+//!   browsed.
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
 //!
 //! Forward compatibility follows the spec: unknown fields are ignored everywhere (the one
@@ -19,6 +21,7 @@ mod decode;
 pub mod diagnostics;
 mod error_code;
 pub mod host;
+pub mod ledger;
 pub mod limits;
 pub mod logs;
 pub mod pairing;

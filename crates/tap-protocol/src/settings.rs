@@ -6,15 +6,25 @@ use serde::{Deserialize, Serialize};
 /// The port `tap gateway` and the desktop app listen on when none is given.
 pub const DEFAULT_PORT: u16 = 9400;
 
+/// History is kept this many days by default.
+pub const DEFAULT_HISTORY_DAYS: u32 = 30;
+
+/// The history database is kept under this many MiB by default (1 GiB).
+pub const DEFAULT_HISTORY_MAX_MIB: u32 = 1024;
+
 /// Every setting, with its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct Settings {
     /// The port the gateway listens on (127.0.0.1). Applies at the next start.
     pub port: u16,
     /// Whether the desktop app shows notifications (pairing requests, provider failures).
     pub notifications: bool,
+    /// History (stream events, traces) older than this many days is removed.
+    pub history_days: u32,
+    /// When the history database grows beyond this many MiB, the oldest is removed.
+    pub history_max_mib: u32,
 }
 
 impl Default for Settings {
@@ -22,6 +32,8 @@ impl Default for Settings {
         Self {
             port: DEFAULT_PORT,
             notifications: true,
+            history_days: DEFAULT_HISTORY_DAYS,
+            history_max_mib: DEFAULT_HISTORY_MAX_MIB,
         }
     }
 }
@@ -32,7 +44,7 @@ impl Default for Settings {
 /// (`INVALID_JSON`), not be silently ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SettingsPatch {
     /// 1–65535.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,6 +52,12 @@ pub struct SettingsPatch {
     /// Notifications on or off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notifications: Option<bool>,
+    /// 1–3650 days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_days: Option<u32>,
+    /// 16–1048576 MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_max_mib: Option<u32>,
 }
 
 /// Result of `settings.get` and `settings.set`.

@@ -327,6 +327,7 @@ fn tool_call() {
             session_id: "abc123".into(),
             tool: "my_tool".into(),
             args: json!({ "query": "find active users" }),
+            traceparent: None,
         }),
     );
 }
@@ -341,6 +342,22 @@ fn tool_call_core() {
             session_id: "abc123".into(),
             tool: "greet".into(),
             args: json!({ "name": "Alice" }),
+            traceparent: None,
+        }),
+    );
+}
+
+#[test]
+fn tool_call_with_traceparent() {
+    // Ours: the gateway's span for the call, so a provider may continue the trace.
+    assert_wire(
+        r#"{ "type": "tool.call", "id": "call-123", "sessionId": "abc123", "tool": "greet", "args": {}, "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }"#,
+        GatewayMessage::ToolCall(ToolCall {
+            id: "call-123".into(),
+            session_id: "abc123".into(),
+            tool: "greet".into(),
+            args: json!({}),
+            traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into()),
         }),
     );
 }

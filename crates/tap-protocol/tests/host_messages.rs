@@ -84,6 +84,7 @@ fn all_requests() -> Vec<HostRequest> {
             session_id: "abc123".into(),
             tool: "greet".into(),
             args: json!({ "name": "Alice" }),
+            traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into()),
         }),
         HostRequest::ToolCancel(HostToolCancel {
             call_id: "c-1".into(),

@@ -2,7 +2,10 @@
 import type { AuthParams } from "./AuthParams";
 import type { Diagnostics } from "./Diagnostics";
 import type { Empty } from "./Empty";
+import type { EventsListParams } from "./EventsListParams";
+import type { EventsPage } from "./EventsPage";
 import type { GatewayStatus } from "./GatewayStatus";
+import type { LedgerSessions } from "./LedgerSessions";
 import type { LogsParams } from "./LogsParams";
 import type { LogsRecent } from "./LogsRecent";
 import type { PairingConfigure } from "./PairingConfigure";
@@ -24,6 +27,10 @@ import type { Snapshot } from "./Snapshot";
 import type { StreamsFollowParams } from "./StreamsFollowParams";
 import type { StreamsHistory } from "./StreamsHistory";
 import type { StreamsHistoryParams } from "./StreamsHistoryParams";
+import type { Trace } from "./Trace";
+import type { TraceRef } from "./TraceRef";
+import type { TracesList } from "./TracesList";
+import type { TracesListParams } from "./TracesListParams";
 import type { UiLoginResult } from "./UiLoginResult";
 import type { UnfollowParams } from "./UnfollowParams";
 
@@ -48,6 +55,10 @@ export type ControlMethods = {
   "unfollow": { params: UnfollowParams; result: Empty };
   "settings.get": { params: Empty; result: SettingsResult };
   "settings.set": { params: SettingsPatch; result: SettingsResult };
+  "traces.list": { params: TracesListParams; result: TracesList };
+  "traces.get": { params: TraceRef; result: Trace };
+  "events.list": { params: EventsListParams; result: EventsPage };
+  "ledger.sessions": { params: Empty; result: LedgerSessions };
   "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
   "playground.close": { params: PlaygroundSessionRef; result: Empty };
   "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
@@ -56,7 +67,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","events.list","ledger.sessions","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

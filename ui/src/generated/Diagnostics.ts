@@ -2,6 +2,7 @@
 import type { Connections } from "./Connections";
 import type { ErrorCount } from "./ErrorCount";
 import type { Failure } from "./Failure";
+import type { LedgerState } from "./LedgerState";
 import type { LimitHits } from "./LimitHits";
 
 /**
@@ -31,4 +32,8 @@ recentFailures: Array<Failure>,
 /**
  * How many failures the gateway keeps.
  */
-failuresKept: number, };
+failuresKept: number, 
+/**
+ * The ledger (history and traces): durable or memory-only, its queue and counters.
+ */
+ledger: LedgerState, };

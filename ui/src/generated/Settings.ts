@@ -11,4 +11,12 @@ port: number,
 /**
  * Whether the desktop app shows notifications (pairing requests, provider failures).
  */
-notifications: boolean, };
+notifications: boolean, 
+/**
+ * History (stream events, traces) older than this many days is removed.
+ */
+historyDays: number, 
+/**
+ * When the history database grows beyond this many MiB, the oldest is removed.
+ */
+historyMaxMib: number, };

@@ -14,4 +14,12 @@ port?: number,
 /**
  * Notifications on or off.
  */
-notifications?: boolean, };
+notifications?: boolean, 
+/**
+ * 1–3650 days.
+ */
+historyDays?: number, 
+/**
+ * 16–1048576 MiB.
+ */
+historyMaxMib?: number, };

@@ -16,6 +16,9 @@ use tap_protocol::control::{
 };
 use tap_protocol::diagnostics::Diagnostics;
 use tap_protocol::host::GatewayStatus;
+use tap_protocol::ledger::{
+    EventsListParams, EventsPage, LedgerSessions, Trace, TraceRef, TracesList, TracesListParams,
+};
 use tap_protocol::logs::{LogsParams, LogsRecent};
 use tap_protocol::settings::{SettingsPatch, SettingsResult};
 use tap_protocol::ErrorCode;
@@ -180,6 +183,36 @@ impl ControlHandler for Methods<'_> {
         self.playground.cancel(&p.call_id)?;
         Ok(Empty {})
     }
+
+    // The ledger's reads are indexed and paged (at most 1000 rows), so they are answered
+    // in line like the other methods.
+    fn traces_list(&mut self, p: TracesListParams) -> Answer<TracesList> {
+        self.gw.traces_list(&p).map_err(history_error)
+    }
+
+    fn traces_get(&mut self, p: TraceRef) -> Answer<Trace> {
+        self.gw
+            .trace(&p.trace_id)
+            .map_err(history_error)?
+            .ok_or_else(|| {
+                ControlError::new(
+                    ErrorCode::NotFound,
+                    format!("No trace '{}' in the history", p.trace_id),
+                )
+            })
+    }
+
+    fn events_list(&mut self, p: EventsListParams) -> Answer<EventsPage> {
+        self.gw.events_list(&p).map_err(history_error)
+    }
+
+    fn ledger_sessions(&mut self, _: Empty) -> Answer<LedgerSessions> {
+        self.gw.ledger_sessions().map_err(history_error)
+    }
+}
+
+fn history_error(e: crate::gateway::HistoryError) -> ControlError {
+    ControlError::new(ErrorCode::Internal, e.to_string())
 }
 
 /// A value out of range is the client's mistake (`INVALID_JSON`, like a malformed

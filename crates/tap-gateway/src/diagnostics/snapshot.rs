@@ -16,5 +16,6 @@ pub(crate) fn snapshot(core: &Core) -> Diagnostics {
         connections,
         recent_failures: counted.failures,
         failures_kept: FAILURES_KEPT,
+        ledger: core.ledger.state(),
     }
 }

@@ -53,11 +53,11 @@ pub(crate) fn connect(core: &Arc<Core>) -> LocalProvider {
                 _ = stop.cancelled() => break,
                 frame = inbound.recv() => match frame {
                     None => break,
-                    Some(bytes) => {
-                        if matches!(conn.on_frame(&bytes), Step::Close(..)) {
-                            break;
-                        }
-                    }
+                    Some(bytes) => match conn.on_frame(&bytes) {
+                        Step::Close(..) => break,
+                        Step::Backpressure => conn.relieve_ledger().await,
+                        _ => {}
+                    },
                 },
             }
         }

@@ -1,9 +1,11 @@
 //! The user's settings, `$TAP_HOME/settings.json` (mode 0600, replaced atomically):
-//! `{"port": 9400, "notifications": true}`.
+//! `{"port": 9400, "notifications": true, "historyDays": 30, "historyMaxMib": 1024}`.
 //!
 //! The engine only stores them; their users read them at start: `tap gateway` and the
 //! desktop app listen on `port` when no address is given, the desktop app shows
-//! notifications when `notifications` is on. So a new port applies at the next start.
+//! notifications when `notifications` is on. So a new port applies at the next start. The
+//! history limits are the exception: the ledger's retention reads them on every trim, so a
+//! change applies within a minute.
 //! Changed over the control plane (`settings.get`, `settings.set`, see `api`), or read
 //! directly with [`load`].
 
@@ -80,6 +82,8 @@ pub fn apply(settings: Settings, patch: &SettingsPatch) -> Result<Settings, Sett
     let next = Settings {
         port: patch.port.unwrap_or(settings.port),
         notifications: patch.notifications.unwrap_or(settings.notifications),
+        history_days: patch.history_days.unwrap_or(settings.history_days),
+        history_max_mib: patch.history_max_mib.unwrap_or(settings.history_max_mib),
     };
     check(&next)?;
     Ok(next)
@@ -92,8 +96,28 @@ fn check(s: &Settings) -> Result<(), SettingsError> {
             "'port' must be between 1 and 65535".into(),
         ));
     }
+    if !(HISTORY_DAYS.contains(&s.history_days)) {
+        return Err(SettingsError::Invalid(format!(
+            "'historyDays' must be between {} and {}",
+            HISTORY_DAYS.start(),
+            HISTORY_DAYS.end()
+        )));
+    }
+    if !(HISTORY_MAX_MIB.contains(&s.history_max_mib)) {
+        return Err(SettingsError::Invalid(format!(
+            "'historyMaxMib' must be between {} and {}",
+            HISTORY_MAX_MIB.start(),
+            HISTORY_MAX_MIB.end()
+        )));
+    }
     Ok(())
 }
+
+/// How long history may be kept: a day to ten years.
+const HISTORY_DAYS: std::ops::RangeInclusive<u32> = 1..=3650;
+
+/// How large the history database may grow: 16 MiB to 1 TiB.
+const HISTORY_MAX_MIB: std::ops::RangeInclusive<u32> = 16..=1_048_576;
 
 #[cfg(test)]
 mod tests {
@@ -106,6 +130,8 @@ mod tests {
         let s = Settings {
             port: 9555,
             notifications: false,
+            history_days: 7,
+            history_max_mib: 64,
         };
         save(dir.path(), &s).unwrap();
         assert_eq!(load(dir.path()).unwrap(), s);
@@ -119,7 +145,7 @@ mod tests {
             load(dir.path()).unwrap(),
             Settings {
                 port: 9401,
-                notifications: true
+                ..Settings::default()
             }
         );
     }
@@ -133,6 +159,10 @@ mod tests {
             Err(SettingsError::Malformed { .. })
         ));
         std::fs::write(path(dir.path()), r#"{"port": 0}"#).unwrap();
+        assert!(matches!(load(dir.path()), Err(SettingsError::Invalid(_))));
+        std::fs::write(path(dir.path()), r#"{"historyDays": 0}"#).unwrap();
+        assert!(matches!(load(dir.path()), Err(SettingsError::Invalid(_))));
+        std::fs::write(path(dir.path()), r#"{"historyMaxMib": 8}"#).unwrap();
         assert!(matches!(load(dir.path()), Err(SettingsError::Invalid(_))));
     }
 }

@@ -45,6 +45,10 @@ pub(crate) enum Step {
     WaitUntil(Instant),
     /// Write what is queued, send a close frame with this code and reason, and end.
     Close(CloseCode, &'static str),
+    /// The handler holds work it could not hand on (the ledger's queue is full): the loop
+    /// awaits [`Handler::relieve`] before it reads the next frame, so the peer is slowed
+    /// instead of the gateway buffering without bound.
+    Backpressure,
 }
 
 /// One protocol on the connection loop.
@@ -61,6 +65,11 @@ pub(crate) trait Handler: Send {
     /// sent more than it takes.
     fn background(&mut self) -> impl Future<Output = Step> + Send {
         std::future::pending()
+    }
+
+    /// Hands on what [`Step::Backpressure`] said is held, waiting as long as it takes.
+    fn relieve(&mut self) -> impl Future<Output = ()> + Send {
+        async {}
     }
 
     /// The connection is over; called before the final flush.
@@ -163,6 +172,13 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
             }
             Step::WaitUntil(until) => deadline.as_mut().reset(until),
             Step::Close(code, reason) => break End::Close(code, reason),
+            Step::Backpressure => {
+                // Still stoppable while waiting: the wait ends when the writer takes it.
+                tokio::select! {
+                    _ = handler.relieve() => {}
+                    _ = kill.cancelled() => break End::Close(CloseCode::Away, "gateway stopping"),
+                }
+            }
         }
     };
     handler.closing();

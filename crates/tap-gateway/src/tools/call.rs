@@ -139,6 +139,7 @@ async fn dispatch(
         session_id: req.session_id.clone(),
         tool: req.tool.clone(),
         args,
+        traceparent: None,
     }));
     let (done_tx, mut done_rx) = oneshot::channel();
     let pending = PendingCall {

@@ -24,7 +24,7 @@ async fn without_a_file_the_defaults_are_returned_and_nothing_is_written() {
     assert_eq!(
         r,
         json!({
-            "settings": {"port": 9400, "notifications": true},
+            "settings": {"port": 9400, "notifications": true, "historyDays": 30, "historyMaxMib": 1024},
             "file": home(&gw).join("settings.json").display().to_string(),
             "runningPort": port,
             "restartRequired": port != 9400,
@@ -39,12 +39,18 @@ async fn settings_set_saves_0600_tells_every_client_and_round_trips() {
     let (mut c, _) = Control::authed(&gw).await;
     let (mut other, _) = Control::authed(&gw).await;
     let r = c.ok("settings.set", json!({"port": 9555})).await;
-    assert_eq!(r["settings"], json!({"port": 9555, "notifications": true}));
+    assert_eq!(
+        r["settings"],
+        json!({"port": 9555, "notifications": true, "historyDays": 30, "historyMaxMib": 1024})
+    );
     assert_eq!(r["restartRequired"], true, "{r}");
 
     let path = home(&gw).join("settings.json");
     let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(on_disk, json!({"port": 9555, "notifications": true}));
+    assert_eq!(
+        on_disk,
+        json!({"port": 9555, "notifications": true, "historyDays": 30, "historyMaxMib": 1024})
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -55,14 +61,15 @@ async fn settings_set_saves_0600_tells_every_client_and_round_trips() {
         settings::load(&home(&gw)).unwrap(),
         Settings {
             port: 9555,
-            notifications: true
+            notifications: true,
+            ..Settings::default()
         }
     );
 
     let changed = other.event_of("settings.changed").await;
     assert_eq!(
         changed,
-        json!({"kind": "settings.changed", "settings": {"port": 9555, "notifications": true}})
+        json!({"kind": "settings.changed", "settings": {"port": 9555, "notifications": true, "historyDays": 30, "historyMaxMib": 1024}})
     );
 
     // One key at a time; the other keeps its value. The running port needs no restart.
@@ -73,7 +80,10 @@ async fn settings_set_saves_0600_tells_every_client_and_round_trips() {
             json!({"notifications": false, "port": port}),
         )
         .await;
-    assert_eq!(r["settings"], json!({"port": port, "notifications": false}));
+    assert_eq!(
+        r["settings"],
+        json!({"port": port, "notifications": false, "historyDays": 30, "historyMaxMib": 1024})
+    );
     assert_eq!(r["restartRequired"], false, "{r}");
     assert_eq!(c.ok("settings.get", json!({})).await, r);
     assert_eq!(
@@ -133,13 +143,22 @@ async fn a_malformed_file_is_reported_by_get_and_replaced_by_set() {
         e["message"].as_str().unwrap().contains("settings.json"),
         "{e}"
     );
-    let r = c.ok("settings.set", json!({"notifications": false})).await;
-    assert_eq!(r["settings"], json!({"port": 9400, "notifications": false}));
+    let r = c
+        .ok(
+            "settings.set",
+            json!({"notifications": false, "historyDays": 30, "historyMaxMib": 1024}),
+        )
+        .await;
+    assert_eq!(
+        r["settings"],
+        json!({"port": 9400, "notifications": false, "historyDays": 30, "historyMaxMib": 1024})
+    );
     assert_eq!(
         settings::load(&home(&gw)).unwrap(),
         Settings {
             port: 9400,
-            notifications: false
+            notifications: false,
+            ..Settings::default()
         }
     );
 }

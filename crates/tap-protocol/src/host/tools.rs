@@ -46,6 +46,10 @@ pub struct ToolInvoke {
     /// Arguments.
     #[serde(default = "empty_object")]
     pub args: Json,
+    /// The host's W3C trace context (`00-<trace>-<span>-<flags>`): the call's spans join
+    /// that trace, under that span. Absent: the call starts a trace of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
 }
 
 fn empty_object() -> Json {

@@ -76,6 +76,11 @@ pub struct ToolCall {
     pub tool: String,
     /// Arguments.
     pub args: Json,
+    /// W3C trace context of the gateway's span for this call (`00-<trace>-<span>-01`): a
+    /// provider may continue the trace. An addition to the spec; providers ignore unknown
+    /// fields, so every provider keeps working.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
 }
 
 /// `tool.cancel`.

@@ -83,6 +83,9 @@ pub(crate) struct Conn {
     pub(super) pairing: Option<String>,
     /// When recent `hello`s arrived, for the rebind limit.
     pub(super) hellos: VecDeque<Instant>,
+    /// Ledger records the queue had no room for; the loop waits for them
+    /// ([`Step::Backpressure`]) before reading on.
+    pub(super) ledger_backlog: Vec<crate::ledger::Full>,
 }
 
 impl Handler for Conn {
@@ -92,6 +95,10 @@ impl Handler for Conn {
 
     fn on_auth_deadline(&mut self) {
         self.auth_deadline();
+    }
+
+    fn relieve(&mut self) -> impl std::future::Future<Output = ()> + Send {
+        self.relieve_ledger()
     }
 
     fn closing(&mut self) {
@@ -122,6 +129,7 @@ impl Conn {
             id: None,
             pairing: None,
             hellos: VecDeque::new(),
+            ledger_backlog: Vec::new(),
         }
     }
 }
@@ -240,6 +248,13 @@ impl Conn {
         }
     }
 
+    /// Waits until the ledger took every record it had no room for.
+    pub(crate) async fn relieve_ledger(&mut self) {
+        for full in std::mem::take(&mut self.ledger_backlog) {
+            self.core.ledger.wait(full).await;
+        }
+    }
+
     fn dispatch(&mut self, msg: ProviderMessage) -> Step {
         match msg {
             ProviderMessage::Hello(h) => return self.on_hello(*h),
@@ -280,7 +295,11 @@ impl Conn {
             }
             other => self.dispatch_bound(other),
         }
-        Step::Continue
+        if self.ledger_backlog.is_empty() {
+            Step::Continue
+        } else {
+            Step::Backpressure
+        }
     }
 
     /// Messages that need a bound session.

@@ -4,16 +4,19 @@
 use super::all_binding::{targets, Absent};
 use super::Conn;
 use crate::diagnostics::Limit;
+use crate::ledger::record::{EventRow, Record};
+use crate::ledger::Full;
 use crate::providers::validate::{self};
 use crate::streams::store::Stored;
 use std::time::SystemTime;
 use tap_protocol::host::{Delivery, HostEvent};
+use tap_protocol::ledger::EventOutcome;
 use tap_protocol::limits::MAX_STREAMS_PER_PROVIDER;
 use tap_protocol::provider::{Push, PushLevel};
 use tap_protocol::ErrorCode;
 
 impl Conn {
-    pub(super) fn on_push(&self, p: Push) {
+    pub(super) fn on_push(&mut self, p: Push) {
         if let Err((code, message)) = validate::push(&p) {
             self.error(code, message, Some("push"));
             return;
@@ -39,14 +42,20 @@ impl Conn {
         let mut sessions = sessions;
         let Some(last) = sessions.pop() else { return };
         for session in sessions {
-            self.push_to(session, &provider, p.clone());
+            if let Some(full) = self.push_to(session, &provider, p.clone()) {
+                self.ledger_backlog.push(full);
+            }
         }
-        self.push_to(last, &provider, p);
+        if let Some(full) = self.push_to(last, &provider, p) {
+            self.ledger_backlog.push(full);
+        }
     }
 
     /// One push into one session: the stream's filter and the budgets decide its level,
-    /// then it is stored and (`surface` / `inject`) delivered to the session's host.
-    pub(super) fn push_to(&self, session: String, provider: &str, p: Push) {
+    /// then it is stored and (`surface` / `inject`) delivered to the session's host. Every
+    /// outcome, a filter's drop included, goes to the ledger; a push with a delivery is a
+    /// trace (`push` → `delivery`). Returns the ledger record the queue had no room for.
+    pub(super) fn push_to(&self, session: String, provider: &str, p: Push) -> Option<Full> {
         let stream = p.stream.unwrap_or_else(|| provider.to_string());
         let text = p
             .event
@@ -61,10 +70,27 @@ impl Conn {
             .admit(&pid, &session, &stream, &text, p.level)
         {
             Ok(Some(level)) => level,
-            Ok(None) => return, // dropped by the stream's filter
+            Ok(None) => {
+                // Dropped by the stream's filter: not in the stream, but on the record.
+                return self
+                    .core
+                    .ledger
+                    .try_write(Record::Event(EventRow {
+                        at: SystemTime::now(),
+                        session_id: session,
+                        provider: provider.to_string(),
+                        stream,
+                        outcome: EventOutcome::Drop,
+                        text,
+                        metadata: p.metadata,
+                        trace_id: None,
+                    }))
+                    .err();
+            }
             Err(message) => {
                 self.core.diagnostics.limit_hit(Limit::PushBudget);
-                return self.error(ErrorCode::RateLimited, message, Some("push"));
+                self.error(ErrorCode::RateLimited, message, Some("push"));
+                return None;
             }
         };
         let at = SystemTime::now();
@@ -80,6 +106,16 @@ impl Conn {
                 ts: crate::time::rfc3339(at),
             })
         });
+        let row = EventRow {
+            at,
+            session_id: session.clone(),
+            provider: provider.to_string(),
+            stream: stream.clone(),
+            outcome: level.into(),
+            text: text.clone(),
+            metadata: p.metadata.clone(),
+            trace_id: None,
+        };
         let stored = Stored {
             at,
             event: text,
@@ -95,14 +131,31 @@ impl Conn {
                 ),
                 Some("push"),
             );
-            return;
+            return None;
         }
+        let mut row = row;
         if let Some(delivery) = delivery {
+            let mut push = self.core.tracer.start("push", None);
+            push.session(&session);
+            push.provider(provider);
+            push.set("stream", stream.as_str());
+            push.set("level", EventOutcome::from(level).as_str());
+            row.trace_id = Some(push.context().trace_hex());
+            let mut span = push.child("delivery");
+            span.session(&session);
             let mut state = self.core.state();
             let host = state.sessions.get(&session).map(|s| s.host.clone());
-            if let Some(h) = host.and_then(|h| state.hosts.get_mut(&h)) {
-                h.send(&delivery);
+            match host.and_then(|h| state.hosts.get_mut(&h)) {
+                Some(h) => {
+                    h.send(&delivery);
+                    span.ok();
+                }
+                // Stored all the same; the host may read it from the history.
+                None => span.fail("NO_HOST", "the session has no host connected"),
             }
+            drop(state);
+            push.ok();
         }
+        self.core.ledger.try_write(Record::Event(row)).err()
     }
 }

@@ -1,0 +1,244 @@
+//! The ledger: one SQLite database in `TAP_HOME` (`history.sqlite3`) that keeps what
+//! happened across session ends and restarts: stream events with the filter's outcome,
+//! spans, sessions and providers as they came and went, pairing decisions.
+//!
+//! - `record`: what the engine hands over; `writer`: the thread that commits it in batches;
+//!   `open`: the file (or memory, when the file cannot be used); `schema`: the migrations;
+//!   `retention`: age and size limits; `read`: what the panel, the CLI and hosts browse.
+//! - Producers never wait on the disk. They queue into a bounded channel
+//!   ([`LEDGER_QUEUE`]); when it is full they wait for room (a push's socket stops being
+//!   read, so the backpressure reaches the provider), and every wait is counted. Nothing
+//!   is dropped.
+//! - The spec's in-memory history toward providers (`stream.query`, the newest 200) is
+//!   `streams::store`, untouched; this is the record the humans and agents browse.
+
+pub(crate) mod open;
+pub(crate) mod read;
+pub(crate) mod record;
+pub(crate) mod retention;
+mod schema;
+mod writer;
+
+use record::Record;
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tap_protocol::ledger::LedgerState;
+use tokio::sync::mpsc;
+
+/// Records queued for the writer before producers wait.
+pub(crate) const LEDGER_QUEUE: usize = 8192;
+
+/// A handle on the ledger; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Ledger {
+    /// `None` when history is off ([`crate::config::History::Off`]).
+    tx: Option<mpsc::Sender<Record>>,
+    shared: Arc<Shared>,
+}
+
+/// What the writer and the handles share.
+pub(crate) struct Shared {
+    path: PathBuf,
+    /// The connection reads use: the file's read-only one, or the writer's in memory.
+    reader: Mutex<Arc<Mutex<Connection>>>,
+    /// `None` while the file is written; why not, once it is not.
+    memory_only: Mutex<Option<String>>,
+    depth: AtomicU64,
+    waits: AtomicU64,
+    written: AtomicU64,
+}
+
+impl Shared {
+    fn set_reader(&self, conn: Arc<Mutex<Connection>>) {
+        *self.reader.lock().unwrap_or_else(|e| e.into_inner()) = conn;
+    }
+
+    fn set_memory_only(&self, reason: String) {
+        *self.memory_only.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+}
+
+/// A record the queue had no room for: wait with [`Full::wait`].
+pub(crate) struct Full(Record);
+
+impl std::fmt::Debug for Full {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Full(..)")
+    }
+}
+
+impl Ledger {
+    /// Opens `<data_dir>/history.sqlite3` and starts the writer thread. A file that cannot
+    /// be used leaves the ledger in memory, with the reason in the log and in
+    /// [`Ledger::state`].
+    pub fn open(data_dir: &Path) -> Self {
+        let path = data_dir.join(open::FILE_NAME);
+        let (opened, reason) = match open::open_file(&path) {
+            Ok(o) => (o, None),
+            Err(reason) => {
+                tracing::error!(error = %reason, "history is kept in memory only");
+                (open::open_memory(), Some(reason))
+            }
+        };
+        Self::start(path, opened, reason)
+    }
+
+    /// A ledger in memory only, for embedders and tests that want no file.
+    pub fn in_memory(reason: &str) -> Self {
+        Self::start(
+            PathBuf::from(":memory:"),
+            open::open_memory(),
+            Some(reason.to_string()),
+        )
+    }
+
+    fn start(path: PathBuf, opened: open::Opened, reason: Option<String>) -> Self {
+        let (tx, rx) = mpsc::channel(LEDGER_QUEUE);
+        let writer = Arc::new(Mutex::new(opened.writer));
+        // In memory there is one connection: reads share the writer's.
+        let reader = match opened.reader {
+            Some(r) => Arc::new(Mutex::new(r)),
+            None => writer.clone(),
+        };
+        let shared = Arc::new(Shared {
+            path,
+            reader: Mutex::new(reader),
+            memory_only: Mutex::new(reason),
+            depth: AtomicU64::new(0),
+            waits: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+        });
+        let writer_shared = shared.clone();
+        std::thread::Builder::new()
+            .name("tap-ledger".into())
+            .spawn(move || writer::run(writer, rx, writer_shared))
+            .expect("the ledger's writer thread starts");
+        Self {
+            tx: Some(tx),
+            shared,
+        }
+    }
+
+    /// No history at all: records are discarded (for measuring what history costs).
+    pub fn off() -> Self {
+        let conn = open::open_memory().writer;
+        Self {
+            tx: None,
+            shared: Arc::new(Shared {
+                path: PathBuf::from(":off:"),
+                reader: Mutex::new(Arc::new(Mutex::new(conn))),
+                memory_only: Mutex::new(Some("history is turned off".into())),
+                depth: AtomicU64::new(0),
+                waits: AtomicU64::new(0),
+                written: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// Queues `record` if there is room; otherwise hands it back to be waited for.
+    pub fn try_write(&self, record: Record) -> Result<(), Full> {
+        let Some(tx) = &self.tx else {
+            if let Record::Flush(done) = record {
+                let _ = done.send(());
+            }
+            return Ok(());
+        };
+        match tx.try_send(record) {
+            Ok(()) => {
+                self.shared.depth.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(mpsc::error::TrySendError::Full(r)) => Err(Full(r)),
+            // The writer is gone only when the process is going down.
+            Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
+        }
+    }
+
+    /// Queues `record`, waiting for room if the queue is full.
+    pub async fn write(&self, record: Record) {
+        if let Err(full) = self.try_write(record) {
+            self.wait(full).await;
+        }
+    }
+
+    /// Queues `record` without waiting: when the queue is full a task waits for room on
+    /// the caller's behalf. For the few producers that cannot await (a span ended by a
+    /// drop); still counted as a wait, still never dropped.
+    pub fn write_detached(&self, record: Record) {
+        if let Err(full) = self.try_write(record) {
+            let ledger = self.clone();
+            tokio::spawn(async move { ledger.wait(full).await });
+        }
+    }
+
+    /// Waits for room for a record [`Ledger::try_write`] handed back.
+    pub async fn wait(&self, Full(record): Full) {
+        self.shared.waits.fetch_add(1, Ordering::Relaxed);
+        let Some(tx) = &self.tx else { return };
+        if tx.send(record).await.is_ok() {
+            self.shared.depth.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Resolves once everything queued before it is committed.
+    pub async fn flush(&self) {
+        let (done, wait) = std::sync::mpsc::sync_channel(1);
+        self.write(Record::Flush(done)).await;
+        let _ = tokio::task::spawn_blocking(move || wait.recv()).await;
+    }
+
+    /// Runs `f` on the read connection (blocking: call it from `spawn_blocking`).
+    pub fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        let conn = self
+            .shared
+            .reader
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        f(&guard)
+    }
+
+    /// Whether history is durable, and the queue's counters.
+    pub fn state(&self) -> LedgerState {
+        let reason = self
+            .shared
+            .memory_only
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let durable = reason.is_none();
+        let bytes = if durable {
+            file_bytes(&self.shared.path)
+        } else {
+            self.read(retention::used_bytes).unwrap_or(0)
+        };
+        LedgerState {
+            durable,
+            reason,
+            path: self.shared.path.display().to_string(),
+            queue_depth: self
+                .shared
+                .depth
+                .load(Ordering::Relaxed)
+                .min(u32::MAX as u64) as u32,
+            queue_capacity: LEDGER_QUEUE as u32,
+            waits: self.shared.waits.load(Ordering::Relaxed),
+            written: self.shared.written.load(Ordering::Relaxed),
+            bytes,
+        }
+    }
+}
+
+/// The database file and its write-ahead log, on disk.
+fn file_bytes(path: &Path) -> u64 {
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    size(path) + size(Path::new(&wal))
+}

@@ -1,0 +1,280 @@
+//! What the panel, the CLI and session hosts browse: pages of events and traces, one
+//! trace's spans, sessions and providers as they came and went. Blocking SQLite reads on
+//! the read connection: callers run them on `spawn_blocking`.
+
+use super::Ledger;
+use rusqlite::{params, Row};
+use std::time::{Duration, SystemTime};
+use tap_protocol::ledger::{
+    split_stream, EventOutcome, EventsListParams, EventsPage, LedgerEvent, LedgerSessions,
+    ProviderRecord, SessionRecord, Span, SpanEvent, SpanStatus, Trace, TraceSummary, TracesList,
+    TracesListParams,
+};
+use tap_protocol::JsonObject;
+
+/// Rows a page holds when the caller does not say.
+pub(crate) const DEFAULT_PAGE: u32 = 100;
+
+/// Rows a page holds at most.
+pub(crate) const MAX_PAGE: u32 = 1000;
+
+/// Sessions (and providers) `ledger.sessions` lists at most.
+pub(crate) const SESSIONS_LISTED: u32 = 500;
+
+fn page(limit: Option<u32>) -> u32 {
+    limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE)
+}
+
+/// A page of events, newest first.
+pub(crate) fn events(ledger: &Ledger, p: &EventsListParams) -> rusqlite::Result<EventsPage> {
+    let limit = page(p.limit);
+    let (stream, provider_in_stream) = match p.stream.as_deref() {
+        Some(s) => {
+            let (s, p) = split_stream(s);
+            (Some(s), p)
+        }
+        None => (None, None),
+    };
+    let provider = p.provider.as_deref().or(provider_in_stream);
+    let search = p.search.as_deref().and_then(fts_query);
+    let events = ledger.read(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT e.id, e.at_us, e.session_id, s.label, e.provider, e.stream, e.outcome, e.text,
+                    e.metadata, e.trace_id
+             FROM events e LEFT JOIN sessions s ON s.id = e.session_id
+             WHERE (?1 IS NULL OR e.session_id = ?1)
+               AND (?2 IS NULL OR e.provider = ?2)
+               AND (?3 IS NULL OR e.stream = ?3)
+               AND (?4 IS NULL OR e.outcome = ?4)
+               AND (?5 IS NULL OR e.at_us >= ?5)
+               AND (?6 IS NULL OR e.id < ?6)
+               AND (?7 IS NULL OR e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?7))
+             ORDER BY e.id DESC LIMIT ?8",
+        )?;
+        let rows = stmt.query_map(
+            params![
+                p.session_id,
+                provider,
+                stream,
+                p.outcome.map(|o| o.as_str()),
+                p.since_us.map(|t| t as i64),
+                p.before,
+                search,
+                limit + 1
+            ],
+            event_row,
+        )?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+    })?;
+    let (events, next_before) = more(events, limit, |e| e.id);
+    Ok(EventsPage {
+        events,
+        next_before,
+        ledger: ledger.state(),
+    })
+}
+
+fn event_row(r: &Row<'_>) -> rusqlite::Result<LedgerEvent> {
+    let at: i64 = r.get(1)?;
+    let outcome: String = r.get(6)?;
+    let metadata: Option<String> = r.get(8)?;
+    Ok(LedgerEvent {
+        id: r.get(0)?,
+        ts: crate::time::rfc3339(from_micros(at)),
+        session_id: r.get(2)?,
+        session_label: r.get(3)?,
+        provider: r.get(4)?,
+        stream: r.get(5)?,
+        outcome: outcome_of(&outcome),
+        text: r.get(7)?,
+        metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
+        trace_id: r.get(9)?,
+    })
+}
+
+/// A page of traces (their root spans), newest first.
+pub(crate) fn traces(ledger: &Ledger, p: &TracesListParams) -> rusqlite::Result<TracesList> {
+    let limit = page(p.limit);
+    let traces = ledger.read(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT r.trace_id, r.name, r.session_id, r.provider, r.tool, r.status, r.error_code,
+                    r.start_us, r.duration_us,
+                    (SELECT count(*) FROM spans c WHERE c.trace_id = r.trace_id)
+             FROM spans r
+             WHERE r.root = 1
+               AND (?1 IS NULL OR r.session_id = ?1)
+               AND (?2 IS NULL OR r.provider = ?2)
+               AND (?3 IS NULL OR r.tool = ?3)
+               AND (?4 IS NULL OR r.name = ?4)
+               AND (?5 IS NULL OR r.status = ?5)
+               AND (?6 IS NULL OR r.duration_us >= ?6)
+               AND (?7 IS NULL OR r.start_us >= ?7)
+               AND (?8 IS NULL OR r.start_us < ?8)
+             ORDER BY r.start_us DESC LIMIT ?9",
+        )?;
+        let rows = stmt.query_map(
+            params![
+                p.session_id,
+                p.provider,
+                p.tool,
+                p.name,
+                p.status.map(|s| s.as_str()),
+                p.min_duration_us.map(|d| d as i64),
+                p.since_us.map(|t| t as i64),
+                p.before_us.map(|t| t as i64),
+                limit + 1
+            ],
+            |r| {
+                let status: String = r.get(5)?;
+                Ok(TraceSummary {
+                    trace_id: r.get(0)?,
+                    name: r.get(1)?,
+                    session_id: r.get(2)?,
+                    provider: r.get(3)?,
+                    tool: r.get(4)?,
+                    status: status_of(&status),
+                    error_code: r.get(6)?,
+                    start_us: r.get::<_, i64>(7)?.max(0) as u64,
+                    duration_us: r.get::<_, i64>(8)?.max(0) as u64,
+                    spans: r.get::<_, i64>(9)?.max(0) as u32,
+                })
+            },
+        )?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+    })?;
+    let (traces, next_before_us) = more(traces, limit, |t| t.start_us);
+    Ok(TracesList {
+        traces,
+        next_before_us,
+        ledger: ledger.state(),
+    })
+}
+
+/// Every span of one trace, oldest first; `None` when the ledger has none.
+pub(crate) fn trace(ledger: &Ledger, trace_id: &str) -> rusqlite::Result<Option<Trace>> {
+    let spans = ledger.read(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT trace_id, span_id, parent_id, remote_parent, name, start_us, duration_us,
+                    status, error_code, message, attributes, events
+             FROM spans WHERE trace_id = ?1 ORDER BY start_us, row",
+        )?;
+        let rows = stmt.query_map(params![trace_id], span_row)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+    })?;
+    Ok((!spans.is_empty()).then(|| Trace {
+        trace_id: trace_id.to_string(),
+        spans,
+    }))
+}
+
+fn span_row(r: &Row<'_>) -> rusqlite::Result<Span> {
+    let status: String = r.get(7)?;
+    let attributes: String = r.get(10)?;
+    let events: Option<String> = r.get(11)?;
+    Ok(Span {
+        trace_id: r.get(0)?,
+        span_id: r.get(1)?,
+        parent_span_id: r.get(2)?,
+        remote_parent: r.get(3)?,
+        name: r.get(4)?,
+        start_us: r.get::<_, i64>(5)?.max(0) as u64,
+        duration_us: r.get::<_, i64>(6)?.max(0) as u64,
+        status: status_of(&status),
+        error_code: r.get(8)?,
+        message: r.get(9)?,
+        attributes: serde_json::from_str::<JsonObject>(&attributes).unwrap_or_default(),
+        events: events
+            .and_then(|e| serde_json::from_str::<Vec<SpanEvent>>(&e).ok())
+            .unwrap_or_default(),
+    })
+}
+
+/// Sessions and providers, newest first, ended ones included.
+pub(crate) fn sessions(ledger: &Ledger) -> rusqlite::Result<LedgerSessions> {
+    let (sessions, providers) = ledger.read(|c| {
+        let sessions = c
+            .prepare_cached(
+                "SELECT id, label, cwd, started_us, ended_us, end_reason FROM sessions
+                 ORDER BY started_us DESC LIMIT ?1",
+            )?
+            .query_map(params![SESSIONS_LISTED], |r| {
+                Ok(SessionRecord {
+                    id: r.get(0)?,
+                    label: r.get(1)?,
+                    cwd: r.get(2)?,
+                    started_at: rfc3339_us(r.get(3)?),
+                    ended_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
+                    end_reason: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let providers = c
+            .prepare_cached(
+                "SELECT id, name, session_id, connected_us, disconnected_us, reason FROM providers
+                 ORDER BY connected_us DESC, row DESC LIMIT ?1",
+            )?
+            .query_map(params![SESSIONS_LISTED], |r| {
+                Ok(ProviderRecord {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    session_id: r.get(2)?,
+                    connected_at: rfc3339_us(r.get(3)?),
+                    disconnected_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
+                    reason: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok((sessions, providers))
+    })?;
+    Ok(LedgerSessions {
+        sessions,
+        providers,
+        ledger: ledger.state(),
+    })
+}
+
+/// The rows of a page and the cursor of the next one: a page asks for one row more than
+/// it shows, so it knows whether another page exists.
+fn more<T, K>(mut rows: Vec<T>, limit: u32, key: impl Fn(&T) -> K) -> (Vec<T>, Option<K>) {
+    if rows.len() > limit as usize {
+        rows.truncate(limit as usize);
+        let next = rows.last().map(key);
+        (rows, next)
+    } else {
+        (rows, None)
+    }
+}
+
+/// Plain words to an FTS5 query: each word quoted (so `-`, `:` or `"` in it are text, not
+/// syntax) and matched as a prefix; all of them must match. `None` when there is no word.
+pub(crate) fn fts_query(text: &str) -> Option<String> {
+    let terms: Vec<String> = text
+        .split_whitespace()
+        .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" "))
+}
+
+fn outcome_of(s: &str) -> EventOutcome {
+    match s {
+        "surface" => EventOutcome::Surface,
+        "inject" => EventOutcome::Inject,
+        "drop" => EventOutcome::Drop,
+        _ => EventOutcome::Keep,
+    }
+}
+
+fn status_of(s: &str) -> SpanStatus {
+    match s {
+        "error" => SpanStatus::Error,
+        _ => SpanStatus::Ok,
+    }
+}
+
+fn from_micros(us: i64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_micros(us.max(0) as u64)
+}
+
+fn rfc3339_us(us: i64) -> String {
+    crate::time::rfc3339(from_micros(us))
+}

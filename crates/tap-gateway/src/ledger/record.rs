@@ -1,0 +1,165 @@
+//! What the engine hands the ledger's writer: one row (or one change of a row) each. Built
+//! on the hot paths, so they hold owned values and nothing is serialized here: JSON text
+//! is made on the writer's thread.
+
+use std::time::{Duration, SystemTime};
+use tap_protocol::ledger::{EventOutcome, SpanStatus};
+use tap_protocol::JsonObject;
+
+/// One write for the ledger.
+#[derive(Debug)]
+pub(crate) enum Record {
+    /// A stream event and what the filter made of it.
+    Event(EventRow),
+    /// A finished span.
+    Span(Box<SpanRow>),
+    /// A session registered.
+    SessionStarted {
+        id: String,
+        label: Option<String>,
+        cwd: Option<String>,
+        at: SystemTime,
+    },
+    /// A session ended.
+    SessionEnded {
+        id: String,
+        reason: String,
+        at: SystemTime,
+    },
+    /// A provider bound to a session (or to every session).
+    ProviderBound {
+        id: String,
+        name: String,
+        session_id: Option<String>,
+        at: SystemTime,
+    },
+    /// A provider's connection ended.
+    ProviderGone {
+        id: String,
+        reason: String,
+        at: SystemTime,
+    },
+    /// A pairing decision, for the audit trail.
+    Pairing(PairingAudit),
+    /// Apply retention now, as if the time were `now` (tests inject it; the gateway's
+    /// timer sends the real time and the limits from the settings).
+    Trim {
+        now: SystemTime,
+        max_age: Duration,
+        max_bytes: u64,
+    },
+    /// Answered once every record sent before it is committed.
+    Flush(std::sync::mpsc::SyncSender<()>),
+}
+
+/// One stream event.
+#[derive(Debug)]
+pub(crate) struct EventRow {
+    pub at: SystemTime,
+    pub session_id: String,
+    pub provider: String,
+    pub stream: String,
+    pub outcome: EventOutcome,
+    pub text: String,
+    pub metadata: Option<JsonObject>,
+    /// The push's trace, when it has one (deliveries).
+    pub trace_id: Option<String>,
+}
+
+/// Who did what to which pairing.
+#[derive(Debug)]
+pub(crate) struct PairingAudit {
+    pub at: SystemTime,
+    /// `requested`, `approved`, `denied`, `expired`, `revoked`, `withdrawn`.
+    pub action: &'static str,
+    pub pairing_id: String,
+    pub name: Option<String>,
+    pub origin: Option<String>,
+    /// `panel`, `cli`, `tray`, `gateway` (expiry), `provider` (withdrawn).
+    pub by: String,
+}
+
+/// A finished span, as `trace` hands it over. Ids are numbers here and hex in the database.
+#[derive(Debug, Clone)]
+pub(crate) struct SpanRow {
+    pub trace_id: u128,
+    pub span_id: u64,
+    pub parent_id: Option<u64>,
+    /// The parent is a caller's span (`traceparent`), not stored here.
+    pub remote_parent: bool,
+    pub name: &'static str,
+    pub start: SystemTime,
+    pub duration: Duration,
+    pub status: SpanStatus,
+    pub error_code: Option<String>,
+    pub message: Option<String>,
+    /// Indexed attributes, for the trace list's filters.
+    pub session_id: Option<String>,
+    pub provider: Option<String>,
+    pub tool: Option<String>,
+    pub attributes: Vec<(&'static str, Attr)>,
+    pub events: Vec<SpanEventRow>,
+}
+
+/// A span event: something that happened at one instant (a progress message, a retry).
+#[derive(Debug, Clone)]
+pub(crate) struct SpanEventRow {
+    pub name: &'static str,
+    pub at: SystemTime,
+    pub attributes: Vec<(&'static str, Attr)>,
+}
+
+/// An attribute value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Attr {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+}
+
+impl From<&str> for Attr {
+    fn from(s: &str) -> Self {
+        Self::Str(s.to_string())
+    }
+}
+
+impl From<String> for Attr {
+    fn from(s: String) -> Self {
+        Self::Str(s)
+    }
+}
+
+impl From<i64> for Attr {
+    fn from(n: i64) -> Self {
+        Self::Int(n)
+    }
+}
+
+impl From<usize> for Attr {
+    fn from(n: usize) -> Self {
+        Self::Int(n as i64)
+    }
+}
+
+impl From<bool> for Attr {
+    fn from(b: bool) -> Self {
+        Self::Bool(b)
+    }
+}
+
+impl Attr {
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Self::Str(s) => serde_json::Value::String(s.clone()),
+            Self::Int(n) => (*n).into(),
+            Self::Bool(b) => (*b).into(),
+        }
+    }
+}
+
+/// Microseconds since the Unix epoch (0 for a time before it).
+pub(crate) fn micros(t: SystemTime) -> i64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,89 @@
+//! Retention: history older than the age limit goes, then the oldest events and spans go
+//! until the database is under its size limit; freed pages go back to the file system.
+//! Run by the writer when the gateway's timer (or a test, with its own `now`) asks.
+
+use super::record::micros;
+use rusqlite::{params, Connection};
+use std::time::{Duration, SystemTime};
+
+/// How often the gateway asks for a trim.
+pub(crate) const TRIM_EVERY: Duration = Duration::from_secs(60);
+
+/// Rows removed per step while the database is over its size limit.
+const SIZE_STEP_ROWS: i64 = 2000;
+
+/// What one trim did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Trimmed {
+    pub removed: u64,
+    /// The database's used size afterwards.
+    pub bytes: u64,
+}
+
+/// Removes what is older than `max_age` (relative to `now`), then the oldest rows while the
+/// used size is above `max_bytes`.
+pub(crate) fn trim(
+    conn: &Connection,
+    now: SystemTime,
+    max_age: Duration,
+    max_bytes: u64,
+) -> rusqlite::Result<Trimmed> {
+    let cutoff = micros(now) - max_age.as_micros().min(i64::MAX as u128) as i64;
+    let mut removed = 0u64;
+    removed += conn.execute("DELETE FROM events WHERE at_us < ?1", params![cutoff])? as u64;
+    removed += conn.execute("DELETE FROM spans WHERE start_us < ?1", params![cutoff])? as u64;
+    removed += conn.execute(
+        "DELETE FROM pairing_audit WHERE at_us < ?1",
+        params![cutoff],
+    )? as u64;
+    // Ended sessions and gone providers only: a live one is still named by new rows.
+    removed += conn.execute(
+        "DELETE FROM sessions WHERE ended_us IS NOT NULL AND ended_us < ?1",
+        params![cutoff],
+    )? as u64;
+    removed += conn.execute(
+        "DELETE FROM providers WHERE disconnected_us IS NOT NULL AND disconnected_us < ?1",
+        params![cutoff],
+    )? as u64;
+    while used_bytes(conn)? > max_bytes {
+        // Oldest first, across both big tables: whichever holds the older rows loses them.
+        let oldest_event: Option<i64> =
+            conn.query_row("SELECT min(at_us) FROM events", [], |r| r.get(0))?;
+        let oldest_span: Option<i64> =
+            conn.query_row("SELECT min(start_us) FROM spans", [], |r| r.get(0))?;
+        let step = match (oldest_event, oldest_span) {
+            (None, None) => break,
+            (Some(e), Some(s)) if s < e => conn.execute(
+                "DELETE FROM spans WHERE row IN (SELECT row FROM spans ORDER BY start_us LIMIT ?1)",
+                params![SIZE_STEP_ROWS],
+            )?,
+            (None, Some(_)) => conn.execute(
+                "DELETE FROM spans WHERE row IN (SELECT row FROM spans ORDER BY start_us LIMIT ?1)",
+                params![SIZE_STEP_ROWS],
+            )?,
+            _ => conn.execute(
+                "DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?1)",
+                params![SIZE_STEP_ROWS],
+            )?,
+        };
+        if step == 0 {
+            break;
+        }
+        removed += step as u64;
+    }
+    if removed > 0 {
+        conn.execute_batch("PRAGMA incremental_vacuum;")?;
+    }
+    Ok(Trimmed {
+        removed,
+        bytes: used_bytes(conn)?,
+    })
+}
+
+/// Pages in use (not on the free list) times the page size.
+pub(crate) fn used_bytes(conn: &Connection) -> rusqlite::Result<u64> {
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+    let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+    let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    Ok(((pages - free).max(0) * size) as u64)
+}

@@ -1,0 +1,217 @@
+//! The writer: one OS thread that owns the write connection and commits whatever the
+//! queue holds as one transaction, so a flood of pushes costs one commit per batch, not
+//! one per row. Socket tasks never touch the disk; they only queue.
+//!
+//! A write that fails (disk full, the file made read-only, corruption found) does not stop
+//! anything: the writer moves to a database in memory, writes the failed batch there, and
+//! the gateway carries on with this run's history, saying why (log, Diagnostics).
+
+use super::open::open_memory;
+use super::record::{micros, Attr, EventRow, PairingAudit, Record, SpanRow};
+use super::{retention, Shared};
+use rusqlite::{params, Connection, Transaction};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// Records committed in one transaction at most.
+pub(crate) const WRITE_BATCH: usize = 1024;
+
+/// Runs until every sender is gone.
+pub(crate) fn run(
+    mut conn: Arc<Mutex<Connection>>,
+    mut rx: mpsc::Receiver<Record>,
+    shared: Arc<Shared>,
+) {
+    let mut batch = Vec::with_capacity(WRITE_BATCH);
+    while let Some(first) = rx.blocking_recv() {
+        batch.push(first);
+        while batch.len() < WRITE_BATCH {
+            match rx.try_recv() {
+                Ok(r) => batch.push(r),
+                Err(_) => break,
+            }
+        }
+        shared
+            .depth
+            .fetch_sub(batch.len() as u64, Ordering::Relaxed);
+        let result = {
+            let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
+            write_batch(&mut c, &batch)
+        };
+        if let Err(e) = result {
+            let reason = format!("writing history failed: {e}");
+            tracing::error!(error = %reason, "history continues in memory only");
+            let memory = open_memory();
+            conn = Arc::new(Mutex::new(memory.writer));
+            shared.set_reader(conn.clone());
+            shared.set_memory_only(reason);
+            let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
+            if let Err(e) = write_batch(&mut c, &batch) {
+                tracing::error!(error = %e, "writing history to memory failed; a batch is lost");
+            }
+        }
+        let written = batch
+            .iter()
+            .filter(|r| !matches!(r, Record::Flush(_) | Record::Trim { .. }))
+            .count();
+        shared.written.fetch_add(written as u64, Ordering::Relaxed);
+        for record in batch.drain(..) {
+            match record {
+                Record::Flush(done) => {
+                    let _ = done.send(());
+                }
+                Record::Trim {
+                    now,
+                    max_age,
+                    max_bytes,
+                } => {
+                    let c = conn.lock().unwrap_or_else(|e| e.into_inner());
+                    match retention::trim(&c, now, max_age, max_bytes) {
+                        Ok(t) if t.removed > 0 => {
+                            tracing::info!(removed = t.removed, bytes = t.bytes, "history trimmed")
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "trimming history failed"),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Writes every row of `batch` in one transaction.
+fn write_batch(conn: &mut Connection, batch: &[Record]) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    for record in batch {
+        write(&tx, record)?;
+    }
+    tx.commit()
+}
+
+fn write(tx: &Transaction<'_>, record: &Record) -> rusqlite::Result<()> {
+    match record {
+        Record::Event(e) => event(tx, e),
+        Record::Span(s) => span(tx, s),
+        Record::SessionStarted { id, label, cwd, at } => tx
+            .prepare_cached(
+                "INSERT INTO sessions(id, label, cwd, started_us) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(id) DO UPDATE SET label = ?2, cwd = ?3, ended_us = NULL, end_reason = NULL",
+            )?
+            .execute(params![id, label, cwd, micros(*at)])
+            .map(drop),
+        Record::SessionEnded { id, reason, at } => tx
+            .prepare_cached("UPDATE sessions SET ended_us = ?2, end_reason = ?3 WHERE id = ?1")?
+            .execute(params![id, micros(*at), reason])
+            .map(drop),
+        Record::ProviderBound { id, name, session_id, at } => tx
+            .prepare_cached(
+                "INSERT INTO providers(id, name, session_id, connected_us) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![id, name, session_id, micros(*at)])
+            .map(drop),
+        Record::ProviderGone { id, reason, at } => tx
+            .prepare_cached(
+                "UPDATE providers SET disconnected_us = ?2, reason = ?3
+                 WHERE row = (SELECT max(row) FROM providers WHERE id = ?1) AND disconnected_us IS NULL",
+            )?
+            .execute(params![id, micros(*at), reason])
+            .map(drop),
+        Record::Pairing(p) => pairing(tx, p),
+        Record::Trim { .. } | Record::Flush(_) => Ok(()),
+    }
+}
+
+fn event(tx: &Transaction<'_>, e: &EventRow) -> rusqlite::Result<()> {
+    let metadata = e
+        .metadata
+        .as_ref()
+        .map(|m| serde_json::to_string(m).unwrap_or_default());
+    tx.prepare_cached(
+        "INSERT INTO events(at_us, session_id, provider, stream, outcome, text, metadata, trace_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        micros(e.at),
+        e.session_id,
+        e.provider,
+        e.stream,
+        e.outcome.as_str(),
+        e.text,
+        metadata,
+        e.trace_id
+    ])
+    .map(drop)
+}
+
+fn span(tx: &Transaction<'_>, s: &SpanRow) -> rusqlite::Result<()> {
+    let attributes = attrs_json(&s.attributes);
+    let events = (!s.events.is_empty()).then(|| {
+        let list: Vec<serde_json::Value> = s
+            .events
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "name": e.name,
+                    "atUs": micros(e.at),
+                    "attributes": attrs_value(&e.attributes),
+                })
+            })
+            .collect();
+        serde_json::Value::Array(list).to_string()
+    });
+    let root = s.parent_id.is_none() || s.remote_parent;
+    tx.prepare_cached(
+        "INSERT INTO spans(trace_id, span_id, parent_id, remote_parent, root, name, start_us,
+            duration_us, status, error_code, message, session_id, provider, tool, attributes, events)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?
+    .execute(params![
+        format!("{:032x}", s.trace_id),
+        format!("{:016x}", s.span_id),
+        s.parent_id.map(|p| format!("{p:016x}")),
+        s.remote_parent,
+        root,
+        s.name,
+        micros(s.start),
+        s.duration.as_micros() as i64,
+        s.status.as_str(),
+        s.error_code,
+        s.message,
+        s.session_id,
+        s.provider,
+        s.tool,
+        attributes,
+        events
+    ])
+    .map(drop)
+}
+
+fn pairing(tx: &Transaction<'_>, p: &PairingAudit) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO pairing_audit(at_us, action, pairing_id, name, origin, by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        micros(p.at),
+        p.action,
+        p.pairing_id,
+        p.name,
+        p.origin,
+        p.by
+    ])
+    .map(drop)
+}
+
+fn attrs_value(attrs: &[(&'static str, Attr)]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = attrs
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), v.to_json()))
+        .collect();
+    serde_json::Value::Object(map)
+}
+
+fn attrs_json(attrs: &[(&'static str, Attr)]) -> String {
+    attrs_value(attrs).to_string()
+}

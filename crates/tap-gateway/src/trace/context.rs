@@ -1,0 +1,111 @@
+//! W3C trace context: the ids of a span, and the `traceparent` header that carries them
+//! between processes (`00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>`).
+
+/// Where a new span belongs: its trace, and the span it is part of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SpanContext {
+    pub trace_id: u128,
+    pub span_id: u64,
+    /// The span lives in another process (a session host's, from its `traceparent`).
+    pub remote: bool,
+}
+
+impl SpanContext {
+    /// Parses a `traceparent` value. `None` for anything the W3C spec says to ignore: the
+    /// wrong shape, version `ff`, an all-zero trace or parent id, upper-case hex.
+    pub fn parse(value: &str) -> Option<Self> {
+        let value = value.trim();
+        let mut parts = value.split('-');
+        let version = parts.next()?;
+        let trace = parts.next()?;
+        let parent = parts.next()?;
+        let flags = parts.next()?;
+        // Version 00 has exactly four fields; a later version may add more after them.
+        if version.len() != 2 || version == "ff" || (version == "00" && parts.next().is_some()) {
+            return None;
+        }
+        if trace.len() != 32 || parent.len() != 16 || flags.len() != 2 {
+            return None;
+        }
+        if ![version, trace, parent, flags].iter().all(|p| {
+            p.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        }) {
+            return None;
+        }
+        let trace_id = u128::from_str_radix(trace, 16).ok()?;
+        let span_id = u64::from_str_radix(parent, 16).ok()?;
+        (trace_id != 0 && span_id != 0).then_some(Self {
+            trace_id,
+            span_id,
+            remote: true,
+        })
+    }
+
+    /// This span as a `traceparent` value (sampled: every span is recorded).
+    pub fn traceparent(&self) -> String {
+        format!("00-{:032x}-{:016x}-01", self.trace_id, self.span_id)
+    }
+
+    /// The trace id as 32 hex digits.
+    pub fn trace_hex(&self) -> String {
+        format!("{:032x}", self.trace_id)
+    }
+}
+
+/// A fresh, non-zero trace id.
+pub(crate) fn new_trace_id() -> u128 {
+    loop {
+        let id = rand::random::<u128>();
+        if id != 0 {
+            return id;
+        }
+    }
+}
+
+/// A fresh, non-zero span id.
+pub(crate) fn new_span_id() -> u64 {
+    loop {
+        let id = rand::random::<u64>();
+        if id != 0 {
+            return id;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_formats_the_w3c_example() {
+        let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let c = SpanContext::parse(tp).unwrap();
+        assert_eq!(c.trace_id, 0x4bf92f3577b34da6a3ce929d0e0e4736);
+        assert_eq!(c.span_id, 0x00f067aa0ba902b7);
+        assert!(c.remote);
+        assert_eq!(c.traceparent(), tp);
+    }
+
+    #[test]
+    fn refuses_what_the_spec_says_to_ignore() {
+        for bad in [
+            "",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+            "0x-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        ] {
+            assert_eq!(SpanContext::parse(bad), None, "{bad}");
+        }
+        // A later version may append fields.
+        assert!(SpanContext::parse(
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-ever"
+        )
+        .is_some());
+    }
+}

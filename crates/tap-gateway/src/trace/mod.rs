@@ -1,0 +1,37 @@
+//! Traces: every unit of work is a span with W3C trace context (a tool call with its
+//! precheck, gates, queueing and provider round trip; a push with its deliveries; a pairing
+//! request; a session's start and end), kept in the ledger.
+//!
+//! - `context`: ids and the `traceparent` header; `span`: a span while its work runs.
+//! - Spans are always on, so starting one is a few words of memory and two random numbers,
+//!   and finishing one is one queue send; the writer thread does the rest.
+
+pub(crate) mod context;
+pub(crate) mod span;
+
+pub(crate) use context::SpanContext;
+pub(crate) use span::OpenSpan;
+
+use crate::ledger::record::{Record, SpanRow};
+use crate::ledger::Ledger;
+
+/// Where finished spans go: the ledger.
+#[derive(Clone)]
+pub(crate) struct Tracer {
+    ledger: Ledger,
+}
+
+impl Tracer {
+    pub fn new(ledger: Ledger) -> Self {
+        Self { ledger }
+    }
+
+    /// A new span (see [`OpenSpan::start`]).
+    pub fn start(&self, name: &'static str, parent: Option<SpanContext>) -> OpenSpan {
+        OpenSpan::start(self, name, parent)
+    }
+
+    fn finish(&self, row: SpanRow) {
+        self.ledger.write_detached(Record::Span(Box::new(row)));
+    }
+}
