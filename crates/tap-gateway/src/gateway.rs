@@ -120,6 +120,15 @@ impl Gateway {
         self.core.ledger.flush().await
     }
 
+    /// Applies the history retention settings as if the time were `now`, and resolves
+    /// once it is done. The gateway does this every minute with the real time; tests move
+    /// time forward with it instead of waiting days.
+    pub async fn trim_history(&self, now: SystemTime) {
+        let trim = crate::settings::api::history_trim(&self.core, now);
+        self.core.ledger.write(trim).await;
+        self.core.ledger.flush().await
+    }
+
     /// Where the gateway keeps its files (the control snapshot's `files`).
     pub fn file_locations(&self) -> FileLocations {
         let core = &self.core;
@@ -259,18 +268,20 @@ impl Gateway {
         crate::tools::call::call_tool(&self.core, req).await
     }
 
-    /// [`Gateway::call_tool`], handing each `tool.progress` message to `on_progress` as it
-    /// arrives, always ahead of the outcome (`req.progress` is replaced).
-    pub async fn call_tool_reporting<F, Fut>(
+    /// [`Gateway::call_tool`] under `root` (the caller's `tool.call` span), handing each
+    /// `tool.progress` message to `on_progress` as it arrives, always ahead of the outcome
+    /// (`req.progress` is replaced).
+    pub(crate) async fn call_tool_reporting<F, Fut>(
         &self,
         req: CallRequest,
+        root: &mut crate::trace::OpenSpan,
         on_progress: F,
     ) -> Result<Json, CallError>
     where
         F: FnMut(String) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
-        crate::tools::progress::call_tool_reporting(&self.core, req, on_progress).await
+        crate::tools::progress::call_tool_reporting(&self.core, req, root, on_progress).await
     }
 
     /// The pre-tool-use decision for `tool` with `args` in `session_id` (spec: hook rules,
@@ -291,7 +302,12 @@ impl Gateway {
         tool: &str,
         args: &Json,
     ) -> Result<Decision, CallError> {
-        crate::hooks::decide::pre_tool_use(&self.core, session_id, tool, args).await
+        let mut span = self.core.tracer.start("tool.precheck", None);
+        span.session(session_id);
+        span.tool(tool);
+        let decision = crate::hooks::decide::pre_tool_use(&self.core, session_id, tool, args, &span).await;
+        crate::tools::traced::end(span, &decision);
+        decision
     }
 
     /// [`Gateway::pre_tool_use`] as a caller that makes the call next uses it: the context
@@ -301,7 +317,8 @@ impl Gateway {
         session_id: &str,
         tool: &str,
         args: &Json,
+        root: &crate::trace::OpenSpan,
     ) -> Result<Option<String>, CallError> {
-        crate::hooks::decide::precheck_call(&self.core, session_id, tool, args).await
+        crate::hooks::decide::precheck_call(&self.core, session_id, tool, args, root).await
     }
 }

@@ -5,6 +5,7 @@ use crate::auth::tokens::Secrets;
 use crate::config::GatewayConfig;
 use crate::error::GatewayError;
 use crate::gateway::Gateway;
+use crate::ledger::retention::TRIM_EVERY;
 use crate::state::Core;
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +49,7 @@ impl GatewayHandle {
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));
         tracing::info!(%address, "gateway listening");
         crate::providers::processes::spawn_configured(&core);
+        spawn_retention(&core);
         Ok(Self { gateway, server })
     }
 
@@ -79,6 +81,9 @@ impl GatewayHandle {
                 "some tool invocations did not finish after the sessions ended"
             );
         }
+        // Everything the sessions' ends put on the record reaches the disk before the stop
+        // returns (a later kill loses nothing of this run).
+        core.ledger.flush().await;
         core.stopping.cancel();
         self.server.abort();
         core.tasks.close();
@@ -98,6 +103,25 @@ impl GatewayHandle {
         Ok(())
     }
 }
+
+/// Every [`TRIM_EVERY`] (and once at start), the ledger drops what the history settings
+/// no longer keep. The settings are read each time, so a change applies within a minute.
+fn spawn_retention(core: &Arc<Core>) {
+    let core2 = core.clone();
+    core.tasks.spawn(async move {
+        let mut every = tokio::time::interval(TRIM_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = core2.stopping.cancelled() => break,
+                _ = every.tick() => {}
+            }
+            let trim = crate::settings::api::history_trim(&core2, std::time::SystemTime::now());
+            core2.ledger.write(trim).await;
+        }
+    });
+}
+
 
 /// The token files and `gateway.json`, each 0600, written before the first connection.
 fn write_files(

@@ -12,6 +12,7 @@
 //! and since both travel the one channel, a call's progress always precedes its answer.
 
 use crate::gateway::Gateway;
+use crate::tools::traced;
 use crate::mcp::attach::{self, Presence};
 use crate::mcp::binding::Binding;
 use crate::state::Core;
@@ -255,12 +256,21 @@ async fn run(
     tx: &mpsc::UnboundedSender<Outgoing>,
 ) -> (Result<Json, CallError>, Option<String>) {
     let cancelled = || CallError::new(ErrorCode::Cancelled, "The call was cancelled");
+    let mut root = traced::open_call(gw.core(), &p.session_id, &p.tool, None, "playground");
     let context = tokio::select! {
-        c = gw.precheck_call(&p.session_id, &p.tool, &p.args) => match c {
+        c = gw.precheck_call(&p.session_id, &p.tool, &p.args, &root) => match c {
             Ok(context) => context,
-            Err(e) => return (Err(e), None),
+            Err(e) => {
+                let outcome = Err(e);
+                traced::end(root, &outcome);
+                return (outcome, None);
+            }
         },
-        _ = cancel.cancelled() => return (Err(cancelled()), None),
+        _ = cancel.cancelled() => {
+            let outcome = Err(cancelled());
+            traced::end(root, &outcome);
+            return (outcome, None);
+        }
     };
     // A session the playground registered is busy while one of its calls runs, so push
     // pacing (`inject` waits for idle) holds for it as for any agent.
@@ -272,13 +282,15 @@ async fn run(
         args: p.args,
         cancel,
         progress: None,
+        traceparent: None,
     };
     let outcome = gw
-        .call_tool_reporting(request, |message| {
+        .call_tool_reporting(request, &mut root, |message| {
             let call_id = call_id.clone();
             let _ = tx.send(Outgoing::Progress { call_id, message });
             std::future::ready(())
         })
         .await;
+    traced::end(root, &outcome);
     (outcome, context)
 }

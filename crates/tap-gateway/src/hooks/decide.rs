@@ -5,6 +5,7 @@ use super::rules::CompiledRule;
 use crate::providers::link::ProviderLink;
 use crate::socket::frame::frame;
 use crate::state::Core;
+use crate::trace::OpenSpan;
 use crate::tools::request::CallError;
 use std::sync::Arc;
 use tap_protocol::limits::GATE_TIMEOUT;
@@ -60,6 +61,7 @@ pub(crate) async fn pre_tool_use(
     session_id: &str,
     tool: &str,
     args: &Json,
+    trace: &OpenSpan,
 ) -> Result<Decision, CallError> {
     // JSON.stringify's text for the same object with its keys sorted (serde_json's map
     // is ordered), compact.
@@ -95,7 +97,25 @@ pub(crate) async fn pre_tool_use(
     let steps = futures_util::future::join_all(matched.iter().map(|m| async move {
         match m.rule().action {
             HookAction::Context => Step::Context(m.rule().content.clone().unwrap_or_default()),
-            HookAction::Gate => gate(core, m, session_id, tool, args).await,
+            HookAction::Gate => {
+                let mut span = trace.child("gate.check");
+                span.session(session_id);
+                span.provider(&m.provider);
+                span.tool(tool);
+                let step = gate(core, m, session_id, tool, args).await;
+                match &step {
+                    Step::Deny(reason) => span.fail("DENIED", reason.clone()),
+                    Step::Context(_) => {
+                        span.set("decision", "context");
+                        span.ok()
+                    }
+                    Step::Allow => {
+                        span.set("decision", "allow");
+                        span.ok()
+                    }
+                }
+                step
+            }
             HookAction::Deny => unreachable!("static denies decided above"),
         }
     }))
@@ -172,8 +192,21 @@ pub(crate) async fn precheck_call(
     session_id: &str,
     tool: &str,
     args: &Json,
+    root: &OpenSpan,
 ) -> Result<Option<String>, CallError> {
-    match pre_tool_use(core, session_id, tool, args).await? {
+    let mut span = root.child("hook.precheck");
+    span.session(session_id);
+    span.tool(tool);
+    let decision = pre_tool_use(core, session_id, tool, args, &span).await;
+    match &decision {
+        Ok(Decision::Deny(reason)) => span.fail("DENIED", reason.clone()),
+        Ok(d) => {
+            span.set("decision", if matches!(d, Decision::Allow) { "allow" } else { "context" });
+            span.ok()
+        }
+        Err(e) => span.fail(e.code.clone(), e.message.clone()),
+    }
+    match decision? {
         Decision::Allow => Ok(None),
         Decision::Context(c) => Ok(Some(c)),
         Decision::Deny(reason) => Err(CallError::new(

@@ -8,6 +8,7 @@ use super::binding::Binding;
 use super::{attach, builtin, content};
 use crate::state::Core;
 use crate::tools::progress::call_tool_reporting;
+use crate::tools::traced;
 use crate::tools::request::CallRequest;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
 use rmcp::service::RequestContext;
@@ -38,10 +39,16 @@ pub(crate) async fn call(
             Err((code, message)) => content::failure(&code.to_string(), &message),
         });
     }
+    let mut root = traced::open_call(core, &binding.session_id, &name, None, "mcp");
     let context_text =
-        match crate::hooks::decide::precheck_call(core, &binding.session_id, &name, &args).await {
+        match crate::hooks::decide::precheck_call(core, &binding.session_id, &name, &args, &root)
+            .await
+        {
             Ok(context) => context,
-            Err(e) => return Ok(content::failure(&e.code.to_string(), &e.message)),
+            Err(e) => {
+                root.fail(e.code.clone(), e.message.clone());
+                return Ok(content::failure(&e.code.to_string(), &e.message));
+            }
         };
     let _busy = attach::busy(core, binding);
     let request = CallRequest {
@@ -50,10 +57,11 @@ pub(crate) async fn call(
         args,
         cancel: context.ct.clone(),
         progress: None,
+        traceparent: None,
     };
     let token = context.meta.get_progress_token();
     let mut step = 0u32;
-    let outcome = call_tool_reporting(core, request, |message| {
+    let outcome = call_tool_reporting(core, request, &mut root, |message| {
         // Numbered for the client; sent only to a client that asked (a progress token).
         step += 1;
         let note = token
@@ -68,6 +76,7 @@ pub(crate) async fn call(
         }
     })
     .await;
+    traced::end(root, &outcome);
     Ok(match outcome {
         Ok(data) => content::success(data, context_text),
         Err(e) => content::failure(&e.code.to_string(), &e.message),

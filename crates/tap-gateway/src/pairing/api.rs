@@ -6,6 +6,7 @@ use super::scope::{live, sessions_for};
 use crate::events::GatewayEvent;
 use crate::providers::registry::unbind_provider;
 use crate::socket::frame::frame;
+use crate::ledger::record::{PairingAudit, Record};
 use crate::state::Core;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, Sessions};
@@ -44,6 +45,25 @@ pub(crate) fn list(core: &Core) -> Vec<PairingEntry> {
 }
 
 /// Refuses a pending request: its provider gets `AUTH_FAILED` and is disconnected.
+/// Puts a pairing decision on the record (the ledger's `pairing_audit`): who did what to
+/// which request, and when.
+pub(crate) fn audit(
+    core: &Core,
+    action: &'static str,
+    entry: (&str, Option<&str>, Option<&str>),
+    by: &str,
+) {
+    let (pairing_id, name, origin) = entry;
+    core.ledger.write_detached(Record::Pairing(PairingAudit {
+        at: std::time::SystemTime::now(),
+        action,
+        pairing_id: pairing_id.to_string(),
+        name: name.map(str::to_string),
+        origin: origin.map(str::to_string),
+        by: by.to_string(),
+    }));
+}
+
 pub(crate) fn deny(core: &Core, id: &str) -> Result<(), PairingError> {
     {
         let mut state = core.state();
@@ -57,6 +77,12 @@ pub(crate) fn deny(core: &Core, id: &str) -> Result<(), PairingError> {
             )));
         }
         let p = state.pairing.remove(id).expect("checked above");
+        audit(
+            core,
+            "denied",
+            (id, p.name.as_deref(), p.origin.as_deref()),
+            "control",
+        );
         if let Stage::Pending { link, .. } = p.stage {
             let mut e = ErrorMessage::new(ErrorCode::AuthFailed, "Pairing denied by the user");
             e.reply_to = Some("auth".into());
@@ -93,7 +119,14 @@ pub(crate) fn revoke(core: &Core, id: &str) -> Result<(), PairingError> {
                 "'{id}' is still pending; deny it instead"
             )));
         }
-        state.pairing.remove(id);
+        if let Some(p) = state.pairing.remove(id) {
+            audit(
+                core,
+                "revoked",
+                (id, p.name.as_deref(), p.origin.as_deref()),
+                "control",
+            );
+        }
         let mut closed = 0;
         for p in state.providers.values() {
             if p.pairing.as_deref() != Some(id) {

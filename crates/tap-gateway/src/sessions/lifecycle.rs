@@ -1,5 +1,6 @@
 //! Registering and ending sessions, and what providers hear about it.
 
+use crate::ledger::record::Record;
 use super::session::{Ending, Session};
 use crate::events::GatewayEvent;
 use crate::providers::entry::Phase;
@@ -95,6 +96,19 @@ pub(crate) fn register_session(
     // `session.warning`s about a session it already knows.
     crate::providers::project::start::start(core, id.clone(), info.cwd.clone(), cancel);
     tracing::info!(session = %id, host = %host_id, "session registered");
+    core.ledger.write_detached(Record::SessionStarted {
+        id: id.clone(),
+        label: info.label.clone(),
+        cwd: info.cwd.clone(),
+        at: std::time::SystemTime::now(),
+    });
+    let mut span = core.tracer.start("session.start", None);
+    span.session(&id);
+    span.set("host", host_id);
+    if let Some(label) = &info.label {
+        span.set("session.label", label.as_str());
+    }
+    span.ok();
     core.events.emit(GatewayEvent::StatusChanged);
     Ok(info)
 }
@@ -109,6 +123,9 @@ pub(crate) async fn end_session(
     reason: String,
 ) {
     let deadline = core.config.shutdown_deadline;
+    let mut span = core.tracer.start("session.end", None);
+    span.session(&id);
+    span.set("reason", reason.as_str());
     let done = {
         let mut state = core.state();
         let Some(session) = state.sessions.get_mut(&id) else {
@@ -142,14 +159,20 @@ pub(crate) async fn end_session(
         (!bound.is_empty()).then_some(done)
     };
     if let Some(done) = done {
+        let mut wait = span.child("shutdown.pending");
+        wait.session(&id);
         if tokio::time::timeout(deadline, done.notified())
             .await
             .is_err()
         {
             tracing::info!(session = %id, "shutdown deadline passed; tearing down");
+            wait.fail("TIMEOUT", "the shutdown deadline passed with providers still bound");
+        } else {
+            wait.ok();
         }
     }
     teardown_session(core, &id, request_id, reason);
+    span.ok();
 }
 
 fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: String) {
@@ -201,6 +224,11 @@ fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: S
         }
     }
     drop(state);
+    core.ledger.write_detached(Record::SessionEnded {
+        id: id.to_string(),
+        reason: reason.clone(),
+        at: std::time::SystemTime::now(),
+    });
     core.streams.drop_session(id);
     tracing::info!(session = %id, %reason, "session ended");
     core.events.emit(GatewayEvent::StatusChanged);

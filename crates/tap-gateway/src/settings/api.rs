@@ -2,6 +2,7 @@
 
 use super::{Settings, SettingsError, SettingsPatch};
 use crate::events::GatewayEvent;
+use crate::ledger::record::Record;
 use crate::state::Core;
 use std::sync::Mutex;
 use tap_protocol::settings::SettingsResult;
@@ -39,6 +40,17 @@ pub(crate) fn set(core: &Core, patch: &SettingsPatch) -> Result<SettingsResult, 
     );
     core.events.emit(GatewayEvent::SettingsChanged(saved));
     Ok(result(core, saved))
+}
+
+/// The ledger's retention as of `now`, with the limits the saved settings hold now (the
+/// defaults when the file cannot be read).
+pub(crate) fn history_trim(core: &Core, now: std::time::SystemTime) -> Record {
+    let settings = super::load(&core.config.data_dir).unwrap_or_default();
+    Record::Trim {
+        now,
+        max_age: std::time::Duration::from_secs(u64::from(settings.history_days) * 86_400),
+        max_bytes: u64::from(settings.history_max_mib) * 1024 * 1024,
+    }
 }
 
 fn result(core: &Core, settings: Settings) -> SettingsResult {

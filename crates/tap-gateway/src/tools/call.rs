@@ -6,6 +6,7 @@ use super::route::{resolve, Resolved, Route, Want};
 use super::table::PendingCall;
 use crate::socket::frame::frame;
 use crate::state::Core;
+use crate::trace::OpenSpan;
 use tap_protocol::provider::{GatewayMessage, ToolCall, ToolCancel};
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::oneshot;
@@ -20,6 +21,25 @@ use tokio::sync::oneshot;
 /// answered here. A failure the provider marks `retryable` on a call the gateway routed
 /// itself (no `target`) is retried once on another instance holding the tool.
 pub(crate) async fn call_tool(core: &Core, req: CallRequest) -> Result<Json, CallError> {
+    let mut root = super::traced::open_call(
+        core,
+        &req.session_id,
+        &req.tool,
+        req.traceparent.as_deref(),
+        "api",
+    );
+    let outcome = call_tool_in(core, req, &mut root).await;
+    super::traced::end(root, &outcome);
+    outcome
+}
+
+/// [`call_tool`] under a root span the caller opened (and ends): the call's spans become
+/// its children, and the root learns which provider answered.
+pub(crate) async fn call_tool_in(
+    core: &Core,
+    req: CallRequest,
+    root: &mut OpenSpan,
+) -> Result<Json, CallError> {
     // Timeouts count from here, through queueing and a retry: the caller waits at most
     // the tool's timeout in all.
     let started = tokio::time::Instant::now();
@@ -33,7 +53,8 @@ pub(crate) async fn call_tool(core: &Core, req: CallRequest) -> Result<Json, Cal
         }
         Resolved::Call(route) => route,
     };
-    let (outcome, tried) = attempt(core, &req, route, want, started).await;
+    let (outcome, tried) = attempt(core, &req, route, want, started, root).await;
+    root.provider(&tried.provider_name);
     let error = match outcome {
         Err(e) if e.retryable && tried.failover => e,
         other => return other,
@@ -55,7 +76,16 @@ pub(crate) async fn call_tool(core: &Core, req: CallRequest) -> Result<Json, Cal
     }
     tracing::info!(session = %req.session_id, tool = %req.tool, failed = ?tried.instance,
         retry = ?retry.instance, code = %error.code, "retryable failure; retrying on another instance");
-    attempt(core, &req, retry, want, started).await.0
+    root.event(
+        "retry",
+        vec![
+            ("failed.provider", tried.provider_name.clone().into()),
+            ("error.code", error.code.to_string().into()),
+        ],
+    );
+    let (outcome, route) = attempt(core, &req, retry, want, started, root).await;
+    root.provider(&route.provider_name);
+    outcome
 }
 
 /// One dispatch: a concurrency slot for the routed provider, then the `tool.call`.
@@ -66,6 +96,7 @@ async fn attempt(
     mut route: Route,
     want: Want<'_>,
     started: tokio::time::Instant,
+    root: &OpenSpan,
 ) -> (Result<Json, CallError>, Route) {
     // Arguments the declared schema refuses never reach the provider (decision 34);
     // checked before the call waits for a slot.
@@ -81,6 +112,7 @@ async fn attempt(
             &req.tool,
             deadline,
             &req.cancel,
+            root,
         )
         .await
         {
@@ -115,7 +147,18 @@ async fn attempt(
         }
         // Another provider holds it now: wait for a slot of that one instead.
     };
-    let outcome = dispatch(core, req, &route, started + route.timeout).await;
+    let mut span = root.child("provider.call");
+    span.session(&req.session_id);
+    span.provider(&route.provider_name);
+    span.tool(&req.tool);
+    if let Some(instance) = &route.instance {
+        span.set("provider.instance", instance.as_str());
+    }
+    if want.exclude.iter().any(|e| !e.is_empty()) {
+        span.set("retry", true);
+    }
+    let outcome = dispatch(core, req, &route, started + route.timeout, &span).await;
+    super::traced::end(span, &outcome);
     (outcome, route)
 }
 
@@ -125,6 +168,7 @@ async fn dispatch(
     req: &CallRequest,
     route: &Route,
     deadline: tokio::time::Instant,
+    span: &OpenSpan,
 ) -> Result<Json, CallError> {
     let mut args = req.args.clone();
     if route.strip_target {
@@ -139,7 +183,7 @@ async fn dispatch(
         session_id: req.session_id.clone(),
         tool: req.tool.clone(),
         args,
-        traceparent: None,
+        traceparent: Some(span.context().traceparent()),
     }));
     let (done_tx, mut done_rx) = oneshot::channel();
     let pending = PendingCall {

@@ -6,6 +6,7 @@
 
 use super::request::CallError;
 use crate::state::Core;
+use crate::trace::OpenSpan;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tap_protocol::limits::MAX_QUEUED_CALLS;
@@ -34,6 +35,7 @@ pub(crate) async fn acquire(
     tool: &str,
     deadline: Instant,
     cancel: &CancellationToken,
+    trace: &OpenSpan,
 ) -> Result<Option<OwnedSemaphorePermit>, CallError> {
     let gate = core.state().limits.gate(provider_id, tool);
     let Some((slots, waiting)) = gate else {
@@ -55,7 +57,10 @@ pub(crate) async fn acquire(
         ));
     }
     let _in_line = Waiting(waiting);
-    tokio::select! {
+    // Only a call that waits has this span: it is the queueing a waterfall should show.
+    let mut span = trace.child("concurrency.wait");
+    span.set("queued", waiting_now(&_in_line));
+    let outcome = tokio::select! {
         permit = slots.acquire_owned() => Ok(permit.ok()),
         _ = tokio::time::sleep_until(deadline) => Err(CallError::new(
             ErrorCode::Timeout,
@@ -65,5 +70,11 @@ pub(crate) async fn acquire(
             ErrorCode::Cancelled,
             format!("Call to '{tool}' was cancelled while queued"),
         )),
-    }
+    };
+    super::traced::end(span, &outcome);
+    outcome
+}
+
+fn waiting_now(w: &Waiting) -> usize {
+    w.0.load(Ordering::SeqCst)
 }

@@ -13,3 +13,4 @@ pub(crate) mod request;
 pub(crate) mod route;
 pub(crate) mod schema;
 pub(crate) mod table;
+pub(crate) mod traced;

@@ -4,16 +4,21 @@
 
 use super::request::{CallError, CallRequest};
 use crate::state::Core;
+use crate::trace::OpenSpan;
+use std::time::SystemTime;
 use std::future::Future;
 use tap_protocol::Json;
 use tokio::sync::mpsc;
 
-/// Runs `request` on the call path, handing each progress message to `on_progress` as it
-/// arrives. Progress is polled first: a message the provider sent just before its result is
-/// already queued when the result lands, and must reach the caller before it.
+/// Runs `request` on the call path under `root` (the caller's `tool.call` span, which the
+/// caller ends), handing each progress message to `on_progress` as it arrives; each one is
+/// also a `tool.progress` event on the root span. Progress is polled first: a message the
+/// provider sent just before its result is already queued when the result lands, and must
+/// reach the caller before it.
 pub(crate) async fn call_tool_reporting<F, Fut>(
     core: &Core,
     mut request: CallRequest,
+    root: &mut OpenSpan,
     mut on_progress: F,
 ) -> Result<Json, CallError>
 where
@@ -22,13 +27,24 @@ where
 {
     let (progress, mut progress_rx) = mpsc::unbounded_channel();
     request.progress = Some(progress);
-    let run = super::call::call_tool(core, request);
-    tokio::pin!(run);
-    loop {
-        tokio::select! {
-            biased;
-            Some(message) = progress_rx.recv() => on_progress(message).await,
-            outcome = &mut run => return outcome,
+    // The root is the call's while it runs; its progress events are added after.
+    let mut seen = Vec::new();
+    let outcome = {
+        let run = super::call::call_tool_in(core, request, root);
+        tokio::pin!(run);
+        loop {
+            tokio::select! {
+                biased;
+                Some(message) = progress_rx.recv() => {
+                    seen.push((SystemTime::now(), message.clone()));
+                    on_progress(message).await
+                }
+                outcome = &mut run => break outcome,
+            }
         }
+    };
+    for (at, message) in seen {
+        root.event_at("tool.progress", at, vec![("message", message.into())]);
     }
+    outcome
 }

@@ -17,6 +17,9 @@ pub struct CallRequest {
     pub cancel: CancellationToken,
     /// Where `tool.progress` messages go.
     pub progress: Option<mpsc::UnboundedSender<String>>,
+    /// The caller's W3C trace context (`traceparent`): the call's `tool.call` span joins
+    /// that trace under that span. `None`: a trace of its own.
+    pub traceparent: Option<String>,
 }
 
 /// The failure outcome of a call: a spec error code and a human message.

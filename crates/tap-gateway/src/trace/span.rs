@@ -85,9 +85,19 @@ impl OpenSpan {
 
     /// Something that happened now, during the span.
     pub fn event(&mut self, name: &'static str, attributes: Vec<(&'static str, Attr)>) {
+        self.event_at(name, SystemTime::now(), attributes);
+    }
+
+    /// Something that happened at `at`, during the span.
+    pub fn event_at(
+        &mut self,
+        name: &'static str,
+        at: SystemTime,
+        attributes: Vec<(&'static str, Attr)>,
+    ) {
         self.row_mut().events.push(SpanEventRow {
             name,
-            at: SystemTime::now(),
+            at,
             attributes,
         });
     }

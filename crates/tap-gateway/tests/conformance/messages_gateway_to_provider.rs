@@ -73,7 +73,18 @@ async fn tool_call_carries_id_session_id_tool_and_args_as_given() {
     let args = json!({"query": "find active users", "nested": {"n": [1, 2.5, null]}});
     let rx = invoke(&host, &s.id, "my_tool", args.clone());
     let call = p.expect("tool.call").await;
-    assert_eq!(keys(&call), ["args", "id", "sessionId", "tool", "type"]);
+    // The spec's fields, and ours: `traceparent` (providers ignore unknown fields).
+    assert_eq!(
+        keys(&call),
+        ["args", "id", "sessionId", "tool", "traceparent", "type"]
+    );
+    let tp = call["traceparent"].as_str().unwrap();
+    let parts: Vec<&str> = tp.split('-').collect();
+    assert_eq!(
+        parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+        [2, 32, 16, 2],
+        "{tp}"
+    );
     assert_eq!(
         (&call["tool"], &call["args"], &call["sessionId"]),
         (&json!("my_tool"), &args, &json!(s.id))

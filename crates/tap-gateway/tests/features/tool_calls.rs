@@ -400,6 +400,7 @@ async fn the_in_process_call_path_has_the_same_semantics() {
             args: json!({"x": 1}),
             cancel,
             progress,
+            traceparent: None,
         };
         tokio::spawn(async move { gateway.call_tool(req).await })
     };

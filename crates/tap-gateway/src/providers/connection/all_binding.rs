@@ -164,6 +164,7 @@ impl Conn {
                     .events
                     .emit(crate::events::GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %h.name, sessions = ?sessions, tools = tools.len(), "provider bound to all sessions");
+                self.record_bound(&h.name, ALL);
             }
             Some(Err((code, message))) => self.refuse_for(ALL, code, message),
             None => {}

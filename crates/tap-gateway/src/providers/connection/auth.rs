@@ -131,7 +131,11 @@ impl Conn {
             self.fatal(ErrorCode::AuthFailed, &auth_timeout_message(), None);
             return;
         };
+        if let Some(span) = self.pairing_span.take() {
+            span.fail("EXPIRED", "the pairing code expired unconfirmed");
+        }
         if self.core.state().pairing.remove_pending(&pid) {
+            crate::pairing::api::audit(&self.core, "expired", (&pid, None, None), "gateway");
             tracing::info!(remote = %self.remote, pairing = %pid, "pairing code expired");
             self.core.events.emit(GatewayEvent::PairingRemoved {
                 id: pid,

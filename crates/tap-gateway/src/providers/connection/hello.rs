@@ -221,6 +221,7 @@ impl Conn {
                 }
                 self.core.events.emit(GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %c.h.name, session = %c.session_id, tools = c.tools.len(), "provider bound");
+                self.record_bound(&c.h.name, &c.session_id);
             }
             Some(Err((code, message))) => self.refuse_for(&c.session_id, code, message),
             None => {}

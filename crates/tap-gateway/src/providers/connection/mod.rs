@@ -81,6 +81,8 @@ pub(crate) struct Conn {
     pub(crate) id: Option<String>,
     /// AwaitPairing: the id of this connection's pending pairing request.
     pub(super) pairing: Option<String>,
+    /// AwaitPairing: the request's `pairing.request` span, ended by its outcome.
+    pub(super) pairing_span: Option<crate::trace::OpenSpan>,
     /// When recent `hello`s arrived, for the rebind limit.
     pub(super) hellos: VecDeque<Instant>,
     /// Ledger records the queue had no room for; the loop waits for them
@@ -128,6 +130,7 @@ impl Conn {
             link,
             id: None,
             pairing: None,
+            pairing_span: None,
             hellos: VecDeque::new(),
             ledger_backlog: Vec::new(),
         }

@@ -62,6 +62,21 @@ impl Conn {
         drop(state);
         // Never log the code.
         tracing::info!(remote = %self.remote, pairing = %entry.id, origin = ?entry.origin, name = ?entry.name, "pairing requested");
+        let mut span = self.core.tracer.start("pairing.request", None);
+        span.set("pairing.id", entry.id.as_str());
+        if let Some(name) = &entry.name {
+            span.provider(name);
+        }
+        if let Some(origin) = &entry.origin {
+            span.set("origin", origin.as_str());
+        }
+        self.pairing_span = Some(span);
+        crate::pairing::api::audit(
+            &self.core,
+            "requested",
+            (&entry.id, entry.name.as_deref(), entry.origin.as_deref()),
+            "provider",
+        );
         self.pairing = Some(entry.id.clone());
         self.core.events.emit(GatewayEvent::PairingChanged(entry));
         Step::WaitUntil(until)
@@ -160,6 +175,16 @@ impl Conn {
         self.pairing = None;
         crate::pairing::api::save(&self.core);
         tracing::info!(remote = %self.remote, provider = %id, pairing = %pid, "pairing confirmed");
+        crate::pairing::api::audit(
+            &self.core,
+            "approved",
+            (&pid, entry.name.as_deref(), entry.origin.as_deref()),
+            "user (code typed)",
+        );
+        if let Some(mut span) = self.pairing_span.take() {
+            span.set("provider.id", id.as_str());
+            span.ok();
+        }
         self.core.events.emit(GatewayEvent::PairingChanged(entry));
         Step::Authed
     }

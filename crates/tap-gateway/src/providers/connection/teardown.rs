@@ -2,15 +2,33 @@
 
 use super::Conn;
 use crate::events::GatewayEvent;
+use crate::ledger::record::Record;
 use crate::providers::registry::detach;
 
 impl Conn {
+    /// Puts a bind on the record, so history names this provider after it is gone.
+    pub(super) fn record_bound(&self, name: &str, session_id: &str) {
+        if let Some(id) = &self.id {
+            self.core.ledger.write_detached(Record::ProviderBound {
+                id: id.clone(),
+                name: name.to_string(),
+                session_id: Some(session_id.to_string()),
+                at: std::time::SystemTime::now(),
+            });
+        }
+    }
+
     /// The connection is over: the provider leaves the registry, its tools leave its
     /// session, and every call still pending fails with `DISCONNECTED`.
-    pub(crate) fn disconnect(&self) {
+    pub(crate) fn disconnect(&mut self) {
+        // Denied, or gone before confirming: the request's span ends unconfirmed.
+        if let Some(span) = self.pairing_span.take() {
+            span.fail("NOT_PAIRED", "the connection ended before the pairing was confirmed");
+        }
         // A provider that leaves before confirming takes its pairing request with it.
         if let Some(pid) = &self.pairing {
             if self.core.state().pairing.remove_pending(pid) {
+                crate::pairing::api::audit(&self.core, "withdrawn", (pid, None, None), "provider");
                 tracing::info!(remote = %self.remote, pairing = %pid, "provider left before confirming its pairing");
                 self.core.events.emit(GatewayEvent::PairingRemoved {
                     id: pid.clone(),
@@ -43,7 +61,12 @@ impl Conn {
             .close(&format!("Provider '{who}' disconnected before answering"));
         // Pending gate checks fail closed.
         self.link.gates.close();
-        if self.id.is_some() {
+        if let Some(id) = &self.id {
+            self.core.ledger.write_detached(Record::ProviderGone {
+                id: id.clone(),
+                reason: "disconnected".into(),
+                at: std::time::SystemTime::now(),
+            });
             self.core
                 .events
                 .emit(crate::events::GatewayEvent::StatusChanged);

@@ -6,6 +6,7 @@ use super::HostConn;
 use crate::hooks::decide::Decision;
 use crate::tools::progress::call_tool_reporting;
 use crate::tools::request::CallRequest;
+use crate::tools::traced;
 use tap_protocol::host::{HostError, HostEvent, HostToolProgress, HostToolResult, ToolInvoke};
 use tap_protocol::ErrorCode;
 use tokio_util::sync::CancellationToken;
@@ -38,14 +39,23 @@ impl HostConn {
         let core = self.core.clone();
         self.core.invocations.spawn(async move {
             let call_id = call.call_id;
+            let mut root = traced::open_call(
+                &core,
+                &call.session_id,
+                &call.tool,
+                call.traceparent.as_deref(),
+                "host",
+            );
+            root.set("call.id", call_id.as_str());
             let request = CallRequest {
                 session_id: call.session_id,
                 tool: call.tool,
                 args: call.args,
                 cancel,
                 progress: None,
+                traceparent: None,
             };
-            let outcome = call_tool_reporting(&core, request, |message| {
+            let outcome = call_tool_reporting(&core, request, &mut root, |message| {
                 let progress = HostEvent::ToolProgress(HostToolProgress {
                     call_id: call_id.clone(),
                     message,
@@ -54,6 +64,7 @@ impl HostConn {
                 std::future::ready(())
             })
             .await;
+            traced::end(root, &outcome);
             let result = match outcome {
                 Ok(data) => HostToolResult {
                     call_id: call_id.clone(),
@@ -95,9 +106,16 @@ impl HostConn {
         }
         let core = self.core.clone();
         self.core.invocations.spawn(async move {
+            let mut span = core.tracer.start("tool.precheck", None);
+            span.session(&p.session_id);
+            span.tool(&p.tool);
+            span.set("via", "host");
+            let decision =
+                crate::hooks::decide::pre_tool_use(&core, &p.session_id, &p.tool, &p.args, &span)
+                    .await;
+            traced::end(span, &decision);
             let event =
-                match crate::hooks::decide::pre_tool_use(&core, &p.session_id, &p.tool, &p.args)
-                    .await
+                match decision
                 {
                     Ok(decision) => {
                         let (decision, reason, context) = match decision {

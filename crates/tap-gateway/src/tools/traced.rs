@@ -1,0 +1,36 @@
+//! The spans of one tool call: the root every caller opens (`tool.call`, under the host's
+//! `traceparent` when it sent one), and how a call's outcome ends a span. The call path
+//! adds the children (`hook.precheck` → `gate.check`, `concurrency.wait`, `provider.call`).
+
+use super::request::CallError;
+use crate::state::Core;
+use crate::trace::{OpenSpan, SpanContext};
+
+/// Opens the root span of a call of `tool` in `session_id`, made by `via` (`host`, `mcp`,
+/// `playground`, `api`). A malformed `traceparent` is ignored (W3C: start a new trace) and
+/// noted on the span.
+pub(crate) fn open_call(
+    core: &Core,
+    session_id: &str,
+    tool: &str,
+    traceparent: Option<&str>,
+    via: &'static str,
+) -> OpenSpan {
+    let parent = traceparent.and_then(SpanContext::parse);
+    let mut root = core.tracer.start("tool.call", parent);
+    root.session(session_id);
+    root.tool(tool);
+    root.set("via", via);
+    if traceparent.is_some() && parent.is_none() {
+        root.set("traceparent.ignored", true);
+    }
+    root
+}
+
+/// Ends `span` as `outcome` says.
+pub(crate) fn end<T>(span: OpenSpan, outcome: &Result<T, CallError>) {
+    match outcome {
+        Ok(_) => span.ok(),
+        Err(e) => span.fail(e.code.clone(), e.message.clone()),
+    }
+}
