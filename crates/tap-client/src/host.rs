@@ -180,6 +180,18 @@ impl HostClient {
         tool: &str,
         args: Json,
     ) -> Result<(String, oneshot::Receiver<HostEvent>), ClientError> {
+        self.start_invoke_traced(session_id, tool, args, None)
+    }
+
+    /// [`HostClient::start_invoke`] under the caller's W3C trace context: the gateway's
+    /// spans for the call join that trace, under that span.
+    pub fn start_invoke_traced(
+        &self,
+        session_id: &str,
+        tool: &str,
+        args: Json,
+        traceparent: Option<&str>,
+    ) -> Result<(String, oneshot::Receiver<HostEvent>), ClientError> {
         let call_id = self.fresh_id("call");
         let (tx, rx) = oneshot::channel();
         self.waiters.lock().unwrap().insert(call_id.clone(), tx);
@@ -188,7 +200,7 @@ impl HostClient {
             session_id: session_id.to_string(),
             tool: tool.to_string(),
             args,
-            traceparent: None,
+            traceparent: traceparent.map(str::to_string),
         }))?;
         Ok((call_id, rx))
     }

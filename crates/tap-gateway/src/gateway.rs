@@ -305,7 +305,8 @@ impl Gateway {
         let mut span = self.core.tracer.start("tool.precheck", None);
         span.session(session_id);
         span.tool(tool);
-        let decision = crate::hooks::decide::pre_tool_use(&self.core, session_id, tool, args, &span).await;
+        let decision =
+            crate::hooks::decide::pre_tool_use(&self.core, session_id, tool, args, &span).await;
         crate::tools::traced::end(span, &decision);
         decision
     }

@@ -122,7 +122,6 @@ fn spawn_retention(core: &Arc<Core>) {
     });
 }
 
-
 /// The token files and `gateway.json`, each 0600, written before the first connection.
 fn write_files(
     config: &GatewayConfig,

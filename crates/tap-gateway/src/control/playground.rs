@@ -12,11 +12,11 @@
 //! and since both travel the one channel, a call's progress always precedes its answer.
 
 use crate::gateway::Gateway;
-use crate::tools::traced;
 use crate::mcp::attach::{self, Presence};
 use crate::mcp::binding::Binding;
 use crate::state::Core;
 use crate::tools::request::{CallError, CallRequest};
+use crate::tools::traced;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;

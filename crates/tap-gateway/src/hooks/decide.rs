@@ -5,8 +5,8 @@ use super::rules::CompiledRule;
 use crate::providers::link::ProviderLink;
 use crate::socket::frame::frame;
 use crate::state::Core;
-use crate::trace::OpenSpan;
 use crate::tools::request::CallError;
+use crate::trace::OpenSpan;
 use std::sync::Arc;
 use tap_protocol::limits::GATE_TIMEOUT;
 use tap_protocol::provider::{GateCheck, GateDecision, GatewayMessage, HookAction};
@@ -201,7 +201,14 @@ pub(crate) async fn precheck_call(
     match &decision {
         Ok(Decision::Deny(reason)) => span.fail("DENIED", reason.clone()),
         Ok(d) => {
-            span.set("decision", if matches!(d, Decision::Allow) { "allow" } else { "context" });
+            span.set(
+                "decision",
+                if matches!(d, Decision::Allow) {
+                    "allow"
+                } else {
+                    "context"
+                },
+            );
             span.ok()
         }
         Err(e) => span.fail(e.code.clone(), e.message.clone()),

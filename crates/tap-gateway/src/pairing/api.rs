@@ -4,9 +4,9 @@
 use super::registry::Stage;
 use super::scope::{live, sessions_for};
 use crate::events::GatewayEvent;
+use crate::ledger::record::{PairingAudit, Record};
 use crate::providers::registry::unbind_provider;
 use crate::socket::frame::frame;
-use crate::ledger::record::{PairingAudit, Record};
 use crate::state::Core;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, Sessions};

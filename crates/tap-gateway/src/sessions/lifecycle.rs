@@ -1,8 +1,8 @@
 //! Registering and ending sessions, and what providers hear about it.
 
-use crate::ledger::record::Record;
 use super::session::{Ending, Session};
 use crate::events::GatewayEvent;
+use crate::ledger::record::Record;
 use crate::providers::entry::Phase;
 use crate::socket::frame::frame;
 use crate::state::{Core, State};
@@ -166,7 +166,10 @@ pub(crate) async fn end_session(
             .is_err()
         {
             tracing::info!(session = %id, "shutdown deadline passed; tearing down");
-            wait.fail("TIMEOUT", "the shutdown deadline passed with providers still bound");
+            wait.fail(
+                "TIMEOUT",
+                "the shutdown deadline passed with providers still bound",
+            );
         } else {
             wait.ok();
         }

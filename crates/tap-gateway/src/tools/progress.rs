@@ -5,8 +5,8 @@
 use super::request::{CallError, CallRequest};
 use crate::state::Core;
 use crate::trace::OpenSpan;
-use std::time::SystemTime;
 use std::future::Future;
+use std::time::SystemTime;
 use tap_protocol::Json;
 use tokio::sync::mpsc;
 

@@ -43,5 +43,6 @@ mod tool_arguments;
 mod tool_calls;
 mod tools_update;
 mod toolset_debounce;
+mod traces;
 mod transforms;
 mod update_rate;

@@ -23,7 +23,10 @@ impl Conn {
     pub(crate) fn disconnect(&mut self) {
         // Denied, or gone before confirming: the request's span ends unconfirmed.
         if let Some(span) = self.pairing_span.take() {
-            span.fail("NOT_PAIRED", "the connection ended before the pairing was confirmed");
+            span.fail(
+                "NOT_PAIRED",
+                "the connection ended before the pairing was confirmed",
+            );
         }
         // A provider that leaves before confirming takes its pairing request with it.
         if let Some(pid) = &self.pairing {

@@ -114,29 +114,27 @@ impl HostConn {
                 crate::hooks::decide::pre_tool_use(&core, &p.session_id, &p.tool, &p.args, &span)
                     .await;
             traced::end(span, &decision);
-            let event =
-                match decision
-                {
-                    Ok(decision) => {
-                        let (decision, reason, context) = match decision {
-                            Decision::Allow => (PrecheckDecision::Allow, None, None),
-                            Decision::Deny(r) => (PrecheckDecision::Deny, Some(r), None),
-                            Decision::Context(c) => (PrecheckDecision::Context, None, Some(c)),
-                        };
-                        HostEvent::ToolDecision(ToolDecision {
-                            request_id: p.request_id,
-                            decision,
-                            reason,
-                            context,
-                        })
-                    }
-                    Err(e) => HostEvent::Error(HostError {
-                        code: e.code,
-                        message: e.message,
-                        reply_to: Some("tool.precheck".into()),
-                        request_id: Some(p.request_id),
-                    }),
-                };
+            let event = match decision {
+                Ok(decision) => {
+                    let (decision, reason, context) = match decision {
+                        Decision::Allow => (PrecheckDecision::Allow, None, None),
+                        Decision::Deny(r) => (PrecheckDecision::Deny, Some(r), None),
+                        Decision::Context(c) => (PrecheckDecision::Context, None, Some(c)),
+                    };
+                    HostEvent::ToolDecision(ToolDecision {
+                        request_id: p.request_id,
+                        decision,
+                        reason,
+                        context,
+                    })
+                }
+                Err(e) => HostEvent::Error(HostError {
+                    code: e.code,
+                    message: e.message,
+                    reply_to: Some("tool.precheck".into()),
+                    request_id: Some(p.request_id),
+                }),
+            };
             send_to_host(&core, &host_id, &event);
         });
         Ok(())
