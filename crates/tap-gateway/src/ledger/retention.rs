@@ -9,7 +9,8 @@ use std::time::{Duration, SystemTime};
 /// How often the gateway asks for a trim.
 pub(crate) const TRIM_EVERY: Duration = Duration::from_secs(60);
 
-/// Rows removed per step while the database is over its size limit.
+/// Rows removed per step at most while the database is over its size limit; a step is a
+/// twentieth of the table, so a few large rows are not all removed for one too many.
 const SIZE_STEP_ROWS: i64 = 2000;
 
 /// What one trim did.
@@ -51,20 +52,26 @@ pub(crate) fn trim(
             conn.query_row("SELECT min(at_us) FROM events", [], |r| r.get(0))?;
         let oldest_span: Option<i64> =
             conn.query_row("SELECT min(start_us) FROM spans", [], |r| r.get(0))?;
-        let step = match (oldest_event, oldest_span) {
+        let spans_first = match (oldest_event, oldest_span) {
             (None, None) => break,
-            (Some(e), Some(s)) if s < e => conn.execute(
+            (Some(e), Some(s)) => s < e,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+        };
+        let table = if spans_first { "spans" } else { "events" };
+        let rows: i64 =
+            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+        let n = (rows / 20).clamp(1, SIZE_STEP_ROWS);
+        let step = if spans_first {
+            conn.execute(
                 "DELETE FROM spans WHERE row IN (SELECT row FROM spans ORDER BY start_us LIMIT ?1)",
-                params![SIZE_STEP_ROWS],
-            )?,
-            (None, Some(_)) => conn.execute(
-                "DELETE FROM spans WHERE row IN (SELECT row FROM spans ORDER BY start_us LIMIT ?1)",
-                params![SIZE_STEP_ROWS],
-            )?,
-            _ => conn.execute(
+                params![n],
+            )?
+        } else {
+            conn.execute(
                 "DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?1)",
-                params![SIZE_STEP_ROWS],
-            )?,
+                params![n],
+            )?
         };
         if step == 0 {
             break;

@@ -15,6 +15,7 @@ mod copilot_token_file;
 mod diagnostics;
 mod file_results;
 mod gateway_stop;
+mod history;
 mod hooks;
 mod host_protocol;
 mod host_resume;
