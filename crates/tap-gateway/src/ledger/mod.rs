@@ -61,7 +61,7 @@ impl Shared {
 }
 
 /// A record the queue had no room for: wait with [`Full::wait`].
-pub(crate) struct Full(Record);
+pub(crate) struct Full(Box<Record>);
 
 impl std::fmt::Debug for Full {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -150,7 +150,7 @@ impl Ledger {
                 self.shared.depth.fetch_add(1, Ordering::Relaxed);
                 Ok(())
             }
-            Err(mpsc::error::TrySendError::Full(r)) => Err(Full(r)),
+            Err(mpsc::error::TrySendError::Full(r)) => Err(Full(Box::new(r))),
             // The writer is gone only when the process is going down.
             Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
         }
@@ -175,6 +175,7 @@ impl Ledger {
 
     /// Waits for room for a record [`Ledger::try_write`] handed back.
     pub async fn wait(&self, Full(record): Full) {
+        let record = *record;
         self.shared.waits.fetch_add(1, Ordering::Relaxed);
         let Some(tx) = &self.tx else { return };
         if tx.send(record).await.is_ok() {
