@@ -4,6 +4,7 @@
 use super::registry::{Pending, Refusal, PROTECTED_SECTIONS};
 use crate::providers::link::ProviderLink;
 use crate::state::Core;
+use crate::trace::SpanContext;
 use futures_util::future::join_all;
 use std::collections::BTreeMap;
 use tap_protocol::limits::TRANSFORM_TIMEOUT;
@@ -59,6 +60,10 @@ pub(crate) async fn apply_prompt(
         }
         (plan, context)
     };
+    let mut span = core.tracer.start("prompt.apply", None);
+    span.session(session_id);
+    span.set("sections", sections.len());
+    let parent = span.context();
     let mut out = sections;
     let (protected, ordinary): (Vec<_>, Vec<_>) = plan
         .into_iter()
@@ -68,7 +73,7 @@ pub(crate) async fn apply_prompt(
         let runs = group.into_iter().map(|(section, steps)| {
             let current = out.get(&section).cloned().unwrap_or_default();
             async move {
-                let text = run_section(core, session_id, &section, current, steps).await;
+                let text = run_section(core, session_id, &section, current, steps, parent).await;
                 (section, text)
             }
         });
@@ -76,6 +81,7 @@ pub(crate) async fn apply_prompt(
             out.insert(section, text);
         }
     }
+    span.ok();
     Ok(Applied {
         sections: out,
         context,
@@ -88,6 +94,7 @@ async fn run_section(
     section: &str,
     mut current: String,
     steps: Vec<Step>,
+    parent: SpanContext,
 ) -> String {
     for step in steps {
         let content = step.transform.content.unwrap_or_default();
@@ -96,7 +103,11 @@ async fn run_section(
             TransformAction::Prepend => join(&content, &current),
             TransformAction::Replace => content,
             TransformAction::Callback => {
-                match callback(
+                let mut span = core.tracer.start("transform.request", Some(parent));
+                span.session(session_id);
+                span.provider(&step.provider);
+                span.set("section", section);
+                let text = callback(
                     core,
                     &step.provider,
                     &step.link,
@@ -104,8 +115,15 @@ async fn run_section(
                     section,
                     &current,
                 )
-                .await
-                {
+                .await;
+                match &text {
+                    Some(_) => span.ok(),
+                    None => span.fail(
+                        "NO_ANSWER",
+                        "no transform.result in time (or the provider left); section unchanged",
+                    ),
+                }
+                match text {
                     Some(text) => text,
                     None => current,
                 }

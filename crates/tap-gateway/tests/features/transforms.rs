@@ -203,6 +203,21 @@ async fn callback_round_trip_replaces_the_section_with_the_providers_content() {
     p.send(json!({"type": "stream.query", "queryId": "q"}))
         .await;
     assert_eq!(p.expect("stream.history").await["queryId"], "q");
+    // The apply is a trace: the callback's round trip is its child.
+    gw.handle.gateway().flush_history().await;
+    let (mut c, _) = Control::authed(&gw).await;
+    let list = c.ok("traces.list", json!({"name": "prompt.apply"})).await;
+    let id = &list["traces"][0]["traceId"];
+    let spans = c.ok("traces.get", json!({"traceId": id})).await;
+    let spans = spans["spans"].as_array().unwrap();
+    let root = spans.iter().find(|s| s["name"] == "prompt.apply").unwrap();
+    let tx = spans
+        .iter()
+        .find(|s| s["name"] == "transform.request")
+        .unwrap();
+    assert_eq!(tx["parentSpanId"], root["spanId"]);
+    assert_eq!(tx["status"], "ok");
+    assert_eq!(tx["attributes"]["section"], "code_change_rules");
 }
 
 #[tokio::test(start_paused = true)]
