@@ -6,7 +6,7 @@
 MODE is `legacy` (the initialize generation), `2026-07-28` (stateless) or `auto`.
 Commands arrive as JSON lines on stdin; every observation leaves as a JSON line on stdout:
   {"op": "tools"}                                  -> {"op": "tools", "names": [...]}
-  {"op": "call", "id", "tool", "args", "progress"} -> {"op": "progress", ...}*, {"op": "result", ...}
+  {"op": "call", "id", "tool", "args", "progress", "traceparent"?} -> {"op": "progress", ...}*, {"op": "result", ...}
   {"op": "cancel", "id"}                           -> the call's task is cancelled
   {"op": "resources"} / {"op": "read", "uri"}      -> {"op": "resources"|"read", ...}
   {"op": "prompts"} / {"op": "prompt", "name", "args"} -> {"op": "prompts"|"prompt", ...}
@@ -77,9 +77,12 @@ async def run_call(client, cmd, calls):
     with anyio.CancelScope() as scope:
         calls[call_id] = scope
         try:
+            # OpenTelemetry's convention: the caller's trace context in `_meta`.
+            meta = {"traceparent": cmd["traceparent"]} if cmd.get("traceparent") else None
             result = await client.call_tool(
                 cmd["tool"], cmd.get("args", {}),
                 progress_callback=progress if cmd.get("progress") else None,
+                meta=meta,
             )
             emit(op="result", id=call_id, isError=bool(result.is_error),
                  content=content_of(result), structured=result.structured_content)

@@ -87,6 +87,7 @@ fn a_playground_call_answers_with_its_outcome_and_reports_progress_as_events() {
                 message: "A hook rule denied 'shell': CI is red.".into(),
             }),
             context: None,
+            trace_id: None,
         },
     );
     assert_eq!(

@@ -27,4 +27,8 @@ error?: PlaygroundCallError,
 /**
  * Context hook rules added to the call (an agent would read it with the result).
  */
-context?: string, };
+context?: string, 
+/**
+ * The call's trace (`traces.get`), once the history has it.
+ */
+traceId?: string, };

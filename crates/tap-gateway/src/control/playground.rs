@@ -179,7 +179,7 @@ impl Playground {
         core.invocations.spawn(async move {
             let started = Instant::now();
             let call_id = p.call_id.clone();
-            let (outcome, context) = run(&gw, binding.as_deref(), p, cancel, &tx).await;
+            let (outcome, context, trace_id) = run(&gw, binding.as_deref(), p, cancel, &tx).await;
             let (data, error) = match outcome {
                 Ok(data) => (Some(data), None),
                 Err(e) => (
@@ -196,6 +196,7 @@ impl Playground {
                 data,
                 error,
                 context,
+                trace_id: Some(trace_id),
             };
             // The connection is gone: nobody to tell.
             let _ = tx.send(Outgoing::Done { request_id, result });
@@ -254,22 +255,23 @@ async fn run(
     p: PlaygroundCallParams,
     cancel: CancellationToken,
     tx: &mpsc::UnboundedSender<Outgoing>,
-) -> (Result<Json, CallError>, Option<String>) {
+) -> (Result<Json, CallError>, Option<String>, String) {
     let cancelled = || CallError::new(ErrorCode::Cancelled, "The call was cancelled");
     let mut root = traced::open_call(gw.core(), &p.session_id, &p.tool, None, "playground");
+    let trace_id = root.context().trace_hex();
     let context = tokio::select! {
         c = gw.precheck_call(&p.session_id, &p.tool, &p.args, &root) => match c {
             Ok(context) => context,
             Err(e) => {
                 let outcome = Err(e);
                 traced::end(root, &outcome);
-                return (outcome, None);
+                return (outcome, None, trace_id);
             }
         },
         _ = cancel.cancelled() => {
             let outcome = Err(cancelled());
             traced::end(root, &outcome);
-            return (outcome, None);
+            return (outcome, None, trace_id);
         }
     };
     // A session the playground registered is busy while one of its calls runs, so push
@@ -292,5 +294,5 @@ async fn run(
         })
         .await;
     traced::end(root, &outcome);
-    (outcome, context)
+    (outcome, context, trace_id)
 }

@@ -39,7 +39,20 @@ pub(crate) async fn call(
             Err((code, message)) => content::failure(&code.to_string(), &message),
         });
     }
-    let mut root = traced::open_call(core, &binding.session_id, &name, None, "mcp");
+    // OpenTelemetry's convention for MCP: the client's trace context in the request's
+    // `_meta.traceparent`.
+    let traceparent = context
+        .meta
+        .get("traceparent")
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    let mut root = traced::open_call(
+        core,
+        &binding.session_id,
+        &name,
+        traceparent.as_deref(),
+        "mcp",
+    );
     let context_text =
         match crate::hooks::decide::precheck_call(core, &binding.session_id, &name, &args, &root)
             .await

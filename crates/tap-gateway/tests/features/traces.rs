@@ -77,6 +77,10 @@ async fn a_gated_progressing_call_is_one_tree_and_the_provider_gets_its_tracepar
     assert!(root.get("parentSpanId").is_none(), "{root}");
     assert_eq!(root["status"], "ok");
     assert_eq!(root["attributes"]["via"], "playground");
+    assert_eq!(
+        r["result"]["traceId"], root["traceId"],
+        "the answer names its trace"
+    );
     let precheck = one(&spans, "hook.precheck");
     is_child(precheck, root);
     let gate = one(&spans, "gate.check");

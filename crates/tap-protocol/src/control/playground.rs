@@ -102,6 +102,9 @@ pub struct PlaygroundCallResult {
     /// Context hook rules added to the call (an agent would read it with the result).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// The call's trace (`traces.get`), once the history has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
 }
 
 /// A failed call: the error code (`DENIED` for a hook rule's deny) and its message.

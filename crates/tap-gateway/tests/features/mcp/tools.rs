@@ -3,7 +3,7 @@
 
 use super::{client, client_with_tool, session_id, text_of, wait_listed, MODES};
 use serde_json::json;
-use tap_testkit::{tool, TestGateway};
+use tap_testkit::{tool, Control, TestGateway};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_provider_tool_is_listed_and_called_in_both_generations() {
@@ -81,6 +81,42 @@ async fn progress_reaches_the_client_before_the_result() {
         );
         assert!(second["progress"].as_f64() > first["progress"].as_f64());
         assert_eq!(text_of(&c.outcome("b").await), "built");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_traceparent_in_meta_is_joined_by_the_calls_trace() {
+    for mode in MODES {
+        let gw = TestGateway::start().await;
+        let (mut c, mut p, _) = client_with_tool(&gw, mode, "ci", "build").await;
+        let (trace, span) = ("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331");
+        c.send(json!({"op": "call", "id": "t", "tool": "build", "args": {},
+                      "traceparent": format!("00-{trace}-{span}-01")}))
+            .await;
+        let call = p.expect_next("tool.call").await;
+        assert!(
+            call["traceparent"].as_str().unwrap().contains(trace),
+            "{call}"
+        );
+        p.send(json!({"type": "tool.result", "id": call["id"], "data": "ok"}))
+            .await;
+        assert_eq!(text_of(&c.outcome("t").await), "ok");
+        gw.handle.gateway().flush_history().await;
+        let (mut control, _) = Control::authed(&gw).await;
+        let list = control.ok("traces.list", json!({"tool": "build"})).await;
+        let t = &list["traces"][0];
+        assert_eq!(t["traceId"], trace, "{mode}: {list}");
+        let spans = control.ok("traces.get", json!({"traceId": trace})).await;
+        let root = &spans["spans"][0];
+        assert_eq!(
+            (
+                &root["name"],
+                &root["parentSpanId"],
+                &root["attributes"]["via"]
+            ),
+            (&json!("tool.call"), &json!(span), &json!("mcp")),
+            "{mode}"
+        );
     }
 }
 
