@@ -62,6 +62,7 @@ fn every_method_decodes_and_reports_its_name() {
             json!({"callId": "c1", "sessionId": "s-1", "tool": "greet", "args": {"name": "Ada"}})
         }
         "playground.cancel" => json!({"callId": "c1"}),
+        "traces.get" => json!({"traceId": "4bf92f3577b34da6a3ce929d0e0e4736"}),
         _ => json!({}),
     };
     for m in ControlCall::METHODS {
