@@ -399,7 +399,8 @@ fn tool_invoke_cancel_and_result_shapes() {
             "callId": "c-1",
             "sessionId": "abc123",
             "tool": "greet",
-            "args": { "name": "Alice" }
+            "args": { "name": "Alice" },
+            "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         })
     );
     assert_eq!(
