@@ -25,6 +25,16 @@ pub async fn run(home: &Path, json: bool) -> ExitCode {
         status.address,
         status.uptime_ms / 1000
     );
+    match &status.history {
+        Some(h) if h.durable => println!("History: {} ({} bytes)", h.path, h.bytes),
+        Some(h) => println!(
+            "History: IN MEMORY ONLY (lost at stop): {}",
+            h.reason
+                .as_deref()
+                .unwrap_or("the history file cannot be used")
+        ),
+        None => {}
+    }
     // Columns as wide as their longest value: ids and labels are chosen by hosts.
     let width = |values: Vec<usize>, min: usize| values.into_iter().max().unwrap_or(0).max(min);
     println!("\nSessions ({}):", status.sessions.len());

@@ -320,6 +320,7 @@ mod tests {
                     .unwrap()
                 })
                 .collect(),
+            history: None,
         }
     }
 

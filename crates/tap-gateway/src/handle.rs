@@ -82,8 +82,8 @@ impl GatewayHandle {
             );
         }
         // Everything the sessions' ends put on the record reaches the disk before the stop
-        // returns (a later kill loses nothing of this run).
-        core.ledger.flush().await;
+        // returns, folded into the file itself (a later kill loses nothing of this run).
+        core.ledger.checkpoint().await;
         core.stopping.cancel();
         self.server.abort();
         core.tasks.close();

@@ -60,5 +60,6 @@ pub(crate) fn snapshot(core: &Core) -> GatewayStatus {
         uptime_ms: core.started.elapsed().as_millis() as u64,
         sessions,
         providers,
+        history: Some(core.ledger.state()),
     }
 }

@@ -226,6 +226,7 @@ fn all_events() -> Vec<HostEvent> {
                     remote: "127.0.0.1:51234".into(),
                     connected_at: "2026-04-26T14:00:01Z".into(),
                 }],
+                history: None,
             },
         }),
         HostEvent::StreamsHistory(StreamsHistoryReply {

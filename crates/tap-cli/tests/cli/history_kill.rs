@@ -32,6 +32,36 @@ fn count(db: &Path, prefix: &str) -> i64 {
     .expect("events can be counted")
 }
 
+/// Starts another `tap gateway` on `gw`'s TAP_HOME (after `gw`'s process is gone) and
+/// waits for its `gateway.json`.
+async fn start_again(gw: &Gateway) -> tap_testkit::Proc {
+    let mut cmd = tap_command(&gw.home, &gw.copilot_home);
+    cmd.args(["gateway", "--listen", "127.0.0.1:0"]);
+    let state_file = gw.home.join("gateway.json");
+    std::fs::remove_file(&state_file).ok();
+    let next = tap_testkit::Proc::spawn("gateway-again", cmd, gw.log_dir(), false);
+    eventually("the new gateway's gateway.json", || async {
+        std::fs::read_to_string(&state_file).ok().map(|_| ())
+    })
+    .await;
+    next
+}
+
+#[tokio::test]
+async fn tap_status_says_when_history_is_in_memory_only_and_why() {
+    let mut gw = Gateway::start().await;
+    assert!(gw.terminate().await.success());
+    std::fs::write(gw.home.join("history.sqlite3"), vec![7u8; 8192]).unwrap();
+    let mut next = start_again(&gw).await;
+    let out = gw.run(&["status"]).await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    let text = &out.stdout;
+    assert!(text.contains("History: IN MEMORY ONLY"), "{text}");
+    assert!(text.contains("not a SQLite database"), "{text}");
+    next.signal("TERM");
+    assert!(next.wait().await.success());
+}
+
 #[tokio::test]
 async fn after_kill_9_the_history_opens_cleanly_and_holds_every_committed_event() {
     let mut gw = Gateway::start().await;
@@ -66,17 +96,10 @@ async fn after_kill_9_the_history_opens_cleanly_and_holds_every_committed_event(
     assert!((0..=2000).contains(&inflight), "{inflight}");
 
     // A new gateway on the same TAP_HOME writes to the same file.
-    let mut cmd = tap_command(&gw.home, &gw.copilot_home);
-    cmd.args(["gateway", "--listen", "127.0.0.1:0"]);
-    std::fs::remove_file(gw.home.join("gateway.json")).ok();
-    let mut next = tap_testkit::Proc::spawn("gateway-again", cmd, gw.log_dir(), false);
-    let state_file = gw.home.join("gateway.json");
-    eventually("the new gateway's gateway.json", || async {
-        std::fs::read_to_string(&state_file).ok().map(|_| ())
-    })
-    .await;
+    let mut next = start_again(&gw).await;
     let out = gw.run(&["status", "--json"]).await;
     assert_eq!(out.code(), Some(0), "{out:?}");
+    assert_eq!(out.json()["history"]["durable"], true, "{out:?}");
     next.signal("TERM");
     assert!(next.wait().await.success());
     assert_eq!(count(&db, "committed"), 500);

@@ -140,7 +140,7 @@ impl Ledger {
     /// Queues `record` if there is room; otherwise hands it back to be waited for.
     pub fn try_write(&self, record: Record) -> Result<(), Full> {
         let Some(tx) = &self.tx else {
-            if let Record::Flush(done) = record {
+            if let Record::Flush(done) | Record::Checkpoint(done) = record {
                 let _ = done.send(());
             }
             return Ok(());
@@ -187,6 +187,13 @@ impl Ledger {
     pub async fn flush(&self) {
         let (done, wait) = std::sync::mpsc::sync_channel(1);
         self.write(Record::Flush(done)).await;
+        let _ = tokio::task::spawn_blocking(move || wait.recv()).await;
+    }
+
+    /// [`Ledger::flush`], then folds the write-ahead log into the database file (at stop).
+    pub async fn checkpoint(&self) {
+        let (done, wait) = std::sync::mpsc::sync_channel(1);
+        self.write(Record::Checkpoint(done)).await;
         let _ = tokio::task::spawn_blocking(move || wait.recv()).await;
     }
 

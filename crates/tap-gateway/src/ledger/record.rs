@@ -50,6 +50,9 @@ pub(crate) enum Record {
     },
     /// Answered once every record sent before it is committed.
     Flush(std::sync::mpsc::SyncSender<()>),
+    /// As `Flush`, after folding the write-ahead log into the file (at stop: the file alone
+    /// then holds everything).
+    Checkpoint(std::sync::mpsc::SyncSender<()>),
 }
 
 /// One stream event.

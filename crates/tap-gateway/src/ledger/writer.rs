@@ -53,12 +53,24 @@ pub(crate) fn run(
         }
         let written = batch
             .iter()
-            .filter(|r| !matches!(r, Record::Flush(_) | Record::Trim { .. }))
+            .filter(|r| {
+                !matches!(
+                    r,
+                    Record::Flush(_) | Record::Checkpoint(_) | Record::Trim { .. }
+                )
+            })
             .count();
         shared.written.fetch_add(written as u64, Ordering::Relaxed);
         for record in batch.drain(..) {
             match record {
                 Record::Flush(done) => {
+                    let _ = done.send(());
+                }
+                Record::Checkpoint(done) => {
+                    let c = conn.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Err(e) = c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
+                        tracing::warn!(error = %e, "folding the history's log into its file failed");
+                    }
                     let _ = done.send(());
                 }
                 Record::Trim {
@@ -119,7 +131,7 @@ fn write(tx: &Transaction<'_>, record: &Record) -> rusqlite::Result<()> {
             .execute(params![id, micros(*at), reason])
             .map(drop),
         Record::Pairing(p) => pairing(tx, p),
-        Record::Trim { .. } | Record::Flush(_) => Ok(()),
+        Record::Trim { .. } | Record::Flush(_) | Record::Checkpoint(_) => Ok(()),
     }
 }
 

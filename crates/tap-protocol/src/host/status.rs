@@ -30,6 +30,10 @@ pub struct GatewayStatus {
     pub sessions: Vec<SessionStatus>,
     /// Provider connections past authentication.
     pub providers: Vec<ProviderStatus>,
+    /// Whether history (stream events, traces) is kept on disk, and why not when it is not.
+    /// Absent from gateways older than the ledger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::ledger::LedgerState>,
 }
 
 /// One session in [`GatewayStatus`].
