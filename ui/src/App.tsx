@@ -11,6 +11,7 @@ import { Diagnostics } from "./pages/Diagnostics";
 import { Logs } from "./pages/Logs";
 import { Settings } from "./pages/Settings";
 import { Popup } from "./pages/Popup";
+import { useLedgerState } from "./ledger";
 
 /** The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/streams/<session>`, `#/traces/<trace id>`. */
 const PAGES = [
@@ -57,6 +58,7 @@ function useRoute(): Route {
 export function App() {
   const state = usePanel();
   const route = useRoute();
+  const ledger = useLedgerState(state);
   const title = PAGES.find((p) => p.id === route.page)!.title;
 
   useEffect(() => {
@@ -104,6 +106,13 @@ export function App() {
         {state.phase.kind === "connecting" && (
           <p class="notice" role="status">
             {state.phase.message ? `${state.phase.message}. ` : ""}Connecting to the gateway… (attempt {state.phase.attempt})
+          </p>
+        )}
+        {ledger && !ledger.durable && (
+          <p class="notice" role="status" data-testid="history-notice">
+            <strong>History in memory only: </strong>
+            {ledger.reason ?? "the history database cannot be written"}. Stream events and traces from now on are lost when the gateway
+            stops (<a href="#/diagnostics">Diagnostics</a> has the details).
           </p>
         )}
         {state.status ? <Page route={route} state={state} /> : null}

@@ -134,6 +134,14 @@ describe("the Traces page", () => {
     assert.equal(await panel.locator(`[data-testid="traces-list"] tr[data-trace-id="${traceId}"]`).getAttribute("aria-current"), "true");
   });
 
+  test("Diagnostics shows the history card, durable, and the panel shows no memory-only notice", async () => {
+    await goTo(panel, "Diagnostics");
+    await waitFor(async () => (await panel.getByTestId("diag-history-durable").textContent()) === "Durable", "durable history");
+    assert.match(await panel.getByTestId("diag-history-path").innerText(), /history\.sqlite3$/);
+    assert.match(await panel.getByTestId("diag-history-written").innerText(), /^\d+$/);
+    assert.equal(await panel.getByTestId("history-notice").count(), 0);
+  });
+
   test("the page logged no errors", async () => {
     assert.deepEqual(panel.errors, []);
   });
