@@ -25,7 +25,7 @@ describe("the live stream tail", () => {
   });
 
   const count = () => panel.getByTestId("streams-count").innerText();
-  const shows = (n) => waitFor(async () => (await count()).startsWith(`${n} events ·`), `${n} events`);
+  const shows = (n) => waitFor(async () => (await count()).startsWith(`${n} event${n === 1 ? "" : "s"} ·`), `${n} events`);
   const list = () => panel.getByRole("list", { name: /Stream events/ });
 
   test("new events appear live on top of the history", async () => {

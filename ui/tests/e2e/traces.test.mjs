@@ -6,6 +6,8 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
 import { goTo, launchBrowser, nodeProvider, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
 
 const LONG_PROVIDER = "com.example.a-provider-with-an-unusually-long-name-for-the-trace-list";
@@ -213,6 +215,40 @@ describe("history on the Streams page, across a session's end and a gateway rest
   });
 
   test("the pages logged no errors", async () => {
+    assert.deepEqual(panel.errors, []);
+  });
+});
+
+describe("history the gateway cannot write", () => {
+  let gateway, browser, panel;
+
+  before(async () => {
+    gateway = await startGateway();
+    // A directory where the database file belongs: the ledger cannot open it and keeps
+    // history in memory, with the reason.
+    await gateway.stopProcesses();
+    const file = path.join(gateway.env.TAP_HOME, "history.sqlite3");
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) await rm(f, { force: true });
+    await mkdir(file);
+    await gateway.restart();
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
+    panel = await openPanel(context, gateway);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await gateway?.stop();
+  });
+
+  test("every page says history is in memory only, and Diagnostics says why", async () => {
+    const notice = panel.getByTestId("history-notice");
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /History in memory only/);
+    await goTo(panel, "Traces");
+    await notice.waitFor();
+    await goTo(panel, "Diagnostics");
+    await waitFor(async () => (await panel.getByTestId("diag-history-durable").textContent()) === "Memory only", "memory-only history");
     assert.deepEqual(panel.errors, []);
   });
 });
