@@ -5,19 +5,22 @@ import { Pairing } from "./pages/Pairing";
 import { Sessions } from "./pages/Sessions";
 import { Providers } from "./pages/Providers";
 import { Streams } from "./pages/Streams";
+import { Traces } from "./pages/Traces";
 import { Playground } from "./pages/Playground";
 import { Diagnostics } from "./pages/Diagnostics";
 import { Logs } from "./pages/Logs";
 import { Settings } from "./pages/Settings";
 import { Popup } from "./pages/Popup";
+import { useLedgerState } from "./ledger";
 
-/** The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/streams/<session>`. */
+/** The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/streams/<session>`, `#/traces/<trace id>`. */
 const PAGES = [
   { id: "overview", title: "Overview" },
   { id: "pairing", title: "Pairing" },
   { id: "sessions", title: "Sessions" },
   { id: "providers", title: "Providers" },
   { id: "streams", title: "Streams" },
+  { id: "traces", title: "Traces" },
   { id: "playground", title: "Playground" },
   { id: "diagnostics", title: "Diagnostics" },
   { id: "logs", title: "Logs" },
@@ -26,7 +29,7 @@ const PAGES = [
 type PageId = (typeof PAGES)[number]["id"];
 
 /** Places kept for what the gateway does not do yet: listed, never rendered with data. */
-const LATER = ["Traces", "Emitters"];
+const LATER = ["Emitters"];
 
 /** `?view=popup`: the tray popup, only the pending pairing requests. */
 const POPUP = new URLSearchParams(location.search).get("view") === "popup";
@@ -55,6 +58,7 @@ function useRoute(): Route {
 export function App() {
   const state = usePanel();
   const route = useRoute();
+  const ledger = useLedgerState(state);
   const title = PAGES.find((p) => p.id === route.page)!.title;
 
   useEffect(() => {
@@ -104,6 +108,13 @@ export function App() {
             {state.phase.message ? `${state.phase.message}. ` : ""}Connecting to the gateway… (attempt {state.phase.attempt})
           </p>
         )}
+        {ledger && !ledger.durable && (
+          <p class="notice" role="status" data-testid="history-notice">
+            <strong>History in memory only: </strong>
+            {ledger.reason ?? "the history database cannot be written"}. Stream events and traces from now on are lost when the gateway
+            stops (<a href="#/diagnostics">Diagnostics</a> has the details).
+          </p>
+        )}
         {state.status ? <Page route={route} state={state} /> : null}
       </main>
     </div>
@@ -122,6 +133,8 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Providers state={state} />;
     case "streams":
       return <Streams state={state} sessionId={route.arg} />;
+    case "traces":
+      return <Traces state={state} traceId={route.arg} />;
     case "playground":
       return <Playground state={state} />;
     case "diagnostics":

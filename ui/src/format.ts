@@ -63,3 +63,30 @@ export function breakParts(text: string): string[] {
 export function sessionName(s: { id: string; label?: string | null }): string {
   return s.label ? `${s.label} (${s.id})` : s.id;
 }
+
+/** A span or trace duration in microseconds: `850 µs`, `12.4 ms`, `3.20 s`. */
+export function durationUs(us: number): string {
+  if (us < 1000) return `${Math.round(us)} µs`;
+  if (us < 10_000) return `${(us / 1000).toFixed(2)} ms`;
+  if (us < 1_000_000) return `${(us / 1000).toFixed(1)} ms`;
+  if (us < 60_000_000) return `${(us / 1_000_000).toFixed(2)} s`;
+  return duration(us / 1000);
+}
+
+/** A time in microseconds since the epoch as RFC 3339 (millisecond precision). */
+export function isoUs(us: number): string {
+  return new Date(Math.floor(us / 1000)).toISOString();
+}
+
+/** Bytes as `812 B`, `4.2 KiB`, `17.0 MiB`, `1.20 GiB`. */
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+/** `1 event`, `3 events`. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

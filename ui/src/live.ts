@@ -45,6 +45,19 @@ export class LiveList<T> {
     this.changed();
   }
 
+  /** Adds older items after the oldest shown (a page of history), up to `max` in all. */
+  append(items: readonly T[]) {
+    if (items.length === 0) return;
+    this.items = this.items.concat(items).slice(0, this.max);
+    this.changed();
+  }
+
+  /** Shows items that were changed in place. */
+  touch() {
+    this.items = [...this.items];
+    this.changed();
+  }
+
   /** Pauses (arrivals wait) or resumes (they are added). */
   pause(on: boolean) {
     if (on === this.paused) return;

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Diagnostics as Data, Failure, LimitHits, ProviderStatus } from "../generated";
+import type { Diagnostics as Data, Failure, LedgerState, LimitHits, ProviderStatus } from "../generated";
 import { store, useControlEvents, useNow, type PanelState } from "../store";
-import { ago, clock, fullTime } from "../format";
+import { ago, bytes, clock, fullTime } from "../format";
+import { reportLedger } from "../ledger";
 
 /**
  * Errors sent to providers by code, limits hit, connection states and recent failures,
@@ -23,7 +24,9 @@ export function Diagnostics({ state }: { state: PanelState }) {
     }
     inFlight.current = true;
     try {
-      setData(await store.call("diagnostics", {}));
+      const d = await store.call("diagnostics", {});
+      reportLedger(d.ledger);
+      setData(d);
       setError(null);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -41,7 +44,11 @@ export function Diagnostics({ state }: { state: PanelState }) {
     let current = true;
     store
       .call("diagnostics.follow", {})
-      .then((d) => current && setData(d))
+      .then((d) => {
+        if (!current) return;
+        reportLedger(d.ledger);
+        setData(d);
+      })
       .catch((e) => current && setError(e instanceof Error ? e.message : String(e)));
     return () => {
       current = false;
@@ -92,6 +99,8 @@ export function Diagnostics({ state }: { state: PanelState }) {
           <Stat label="Control clients" value={`${c.controlClients.open} / ${c.controlClients.max}`} testid="control" />
         </div>
       </section>
+
+      <History ledger={data.ledger} />
 
       <div class="diag-columns">
         <section aria-labelledby="errors-heading">
@@ -168,6 +177,38 @@ export function Diagnostics({ state }: { state: PanelState }) {
         <LimitTable label="All limits" limits={data.limits} now={now} />
       </details>
     </>
+  );
+}
+
+/** The ledger: durable (a database file) or memory-only with why, its queue and counters. */
+function History({ ledger }: { ledger: LedgerState }) {
+  return (
+    <section aria-labelledby="history-heading">
+      <h2 id="history-heading">History</h2>
+      <div class="cards compact" data-testid="diag-history">
+        <Stat
+          label="History"
+          value={ledger.durable ? "Durable" : "Memory only"}
+          hint={ledger.durable ? "kept across restarts" : ledger.reason}
+          tone={ledger.durable ? undefined : "attention"}
+          testid="history-durable"
+        />
+        <Stat
+          label="Queue"
+          value={`${ledger.queueDepth} / ${ledger.queueCapacity}`}
+          hint="records waiting for the writer"
+          tone={ledger.queueDepth >= ledger.queueCapacity ? "attention" : undefined}
+          testid="history-queue"
+        />
+        <Stat label="Waits" value={ledger.waits} hint="producers that waited for room" testid="history-waits" />
+        <Stat label="Written" value={ledger.written} hint="records since the gateway started" testid="history-written" />
+        <Stat label="Size" value={bytes(ledger.bytes)} hint="on disk" testid="history-size" />
+      </div>
+      <p class="small muted breakable">
+        Database: <span class="mono" data-testid="diag-history-path">{ledger.path}</span>
+        {!ledger.durable && ledger.reason && <span class="error"> · not written: {ledger.reason}</span>}
+      </p>
+    </section>
   );
 }
 

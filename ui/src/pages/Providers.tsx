@@ -5,14 +5,93 @@ import { ago, fullTime } from "../format";
 import { Tools } from "./Sessions";
 import { IdText } from "../components/IdText";
 import { Breakable } from "../components/Breakable";
+import type { ProviderRecord } from "../generated";
+import { endedProviders, labelOf, useLedgerSessions } from "../ledger";
 
-/** Connected providers: trust, name and instance, session, tools, calls in flight; disconnect. */
+/**
+ * Connected providers: trust, name and instance, session, tools, calls in flight;
+ * disconnect. Then the connections the ledger remembers that ended, greyed, with when and why.
+ */
 export function Providers({ state }: { state: PanelState }) {
+  const { providers } = state.status!;
+  const { records } = useLedgerSessions(state);
+  const ended = endedProviders(records?.providers ?? [], new Set(providers.map((p) => p.id)));
+  return (
+    <>
+      {providers.length === 0 ? (
+        <p class="empty">No provider is connected. Providers connect to {state.status!.address}.</p>
+      ) : (
+        <LiveProviders state={state} />
+      )}
+      {ended.length > 0 && <EndedProviders ended={ended} state={state} />}
+    </>
+  );
+}
+
+function EndedProviders({ ended, state }: { ended: ProviderRecord[]; state: PanelState }) {
+  const now = useNow(10_000);
+  const live = state.status!.sessions;
+  return (
+    <section aria-labelledby="ended-providers-heading">
+      <h2 id="ended-providers-heading">Disconnected ({ended.length})</h2>
+      <div class="table-wrap">
+        <table aria-label="Disconnected providers" data-testid="ended-providers">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Session</th>
+              <th scope="col">Connected</th>
+              <th scope="col">Disconnected</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ended.map((p, i) => {
+              const session = p.sessionId ? (live.find((s) => s.id === p.sessionId)?.label ?? labelOf(p.sessionId, [])) : undefined;
+              return (
+                <tr key={`${p.id}-${i}`} class="ended" data-ended-provider-id={p.id}>
+                  <td>
+                    <div class="strong breakable">
+                      <Breakable text={p.name} />
+                    </div>
+                    <IdText id={p.id} class="muted" />
+                  </td>
+                  <td>
+                    {!p.sessionId ? (
+                      <span class="muted">not bound</span>
+                    ) : session ? (
+                      <span class="breakable" title={p.sessionId}>
+                        <Breakable text={session} />
+                      </span>
+                    ) : (
+                      <IdText id={p.sessionId} />
+                    )}
+                  </td>
+                  <td class="nowrap small" title={fullTime(p.connectedAt)}>
+                    {ago(p.connectedAt, now)}
+                  </td>
+                  <td class="small">
+                    {p.disconnectedAt ? (
+                      <span class="nowrap" title={fullTime(p.disconnectedAt)}>
+                        {ago(p.disconnectedAt, now)}
+                      </span>
+                    ) : (
+                      <span>not recorded (the gateway stopped first)</span>
+                    )}
+                    {p.reason && <div class="breakable">{p.reason}</div>}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function LiveProviders({ state }: { state: PanelState }) {
   const now = useNow(1000);
   const { providers, sessions } = state.status!;
-  if (providers.length === 0) {
-    return <p class="empty">No provider is connected. Providers connect to {state.status!.address}.</p>;
-  }
   const label = (id?: string) => {
     if (!id) return <span class="muted">not bound</span>;
     const s = sessions.find((x) => x.id === id);

@@ -1,17 +1,35 @@
-import type { PanelState } from "../store";
+import type { SessionRecord } from "../generated";
+import { useNow, type PanelState } from "../store";
 import { IdText } from "../components/IdText";
 import { Breakable } from "../components/Breakable";
+import { labelOf, rememberLabels, useLedgerSessions } from "../ledger";
+import { ago, fullTime } from "../format";
 
-/** Registered sessions: label, directory, owning host, busy/idle, bound providers, tools. */
+/**
+ * Registered sessions: label, directory, owning host, busy/idle, bound providers, tools;
+ * then the ended ones the ledger remembers, greyed, with when and why they ended.
+ */
 export function Sessions({ state }: { state: PanelState }) {
+  const { sessions } = state.status!;
+  const { records } = useLedgerSessions(state);
+  rememberLabels(sessions);
+  const ended = (records?.sessions ?? []).filter((r) => !sessions.some((s) => s.id === r.id));
+  return (
+    <>
+      {sessions.length === 0 ? (
+        <p class="empty">
+          No sessions are registered. A Copilot session with the Tap extension, or <code>tap session open</code>, registers one.
+        </p>
+      ) : (
+        <LiveSessions state={state} />
+      )}
+      {ended.length > 0 && <EndedSessions ended={ended} />}
+    </>
+  );
+}
+
+function LiveSessions({ state }: { state: PanelState }) {
   const { sessions, providers } = state.status!;
-  if (sessions.length === 0) {
-    return (
-      <p class="empty">
-        No sessions are registered. A Copilot session with the Tap extension, or <code>tap session open</code>, registers one.
-      </p>
-    );
-  }
   return (
     <div class="table-wrap">
       <table aria-label="Sessions">
@@ -78,6 +96,61 @@ export function Sessions({ state }: { state: PanelState }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** Sessions the ledger remembers that are not registered now (ended, or the gateway stopped). */
+function EndedSessions({ ended }: { ended: SessionRecord[] }) {
+  const now = useNow(10_000);
+  return (
+    <section aria-labelledby="ended-sessions-heading">
+      <h2 id="ended-sessions-heading">Ended ({ended.length})</h2>
+      <div class="table-wrap">
+        <table aria-label="Ended sessions" data-testid="ended-sessions">
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              <th scope="col">Working directory</th>
+              <th scope="col">Started</th>
+              <th scope="col">Ended</th>
+              <th scope="col">
+                <span class="sr-only">Links</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {ended.map((s) => {
+              const label = s.label ?? labelOf(s.id, []);
+              return (
+                <tr key={s.id} class="ended" data-ended-session-id={s.id}>
+                  <td>
+                    <div class="strong breakable">{label ? <Breakable text={label} /> : <span class="muted">no label</span>}</div>
+                    <IdText id={s.id} class="muted" />
+                  </td>
+                  <td class="mono small breakable">{s.cwd ? <Breakable text={s.cwd} /> : <span class="muted">unknown</span>}</td>
+                  <td class="nowrap small" title={fullTime(s.startedAt)}>
+                    {ago(s.startedAt, now)}
+                  </td>
+                  <td class="small">
+                    {s.endedAt ? (
+                      <span class="nowrap" title={fullTime(s.endedAt)}>
+                        {ago(s.endedAt, now)}
+                      </span>
+                    ) : (
+                      <span>not recorded (the gateway stopped first)</span>
+                    )}
+                    {s.endReason && <div class="breakable">{s.endReason}</div>}
+                  </td>
+                  <td>
+                    <a href={`#/streams/${encodeURIComponent(s.id)}`}>Streams</a>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

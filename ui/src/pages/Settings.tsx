@@ -3,14 +3,20 @@ import type { SettingsPatch, SettingsResult } from "../generated";
 import { store, useControlEvents, type PanelState } from "../store";
 import { desktop, type DesktopError } from "../transport";
 
+/** What `settings.set` accepts (crates/tap-protocol/src/settings.rs). */
+const HISTORY_DAYS = [1, 3650] as const;
+const HISTORY_MIB = [16, 1048576] as const;
+
 /**
  * The gateway's settings (`$TAP_HOME/settings.json`): the port (applies at the next
- * start), notifications, and start at login (the desktop app's own setting).
+ * start), notifications, the history's limits, and start at login (the desktop app's own setting).
  */
 export function Settings({ state }: { state: PanelState }) {
   const live = state.phase.kind === "live";
   const [result, setResult] = useState<SettingsResult | null>(null);
   const [port, setPort] = useState("");
+  const [days, setDays] = useState("");
+  const [mib, setMib] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -18,6 +24,8 @@ export function Settings({ state }: { state: PanelState }) {
   const show = (r: SettingsResult) => {
     setResult(r);
     setPort(String(r.settings.port));
+    setDays(String(r.settings.historyDays));
+    setMib(String(r.settings.historyMaxMib));
   };
 
   useEffect(() => {
@@ -71,6 +79,14 @@ export function Settings({ state }: { state: PanelState }) {
   const portValue = Number(port);
   const portValid = /^\d+$/.test(port) && portValue >= 1 && portValue <= 65535;
   const portChanged = portValid && portValue !== result.settings.port;
+  const daysValue = Number(days);
+  const daysValid = /^\d+$/.test(days) && daysValue >= HISTORY_DAYS[0] && daysValue <= HISTORY_DAYS[1];
+  const mibValue = Number(mib);
+  const mibValid = /^\d+$/.test(mib) && mibValue >= HISTORY_MIB[0] && mibValue <= HISTORY_MIB[1];
+  const historyPatch: SettingsPatch = {};
+  if (daysValid && daysValue !== result.settings.historyDays) historyPatch.historyDays = daysValue;
+  if (mibValid && mibValue !== result.settings.historyMaxMib) historyPatch.historyMaxMib = mibValue;
+  const historyChanged = daysValid && mibValid && Object.keys(historyPatch).length > 0;
 
   return (
     <div class="settings">
@@ -129,6 +145,61 @@ export function Settings({ state }: { state: PanelState }) {
           Show desktop notifications for pairing requests and provider failures
         </label>
         <p class="small muted">The desktop app shows them; a gateway in a terminal has none to show.</p>
+      </section>
+
+      <section class="setting" aria-labelledby="history-heading">
+        <h2 id="history-heading">History</h2>
+        <form
+          class="setting-row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (historyChanged) void save(historyPatch, "History limits saved.");
+          }}
+        >
+          <label class="field">
+            <span>Keep history for (days)</span>
+            <input
+              type="number"
+              inputMode="numeric"
+              min={HISTORY_DAYS[0]}
+              max={HISTORY_DAYS[1]}
+              value={days}
+              aria-invalid={!daysValid}
+              aria-describedby="history-help"
+              onInput={(e) => setDays((e.currentTarget as HTMLInputElement).value)}
+            />
+          </label>
+          <label class="field">
+            <span>At most (MiB)</span>
+            <input
+              type="number"
+              inputMode="numeric"
+              min={HISTORY_MIB[0]}
+              max={HISTORY_MIB[1]}
+              value={mib}
+              aria-invalid={!mibValid}
+              aria-describedby="history-help"
+              onInput={(e) => setMib((e.currentTarget as HTMLInputElement).value)}
+            />
+          </label>
+          <button type="submit" class="btn primary" disabled={!historyChanged || busy || !live}>
+            Save history limits
+          </button>
+        </form>
+        <p id="history-help" class="small muted">
+          The history database (stream events, traces, sessions and providers as they came and went) drops what is older than
+          this, and the oldest first when it grows beyond the size.
+        </p>
+        {!daysValid && days !== "" && (
+          <p class="error">
+            Days are a whole number from {HISTORY_DAYS[0]} to {HISTORY_DAYS[1]}.
+          </p>
+        )}
+        {!mibValid && mib !== "" && (
+          <p class="error">
+            The size is a whole number of MiB from {HISTORY_MIB[0]} to {HISTORY_MIB[1]}.
+          </p>
+        )}
       </section>
 
       <StartAtLogin />

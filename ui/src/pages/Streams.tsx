@@ -1,101 +1,202 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { StreamEntry } from "../generated";
+import type { EventOutcome, EventsListParams, LedgerEvent, StreamEntry } from "../generated";
 import { store, useControlEvents, type PanelState } from "../store";
 import { VirtualList } from "../components/VirtualList";
 import { useLiveList } from "../live";
-import { clock, clockMs, fullTime, sessionName, shortJson } from "../format";
+import { knownName, knownSessions, reportLedger, useLedgerSessions } from "../ledger";
+import { clockMs, fullTime, plural, shortJson } from "../format";
 
-/** One stored event, flattened out of `streams.history`'s `stream@provider` map. */
+/** One stream event: from the ledger (`events.list`, with its id and trace) or live. */
 interface Row {
+  /** The ledger's id (absent for a live row not yet matched with the ledger). */
+  id?: number;
   stream: string;
   provider: string;
   ts: string;
   time: number;
   event: string;
-  level?: StreamEntry["level"];
+  outcome?: EventOutcome;
   metadata?: StreamEntry["metadata"];
-  /** Lower-cased text the search matches against. */
+  traceId?: string;
+  /** Time, stream and text: the same event from the ledger and from the live tail. */
+  key: string;
+  /** Lower-cased text and metadata, for matching live rows against the search. */
   haystack: string;
+}
+
+interface Filter {
+  search: string;
+  outcome: "all" | EventOutcome;
+  provider: string;
 }
 
 interface Loaded {
   sessionId: string;
-  loadedAt: string;
+  live: boolean;
 }
 
-const LEVELS = ["keep", "surface", "inject"] as const;
+const OUTCOMES: EventOutcome[] = ["keep", "surface", "inject", "drop"];
 const ROW_HEIGHT = 34;
-/** The gateway keeps 200 per stream; the live tail keeps at most this many in the page. */
+/** Events a page of history holds (the first and each "Load older"). */
+const PAGE = 500;
+/** The page keeps at most this many events (history pages and the live tail). */
 const MAX_ROWS = 20000;
+/** The search box asks the gateway after a pause in typing. */
+const DEBOUNCE_MS = 300;
+/** Live rows are matched with the ledger (for their trace links) after this pause. */
+const MATCH_MS = 800;
 
-function toRow(key: string, e: StreamEntry): Row {
-  // Stream names never contain '@' (the gateway refuses them), so the first one splits.
-  const at = key.indexOf("@");
-  const stream = at < 0 ? key : key.slice(0, at);
-  const provider = at < 0 ? "" : key.slice(at + 1);
-  const meta = e.metadata ? JSON.stringify(e.metadata) : "";
+function row(stream: string, provider: string, ts: string, text: string, outcome?: EventOutcome, metadata?: StreamEntry["metadata"]): Row {
+  const meta = metadata ? JSON.stringify(metadata) : "";
   return {
     stream,
     provider,
-    ts: e.ts,
-    time: Date.parse(e.ts),
-    event: e.event,
-    level: e.level,
-    metadata: e.metadata,
-    haystack: `${e.event}\n${stream}\n${provider}\n${meta}`.toLowerCase(),
+    ts,
+    time: Date.parse(ts),
+    event: text,
+    outcome,
+    metadata,
+    key: `${ts}\n${stream}@${provider}\n${text}`,
+    haystack: `${text}\n${meta}`.toLowerCase(),
   };
+}
+
+function fromEntry(key: string, e: StreamEntry): Row {
+  // Stream names never contain '@' (the gateway refuses them), so the first one splits.
+  const at = key.indexOf("@");
+  return row(at < 0 ? key : key.slice(0, at), at < 0 ? "" : key.slice(at + 1), e.ts, e.event, e.level, e.metadata);
+}
+
+function fromLedger(e: LedgerEvent): Row {
+  const r = row(e.stream, e.provider, e.ts, e.text, e.outcome, e.metadata);
+  r.id = e.id;
+  r.traceId = e.traceId;
+  return r;
 }
 
 function flatten(streams: Record<string, StreamEntry[] | undefined>): Row[] {
   const rows: Row[] = [];
   for (const [key, entries] of Object.entries(streams)) {
-    for (const e of entries ?? []) rows.push(toRow(key, e));
+    for (const e of entries ?? []) rows.push(fromEntry(key, e));
   }
-  return rows.sort((a, b) => b.time - a.time);
+  return rows;
+}
+
+/** Whether a live row belongs in the list the gateway answered for `f` (search: every word). */
+function matches(r: Row, f: Filter): boolean {
+  if (f.outcome !== "all" && r.outcome !== f.outcome) return false;
+  if (f.provider !== "all" && r.provider !== f.provider) return false;
+  return f.search
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((w) => r.haystack.includes(w.replace(/"/g, "")));
+}
+
+/** Counts keys, so that each ledger event cancels exactly one copy of it from the live tail. */
+class Keys {
+  private counts = new Map<string, number>();
+  constructor(rows: Row[]) {
+    for (const r of rows) this.counts.set(r.key, (this.counts.get(r.key) ?? 0) + 1);
+  }
+  /** true (and one fewer) when `key` is still there. */
+  take(key: string): boolean {
+    const n = this.counts.get(key);
+    if (!n) return false;
+    if (n === 1) this.counts.delete(key);
+    else this.counts.set(key, n - 1);
+    return true;
+  }
+}
+
+function listParams(sessionId: string, f: Filter, before?: number): EventsListParams {
+  const p: EventsListParams = { sessionId, limit: PAGE };
+  if (f.search.trim()) p.search = f.search.trim();
+  if (f.outcome !== "all") p.outcome = f.outcome;
+  if (f.provider !== "all") p.provider = f.provider;
+  if (before !== undefined) p.before = before;
+  return p;
 }
 
 /**
- * A session's streams: the stored history (`streams.follow` returns it), then every new
- * event as it is stored (a live tail that can be paused), with text search, level and
- * provider filters.
+ * Any session's stream events, live or ended, from the gateway's ledger (`events.list`):
+ * the newest page, then older pages on demand, searched and filtered by the gateway; for a
+ * live session the live tail (`streams.follow`) continues on top, without duplicates, and
+ * can be paused. An event a push delivered links to its trace.
  */
 export function Streams({ state, sessionId }: { state: PanelState; sessionId?: string }) {
-  const sessions = state.status!.sessions;
-  const fallback = sessions.find((s) => s.foreground)?.id ?? sessions[0]?.id;
+  const liveSessions = state.status!.sessions;
+  const { records, seen } = useLedgerSessions(state, true);
+  const sessions = useMemo(() => knownSessions(liveSessions, records?.sessions ?? [], seen), [liveSessions, records, seen]);
+  const fallback = liveSessions.find((s) => s.foreground)?.id ?? liveSessions[0]?.id ?? sessions[0]?.id;
   const selected = sessionId ?? fallback;
+  const sessionLive = !!selected && liveSessions.some((s) => s.id === selected);
   const live = state.phase.kind === "live";
 
   const list = useLiveList<Row>(MAX_ROWS);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [older, setOlder] = useState<number | undefined>(undefined);
   const [loading, setLoading] = useState(false);
+  const [loadingOlder, setLoadingOlder] = useState(false);
   const [reload, setReload] = useState(0);
   const [missed, setMissed] = useState(0);
   const [error, setError] = useState<string | null>(null);
-  /** The session whose `stream.entry` events belong in the list (set with its history). */
-  const followed = useRef<string | null>(null);
   const [query, setQuery] = useState("");
-  const [level, setLevel] = useState("all");
+  const [search, setSearch] = useState("");
+  const [outcome, setOutcome] = useState<Filter["outcome"]>("all");
   const [provider, setProvider] = useState("all");
+  const filter = useMemo<Filter>(() => ({ search, outcome, provider }), [search, outcome, provider]);
 
-  // Follow the selected session: its history now, each new event after. Again after a
-  // reconnect (`generation`) or Refresh; the next follow replaces this one.
+  /** The session whose `stream.entry` events belong in the list. */
+  const followed = useRef<string | null>(null);
+  /** Live rows that arrived while the history was on its way. */
+  const pending = useRef<Row[] | null>(null);
+  /** The first page's events not yet seen live (a live copy of one of them is dropped). */
+  const inPage = useRef<Keys>(new Keys([]));
+  const matchTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  useEffect(() => {
+    const t = setTimeout(() => setSearch(query), query.trim() === "" ? 0 : DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [query]);
+
+  // The selected session's newest page from the ledger; for a live session, follow it
+  // first (its live rows wait in `pending` until the page is in). Again after a reconnect
+  // (`generation`), a filter change or Refresh; the next follow replaces this one.
   useEffect(() => {
     if (!live || !selected) return;
     let current = true;
-    followed.current = null;
+    followed.current = sessionLive ? selected : null;
+    pending.current = [];
     setLoading(true);
     setError(null);
-    store
-      .call("streams.follow", { sessionId: selected })
-      .then((history) => {
+    const history = sessionLive ? store.call("streams.follow", { sessionId: selected }) : Promise.resolve(null);
+    Promise.all([history, store.call("events.list", listParams(selected, filter))])
+      .then(([followedHistory, page]) => {
         if (!current) return;
-        list.reset(flatten(history.streams));
-        followed.current = history.sessionId;
+        reportLedger(page.ledger);
+        const rows = page.events.map(fromLedger);
+        const keys = new Keys(rows);
+        const oldest = rows.length ? rows[rows.length - 1].time : -Infinity;
+        const complete = page.nextBefore === undefined;
+        // What the gateway holds in memory and has not written yet, and what came live
+        // meanwhile: only what the page does not have, and nothing as old as the page's oldest (older pages bring those).
+        const extra: Row[] = [];
+        for (const r of [...(followedHistory ? flatten(followedHistory.streams) : []), ...(pending.current ?? [])]) {
+          if (!matches(r, filter) || keys.take(r.key) || (!complete && r.time <= oldest)) continue;
+          extra.push(r);
+        }
+        pending.current = null;
+        inPage.current = keys;
+        list.reset(extra.length ? [...extra, ...rows].sort((a, b) => b.time - a.time) : rows);
+        setOlder(page.nextBefore);
         setMissed(0);
-        setLoaded({ sessionId: history.sessionId, loadedAt: new Date().toISOString() });
+        setLoaded({ sessionId: selected, live: sessionLive });
+        if (extra.some((r) => r.id === undefined)) scheduleMatch();
       })
       .catch((e) => {
         if (!current) return;
+        pending.current = null;
         list.reset([]);
         setLoaded(null);
         setError(e instanceof Error ? e.message : String(e));
@@ -104,30 +205,99 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
     return () => {
       current = false;
       followed.current = null;
-      store.call("unfollow", { topic: "streams" }).catch(() => {});
+      pending.current = null;
+      if (sessionLive) store.call("unfollow", { topic: "streams" }).catch(() => {});
     };
-  }, [selected, live, state.generation, reload]);
+  }, [selected, sessionLive, live, state.generation, reload, filter]);
+
+  useEffect(() => () => void (matchTimer.current && clearTimeout(matchTimer.current)), []);
+
+  /** Gives live rows their ledger ids and trace links, once the ledger has them. */
+  const scheduleMatch = (attempt = 0) => {
+    if (matchTimer.current) return;
+    matchTimer.current = setTimeout(() => {
+      matchTimer.current = null;
+      const session = followed.current;
+      const unmatched = list.items.slice(0, 2000).filter((r) => r.id === undefined);
+      if (!session || unmatched.length === 0) return;
+      const since = Math.min(...unmatched.map((r) => r.time)) * 1000;
+      store
+        .call("events.list", { sessionId: session, sinceUs: since, limit: 1000 })
+        .then((page) => {
+          const byKey = new Map<string, LedgerEvent[]>();
+          for (const e of page.events) {
+            const key = `${e.ts}\n${e.stream}@${e.provider}\n${e.text}`;
+            byKey.set(key, [...(byKey.get(key) ?? []), e]);
+          }
+          let changed = false;
+          for (const r of unmatched) {
+            const e = byKey.get(r.key)?.shift();
+            if (!e) continue;
+            r.id = e.id;
+            r.traceId = e.traceId;
+            changed = true;
+          }
+          if (changed) list.touch();
+          // The ledger writes in batches: what it did not have yet, ask again (a few times).
+          if (unmatched.some((r) => r.id === undefined) && attempt < 3) scheduleMatch(attempt + 1);
+        })
+        .catch(() => {});
+    }, MATCH_MS);
+  };
 
   useControlEvents((event) => {
     if (event.kind === "stream.entry" && event.sessionId === followed.current) {
-      list.push(toRow(event.stream, event.entry));
+      const r = fromEntry(event.stream, event.entry);
+      if (pending.current) {
+        pending.current.push(r);
+      } else if (matches(r, filter) && !inPage.current.take(r.key)) {
+        list.push(r);
+        if (r.outcome === "surface" || r.outcome === "inject") scheduleMatch();
+      }
     } else if (event.kind === "follow.lagged" && event.topic === "streams") {
       setMissed((m) => m + event.missed);
     }
   });
 
-  const rows = loaded?.sessionId === selected ? list.items : [];
-  const providers = useMemo(() => [...new Set(rows.map((r) => r.provider))].sort(), [rows]);
-  const visible = useMemo(() => {
-    const q = query.trim().toLowerCase();
-    return rows.filter(
-      (r) => (level === "all" || r.level === level) && (provider === "all" || r.provider === provider) && (!q || r.haystack.includes(q)),
-    );
-  }, [rows, query, level, provider]);
+  const loadOlder = async () => {
+    if (!selected || older === undefined) return;
+    setLoadingOlder(true);
+    try {
+      const page = await store.call("events.list", listParams(selected, filter, older));
+      reportLedger(page.ledger);
+      // Rows the first page took from memory may be in this page too.
+      const have = new Set(list.items.map((r) => r.key));
+      list.append(page.events.map(fromLedger).filter((r) => !have.has(r.key)));
+      setOlder(page.nextBefore);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setLoadingOlder(false);
+    }
+  };
 
-  if (sessions.length === 0 && !sessionId) {
-    return <p class="empty">No sessions are registered, so there are no streams to show.</p>;
+  const current = loaded?.sessionId === selected;
+  const rows = current ? list.items : [];
+  const providers = useMemo(() => {
+    const names = new Set(rows.map((r) => r.provider));
+    for (const p of state.status!.providers) if (p.name && p.session === selected) names.add(p.name);
+    for (const p of records?.providers ?? []) if (p.sessionId === selected) names.add(p.name);
+    names.delete("");
+    return [...names].sort();
+  }, [rows, state.status, records, selected]);
+
+  if (!selected) {
+    return <p class="empty">No session has been registered, so there are no streams to show.</p>;
   }
+
+  const filtered = search.trim() !== "" || outcome !== "all" || provider !== "all";
+  const status = error
+    ? ""
+    : current && loaded
+      ? `${plural(rows.length, "event")}${filtered ? " matching" : ""} · newest first${older !== undefined ? ", older ones below" : ""} · ${loaded.live ? "history, then live" : "the session has ended"}`
+      : loading
+        ? "Loading…"
+        : "";
 
   return (
     <div class="streams">
@@ -140,25 +310,25 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
               location.hash = `#/streams/${encodeURIComponent((e.currentTarget as HTMLSelectElement).value)}`;
             }}
           >
-            {selected && !sessions.some((s) => s.id === selected) && <option value={selected}>{selected} (ended)</option>}
+            {!sessions.some((s) => s.id === selected) && <option value={selected}>{selected} · ended</option>}
             {sessions.map((s) => (
               <option key={s.id} value={s.id}>
-                {sessionName(s)}
+                {knownName(s)}
               </option>
             ))}
           </select>
         </label>
         <label class="field grow">
           <span>Search</span>
-          <input type="search" value={query} placeholder="event text, stream, provider, metadata" onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)} />
+          <input type="search" value={query} placeholder="words in the event text or metadata" onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <label class="field">
-          <span>Level</span>
-          <select value={level} onChange={(e) => setLevel((e.currentTarget as HTMLSelectElement).value)}>
-            <option value="all">All levels</option>
-            {LEVELS.map((l) => (
-              <option key={l} value={l}>
-                {l}
+          <span>Outcome</span>
+          <select value={outcome} onChange={(e) => setOutcome((e.currentTarget as HTMLSelectElement).value as Filter["outcome"])}>
+            <option value="all">All outcomes</option>
+            {OUTCOMES.map((o) => (
+              <option key={o} value={o}>
+                {o}
               </option>
             ))}
           </select>
@@ -180,7 +350,7 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
           class={`btn${list.paused ? " attention" : ""}`}
           aria-pressed={list.paused}
           onClick={() => list.pause(!list.paused)}
-          disabled={!loaded}
+          disabled={!loaded?.live}
         >
           {list.paused ? "Resume" : "Pause"}
         </button>
@@ -190,17 +360,16 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
       </div>
       <div class="tail-status">
         <p class="small muted" role="status" data-testid="streams-count">
-          {error
-            ? ""
-            : loaded
-              ? `${visible.length} of ${rows.length} events · history from ${clock(loaded.loadedAt)}, then live`
-              : loading
-                ? "Loading…"
-                : ""}
+          {status}
         </p>
-        {loaded && (
+        {current && loaded?.live && (
           <span class={`pill ${list.paused ? "attention" : live ? "ok" : "warn"}`} data-testid="streams-tail">
             {list.paused ? `paused · ${list.waiting} new waiting` : live ? "live" : "reconnecting"}
+          </span>
+        )}
+        {current && loaded && !loaded.live && (
+          <span class="pill muted" data-testid="streams-tail">
+            ended
           </span>
         )}
         {missed > 0 && (
@@ -214,18 +383,21 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
           {error}
         </p>
       )}
-      {loaded && rows.length === 0 && <p class="empty">No provider has pushed events to this session yet.</p>}
+      {current && loaded && rows.length === 0 && (
+        <p class="empty">{filtered ? "No event matches these filters." : "No provider has pushed events to this session yet."}</p>
+      )}
       {rows.length > 0 && (
         <>
           <div class="stream-head" aria-hidden="true">
             <span>Time</span>
-            <span>Level</span>
+            <span>Outcome</span>
             <span>Stream</span>
             <span>Event</span>
             <span>Metadata</span>
+            <span>Trace</span>
           </div>
           <VirtualList
-            items={visible}
+            items={rows}
             rowHeight={ROW_HEIGHT}
             label="Stream events, newest first"
             render={(r) => (
@@ -233,7 +405,7 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
                 <span class="mono small" title={fullTime(r.ts)}>
                   {clockMs(r.ts)}
                 </span>
-                <span>{r.level ? <span class={`pill level-${r.level}`}>{r.level}</span> : <span class="muted">—</span>}</span>
+                <span>{r.outcome ? <span class={`pill level-${r.outcome}`}>{r.outcome}</span> : <span class="muted">—</span>}</span>
                 <span class="mono small ellipsis" title={`${r.stream}@${r.provider}`}>
                   {r.stream}
                   <span class="muted">@{r.provider}</span>
@@ -242,9 +414,23 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
                   {r.event}
                 </span>
                 <span class="mono small muted ellipsis">{r.metadata ? shortJson(r.metadata, 120) : ""}</span>
+                <span class="small">
+                  {r.traceId && (
+                    <a href={`#/traces/${r.traceId}`} title={`Open trace ${r.traceId}`} data-trace-id={r.traceId}>
+                      trace
+                    </a>
+                  )}
+                </span>
               </div>
             )}
           />
+          {older !== undefined && (
+            <div>
+              <button type="button" class="btn" onClick={() => void loadOlder()} disabled={loadingOlder || !live}>
+                {loadingOlder ? "Loading…" : "Load older"}
+              </button>
+            </div>
+          )}
         </>
       )}
     </div>

@@ -61,7 +61,7 @@ describe("Settings", () => {
     // From the keyboard: Enter submits the form.
     await port.press("Enter");
     await waitFor(async () => (await panel.getByTestId("settings-saved").innerText()) === "Port saved.", "saved");
-    assert.deepEqual(await saved(), { port: 9555, notifications: true });
+    assert.deepEqual(await saved(), { port: 9555, notifications: true, historyDays: 30, historyMaxMib: 1024 });
     assert.match(await panel.getByTestId("restart-required").innerText(), new RegExp(`9555 applies after restart \\(now running on ${runningPort()}\\)`));
     assert.equal(await save.isDisabled(), true, "nothing left to save");
   });
@@ -74,6 +74,29 @@ describe("Settings", () => {
     await box.focus();
     await panel.keyboard.press("Space");
     await waitFor(async () => (await saved()).notifications === true, "notifications on again");
+  });
+
+  test("the history limits are checked in the page and saved to settings.json", async () => {
+    const days = panel.getByRole("spinbutton", { name: /Keep history for/ });
+    const mib = panel.getByRole("spinbutton", { name: /At most/ });
+    const save = panel.getByRole("button", { name: "Save history limits" });
+    assert.equal(await days.inputValue(), "30");
+    assert.equal(await mib.inputValue(), "1024");
+    assert.equal(await save.isDisabled(), true, "nothing to save yet");
+    await days.fill("0");
+    await panel.getByText("Days are a whole number from 1 to 3650.").waitFor();
+    assert.equal(await save.isDisabled(), true, "0 days cannot be saved");
+    await days.fill("7");
+    await mib.fill("8");
+    await panel.getByText("The size is a whole number of MiB from 16 to 1048576.").waitFor();
+    assert.equal(await save.isDisabled(), true, "8 MiB cannot be saved");
+    await mib.fill("64");
+    await mib.press("Enter");
+    await waitFor(async () => (await panel.getByTestId("settings-saved").innerText()) === "History limits saved.", "saved");
+    const file = await saved();
+    assert.equal(file.historyDays, 7);
+    assert.equal(file.historyMaxMib, 64);
+    assert.equal(await save.isDisabled(), true, "nothing left to save");
   });
 
   test("start at login is a desktop-app setting: shown, disabled, and says why", async () => {

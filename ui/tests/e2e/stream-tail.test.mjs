@@ -25,13 +25,13 @@ describe("the live stream tail", () => {
   });
 
   const count = () => panel.getByTestId("streams-count").innerText();
-  const shows = (n) => waitFor(async () => (await count()).startsWith(`${n} of ${n} events`), `${n} events`);
+  const shows = (n) => waitFor(async () => (await count()).startsWith(`${n} event${n === 1 ? "" : "s"} ·`), `${n} events`);
   const list = () => panel.getByRole("list", { name: /Stream events/ });
 
   test("new events appear live on top of the history", async () => {
     await goTo(panel, "Streams");
     await shows(1);
-    assert.match(await count(), /then live/);
+    assert.match(await count(), /history, then live$/);
     assert.equal(await panel.getByTestId("streams-tail").innerText(), "live");
     for (let i = 1; i <= 3; i++) provider.push("ticks", `tick ${i}`, "keep", { i });
     await shows(4);
@@ -47,7 +47,7 @@ describe("the live stream tail", () => {
     await waitFor(async () => (await tail.innerText()) === "paused · 0 new waiting", "paused");
     for (let i = 4; i <= 8; i++) provider.push("ticks", `tick ${i}`);
     await waitFor(async () => (await tail.innerText()) === "paused · 5 new waiting", "5 waiting");
-    assert.ok((await count()).startsWith("4 of 4 events"), "the list stayed still");
+    assert.ok((await count()).startsWith("4 events ·"), "the list stayed still");
     assert.equal(await panel.getByRole("button", { name: "Resume" }).getAttribute("aria-pressed"), "true");
     await screenshot(panel, "streams-paused");
     await panel.getByRole("button", { name: "Resume" }).click();
@@ -63,9 +63,17 @@ describe("the live stream tail", () => {
     const rendered = await list().getByRole("listitem").count();
     assert.ok(rendered > 5 && rendered < 80, `only the rows in view are in the DOM (${rendered})`);
     assert.match(await list().getByRole("listitem").first().innerText(), new RegExp(`burst ${N - 1}\\b`));
+    // The search asks the gateway's ledger (full text), and new live rows must match it too.
     await panel.getByRole("searchbox", { name: "Search" }).fill("marker");
-    await waitFor(async () => (await count()).startsWith(`${N / 500} of ${9 + N}`), "search over live rows");
+    await waitFor(async () => (await count()).startsWith(`${N / 500} events matching`), "search over the stored events");
+    provider.push("burst-0", "one more marker, live");
+    provider.push("burst-0", "live, not matching");
+    await waitFor(async () => (await count()).startsWith(`${N / 500 + 1} events matching`), "a live row that matches");
+    assert.match(await list().getByRole("listitem").first().innerText(), /one more marker, live/);
+    // Without a search the newest page is back, the older ones a click away.
     await panel.getByRole("searchbox", { name: "Search" }).fill("");
+    await waitFor(async () => (await count()).startsWith("500 events · newest first, older ones below"), "the newest page again");
+    assert.match(await list().getByRole("listitem").first().innerText(), /live, not matching/);
     assert.equal(await panel.evaluate(() => window.__notReloaded), true);
   });
 

@@ -11,7 +11,7 @@ const SIZES = [
   { width: 1100, height: 760 },
   { width: 1440, height: 900 },
 ];
-const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Diagnostics", "Logs", "Settings"];
+const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Traces", "Diagnostics", "Logs", "Settings"];
 const LONG = "a-rather-long-session-label-from-a-deeply-nested-monorepo-checkout";
 const SESSIONS = 4;
 const PROVIDERS = 8;
@@ -33,6 +33,10 @@ describe("the panel at its window sizes", () => {
       p.push("a-long-stream-name-for-build-and-deploy-output", `event ${i} ${"with-a-long-unbroken-token-".repeat(6)}`, "keep");
       providers.push(p);
     }
+    // A delivered push is a trace: the Traces page shows it with the long names, opened.
+    providers[0].push("a-long-stream-name-for-build-and-deploy-output", `delivered ${"with-a-long-unbroken-token-".repeat(6)}`, "surface", {
+      note: "with-a-long-unbroken-metadata-value-".repeat(4),
+    });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: SIZES[0], colorScheme: "light" });
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
@@ -54,6 +58,12 @@ describe("the panel at its window sizes", () => {
       for (const title of PAGES) {
         await goTo(panel, title);
         if (title === "Streams") await panel.getByText("a-long-stream-name-for-build-and-deploy-output").first().waitFor();
+        if (title === "Traces") {
+          // The list, the waterfall and a span's side panel, all at once.
+          await panel.locator('[data-testid="traces-list"] tbody tr').first().getByRole("link").click();
+          await panel.getByTestId("trace-view").locator("li.wf-row .wf-name").first().click();
+          await panel.getByTestId("span-detail").getByText("a-long-stream-name-for-build-and-deploy-output").waitFor();
+        }
         const { scrollWidth, clientWidth } = await panel.evaluate(() => ({
           scrollWidth: document.documentElement.scrollWidth,
           clientWidth: document.documentElement.clientWidth,

@@ -1,0 +1,629 @@
+import { Fragment } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { JsonValue } from "../generated/serde_json/JsonValue";
+import type { Span, SpanStatus, Trace, TraceSummary, TracesListParams } from "../generated";
+import { store, type PanelState } from "../store";
+import { RpcError } from "../transport";
+import { knownName, knownSessions, labelOf, reportLedger, useLedgerSessions, type KnownSession } from "../ledger";
+import { clockMs, durationUs, fullTime, isoUs, plural } from "../format";
+import { IdText } from "../components/IdText";
+import { Breakable } from "../components/Breakable";
+
+/** Traces a page holds (the list's first page and each "Load older"). */
+const PAGE = 100;
+/** While the page is visible, newer traces are asked for this often. */
+const POLL_MS = 2000;
+/** Text filters wait this long after the last keystroke. */
+const DEBOUNCE_MS = 300;
+
+const RANGES = [
+  { id: "any", label: "Any time", ms: 0 },
+  { id: "15m", label: "Last 15 minutes", ms: 15 * 60_000 },
+  { id: "1h", label: "Last hour", ms: 3_600_000 },
+  { id: "24h", label: "Last 24 hours", ms: 86_400_000 },
+  { id: "7d", label: "Last 7 days", ms: 7 * 86_400_000 },
+] as const;
+
+interface Filters {
+  session: string;
+  provider: string;
+  tool: string;
+  status: "all" | SpanStatus;
+  minMs: string;
+  range: (typeof RANGES)[number]["id"];
+}
+
+const NO_FILTERS: Filters = { session: "all", provider: "all", tool: "", status: "all", minMs: "", range: "any" };
+
+function params(f: Filters): TracesListParams {
+  const p: TracesListParams = { limit: PAGE };
+  if (f.session !== "all") p.sessionId = f.session;
+  if (f.provider !== "all") p.provider = f.provider;
+  if (f.tool.trim()) p.tool = f.tool.trim();
+  if (f.status !== "all") p.status = f.status;
+  const min = Number(f.minMs);
+  if (f.minMs.trim() && Number.isFinite(min) && min > 0) p.minDurationUs = Math.round(min * 1000);
+  const range = RANGES.find((r) => r.id === f.range)!;
+  if (range.ms > 0) p.sinceUs = (Date.now() - range.ms) * 1000;
+  return p;
+}
+
+/** `a` with `newer` (newest first) merged in by trace id; the same array when nothing changed. */
+function merge(list: TraceSummary[], newer: TraceSummary[]): TraceSummary[] {
+  const byId = new Map(list.map((t, i) => [t.traceId, i]));
+  let changed = false;
+  const updated = [...list];
+  const added: TraceSummary[] = [];
+  for (const t of newer) {
+    const i = byId.get(t.traceId);
+    if (i === undefined) {
+      added.push(t);
+      changed = true;
+    } else if (JSON.stringify(updated[i]) !== JSON.stringify(t)) {
+      updated[i] = t;
+      changed = true;
+    }
+  }
+  if (!changed) return list;
+  return [...added, ...updated].sort((a, b) => b.startUs - a.startUs);
+}
+
+/**
+ * The ledger's traces (`traces.list`), newest first, filtered, paged back with "Load older"
+ * and refreshed every 2 s while the page is visible; `#/traces/<id>` opens one as a
+ * waterfall of its spans, a span's attributes and events in the side panel.
+ */
+export function Traces({ state, traceId }: { state: PanelState; traceId?: string }) {
+  const live = state.phase.kind === "live";
+  const { records } = useLedgerSessions(state);
+  const sessions = useMemo(() => knownSessions(state.status!.sessions, records?.sessions ?? [], []), [state.status, records]);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [applied, setApplied] = useState<Filters>(NO_FILTERS);
+  const [traces, setTraces] = useState<TraceSummary[]>([]);
+  const [older, setOlder] = useState<number | undefined>(undefined);
+  const [loaded, setLoaded] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const listRef = useRef(traces);
+  listRef.current = traces;
+
+  // Text and number filters apply after a pause in typing; the lists at once.
+  useEffect(() => {
+    const wait = filters.tool !== applied.tool || filters.minMs !== applied.minMs;
+    const t = setTimeout(() => setApplied(filters), wait ? DEBOUNCE_MS : 0);
+    return () => clearTimeout(t);
+  }, [filters]);
+
+  useEffect(() => {
+    if (!live) return;
+    let current = true;
+    setLoading(true);
+    store
+      .call("traces.list", params(applied))
+      .then((r) => {
+        if (!current) return;
+        reportLedger(r.ledger);
+        setTraces(r.traces);
+        setOlder(r.nextBeforeUs);
+        setLoaded(true);
+        setError(null);
+      })
+      .catch((e) => current && setError(e instanceof Error ? e.message : String(e)))
+      .finally(() => current && setLoading(false));
+    return () => {
+      current = false;
+    };
+  }, [applied, live, state.generation]);
+
+  // Newer traces while the page is visible: every POLL_MS, from the newest one shown.
+  useEffect(() => {
+    if (!live || !loaded) return;
+    let timer: ReturnType<typeof setInterval> | null = null;
+    let inFlight = false;
+    let current = true;
+    const poll = async () => {
+      if (inFlight) return;
+      inFlight = true;
+      try {
+        const p = params(applied);
+        const newest = listRef.current[0]?.startUs;
+        if (newest !== undefined) p.sinceUs = Math.max(p.sinceUs ?? 0, newest);
+        const r = await store.call("traces.list", p);
+        if (!current) return;
+        reportLedger(r.ledger);
+        if (r.nextBeforeUs !== undefined && newest !== undefined) {
+          // More than a page is newer: start over from the newest page.
+          setTraces(r.traces);
+          setOlder(r.nextBeforeUs);
+        } else {
+          setTraces((list) => merge(list, r.traces));
+        }
+      } catch {
+        /* disconnected: the reconnect reloads */
+      } finally {
+        inFlight = false;
+      }
+    };
+    const sync = () => {
+      if (document.visibilityState === "visible") {
+        if (!timer) timer = setInterval(() => void poll(), POLL_MS);
+      } else if (timer) {
+        clearInterval(timer);
+        timer = null;
+      }
+    };
+    sync();
+    document.addEventListener("visibilitychange", sync);
+    return () => {
+      current = false;
+      document.removeEventListener("visibilitychange", sync);
+      if (timer) clearInterval(timer);
+    };
+  }, [live, loaded, applied, state.generation]);
+
+  const loadOlder = async () => {
+    if (older === undefined) return;
+    setLoading(true);
+    try {
+      const r = await store.call("traces.list", { ...params(applied), beforeUs: older });
+      reportLedger(r.ledger);
+      setTraces((list) => merge(list, r.traces));
+      setOlder(r.nextBeforeUs);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  const providers = useMemo(() => {
+    const names = new Set<string>();
+    for (const p of state.status!.providers) if (p.name) names.add(p.name);
+    for (const p of records?.providers ?? []) names.add(p.name);
+    for (const t of traces) if (t.provider) names.add(t.provider);
+    return [...names].sort();
+  }, [state.status, records, traces]);
+
+  const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }));
+  const selected = traces.find((t) => t.traceId === traceId);
+  const filtered = JSON.stringify(applied) !== JSON.stringify(NO_FILTERS);
+
+  return (
+    <div class="traces">
+      {traceId && <TraceView traceId={traceId} summary={selected} sessions={sessions} live={live} />}
+      <div class="toolbar" role="search" aria-label="Filter traces">
+        <label class="field">
+          <span>Session</span>
+          <select value={filters.session} onChange={(e) => set({ session: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="all">All sessions</option>
+            {filters.session !== "all" && !sessions.some((s) => s.id === filters.session) && <option value={filters.session}>{filters.session}</option>}
+            {sessions.map((s) => (
+              <option key={s.id} value={s.id}>
+                {knownName(s)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span>Provider</span>
+          <select value={filters.provider} onChange={(e) => set({ provider: (e.currentTarget as HTMLSelectElement).value })}>
+            <option value="all">All providers</option>
+            {providers.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span>Tool</span>
+          <input type="search" value={filters.tool} placeholder="tool name" onInput={(e) => set({ tool: (e.currentTarget as HTMLInputElement).value })} />
+        </label>
+        <label class="field">
+          <span>Status</span>
+          <select value={filters.status} onChange={(e) => set({ status: (e.currentTarget as HTMLSelectElement).value as Filters["status"] })}>
+            <option value="all">Any status</option>
+            <option value="ok">ok</option>
+            <option value="error">error</option>
+          </select>
+        </label>
+        <label class="field">
+          <span>Min duration (ms)</span>
+          <input
+            type="number"
+            class="narrow"
+            min={0}
+            step="any"
+            value={filters.minMs}
+            aria-invalid={filters.minMs !== "" && !(Number(filters.minMs) >= 0)}
+            onInput={(e) => set({ minMs: (e.currentTarget as HTMLInputElement).value })}
+          />
+        </label>
+        <label class="field">
+          <span>Time</span>
+          <select value={filters.range} onChange={(e) => set({ range: (e.currentTarget as HTMLSelectElement).value as Filters["range"] })}>
+            {RANGES.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {filtered && (
+          <button type="button" class="btn" onClick={() => setFilters(NO_FILTERS)}>
+            Clear filters
+          </button>
+        )}
+      </div>
+      <div class="tail-status">
+        <p class="small muted" role="status" data-testid="traces-count">
+          {loaded ? `${plural(traces.length, "trace")}${older !== undefined ? " (older ones below)" : ""} · newest first, refreshed while visible` : loading ? "Loading…" : ""}
+        </p>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {loaded && traces.length === 0 && (
+        <p class="empty">
+          {filtered
+            ? "No trace matches these filters."
+            : "No traces yet. A push delivered to a session (surface or inject) and a tool call each leave one."}
+        </p>
+      )}
+      {traces.length > 0 && (
+        <div class="table-wrap">
+          <table aria-label="Traces, newest first" data-testid="traces-list">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Name</th>
+                <th scope="col">Session</th>
+                <th scope="col">Provider · tool</th>
+                <th scope="col" class="num">
+                  Duration
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">
+                  Spans
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {traces.map((t) => (
+                <TraceRow key={t.traceId} t={t} sessions={sessions} selected={t.traceId === traceId} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {older !== undefined && (
+        <button type="button" class="btn" onClick={() => void loadOlder()} disabled={loading || !live}>
+          {loading ? "Loading…" : "Load older"}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function SessionCell({ id, sessions }: { id?: string; sessions: KnownSession[] }) {
+  if (!id) return <span class="muted">—</span>;
+  const label = labelOf(id, sessions);
+  return label ? (
+    <span class="breakable" title={id}>
+      <Breakable text={label} />
+    </span>
+  ) : (
+    <IdText id={id} />
+  );
+}
+
+function TraceRow({ t, sessions, selected }: { t: TraceSummary; sessions: KnownSession[]; selected: boolean }) {
+  const at = isoUs(t.startUs);
+  return (
+    <tr data-trace-id={t.traceId} class={selected ? "selected" : undefined} aria-current={selected ? "true" : undefined}>
+      <td class="mono small nowrap" title={fullTime(at)}>
+        {clockMs(at)}
+      </td>
+      <td class="breakable">
+        <a href={`#/traces/${t.traceId}`} aria-label={`${t.name} trace ${t.traceId}`}>
+          <Breakable text={t.name} />
+        </a>
+      </td>
+      <td>
+        <SessionCell id={t.sessionId} sessions={sessions} />
+      </td>
+      <td class="small breakable">
+        {t.provider ? <Breakable text={t.provider} /> : <span class="muted">—</span>}
+        {t.tool && (
+          <div class="mono">
+            <Breakable text={t.tool} />
+          </div>
+        )}
+      </td>
+      <td class="num nowrap">{durationUs(t.durationUs)}</td>
+      <td>
+        <StatusPill status={t.status} code={t.errorCode} />
+      </td>
+      <td class="num">{t.spans}</td>
+    </tr>
+  );
+}
+
+function StatusPill({ status, code }: { status: SpanStatus; code?: string }) {
+  return status === "error" ? (
+    <span class="pill danger" title={code}>
+      error{code ? ` · ${code}` : ""}
+    </span>
+  ) : (
+    <span class="pill ok">ok</span>
+  );
+}
+
+interface Row {
+  span: Span;
+  depth: number;
+}
+
+/** The spans in tree order: each under its parent, siblings by start; orphans are roots. */
+export function treeOrder(spans: Span[]): Row[] {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const children = new Map<string, Span[]>();
+  const roots: Span[] = [];
+  for (const s of spans) {
+    if (s.parentSpanId && ids.has(s.parentSpanId) && s.parentSpanId !== s.spanId) {
+      const list = children.get(s.parentSpanId) ?? [];
+      list.push(s);
+      children.set(s.parentSpanId, list);
+    } else {
+      roots.push(s);
+    }
+  }
+  const byStart = (a: Span, b: Span) => a.startUs - b.startUs;
+  const out: Row[] = [];
+  const seen = new Set<string>();
+  const walk = (s: Span, depth: number) => {
+    if (seen.has(s.spanId)) return;
+    seen.add(s.spanId);
+    out.push({ span: s, depth });
+    for (const c of (children.get(s.spanId) ?? []).sort(byStart)) walk(c, depth + 1);
+  };
+  for (const r of roots.sort(byStart)) walk(r, 0);
+  // A cycle of parents leaves spans unvisited: show them as roots rather than lose them.
+  for (const s of spans) if (!seen.has(s.spanId)) walk(s, 0);
+  return out;
+}
+
+/** One trace: the waterfall of its spans and the selected span's details. */
+function TraceView({ traceId, summary, sessions, live }: { traceId: string; summary?: TraceSummary; sessions: KnownSession[]; live: boolean }) {
+  const [trace, setTrace] = useState<Trace | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [spanId, setSpanId] = useState<string | null>(null);
+  const [reload, setReload] = useState(0);
+  const expected = summary?.spans;
+
+  useEffect(() => {
+    setSpanId(null);
+    setTrace(null);
+  }, [traceId]);
+
+  useEffect(() => {
+    if (!live) return;
+    let current = true;
+    store
+      .call("traces.get", { traceId })
+      .then((t) => {
+        if (!current) return;
+        setTrace(t);
+        setError(null);
+      })
+      .catch((e) => {
+        if (!current) return;
+        setTrace(null);
+        setError(
+          e instanceof RpcError && e.code === "NOT_FOUND"
+            ? `Trace ${traceId} is not in the history (it may be older than the history keeps).`
+            : e instanceof Error
+              ? e.message
+              : String(e),
+        );
+      });
+    return () => {
+      current = false;
+    };
+    // Again when the list's poll says the trace gained spans.
+  }, [traceId, live, reload, expected]);
+
+  const rows = useMemo(() => (trace ? treeOrder(trace.spans) : []), [trace]);
+  const start = rows.length ? Math.min(...rows.map((r) => r.span.startUs)) : 0;
+  const end = rows.length ? Math.max(...rows.map((r) => r.span.startUs + r.span.durationUs)) : 0;
+  const total = Math.max(1, end - start);
+  const picked = rows.find((r) => r.span.spanId === spanId)?.span;
+  const root = rows[0]?.span;
+  const session = summary?.sessionId ?? root?.attributes["session.id"];
+
+  return (
+    <section class="trace" aria-labelledby="trace-heading" data-testid="trace-view">
+      <div class="section-head">
+        <h2 id="trace-heading">
+          {root ? <Breakable text={root.name} /> : "Trace"} <IdText id={traceId} class="muted" />
+        </h2>
+        <span class="trace-actions">
+          <button type="button" class="btn" onClick={() => setReload((n) => n + 1)} disabled={!live}>
+            Refresh
+          </button>
+          <a class="btn" href="#/traces">
+            Close
+          </a>
+        </span>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!trace && !error && <p class="muted">Loading…</p>}
+      {trace && (
+        <>
+          <p class="small muted" data-testid="trace-facts">
+            Started {fullTime(isoUs(start))} · {durationUs(end - start)} · {plural(rows.length, "span")}
+            {typeof session === "string" && (
+              <>
+                {" "}
+                · session <SessionCell id={session} sessions={sessions} />
+              </>
+            )}
+          </p>
+          <div class={`trace-body${picked ? " with-detail" : ""}`}>
+            <div class="waterfall" role="group" aria-label="Spans, in tree order">
+              <div class="wf-row wf-axis" aria-hidden="true">
+                <span>Span</span>
+                <span class="wf-ticks">
+                  {[0, 0.25, 0.5, 0.75, 1].map((f) => (
+                    <span key={f} style={{ left: `${f * 100}%` }}>
+                      {durationUs(total * f)}
+                    </span>
+                  ))}
+                </span>
+              </div>
+              <ol class="plain">
+                {rows.map(({ span, depth }) => {
+                  const offset = span.startUs - start;
+                  const left = (offset / total) * 100;
+                  const width = Math.max((span.durationUs / total) * 100, 0.4);
+                  const tip = `${span.name}: starts at +${durationUs(offset)}, lasts ${durationUs(span.durationUs)}${span.status === "error" ? ` · error ${span.errorCode ?? ""}` : ""}`;
+                  return (
+                    <li
+                      key={span.spanId}
+                      class={`wf-row${span.status === "error" ? " error" : ""}${span.spanId === spanId ? " selected" : ""}`}
+                      data-span-id={span.spanId}
+                      data-depth={depth}
+                      title={tip}
+                    >
+                      <button
+                        type="button"
+                        class="wf-name"
+                        style={{ paddingLeft: `${6 + depth * 16}px` }}
+                        aria-pressed={span.spanId === spanId}
+                        aria-label={`${span.name}, +${durationUs(offset)}, ${durationUs(span.durationUs)}${span.status === "error" ? ", error" : ""}`}
+                        onClick={() => setSpanId(span.spanId === spanId ? null : span.spanId)}
+                      >
+                        {depth > 0 && <span class="wf-indent" aria-hidden="true" />}
+                        <span class="ellipsis">{span.name}</span>
+                      </button>
+                      <span class="wf-track">
+                        <span class="wf-bar" style={{ left: `${Math.min(left, 99.6)}%`, width: `${Math.min(width, 100 - Math.min(left, 99.6))}%` }} />
+                        {span.events.map((ev, i) => (
+                          <span
+                            key={i}
+                            class="wf-event"
+                            style={{ left: `${Math.min(((ev.atUs - start) / total) * 100, 100)}%` }}
+                            aria-hidden="true"
+                          />
+                        ))}
+                      </span>
+                      <span class="wf-dur mono small">{durationUs(span.durationUs)}</span>
+                    </li>
+                  );
+                })}
+              </ol>
+            </div>
+            {picked && <SpanDetail span={picked} traceStart={start} onClose={() => setSpanId(null)} />}
+          </div>
+          {!picked && <p class="small muted">Select a span for its attributes and events.</p>}
+        </>
+      )}
+    </section>
+  );
+}
+
+function value(v: JsonValue | undefined): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+function SpanDetail({ span, traceStart, onClose }: { span: Span; traceStart: number; onClose: () => void }) {
+  const attrs = Object.entries(span.attributes);
+  return (
+    <aside class="span-detail" aria-label={`Span ${span.name}`} data-testid="span-detail">
+      <div class="section-head">
+        <h3 class="breakable">
+          <Breakable text={span.name} />
+        </h3>
+        <button type="button" class="btn" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <StatusPill status={span.status} code={span.errorCode} />
+        </dd>
+        {span.errorCode && (
+          <>
+            <dt>Error code</dt>
+            <dd class="mono">{span.errorCode}</dd>
+          </>
+        )}
+        {span.message && (
+          <>
+            <dt>Message</dt>
+            <dd>{span.message}</dd>
+          </>
+        )}
+        <dt>Start</dt>
+        <dd>
+          +{durationUs(span.startUs - traceStart)} <span class="muted small">({clockMs(isoUs(span.startUs))})</span>
+        </dd>
+        <dt>Duration</dt>
+        <dd>{durationUs(span.durationUs)}</dd>
+        <dt>Span id</dt>
+        <dd class="mono small">{span.spanId}</dd>
+        {span.parentSpanId && (
+          <>
+            <dt>Parent</dt>
+            <dd class="mono small">
+              {span.parentSpanId}
+              {span.remoteParent && <span class="pill muted">remote</span>}
+            </dd>
+          </>
+        )}
+      </dl>
+      <h4>Attributes ({attrs.length})</h4>
+      {attrs.length === 0 ? (
+        <p class="small muted">None.</p>
+      ) : (
+        <dl class="facts attrs" data-testid="span-attributes">
+          {attrs.map(([k, v]) => (
+            <Fragment key={k}>
+              <dt class="mono">{k}</dt>
+              <dd class="mono small">{value(v)}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+      <h4>Events ({span.events.length})</h4>
+      {span.events.length === 0 ? (
+        <p class="small muted">None.</p>
+      ) : (
+        <ol class="plain span-events">
+          {span.events.map((ev, i) => (
+            <li key={i}>
+              <span class="mono small">+{durationUs(ev.atUs - span.startUs)}</span> <strong>{ev.name}</strong>
+              {Object.keys(ev.attributes).length > 0 && (
+                <dl class="facts attrs">
+                  {Object.entries(ev.attributes).map(([k, v]) => (
+                    <Fragment key={k}>
+                      <dt class="mono">{k}</dt>
+                      <dd class="mono small">{value(v)}</dd>
+                    </Fragment>
+                  ))}
+                </dl>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </aside>
+  );
+}
