@@ -285,6 +285,11 @@ function RecentCalls({ calls, state }: { calls: CallEntry[]; state: PanelState }
               {c.state === "ok" && <span class="pill ok">ok</span>}
               {c.error && <span class="pill log-error">{c.error.code}</span>}
               {c.durationMs !== undefined && <span class="small" data-testid="pg-duration">{c.durationMs} ms</span>}
+              {c.traceId && (
+                <a class="small" href={`#/traces/${c.traceId}`} title={`Open trace ${c.traceId}`} data-trace-id={c.traceId}>
+                  trace
+                </a>
+              )}
               {c.state === "running" && (
                 <button type="button" class="btn push-right" onClick={() => void playground.cancel(c.callId).catch(() => {})}>
                   Cancel

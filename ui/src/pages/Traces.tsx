@@ -24,7 +24,11 @@ const RANGES = [
   { id: "7d", label: "Last 7 days", ms: 7 * 86_400_000 },
 ] as const;
 
+/** What a trace's root span can be (docs/history-and-traces.md), for the Kind filter. */
+const KINDS = ["tool.call", "tool.precheck", "push", "prompt.apply", "pairing.request", "session.start", "session.end"] as const;
+
 interface Filters {
+  kind: "all" | (typeof KINDS)[number];
   session: string;
   provider: string;
   tool: string;
@@ -33,10 +37,11 @@ interface Filters {
   range: (typeof RANGES)[number]["id"];
 }
 
-const NO_FILTERS: Filters = { session: "all", provider: "all", tool: "", status: "all", minMs: "", range: "any" };
+const NO_FILTERS: Filters = { kind: "all", session: "all", provider: "all", tool: "", status: "all", minMs: "", range: "any" };
 
 function params(f: Filters): TracesListParams {
   const p: TracesListParams = { limit: PAGE };
+  if (f.kind !== "all") p.name = f.kind;
   if (f.session !== "all") p.sessionId = f.session;
   if (f.provider !== "all") p.provider = f.provider;
   if (f.tool.trim()) p.tool = f.tool.trim();
@@ -218,6 +223,17 @@ export function Traces({ state, traceId }: { state: PanelState; traceId?: string
         <label class="field">
           <span>Tool</span>
           <input type="search" value={filters.tool} placeholder="tool name" onInput={(e) => set({ tool: (e.currentTarget as HTMLInputElement).value })} />
+        </label>
+        <label class="field">
+          <span>Kind</span>
+          <select value={filters.kind} onChange={(e) => set({ kind: (e.currentTarget as HTMLSelectElement).value as Filters["kind"] })}>
+            <option value="all">Any kind</option>
+            {KINDS.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
         </label>
         <label class="field">
           <span>Status</span>

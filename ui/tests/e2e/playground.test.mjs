@@ -142,6 +142,9 @@ describe("the tool playground", () => {
     assert.equal(await newest().locator(".pg-error").innerText(), "us-east is in a change freeze until 18:00 UTC");
     assert.match(await newest().getByTestId("pg-duration").innerText(), /^\d+ ms$/);
     assert.equal(await calls().count(), 2, "both calls are kept");
+    // Each call names its trace; the link opens it on the Traces page.
+    const href = await newest().getByRole("link", { name: "trace" }).getAttribute("href");
+    assert.match(href, /^#\/traces\/[0-9a-f]{32}$/);
     await screenshot(panel, "panel-playground");
   });
 

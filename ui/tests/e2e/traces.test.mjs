@@ -35,9 +35,12 @@ describe("the Traces page", () => {
   });
 
   const rows = () => panel.locator('[data-testid="traces-list"] tbody tr');
+  // Sessions starting and ending are traces too; these tests are about pushes.
+  const onlyPushes = () => panel.getByRole("combobox", { name: "Kind" }).selectOption("push");
 
   test("the list shows a trace per delivered push, newest first, with session, provider, status and spans", async () => {
     await goTo(panel, "Traces");
+    await onlyPushes();
     await waitFor(async () => (await rows().count()) === 2, "two traces (the keep push has none)");
     const text = await rows().first().innerText();
     for (const word of ["push", "traces-e2e", "ok", "2"]) assert.ok(text.includes(word), `${word} in ${text}`);
@@ -64,6 +67,7 @@ describe("the Traces page", () => {
     await panel.getByRole("spinbutton", { name: /Min duration/ }).fill("60000");
     await panel.getByText("No trace matches these filters.").waitFor();
     await panel.getByRole("button", { name: "Clear filters" }).click();
+    await onlyPushes();
     await waitFor(async () => (await rows().count()) === 3, "three traces again");
   });
 
@@ -127,6 +131,7 @@ describe("the Traces page", () => {
 
   test("a deep link opens the trace after a reload", async () => {
     await goTo(panel, "Traces");
+    await onlyPushes();
     await waitFor(async () => (await rows().count()) === 4, "four traces");
     const traceId = await rows().nth(1).getAttribute("data-trace-id");
     await panel.goto(`${gateway.httpBase}/#/traces/${traceId}`);
@@ -209,6 +214,7 @@ describe("history on the Streams page, across a session's end and a gateway rest
     await goTo(panel, "Streams");
     await browseEnded();
     await goTo(panel, "Traces");
+    await panel.getByRole("combobox", { name: "Kind" }).selectOption("push");
     const rows = panel.locator('[data-testid="traces-list"] tbody tr');
     await waitFor(async () => (await rows.count()) === 1, "the surfaced push's trace, from before the restart");
     assert.match(await rows.first().innerText(), /recorder/);

@@ -155,7 +155,7 @@ pub(crate) fn trace(ledger: &Ledger, trace_id: &str) -> rusqlite::Result<Option<
     let spans = ledger.read(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT trace_id, span_id, parent_id, remote_parent, name, start_us, duration_us,
-                    status, error_code, message, attributes, events
+                    status, error_code, message, attributes, events, session_id, provider, tool
              FROM spans WHERE trace_id = ?1 ORDER BY start_us, row",
         )?;
         let rows = stmt.query_map(params![trace_id], span_row)?;
@@ -171,6 +171,13 @@ fn span_row(r: &Row<'_>) -> rusqlite::Result<Span> {
     let status: String = r.get(7)?;
     let attributes: String = r.get(10)?;
     let events: Option<String> = r.get(11)?;
+    let mut attributes = serde_json::from_str::<JsonObject>(&attributes).unwrap_or_default();
+    // The indexed columns are attributes too, as an OpenTelemetry viewer would show them.
+    for (i, key) in [(12, "session.id"), (13, "provider.name"), (14, "tool.name")] {
+        if let Some(v) = r.get::<_, Option<String>>(i)? {
+            attributes.entry(key).or_insert(v.into());
+        }
+    }
     Ok(Span {
         trace_id: r.get(0)?,
         span_id: r.get(1)?,
@@ -182,7 +189,7 @@ fn span_row(r: &Row<'_>) -> rusqlite::Result<Span> {
         status: status_of(&status),
         error_code: r.get(8)?,
         message: r.get(9)?,
-        attributes: serde_json::from_str::<JsonObject>(&attributes).unwrap_or_default(),
+        attributes,
         events: events
             .and_then(|e| serde_json::from_str::<Vec<SpanEvent>>(&e).ok())
             .unwrap_or_default(),

@@ -25,6 +25,8 @@ export interface CallEntry {
   data?: Json;
   error?: PlaygroundCallError;
   context?: string;
+  /** The call's trace in the history (`#/traces/<id>`). */
+  traceId?: string;
 }
 
 export interface PlaygroundState {
@@ -110,6 +112,7 @@ class Playground {
         data: r.data as Json | undefined,
         error: r.error,
         context: r.context,
+        traceId: r.traceId,
       });
     } catch (e) {
       // The request itself was refused (unknown session or tool, a dropped connection).
