@@ -6,6 +6,7 @@
 
 mod call_cmd;
 mod copilot;
+mod durations;
 mod env_cmd;
 mod gateway_cmd;
 mod idle_exit;
@@ -17,12 +18,16 @@ mod session_cmd;
 mod signals;
 mod status_cmd;
 mod streams_cmd;
+mod traces_cmd;
 mod ui_cmd;
+mod waterfall;
 
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+use tap_protocol::ledger::{SpanStatus, TracesListParams};
 
 #[derive(Parser)]
 #[command(
@@ -94,6 +99,11 @@ enum Command {
     Streams {
         #[command(subcommand)]
         command: StreamsCommand,
+    },
+    /// Traces from the gateway's history: each push, tool call, … as a tree of timed spans.
+    Traces {
+        #[command(subcommand)]
+        command: TracesCommand,
     },
     /// Pairing of external providers (browser pages, scripts): list, deny, revoke.
     Pairing {
@@ -233,6 +243,55 @@ enum StreamsCommand {
     },
 }
 
+#[derive(Subcommand)]
+enum TracesCommand {
+    /// Traces, newest first: time, duration, status, name, session, provider/tool, id.
+    List {
+        /// Only traces in this session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only traces that reached this provider (by name).
+        #[arg(long, value_name = "NAME")]
+        provider: Option<String>,
+        /// Only calls of this tool.
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+        /// Only traces whose root span has this name (`push`, `tool.call`, …).
+        #[arg(long)]
+        name: Option<String>,
+        /// Only traces that succeeded or failed.
+        #[arg(long, value_enum)]
+        status: Option<StatusArg>,
+        /// Only traces that started in the last DURATION (`10m`, `2h`, `3d`).
+        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
+        since: Option<Duration>,
+        /// Only traces that took at least DURATION (`250ms`, `2s`).
+        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
+        min_duration: Option<Duration>,
+        /// At most N traces (default 100, at most 1000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+        limit: Option<u32>,
+        /// Print a JSON array of the traces.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One trace as a waterfall: spans under their parents, timed bars, errors, events.
+    Show {
+        /// The trace id (32 hex digits, from `tap traces list`).
+        trace_id: String,
+        /// Print the trace's spans as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `--status` of `tap traces list`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StatusArg {
+    Ok,
+    Error,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -287,6 +346,38 @@ fn main() -> ExitCode {
                         json,
                     },
             } => streams_cmd::history(&home, &session, stream.as_deref(), last, json).await,
+            Command::Traces { command } => match command {
+                TracesCommand::List {
+                    session,
+                    provider,
+                    tool,
+                    name,
+                    status,
+                    since,
+                    min_duration,
+                    limit,
+                    json,
+                } => {
+                    let params = TracesListParams {
+                        session_id: session,
+                        provider,
+                        tool,
+                        name,
+                        status: status.map(|s| match s {
+                            StatusArg::Ok => SpanStatus::Ok,
+                            StatusArg::Error => SpanStatus::Error,
+                        }),
+                        min_duration_us: min_duration.map(durations::micros),
+                        since_us: since.map(durations::since_us),
+                        before_us: None,
+                        limit,
+                    };
+                    traces_cmd::list(&home, params, json).await
+                }
+                TracesCommand::Show { trace_id, json } => {
+                    traces_cmd::show(&home, &trace_id, json).await
+                }
+            },
             Command::Pairing { command } => match command {
                 PairingCommand::List { json } => pairing_cmd::list(&home, json).await,
                 PairingCommand::Deny { id, all: _ } => {
