@@ -18,6 +18,7 @@ mod session_cmd;
 mod signals;
 mod status_cmd;
 mod streams_cmd;
+mod streams_export;
 mod traces_cmd;
 mod ui_cmd;
 mod waterfall;
@@ -27,7 +28,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use tap_protocol::ledger::{SpanStatus, TracesListParams};
+use tap_protocol::ledger::{EventsListParams, SpanStatus, TracesListParams};
 
 #[derive(Parser)]
 #[command(
@@ -95,7 +96,7 @@ enum Command {
     /// Print `export TAP_GATEWAY_URL=…` and `export TAP_PROVIDER_TOKEN_FILE=…` for the
     /// running gateway, for providers started by hand: `eval "$(tap env)"`.
     Env,
-    /// EventStreams.
+    /// EventStreams: the events providers pushed, from the gateway's history.
     Streams {
         #[command(subcommand)]
         command: StreamsCommand,
@@ -227,19 +228,48 @@ enum SessionCommand {
 
 #[derive(Subcommand)]
 enum StreamsCommand {
-    /// Print the stored events of a session's streams, newest first.
+    /// Browse the stored events of every session, live or ended, across gateway restarts,
+    /// newest first, a page at a time.
     History {
-        /// The session.
+        /// Only this session's events.
         #[arg(long)]
-        session: String,
-        /// `stream` or `stream@provider` (all streams when omitted).
+        session: Option<String>,
+        /// Only `name` (that stream of every provider) or `name@provider`.
+        #[arg(long = "stream", value_name = "STREAM")]
         stream: Option<String>,
-        /// Newest N events per stream.
-        #[arg(long)]
-        last: Option<usize>,
-        /// Print JSON.
+        /// The same as --stream (the command's first form).
+        #[arg(value_name = "STREAM", conflicts_with = "stream")]
+        stream_arg: Option<String>,
+        /// Only events whose text or metadata hold all these words (word prefixes match).
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
+        /// Only events older than event ID: the next page (the previous page says which).
+        #[arg(long, value_name = "ID")]
+        before: Option<i64>,
+        /// At most N events (default 100, at most 1000); --last is its older name.
+        #[arg(long, alias = "last", value_name = "N",
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        limit: Option<u32>,
+        /// Print a JSON array of the events.
         #[arg(long)]
         json: bool,
+    },
+    /// Write every matching stored event to stdout, one JSON object per line, oldest first
+    /// (`tap streams export > events.jsonl`).
+    Export {
+        /// Only this session's events.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only `name` (that stream of every provider) or `name@provider`.
+        #[arg(long, value_name = "STREAM")]
+        stream: Option<String>,
+        /// Only events of the last DURATION (`30m`, `2h`, `3d`).
+        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
+        since: Option<Duration>,
+        /// Events per request to the gateway (tests use small pages).
+        #[arg(long, hide = true, default_value_t = streams_export::PAGE,
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        page_size: u32,
     },
 }
 
@@ -337,15 +367,40 @@ fn main() -> ExitCode {
             } => prompt_cmd::run(&home, &session, &sections, &text).await,
             Command::Status { json } => status_cmd::run(&home, json).await,
             Command::Env => env_cmd::run(&home).await,
-            Command::Streams {
-                command:
-                    StreamsCommand::History {
+            Command::Streams { command } => match command {
+                StreamsCommand::History {
+                    session,
+                    stream,
+                    stream_arg,
+                    search,
+                    before,
+                    limit,
+                    json,
+                } => {
+                    let query = streams_cmd::HistoryQuery {
                         session,
+                        stream: stream.or(stream_arg),
+                        search,
+                        before,
+                        limit,
+                    };
+                    streams_cmd::history(&home, query, json).await
+                }
+                StreamsCommand::Export {
+                    session,
+                    stream,
+                    since,
+                    page_size,
+                } => {
+                    let filter = EventsListParams {
+                        session_id: session,
                         stream,
-                        last,
-                        json,
-                    },
-            } => streams_cmd::history(&home, &session, stream.as_deref(), last, json).await,
+                        since_us: since.map(durations::since_us),
+                        ..Default::default()
+                    };
+                    streams_export::export(&home, filter, page_size).await
+                }
+            },
             Command::Traces { command } => match command {
                 TracesCommand::List {
                     session,
