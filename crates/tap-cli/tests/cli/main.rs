@@ -9,6 +9,7 @@ mod common;
 mod call_precheck;
 mod cli_contract;
 mod copilot_install;
+mod history_cli;
 mod idle_exit;
 mod mcp_cli;
 mod multi_instance_cli;
