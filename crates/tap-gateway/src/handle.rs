@@ -67,6 +67,9 @@ impl GatewayHandle {
             crate::sessions::lifecycle::end_session(&core, id, None, "gateway stopping".into())
         });
         futures_util::future::join_all(endings).await;
+        // What the ledger's writer thread has not committed yet is lost when the process
+        // exits: the last pushes of a run would be missing from the next one's history.
+        core.ledger.flush().await;
         // Every session has ended, so every call has its outcome; let the invocation tasks
         // hand those to the hosts before the host sockets close.
         core.invocations.close();
