@@ -447,3 +447,32 @@ async fn without_a_gateway_the_history_commands_say_how_to_start_one() {
         assert!(message.contains("tap gateway"), "tap {args:?}: {message}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_pushed_just_before_sigterm_are_in_the_next_runs_history() {
+    let gw = Gateway::start().await;
+    let session = SessionOpen::open(&gw, &[]).await;
+    let mut p = gw.bound("prov", &session.id, json!([])).await;
+    const N: usize = 300;
+    for i in 0..N {
+        p.send(json!({"type": "push", "level": "keep", "stream": "s", "event": format!("e{i}")}))
+            .await;
+    }
+    // Answered once the gateway has handled every push before it (one connection's
+    // messages are handled in order); the ledger's writer may still be behind.
+    p.send(json!({"type": "stream.query", "queryId": "q", "stream": "s"}))
+        .await;
+    p.expect_next("stream.history").await;
+    // Stop at once; the graceful stop ends the session (the provider agrees).
+    let restarting = tokio::spawn(gw.restart());
+    let pending = p.expect_next("session.lifecycle").await;
+    assert_eq!(pending["state"], "shutdown.pending", "{pending}");
+    p.send(json!({"type": "shutdown.ready", "sessionId": session.id}))
+        .await;
+    let gw = restarting.await.unwrap();
+    let out = gw
+        .run(&["streams", "export", "--session", &session.id])
+        .await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert_eq!(out.stdout.lines().count(), N, "{}", out.stderr);
+}
