@@ -6,6 +6,7 @@
 
 mod call_cmd;
 mod copilot;
+mod durations;
 mod env_cmd;
 mod gateway_cmd;
 mod idle_exit;
@@ -17,12 +18,17 @@ mod session_cmd;
 mod signals;
 mod status_cmd;
 mod streams_cmd;
+mod streams_export;
+mod traces_cmd;
 mod ui_cmd;
+mod waterfall;
 
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+use tap_protocol::ledger::{EventsListParams, SpanStatus, TracesListParams};
 
 #[derive(Parser)]
 #[command(
@@ -90,10 +96,15 @@ enum Command {
     /// Print `export TAP_GATEWAY_URL=…` and `export TAP_PROVIDER_TOKEN_FILE=…` for the
     /// running gateway, for providers started by hand: `eval "$(tap env)"`.
     Env,
-    /// EventStreams.
+    /// EventStreams: the events providers pushed, from the gateway's history.
     Streams {
         #[command(subcommand)]
         command: StreamsCommand,
+    },
+    /// Traces from the gateway's history: each push, tool call, … as a tree of timed spans.
+    Traces {
+        #[command(subcommand)]
+        command: TracesCommand,
     },
     /// Pairing of external providers (browser pages, scripts): list, deny, revoke.
     Pairing {
@@ -217,20 +228,98 @@ enum SessionCommand {
 
 #[derive(Subcommand)]
 enum StreamsCommand {
-    /// Print the stored events of a session's streams, newest first.
+    /// Browse the stored events of every session, live or ended, across gateway restarts,
+    /// newest first, a page at a time.
     History {
-        /// The session.
+        /// Only this session's events.
         #[arg(long)]
-        session: String,
-        /// `stream` or `stream@provider` (all streams when omitted).
+        session: Option<String>,
+        /// Only `name` (that stream of every provider) or `name@provider`.
+        #[arg(long = "stream", value_name = "STREAM")]
         stream: Option<String>,
-        /// Newest N events per stream.
-        #[arg(long)]
-        last: Option<usize>,
-        /// Print JSON.
+        /// The same as --stream (the command's first form).
+        #[arg(value_name = "STREAM", conflicts_with = "stream")]
+        stream_arg: Option<String>,
+        /// Only events whose text or metadata hold all these words (word prefixes match).
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
+        /// Only events older than event ID: the next page (the previous page says which).
+        #[arg(long, value_name = "ID")]
+        before: Option<i64>,
+        /// At most N events (default 100, at most 1000); --last is its older name.
+        #[arg(long, alias = "last", value_name = "N",
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        limit: Option<u32>,
+        /// Print a JSON array of the events.
         #[arg(long)]
         json: bool,
     },
+    /// Write every matching stored event to stdout, one JSON object per line, oldest first
+    /// (`tap streams export > events.jsonl`).
+    Export {
+        /// Only this session's events.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only `name` (that stream of every provider) or `name@provider`.
+        #[arg(long, value_name = "STREAM")]
+        stream: Option<String>,
+        /// Only events of the last DURATION (`30m`, `2h`, `3d`).
+        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
+        since: Option<Duration>,
+        /// Events per request to the gateway (tests use small pages).
+        #[arg(long, hide = true, default_value_t = streams_export::PAGE,
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        page_size: u32,
+    },
+}
+
+#[derive(Subcommand)]
+enum TracesCommand {
+    /// Traces, newest first: time, duration, status, name, session, provider/tool, id.
+    List {
+        /// Only traces in this session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only traces that reached this provider (by name).
+        #[arg(long, value_name = "NAME")]
+        provider: Option<String>,
+        /// Only calls of this tool.
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+        /// Only traces whose root span has this name (`push`, `tool.call`, …).
+        #[arg(long)]
+        name: Option<String>,
+        /// Only traces that succeeded or failed.
+        #[arg(long, value_enum)]
+        status: Option<StatusArg>,
+        /// Only traces that started in the last DURATION (`10m`, `2h`, `3d`).
+        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
+        since: Option<Duration>,
+        /// Only traces that took at least DURATION (`250ms`, `2s`).
+        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
+        min_duration: Option<Duration>,
+        /// At most N traces (default 100, at most 1000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+        limit: Option<u32>,
+        /// Print a JSON array of the traces.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One trace as a waterfall: spans under their parents, timed bars, errors, events.
+    Show {
+        /// The trace id (32 hex digits, from `tap traces list`).
+        trace_id: String,
+        /// Print the trace's spans as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `--status` of `tap traces list`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StatusArg {
+    Ok,
+    Error,
 }
 
 fn main() -> ExitCode {
@@ -278,15 +367,72 @@ fn main() -> ExitCode {
             } => prompt_cmd::run(&home, &session, &sections, &text).await,
             Command::Status { json } => status_cmd::run(&home, json).await,
             Command::Env => env_cmd::run(&home).await,
-            Command::Streams {
-                command:
-                    StreamsCommand::History {
+            Command::Streams { command } => match command {
+                StreamsCommand::History {
+                    session,
+                    stream,
+                    stream_arg,
+                    search,
+                    before,
+                    limit,
+                    json,
+                } => {
+                    let query = streams_cmd::HistoryQuery {
                         session,
+                        stream: stream.or(stream_arg),
+                        search,
+                        before,
+                        limit,
+                    };
+                    streams_cmd::history(&home, query, json).await
+                }
+                StreamsCommand::Export {
+                    session,
+                    stream,
+                    since,
+                    page_size,
+                } => {
+                    let filter = EventsListParams {
+                        session_id: session,
                         stream,
-                        last,
-                        json,
-                    },
-            } => streams_cmd::history(&home, &session, stream.as_deref(), last, json).await,
+                        since_us: since.map(durations::since_us),
+                        ..Default::default()
+                    };
+                    streams_export::export(&home, filter, page_size).await
+                }
+            },
+            Command::Traces { command } => match command {
+                TracesCommand::List {
+                    session,
+                    provider,
+                    tool,
+                    name,
+                    status,
+                    since,
+                    min_duration,
+                    limit,
+                    json,
+                } => {
+                    let params = TracesListParams {
+                        session_id: session,
+                        provider,
+                        tool,
+                        name,
+                        status: status.map(|s| match s {
+                            StatusArg::Ok => SpanStatus::Ok,
+                            StatusArg::Error => SpanStatus::Error,
+                        }),
+                        min_duration_us: min_duration.map(durations::micros),
+                        since_us: since.map(durations::since_us),
+                        before_us: None,
+                        limit,
+                    };
+                    traces_cmd::list(&home, params, json).await
+                }
+                TracesCommand::Show { trace_id, json } => {
+                    traces_cmd::show(&home, &trace_id, json).await
+                }
+            },
             Command::Pairing { command } => match command {
                 PairingCommand::List { json } => pairing_cmd::list(&home, json).await,
                 PairingCommand::Deny { id, all: _ } => {

@@ -1,11 +1,10 @@
 //! `tap pairing list|deny|revoke`: the pairing part of the control plane, for scripts and
 //! for headless machines with no panel.
 
-use crate::output::{fail, print_json};
+use crate::output::{connect_control as connect, control_fail, print_json};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
-use tap_client::{ControlClient, ControlClientError, Discovery};
 use tap_protocol::pairing::{PairingEntry, PairingState};
 
 /// `tap pairing list [--json]`.
@@ -82,32 +81,5 @@ pub async fn revoke(home: &Path, id: &str) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => control_fail(e),
-    }
-}
-
-/// Finds the gateway through `TAP_HOME` and authenticates on its control plane.
-pub async fn connect(home: &Path) -> Result<ControlClient, ExitCode> {
-    let found = Discovery::from_home(home).map_err(|e| fail("DISCONNECTED", e))?;
-    let Some(token) = found.control_token.as_deref() else {
-        let why = match &found.control_token_error {
-            // The desktop app keeps it in the OS keyring, which could not be read.
-            Some(why) => format!("no control token: {why}"),
-            None => format!(
-                "no control token at {} (the running gateway does not share one)",
-                home.join("control-token").display()
-            ),
-        };
-        return Err(fail("AUTH_FAILED", why));
-    };
-    match ControlClient::connect(&found.control_url(), token).await {
-        Ok((client, _snapshot)) => Ok(client),
-        Err(e) => Err(control_fail(e)),
-    }
-}
-
-pub fn control_fail(e: ControlClientError) -> ExitCode {
-    match e {
-        ControlClientError::Refused(err) => fail(err.code.as_str(), err.message),
-        other => fail("DISCONNECTED", other),
     }
 }

@@ -4,7 +4,7 @@
 //! for the control token. It is printed on stdout only (never logged), so it can be
 //! piped to whatever opens a browser.
 
-use crate::pairing_cmd::{connect, control_fail};
+use crate::output::{connect_control as connect, control_fail};
 use std::path::Path;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;

@@ -81,9 +81,6 @@ impl GatewayHandle {
                 "some tool invocations did not finish after the sessions ended"
             );
         }
-        // Everything the sessions' ends put on the record reaches the disk before the stop
-        // returns, folded into the file itself (a later kill loses nothing of this run).
-        core.ledger.checkpoint().await;
         core.stopping.cancel();
         self.server.abort();
         core.tasks.close();
@@ -96,6 +93,10 @@ impl GatewayHandle {
                 "some connections did not close in time"
             );
         }
+        // What the writer thread has not committed is lost when the process exits: the
+        // run's last pushes and the connections' ends go to disk now, folded into the file
+        // itself, so a later kill (or a damaged log) loses nothing of this run.
+        core.ledger.checkpoint().await;
         for (path, e) in core.files.remove_all(&core.secrets.gateway_token) {
             tracing::warn!(path = %path.display(), error = %e, "could not remove file");
         }

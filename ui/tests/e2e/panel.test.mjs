@@ -36,8 +36,9 @@ describe("the panel", () => {
       }
     }
     await waitFor(async () => {
-      const r = await gateway.tap(["streams", "history", "--session", session.id, "--json"]);
-      const stored = Object.values(JSON.parse(r.stdout)).reduce((n, list) => n + list.length, 0);
+      // One JSON line per stored event (`history --json` pages at most 1000).
+      const r = await gateway.tap(["streams", "export", "--session", session.id]);
+      const stored = r.stdout.split("\n").filter(Boolean).length;
       return stored === ALL_EVENTS;
     }, `${ALL_EVENTS} stored stream events`);
     browser = await launchBrowser();

@@ -78,12 +78,18 @@ impl Gateway {
     /// With extra `tap gateway` arguments (e.g. `--spawn CMD`).
     pub async fn start_with(extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
+        Self::start_in(dir, extra).await
+    }
+
+    /// A gateway on `dir/home`, which may hold an earlier gateway's files (its history).
+    pub async fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> Self {
         let home = dir.path().join("home");
         let copilot_home = dir.path().join("copilot");
         let mut cmd = tap_command(&home, &copilot_home);
         cmd.args(["gateway", "--listen", "127.0.0.1:0"]).args(extra);
         let mut proc = Proc::spawn("gateway", cmd, dir.path(), false);
         let state_file = home.join("gateway.json");
+        let pid = proc.pid();
         let state: Value = eventually("gateway.json", || {
             let exited = proc.exited();
             let state_file = &state_file;
@@ -92,7 +98,9 @@ impl Gateway {
                     panic!("the gateway exited early with {status}");
                 }
                 let text = std::fs::read_to_string(state_file).ok()?;
-                serde_json::from_str(&text).ok()
+                let state: Value = serde_json::from_str(&text).ok()?;
+                // An earlier gateway's file may still be there for a moment.
+                (state["pid"] == pid).then_some(state)
             }
         })
         .await;
@@ -104,7 +112,6 @@ impl Gateway {
             .strip_prefix("ws://")
             .expect("address is ws://")
             .to_string();
-        assert_eq!(state["pid"], json!(proc.pid()), "gateway.json pid");
         Self {
             proc,
             home,
@@ -113,6 +120,18 @@ impl Gateway {
             addr,
             dir,
         }
+    }
+
+    /// Stops this gateway gracefully (SIGTERM; it must exit 0) and starts a new one on the
+    /// same TAP_HOME. Sessions must have ended (or their providers answer) first, or the
+    /// stop waits for the 10 s provider deadline.
+    pub async fn restart(self) -> Self {
+        let Self { mut proc, dir, .. } = self;
+        proc.signal("TERM");
+        let exit = proc.wait().await;
+        assert_eq!(exit.code(), Some(0), "gateway exit: {exit}: {}", proc.log());
+        drop(proc);
+        Self::start_in(dir, &[]).await
     }
 
     /// A `tap` command aimed at this gateway.

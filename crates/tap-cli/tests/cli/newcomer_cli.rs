@@ -44,8 +44,12 @@ async fn streams_history_says_when_there_is_nothing_and_counts_in_words() {
         out.stdout.contains("one").then_some(out)
     })
     .await;
-    let header = out.stdout.lines().next().unwrap_or_default();
-    assert!(header.ends_with("(1 event)"), "{out:?}");
+    let title = out.stdout.lines().next().unwrap_or_default();
+    assert_eq!(
+        title,
+        format!("1 event in session {}, newest first:", session.id),
+        "{out:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -22,13 +22,20 @@ async fn a_second_inject_is_delivered_after_the_first() {
         let idle = p.expect_next("session.lifecycle").await;
         assert_eq!(idle["state"], "idle", "{idle}");
     }
-    let out = gw
-        .run(&["streams", "history", "--session", &session.id, "--json"])
-        .await;
-    assert_eq!(out.code(), Some(0), "{out:?}");
-    assert_eq!(
-        out.json()["s@pusher"].as_array().map(Vec::len),
-        Some(2),
-        "{out:?}"
-    );
+    // Both in the history (the ledger's writer thread stores them).
+    let args = [
+        "streams",
+        "history",
+        "--session",
+        &session.id,
+        "--stream",
+        "s@pusher",
+        "--json",
+    ];
+    crate::common::eventually("both injects in the history", || async {
+        let out = gw.run(&args).await;
+        assert_eq!(out.code(), Some(0), "{out:?}");
+        (out.json().as_array().map(Vec::len) == Some(2)).then_some(())
+    })
+    .await;
 }
