@@ -80,6 +80,12 @@ pub(crate) fn trim(
     }
     if removed > 0 {
         conn.execute_batch("PRAGMA incremental_vacuum;")?;
+        // The write-ahead log holds the removed pages' last versions until a checkpoint:
+        // fold it in and truncate it, so the space is given back on disk now. A reader in
+        // the middle of a query can hold it back; the next trim tries again.
+        let _: (i64, i64, i64) = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
     }
     Ok(Trimmed {
         removed,
