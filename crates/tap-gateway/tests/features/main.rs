@@ -22,6 +22,7 @@ mod identity;
 mod malformed_results;
 mod mcp;
 mod multi_instance;
+mod otlp_export;
 mod pairing;
 mod panel_http;
 mod playground;
