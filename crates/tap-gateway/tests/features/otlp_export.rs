@@ -16,10 +16,13 @@ use opentelemetry_proto::tonic::common::v1::{any_value::Value as AnyValue, KeyVa
 use opentelemetry_proto::tonic::trace::v1::{status::StatusCode, Span};
 use prost::Message;
 use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tap_client::HostClient;
 use tap_protocol::host::HostEvent;
 use tap_protocol::ledger::TracesListParams;
+use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
@@ -28,6 +31,8 @@ use tokio::sync::mpsc;
 struct Receiver {
     url: String,
     requests: mpsc::UnboundedReceiver<ExportTraceServiceRequest>,
+    /// Connections accepted so far.
+    connections: Arc<AtomicUsize>,
 }
 
 impl Receiver {
@@ -35,8 +40,11 @@ impl Receiver {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
         let (tx, requests) = mpsc::unbounded_channel();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let count = connections.clone();
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
                 let tx = tx.clone();
                 let service = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let tx = tx.clone();
@@ -65,7 +73,11 @@ impl Receiver {
                 );
             }
         });
-        Self { url, requests }
+        Self {
+            url,
+            requests,
+            connections,
+        }
     }
 
     /// Spans as they arrive until `done` says the set is complete.
@@ -200,6 +212,17 @@ async fn a_push_and_its_delivery_reach_the_receiver_as_one_trace() {
     assert_eq!(stats.endpoint, receiver.url);
     assert_eq!((stats.dropped, stats.failed), (0, 0));
     assert_eq!(stats.last_error, None);
+
+    // The next batch goes over the same, kept-alive connection.
+    p.send(json!({"type": "push", "level": "surface", "event": "fixed", "stream": "ci"}))
+        .await;
+    assert_eq!(next_delivery(&mut host).await, "fixed");
+    let more = receiver.spans_until(|s| s.len() >= 2).await;
+    assert!(
+        more.iter().all(|s| s.trace_id != push.trace_id),
+        "a new trace"
+    );
+    assert_eq!(receiver.connections.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]
@@ -232,15 +255,21 @@ async fn a_receiver_that_is_down_costs_the_export_only() {
 
 #[tokio::test]
 async fn a_mute_receiver_neither_slows_the_gateway_nor_delays_its_stop() {
-    // Takes connections and the requests on them, and never answers.
+    // Takes connections and the requests on them, and never answers; says when the
+    // exporter closes one.
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
     let (accepted_tx, mut accepted) = mpsc::unbounded_channel();
+    let (closed_tx, mut closed) = mpsc::unbounded_channel();
     let mute = tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((socket, _)) = listener.accept().await {
+        while let Ok((mut socket, _)) = listener.accept().await {
             let _ = accepted_tx.send(());
-            held.push(socket);
+            let closed_tx = closed_tx.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                while socket.read(&mut buf).await.is_ok_and(|n| n > 0) {}
+                let _ = closed_tx.send(());
+            });
         }
     });
     let gw = TestGateway::start_with(|c| c.otlp_endpoint = Some(url)).await;
@@ -266,5 +295,15 @@ async fn a_mute_receiver_neither_slows_the_gateway_nor_delays_its_stop() {
         (0, 0, 10),
         "every span of the five pushes given up on at the stop: {after:?}"
     );
+    // Nothing the exporter opened outlives the gateway: every connection it made is closed.
+    let mut opened = 1;
+    while accepted.try_recv().is_ok() {
+        opened += 1;
+    }
+    for _ in 0..opened {
+        tokio::time::timeout(PATIENCE, closed.recv())
+            .await
+            .expect("the exporter's connections close with the gateway");
+    }
     mute.abort();
 }

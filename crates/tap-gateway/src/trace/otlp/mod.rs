@@ -60,12 +60,15 @@ fn endpoint_from(var: impl Fn(&str) -> Option<String>) -> Option<String> {
     set(ENDPOINT_VAR).map(|base| format!("{}/v1/traces", base.trim_end_matches('/')))
 }
 
-/// A configured endpoint, checked once at start.
+/// A configured endpoint, checked once at start. User info in the URL is left out of all
+/// three (never sent, never logged).
 #[derive(Debug, Clone)]
 struct Endpoint {
-    /// What is requested: the URL without user info (hyper would not send it anyway).
-    uri: hyper::Uri,
-    /// The same, for logs and diagnostics.
+    /// What is connected to, and the `Host` header: `host` or `host:port`.
+    authority: String,
+    /// The request target: path and query.
+    path: String,
+    /// `http://<authority><path>`, for logs and diagnostics.
     shown: String,
 }
 
@@ -88,14 +91,27 @@ impl Endpoint {
             _ => return Err(format!("'{url}' is not an http:// URL")),
         }
         let authority = uri.authority().ok_or("the URL has no host")?;
-        let host_port = match authority.port_u16() {
+        let authority = match authority.port_u16() {
             Some(port) => format!("{}:{port}", authority.host()),
             None => authority.host().to_string(),
         };
-        let path = uri.path_and_query().map_or("/", |p| p.as_str());
-        let shown = format!("http://{host_port}{path}");
-        let uri = shown.parse().map_err(|e| format!("'{url}': {e}"))?;
-        Ok(Self { uri, shown })
+        let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
+        let shown = format!("http://{authority}{path}");
+        Ok(Self {
+            authority,
+            path,
+            shown,
+        })
+    }
+
+    /// Where to connect: the authority with HTTP's default port when it has none.
+    fn address(&self) -> String {
+        // An IPv6 literal is bracketed, so a port is the text after its last ':' only
+        // outside the brackets.
+        match self.authority.rsplit_once(':') {
+            Some((_, port)) if !port.contains(']') => self.authority.clone(),
+            _ => format!("{}:80", self.authority),
+        }
     }
 }
 
@@ -154,7 +170,13 @@ impl Exporter {
             failed: AtomicU64::new(0),
             last_error: Mutex::new(None),
         });
-        tasks.spawn(send::run(rx, endpoint, counters.clone(), stopping));
+        tasks.spawn(send::run(
+            rx,
+            endpoint,
+            counters.clone(),
+            tasks.clone(),
+            stopping,
+        ));
         Self { tx, counters }
     }
 
@@ -289,7 +311,7 @@ mod tests {
         // try, the four count as failed, and later offers as dropped.
         stopping.cancel();
         tasks.close();
-        tokio::time::timeout(2 * send::FINAL_FLUSH_FOR_TESTS, tasks.wait())
+        tokio::time::timeout(2 * send::FINAL_FLUSH, tasks.wait())
             .await
             .expect("the exporter ends promptly at stop");
         exporter.offer(&row());
@@ -303,8 +325,25 @@ mod tests {
     fn endpoints_are_http_urls_shown_without_user_info() {
         let e = Endpoint::parse("http://user:secret@localhost:4318/v1/traces").unwrap();
         assert_eq!(e.shown, "http://localhost:4318/v1/traces");
-        assert_eq!(e.uri.to_string(), "http://localhost:4318/v1/traces");
+        assert_eq!(e.path, "/v1/traces");
+        assert_eq!(e.address(), "localhost:4318");
         assert!(!format!("{e:?}").contains("secret"));
+        assert_eq!(
+            Endpoint::parse("http://collector/x?y=1").unwrap().address(),
+            "collector:80"
+        );
+        assert_eq!(
+            Endpoint::parse("http://collector/x?y=1").unwrap().path,
+            "/x?y=1"
+        );
+        assert_eq!(
+            Endpoint::parse("http://[::1]:4318/").unwrap().address(),
+            "[::1]:4318"
+        );
+        assert_eq!(
+            Endpoint::parse("http://[::1]/").unwrap().address(),
+            "[::1]:80"
+        );
         assert!(Endpoint::parse("https://collector:4318/v1/traces").is_err());
         assert!(Endpoint::parse("localhost:4318").is_err());
         assert!(Endpoint::parse("not a url").is_err());

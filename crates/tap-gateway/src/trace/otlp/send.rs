@@ -6,16 +6,18 @@ use super::{encode, Counters, Endpoint};
 use crate::ledger::record::SpanRow;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::header::{CONTENT_TYPE, USER_AGENT};
-use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use hyper_util::rt::TokioExecutor;
+use hyper::client::conn::http1;
+use hyper::header::{CONTENT_TYPE, HOST, USER_AGENT};
+use hyper_util::rt::TokioIo;
 use prost::Message;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// Spans per request at most (OpenTelemetry's batch processor default).
 const MAX_BATCH: usize = 512;
@@ -36,9 +38,7 @@ const RETRY_BACKOFF: Duration = Duration::from_secs(1);
 
 /// At stop, how long the last batches get, all together. Well under the stop's wait for
 /// the gateway's tasks, so a slow receiver never delays a stop past it.
-const FINAL_FLUSH: Duration = Duration::from_secs(1);
-#[cfg(test)]
-pub(super) const FINAL_FLUSH_FOR_TESTS: Duration = FINAL_FLUSH;
+pub(super) const FINAL_FLUSH: Duration = Duration::from_secs(1);
 
 /// A receiver's answer is read (so the connection can be reused) up to this much.
 const MAX_ANSWER_BYTES: usize = 64 * 1024;
@@ -53,12 +53,30 @@ enum Failure {
 }
 
 struct Sender {
-    client: Client<HttpConnector, Full<Bytes>>,
     endpoint: Endpoint,
+    /// The connection kept open between batches. Only one request is ever on it, and it
+    /// is only kept after a complete exchange: after any failure the next try connects
+    /// afresh rather than wait behind an answer that may never come.
+    conn: Option<Conn>,
     counters: Arc<Counters>,
+    tasks: TaskTracker,
     stopping: CancellationToken,
     /// Exports are failing: the first failure of a streak is logged, the rest are not.
     failing: bool,
+}
+
+/// An HTTP/1.1 connection: hyper's request half, and the task driving the socket. The
+/// task is the gateway's (tracked) and ends with this value, so nothing the exporter opened
+/// outlives it, not even a socket a mute receiver never answers on.
+struct Conn {
+    send: http1::SendRequest<Full<Bytes>>,
+    driver: JoinHandle<()>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.driver.abort();
+    }
 }
 
 /// Runs until `stopping` is cancelled (or every sender is gone).
@@ -66,16 +84,14 @@ pub(super) async fn run(
     mut rx: mpsc::Receiver<SpanRow>,
     endpoint: Endpoint,
     counters: Arc<Counters>,
+    tasks: TaskTracker,
     stopping: CancellationToken,
 ) {
-    let mut connector = HttpConnector::new();
-    connector.set_connect_timeout(Some(REQUEST_TIMEOUT));
-    connector.set_nodelay(true);
     let mut sender = Sender {
-        // One kept-alive connection between batches; the pool closes with the task.
-        client: Client::builder(TokioExecutor::new()).build(connector),
         endpoint,
+        conn: None,
         counters,
+        tasks,
         stopping: stopping.clone(),
         failing: false,
     };
@@ -129,9 +145,10 @@ impl Sender {
         let n = batch.len() as u64;
         let mut backoff = RETRY_BACKOFF;
         for attempt in 1..=ATTEMPTS {
+            let stopping = self.stopping.clone();
             let outcome = tokio::select! {
                 biased;
-                () = self.stopping.cancelled() => return false,
+                () = stopping.cancelled() => return false,
                 outcome = self.post(batch) => outcome,
             };
             match outcome {
@@ -161,10 +178,12 @@ impl Sender {
         true
     }
 
-    /// One POST of `batch`, the answer read, within [`REQUEST_TIMEOUT`].
-    async fn post(&self, batch: &[SpanRow]) -> Result<(), Failure> {
+    /// One POST of `batch`, connecting first when needed, the answer read, all within
+    /// [`REQUEST_TIMEOUT`]. Cancelled (the gateway stops), it drops its connection.
+    async fn post(&mut self, batch: &[SpanRow]) -> Result<(), Failure> {
         let body = Bytes::from(encode::request(batch).encode_to_vec());
-        let request = hyper::Request::post(self.endpoint.uri.clone())
+        let request = hyper::Request::post(self.endpoint.path.as_str())
+            .header(HOST, self.endpoint.authority.as_str())
             .header(CONTENT_TYPE, "application/x-protobuf")
             .header(
                 USER_AGENT,
@@ -172,19 +191,15 @@ impl Sender {
             )
             .body(Full::new(body))
             .map_err(|e| Failure::Refused(format!("cannot build the request: {e}")))?;
+        let kept = self.conn.take().filter(|c| !c.send.is_closed());
         let exchange = async {
-            let answer = self.client.request(request).await.map_err(|e| {
-                // The legacy client's own message is only "client error (Connect)"; the
-                // cause (connection refused, reset) is in the source chain.
-                let mut text = e.to_string();
-                let mut source = std::error::Error::source(&e);
-                while let Some(s) = source {
-                    text.push_str(": ");
-                    text.push_str(&s.to_string());
-                    source = s.source();
-                }
-                Failure::Retry(text)
-            })?;
+            let mut conn = match kept {
+                Some(conn) => conn,
+                None => self.connect().await?,
+            };
+            let retry = |e: hyper::Error| Failure::Retry(e.to_string());
+            conn.send.ready().await.map_err(retry)?;
+            let answer = conn.send.send_request(request).await.map_err(retry)?;
             let status = answer.status();
             let body = Limited::new(answer.into_body(), MAX_ANSWER_BYTES)
                 .collect()
@@ -192,7 +207,7 @@ impl Sender {
                 .map(|b| b.to_bytes())
                 .unwrap_or_default();
             if status.is_success() {
-                return Ok(());
+                return Ok(conn);
             }
             let detail = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
             let text = format!("HTTP {status} {detail}").trim_end().to_string();
@@ -202,12 +217,33 @@ impl Sender {
             })
         };
         match tokio::time::timeout(REQUEST_TIMEOUT, exchange).await {
-            Ok(result) => result,
+            Ok(Ok(conn)) => {
+                self.conn = Some(conn);
+                Ok(())
+            }
+            Ok(Err(failure)) => Err(failure),
             Err(_) => Err(Failure::Retry(format!(
                 "no answer within {}s",
                 REQUEST_TIMEOUT.as_secs()
             ))),
         }
+    }
+
+    /// A new connection to the endpoint, its driver on the gateway's task tracker.
+    async fn connect(&self) -> Result<Conn, Failure> {
+        let address = self.endpoint.address();
+        let stream = tokio::net::TcpStream::connect(address.as_str())
+            .await
+            .map_err(|e| Failure::Retry(format!("cannot connect to {address}: {e}")))?;
+        let _ = stream.set_nodelay(true);
+        let (send, connection) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| Failure::Retry(format!("HTTP handshake with {address}: {e}")))?;
+        let driver = self.tasks.spawn(async move {
+            // When it ends (the receiver closed the connection), `send.is_closed()` says so.
+            let _ = connection.await;
+        });
+        Ok(Conn { send, driver })
     }
 
     fn succeeded(&mut self, n: u64) {
