@@ -36,7 +36,7 @@ pub struct Diagnostics {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct OtlpExport {
-    /// Where spans are POSTed (scheme, host, port and path; never user info).
+    /// Where spans are POSTed: scheme, host, port and path (never user info or a query).
     pub endpoint: String,
     /// Spans the export queue holds; a span finished while it is full is not exported.
     pub queue_capacity: u32,

@@ -6,7 +6,7 @@
  */
 export type OtlpExport = { 
 /**
- * Where spans are POSTed (scheme, host, port and path; never user info).
+ * Where spans are POSTed: scheme, host, port and path (never user info or a query).
  */
 endpoint: string, 
 /**
