@@ -57,6 +57,7 @@ pub async fn run(
     config.ui_dir = ui_dir();
     config.embedded_panel = EmbeddedPanel::built_in();
     config.logs = Some(logs);
+    config.otlp_endpoint = tap_gateway::otlp_endpoint_from_env();
     let config_ui_dir = config.ui_dir.clone();
     let handle = match GatewayHandle::start(listener, config).await {
         Ok(h) => h,

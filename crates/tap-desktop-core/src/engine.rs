@@ -54,6 +54,8 @@ pub struct StartOptions {
     pub ui_dir: Option<PathBuf>,
     /// The log ring the panel's Logs page reads (its layer is in the app's subscriber).
     pub logs: Option<tap_gateway::logs::LogBuffer>,
+    /// Where spans are also exported over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`).
+    pub otlp_endpoint: Option<String>,
 }
 
 impl StartOptions {
@@ -68,11 +70,12 @@ impl StartOptions {
             copilot_home: None,
             ui_dir: None,
             logs: None,
+            otlp_endpoint: None,
         }
     }
 
-    /// What the app runs with: the OS keyring (unless `TAP_KEYRING=off`), `COPILOT_HOME`
-    /// and the built panel, as `tap gateway` finds them.
+    /// What the app runs with: the OS keyring (unless `TAP_KEYRING=off`), `COPILOT_HOME`,
+    /// the built panel and the OTLP endpoint, as `tap gateway` finds them.
     pub fn desktop(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer) -> Self {
         Self {
             home,
@@ -82,6 +85,7 @@ impl StartOptions {
             copilot_home: tap_client::default_copilot_home(),
             ui_dir: ui_dir(),
             logs: Some(logs),
+            otlp_endpoint: tap_gateway::otlp_endpoint_from_env(),
         }
     }
 }
@@ -132,6 +136,7 @@ impl Engine {
         config.ui_dir = o.ui_dir;
         config.embedded_panel = tap_gateway::EmbeddedPanel::built_in();
         config.logs = o.logs;
+        config.otlp_endpoint = o.otlp_endpoint;
         config.control_token = Some(token);
         config.control_token_store = match placement {
             Placement::Keyring => Some(tap_secrets::STORE_KEYRING.to_string()),

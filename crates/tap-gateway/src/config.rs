@@ -49,6 +49,13 @@ pub struct GatewayConfig {
     pub control_token_store: Option<String>,
     /// Where history (stream events, traces, sessions) is kept.
     pub history: History,
+    /// The URL finished spans are also POSTed to over OTLP/HTTP (protobuf), e.g.
+    /// `http://localhost:4318/v1/traces` (the traces path included: with
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318` that is its `<base>/v1/traces`).
+    /// [`crate::otlp_endpoint_from_env`] reads it from the standard variables. Only
+    /// `http://`. Spans carry session ids, provider, tool and stream names and error
+    /// messages, never tool arguments or results. `None`: no export.
+    pub otlp_endpoint: Option<String>,
 }
 
 /// Where the ledger keeps history.
@@ -81,6 +88,7 @@ impl GatewayConfig {
             control_token: None,
             control_token_store: None,
             history: History::File,
+            otlp_endpoint: None,
         }
     }
 }

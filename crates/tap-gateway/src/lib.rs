@@ -66,3 +66,4 @@ pub use providers::project::RestartPolicy;
 pub use providers::spawn::SpawnSpec;
 pub use server::embedded_panel::EmbeddedPanel;
 pub use tools::request::{CallError, CallRequest};
+pub use trace::otlp::otlp_endpoint_from_env;

@@ -62,7 +62,7 @@ pub(crate) struct Core {
     pub diagnostics: Recorder,
     /// History: stream events, spans, sessions and providers as they came and went.
     pub ledger: Ledger,
-    /// Where spans start and end up (the ledger).
+    /// Where spans start and end up (the ledger, and an OTLP endpoint if configured).
     pub tracer: Tracer,
 }
 
@@ -117,7 +117,11 @@ impl Core {
             History::Memory => Ledger::in_memory("history is configured to be kept in memory"),
             History::Off => Ledger::off(),
         };
-        let tracer = Tracer::new(ledger.clone());
+        let export = config
+            .otlp_endpoint
+            .as_deref()
+            .and_then(|url| crate::trace::otlp::Exporter::start(url, &tasks, stopping.clone()));
+        let tracer = Tracer::new(ledger.clone(), export);
         Self {
             config,
             secrets,

@@ -24,6 +24,34 @@ pub struct Diagnostics {
     pub failures_kept: usize,
     /// The ledger (history and traces): durable or memory-only, its queue and counters.
     pub ledger: crate::ledger::LedgerState,
+    /// The OTLP/HTTP span export, when an endpoint is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub otlp: Option<OtlpExport>,
+}
+
+/// Spans exported over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`), counted since the start.
+/// A span the export loses is still in the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct OtlpExport {
+    /// Where spans are POSTed: scheme, host, port and path (never user info or a query).
+    pub endpoint: String,
+    /// Spans the export queue holds; a span finished while it is full is not exported.
+    pub queue_capacity: u32,
+    /// Spans the receiver accepted.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub exported: u64,
+    /// Spans not exported because the queue was full (or the gateway was stopping).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub dropped: u64,
+    /// Spans given up on: the receiver refused their batch, or every retry failed.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub failed: u64,
+    /// The last failure, while exports are failing; cleared by the next success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
 }
 
 /// How many `error` messages with one code went to providers.

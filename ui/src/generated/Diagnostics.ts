@@ -4,6 +4,7 @@ import type { ErrorCount } from "./ErrorCount";
 import type { Failure } from "./Failure";
 import type { LedgerState } from "./LedgerState";
 import type { LimitHits } from "./LimitHits";
+import type { OtlpExport } from "./OtlpExport";
 
 /**
  * Counters since the gateway started, and the state of every connection now.
@@ -36,4 +37,8 @@ failuresKept: number,
 /**
  * The ledger (history and traces): durable or memory-only, its queue and counters.
  */
-ledger: LedgerState, };
+ledger: LedgerState, 
+/**
+ * The OTLP/HTTP span export, when an endpoint is configured.
+ */
+otlp?: OtlpExport, };

@@ -31,6 +31,7 @@ export type { LogLevel } from "./LogLevel";
 export type { LogRecord } from "./LogRecord";
 export type { LogsParams } from "./LogsParams";
 export type { LogsRecent } from "./LogsRecent";
+export type { OtlpExport } from "./OtlpExport";
 export type { PairingConfigure } from "./PairingConfigure";
 export type { PairingConfigureResult } from "./PairingConfigureResult";
 export type { PairingDenyAllResult } from "./PairingDenyAllResult";

@@ -17,5 +17,6 @@ pub(crate) fn snapshot(core: &Core) -> Diagnostics {
         recent_failures: counted.failures,
         failures_kept: FAILURES_KEPT,
         ledger: core.ledger.state(),
+        otlp: core.tracer.export_stats(),
     }
 }

@@ -5,8 +5,11 @@
 //! - `context`: ids and the `traceparent` header; `span`: a span while its work runs.
 //! - Spans are always on, so starting one is a few words of memory and two random numbers,
 //!   and finishing one is one queue send; the writer thread does the rest.
+//! - `otlp`: with an endpoint configured, finished spans are also offered to the OTLP/HTTP
+//!   exporter (a `try_send`: it never waits, and what it drops the ledger still has).
 
 pub(crate) mod context;
+pub(crate) mod otlp;
 pub(crate) mod span;
 
 pub(crate) use context::SpanContext;
@@ -15,15 +18,21 @@ pub(crate) use span::OpenSpan;
 use crate::ledger::record::{Record, SpanRow};
 use crate::ledger::Ledger;
 
-/// Where finished spans go: the ledger.
+/// Where finished spans go: the ledger, and the OTLP exporter when one is configured.
 #[derive(Clone)]
 pub(crate) struct Tracer {
     ledger: Ledger,
+    export: Option<otlp::Exporter>,
 }
 
 impl Tracer {
-    pub fn new(ledger: Ledger) -> Self {
-        Self { ledger }
+    pub fn new(ledger: Ledger, export: Option<otlp::Exporter>) -> Self {
+        Self { ledger, export }
+    }
+
+    /// The OTLP export's counters, when spans are exported.
+    pub fn export_stats(&self) -> Option<tap_protocol::diagnostics::OtlpExport> {
+        self.export.as_ref().map(otlp::Exporter::stats)
     }
 
     /// A new span (see [`OpenSpan::start`]).
@@ -32,6 +41,9 @@ impl Tracer {
     }
 
     fn finish(&self, row: SpanRow) {
+        if let Some(export) = &self.export {
+            export.offer(&row);
+        }
         self.ledger.write_detached(Record::Span(Box::new(row)));
     }
 }

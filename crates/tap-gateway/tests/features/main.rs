@@ -23,6 +23,7 @@ mod identity;
 mod malformed_results;
 mod mcp;
 mod multi_instance;
+mod otlp_export;
 mod pairing;
 mod panel_http;
 mod playground;
