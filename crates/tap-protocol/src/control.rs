@@ -207,6 +207,16 @@ control_methods! {
     EventsList(events_list) = "events.list" (crate::ledger::EventsListParams) -> crate::ledger::EventsPage;
     /// Sessions and providers as they came and went, ended ones included.
     LedgerSessions(ledger_sessions) = "ledger.sessions" (Empty) -> crate::ledger::LedgerSessions;
+    /// Emitters of live sessions, with status, schedule, counters and warnings.
+    EmittersList(emitters_list) = "emitters.list" (crate::emitters::EmittersListParams) -> crate::emitters::EmittersList;
+    /// Starts an emitter in a live session (replacing one of the same name).
+    EmittersStart(emitters_start) = "emitters.start" (crate::emitters::EmitterStart) -> crate::emitters::EmitterInfo;
+    /// Stops an emitter: its process group gets SIGTERM, then SIGKILL after 2 s.
+    EmittersStop(emitters_stop) = "emitters.stop" (crate::emitters::EmitterRef) -> crate::emitters::EmitterInfo;
+    /// An emitter's runs, newest first.
+    EmittersRuns(emitters_runs) = "emitters.runs" (crate::emitters::EmitterRef) -> crate::emitters::EmitterRuns;
+    /// Which rule of an EventFilter matches a line, and the outcome.
+    EmittersTestFilter(emitters_test_filter) = "emitters.testFilter" (crate::emitters::FilterTest) -> crate::emitters::FilterTestResult;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

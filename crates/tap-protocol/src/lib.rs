@@ -6,6 +6,7 @@
 //! - [`pairing`]: pairing requests and paired providers, as the control plane shows them.
 //! - [`control`]: the control plane (`ws://127.0.0.1:9400/control`) of the panel and `tap pairing`,
 //!   with what it shows: [`diagnostics`], [`logs`], [`settings`].
+//! - [`emitters`]: background commands and scheduled prompts feeding streams.
 //! - [`ledger`]: what the gateway keeps (stream events, traces, sessions) and how it is
 //!   browsed.
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
@@ -19,6 +20,7 @@
 pub mod control;
 mod decode;
 pub mod diagnostics;
+pub mod emitters;
 mod error_code;
 pub mod host;
 pub mod ledger;

@@ -63,6 +63,9 @@ fn every_method_decodes_and_reports_its_name() {
         }
         "playground.cancel" => json!({"callId": "c1"}),
         "traces.get" => json!({"traceId": "4bf92f3577b34da6a3ce929d0e0e4736"}),
+        "emitters.start" => json!({"sessionId": "s-1", "name": "tests", "command": "true"}),
+        "emitters.stop" | "emitters.runs" => json!({"sessionId": "s-1", "name": "tests"}),
+        "emitters.testFilter" => json!({"eventFilter": [], "line": "x"}),
         _ => json!({}),
     };
     for m in ControlCall::METHODS {
@@ -71,7 +74,7 @@ fn every_method_decodes_and_reports_its_name() {
         assert_eq!(req.id, "x");
         assert_eq!(req.call.method(), *m);
     }
-    assert_eq!(ControlCall::METHODS.len(), 28);
+    assert_eq!(ControlCall::METHODS.len(), 33);
 }
 
 #[test]

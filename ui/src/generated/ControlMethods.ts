@@ -1,9 +1,17 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
 import type { AuthParams } from "./AuthParams";
 import type { Diagnostics } from "./Diagnostics";
+import type { EmitterInfo } from "./EmitterInfo";
+import type { EmitterRef } from "./EmitterRef";
+import type { EmitterRuns } from "./EmitterRuns";
+import type { EmitterStart } from "./EmitterStart";
+import type { EmittersList } from "./EmittersList";
+import type { EmittersListParams } from "./EmittersListParams";
 import type { Empty } from "./Empty";
 import type { EventsListParams } from "./EventsListParams";
 import type { EventsPage } from "./EventsPage";
+import type { FilterTest } from "./FilterTest";
+import type { FilterTestResult } from "./FilterTestResult";
 import type { GatewayStatus } from "./GatewayStatus";
 import type { LedgerSessions } from "./LedgerSessions";
 import type { LogsParams } from "./LogsParams";
@@ -59,6 +67,11 @@ export type ControlMethods = {
   "traces.get": { params: TraceRef; result: Trace };
   "events.list": { params: EventsListParams; result: EventsPage };
   "ledger.sessions": { params: Empty; result: LedgerSessions };
+  "emitters.list": { params: EmittersListParams; result: EmittersList };
+  "emitters.start": { params: EmitterStart; result: EmitterInfo };
+  "emitters.stop": { params: EmitterRef; result: EmitterInfo };
+  "emitters.runs": { params: EmitterRef; result: EmitterRuns };
+  "emitters.testFilter": { params: FilterTest; result: FilterTestResult };
   "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
   "playground.close": { params: PlaygroundSessionRef; result: Empty };
   "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
@@ -67,7 +80,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","events.list","ledger.sessions","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","events.list","ledger.sessions","emitters.list","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;
