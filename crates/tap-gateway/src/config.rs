@@ -49,6 +49,9 @@ pub struct GatewayConfig {
     pub control_token_store: Option<String>,
     /// Where history (stream events, traces, sessions) is kept.
     pub history: History,
+    /// Environment for emitter commands, over the gateway's own (e.g. a `HOME` whose
+    /// login profile is quick: tests set one, so `bash -lc` does not read the machine's).
+    pub emitter_env: Vec<(String, String)>,
     /// The URL finished spans are also POSTed to over OTLP/HTTP (protobuf), e.g.
     /// `http://localhost:4318/v1/traces` (the traces path included: with
     /// `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318` that is its `<base>/v1/traces`).
@@ -88,6 +91,7 @@ impl GatewayConfig {
             control_token: None,
             control_token_store: None,
             history: History::File,
+            emitter_env: Vec::new(),
             otlp_endpoint: None,
         }
     }

@@ -23,6 +23,7 @@ pub(crate) fn spawn(
     session_id: &str,
     stream: &str,
     secrets: &[&str],
+    extra_env: &[(String, String)],
 ) -> std::io::Result<Child> {
     let mut cmd = Command::new("bash");
     cmd.arg("-lc").arg(command).current_dir(cwd);
@@ -36,6 +37,7 @@ pub(crate) fn spawn(
             cmd.env_remove(&key);
         }
     }
+    cmd.envs(extra_env.iter().map(|(k, v)| (k, v)));
     cmd.env("TAP_SESSION_ID", session_id)
         .env("TAP_STREAM", stream)
         .stdin(Stdio::null())
@@ -80,9 +82,14 @@ pub(crate) fn reap_group(pid: Option<u32>) {
 /// Reads `pipe` a line at a time (lossy UTF-8, trimmed; empty lines skipped; a line over
 /// [`MAX_EMITTER_LINE_BYTES`] cut with a marker). Never buffers more than one line: the
 /// next line is read only once the previous one was handled.
+///
+/// Cancel-safe: a partly read line lives in the struct, not in the future, so a `select!`
+/// that drops [`Lines::next`] (the other pipe had a line first) loses nothing.
 pub(crate) struct Lines<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
+    /// Bytes of the current line beyond the limit, skipped.
+    cut: usize,
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
@@ -90,53 +97,48 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         Self {
             reader: BufReader::with_capacity(64 * 1024, pipe),
             line: Vec::new(),
+            cut: 0,
         }
     }
 
     /// The next non-empty line; `None` at the end of the output.
     pub async fn next(&mut self) -> Option<String> {
         loop {
-            self.line.clear();
-            let mut cut = 0usize;
-            let mut ended = false;
-            loop {
-                let buf = match self.reader.fill_buf().await {
-                    Ok([]) | Err(_) => {
-                        ended = true;
-                        break;
-                    }
-                    Ok(buf) => buf,
-                };
-                let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
-                    Some(i) => (&buf[..i], true),
-                    None => (buf, false),
-                };
-                let room = MAX_EMITTER_LINE_BYTES.saturating_sub(self.line.len());
-                self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                cut += chunk.len().saturating_sub(room);
-                let used = chunk.len() + usize::from(newline);
-                self.reader.consume(used);
-                if newline {
-                    break;
+            // The one await: nothing of the line is taken before it completes.
+            let buf = match self.reader.fill_buf().await {
+                Ok([]) | Err(_) => return self.take(),
+                Ok(buf) => buf,
+            };
+            let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], true),
+                None => (buf, false),
+            };
+            let room = MAX_EMITTER_LINE_BYTES.saturating_sub(self.line.len());
+            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.cut += chunk.len().saturating_sub(room);
+            let used = chunk.len() + usize::from(newline);
+            self.reader.consume(used);
+            if newline {
+                if let Some(text) = self.take() {
+                    return Some(text);
                 }
             }
-            if ended && self.line.is_empty() {
-                return None;
-            }
-            let text = String::from_utf8_lossy(&self.line);
-            let text = text.trim();
-            if text.is_empty() {
-                if ended {
-                    return None;
-                }
-                continue;
-            }
-            return Some(if cut > 0 {
-                format!("{text}… [line cut: {cut} more bytes]")
-            } else {
-                text.to_string()
-            });
         }
+    }
+
+    /// The line read so far, trimmed (`None` when empty); the buffer is reset.
+    fn take(&mut self) -> Option<String> {
+        let text = String::from_utf8_lossy(&self.line).trim().to_string();
+        let cut = std::mem::take(&mut self.cut);
+        self.line.clear();
+        if text.is_empty() {
+            return None;
+        }
+        Some(if cut > 0 {
+            format!("{text}… [line cut: {cut} more bytes]")
+        } else {
+            text
+        })
     }
 }
 

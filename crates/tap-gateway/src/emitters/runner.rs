@@ -222,6 +222,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
         &em.session_id,
         &em.spec.stream,
         &secrets,
+        &core.config.emitter_env,
     ) {
         Ok(c) => {
             if let Some(pid) = c.id() {

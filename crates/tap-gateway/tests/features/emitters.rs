@@ -9,6 +9,17 @@ use tap_protocol::emitters::EmitterRef;
 use tap_protocol::host::{Delivery, HostEvent};
 use tap_testkit::*;
 
+/// A gateway whose emitter commands get a `HOME` of their own: `bash -lc` then reads no
+/// login profile of this machine's (a slow `pyenv init`, or one a killed test left locked).
+async fn gateway() -> TestGateway {
+    TestGateway::start_with(|c| {
+        let home = c.data_dir.with_file_name("emitter-home");
+        std::fs::create_dir_all(&home).unwrap();
+        c.emitter_env = vec![("HOME".into(), home.display().to_string())];
+    })
+    .await
+}
+
 async fn start(c: &mut Control, session: &str, def: Value) -> Value {
     let mut params = def;
     params["sessionId"] = json!(session);
@@ -75,7 +86,7 @@ fn alive(pid: u32) -> bool {
 
 #[tokio::test]
 async fn a_timed_commands_lines_go_through_its_filter_into_the_stream_and_its_run_is_a_trace() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     let started = start(
@@ -151,7 +162,7 @@ async fn a_timed_commands_lines_go_through_its_filter_into_the_stream_and_its_ru
 
 #[tokio::test]
 async fn surfaced_and_injected_lines_reach_the_sessions_host() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (mut host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     start(&mut c, &s.id, json!({"name": "ci", "every": "1h", "stream": "CI Watch",
@@ -177,7 +188,7 @@ async fn surfaced_and_injected_lines_reach_the_sessions_host() {
 
 #[tokio::test]
 async fn stop_kills_the_whole_process_group_and_the_sessions_end_stops_the_rest() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     for name in ["watch", "other"] {
@@ -238,7 +249,7 @@ async fn stop_kills_the_whole_process_group_and_the_sessions_end_stops_the_rest(
 
 #[tokio::test]
 async fn a_child_gets_no_tap_token_but_its_session_and_stream() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     let token = gw.token();
@@ -259,7 +270,7 @@ async fn a_child_gets_no_tap_token_but_its_session_and_stream() {
 
 #[tokio::test]
 async fn limits_and_bad_definitions_are_refused_with_clear_errors() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (_host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     let bad = c
@@ -345,7 +356,7 @@ async fn limits_and_bad_definitions_are_refused_with_clear_errors() {
 
 #[tokio::test]
 async fn a_one_time_prompt_is_delivered_as_an_inject_with_its_prompt() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (mut host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     let e = start(
@@ -374,7 +385,7 @@ async fn a_one_time_prompt_is_delivered_as_an_inject_with_its_prompt() {
 
 #[tokio::test]
 async fn a_failing_continuous_command_is_restarted_and_max_runs_completes_it() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (_host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     start(
@@ -398,7 +409,7 @@ async fn a_failing_continuous_command_is_restarted_and_max_runs_completes_it() {
 
 #[tokio::test]
 async fn long_lines_are_cut_stderr_only_when_asked_and_a_chatty_command_loses_nothing() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let (host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     start(
@@ -457,7 +468,7 @@ async fn long_lines_are_cut_stderr_only_when_asked_and_a_chatty_command_loses_no
 
 #[tokio::test]
 async fn a_sessions_config_file_starts_its_emitters_and_names_the_bad_entries() {
-    let gw = TestGateway::start().await;
+    let gw = gateway().await;
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(
         ws.path().join("tap.config.json"),
