@@ -37,6 +37,33 @@ async fn runs_of(gw: &Gateway, session: &str, name: &str) -> Vec<Value> {
     out.json().as_array().cloned().expect("a JSON array")
 }
 
+/// Kills, when dropped, every process whose command line holds its needle: a test that
+/// fails before `stop` kills the gateway with SIGKILL, which leaves the emitter's process
+/// group running (its parent is gone, it is re-parented to init).
+struct KillLeftovers(String);
+
+impl Drop for KillLeftovers {
+    fn drop(&mut self) {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for e in entries.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                continue;
+            };
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline)
+                .replace('\0', " ")
+                .contains(&self.0)
+            {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
 /// A session whose working directory is the gateway's private directory.
 async fn session(gw: &Gateway) -> SessionOpen {
     let cwd = gw.log_dir().to_str().unwrap().to_string();
@@ -201,6 +228,7 @@ async fn stopping_a_continuous_emitter_ends_its_process() {
         .unwrap()
         .subsec_nanos();
     let sleep = format!("sleep 1000.{nanos:09}");
+    let _leftovers = KillLeftovers(sleep.clone());
 
     let out = gw
         .run(&[
