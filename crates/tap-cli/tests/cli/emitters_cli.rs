@@ -64,6 +64,20 @@ impl Drop for KillLeftovers {
     }
 }
 
+/// A gateway whose commands see a `HOME` of their own: emitters run `bash -lc`, and a login
+/// shell runs the user's startup files, which here may block (`pyenv init` in `~/.bashrc`
+/// takes a machine-wide lock that a killed shell can leave behind, stalling every login
+/// shell for 60 s). The tests are about tap, not about the machine's dotfiles.
+async fn gateway() -> Gateway {
+    let dir = tempfile::tempdir().expect("tempdir");
+    Gateway::start_in_with(dir, &[], |cmd, dir| {
+        let home = dir.join("user-home");
+        std::fs::create_dir_all(&home).expect("create HOME");
+        cmd.env("HOME", home);
+    })
+    .await
+}
+
 /// A session whose working directory is the gateway's private directory.
 async fn session(gw: &Gateway) -> SessionOpen {
     let cwd = gw.log_dir().to_str().unwrap().to_string();
@@ -72,7 +86,7 @@ async fn session(gw: &Gateway) -> SessionOpen {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timed_command_runs_once_and_its_filter_drops_a_line() {
-    let gw = Gateway::start().await;
+    let gw = gateway().await;
     let s = session(&gw).await;
     let id = s.id.as_str();
 
@@ -219,7 +233,7 @@ async fn a_timed_command_runs_once_and_its_filter_drops_a_line() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stopping_a_continuous_emitter_ends_its_process() {
-    let gw = Gateway::start().await;
+    let gw = gateway().await;
     let s = session(&gw).await;
     let id = s.id.as_str();
     // A sleep no other test runs, to find in /proc.
@@ -311,7 +325,7 @@ async fn stopping_a_continuous_emitter_ends_its_process() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_regex_is_refused_naming_its_rule() {
-    let gw = Gateway::start().await;
+    let gw = gateway().await;
     let s = session(&gw).await;
     let id = s.id.as_str();
     let out = gw
@@ -348,7 +362,7 @@ async fn a_bad_regex_is_refused_naming_its_rule() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test_filter_names_the_rule_that_decides() {
-    let gw = Gateway::start().await;
+    let gw = gateway().await;
     let rules = [
         "--filter",
         "error=inject",
@@ -393,7 +407,7 @@ async fn test_filter_names_the_rule_that_decides() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_sessions_and_emitters_are_refused() {
-    let gw = Gateway::start().await;
+    let gw = gateway().await;
     let s = session(&gw).await;
     let id = s.id.as_str();
     let out = gw
