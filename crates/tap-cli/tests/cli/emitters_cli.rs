@@ -478,3 +478,45 @@ async fn usage_errors_and_no_gateway() {
         assert!(message.contains("tap gateway"), "tap {args:?}: {message}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_files_bad_entries_are_warnings_on_stderr() {
+    let gw = gateway().await;
+    let ws = gw.log_dir().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        ws.join("tap.config.json"),
+        json!({"emitters": [
+            {"name": "hourly", "command": "echo hi", "every": "1h"},
+            {"name": "broken", "command": "true", "every": "whenever"}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let s = SessionOpen::open(&gw, &["--cwd", ws.to_str().unwrap()]).await;
+    let id = s.id.as_str();
+    let out = eventually("the configured emitter and the warning", || async {
+        let out = gw
+            .run(&["emitters", "list", "--session", id, "--json"])
+            .await;
+        ok(&out);
+        let listed = out.json().as_array().cloned().unwrap_or_default();
+        (listed.len() == 1 && out.stderr.contains("broken")).then_some(out)
+    })
+    .await;
+    let e = &out.json()[0];
+    assert_eq!(e["name"], "hourly", "{e}");
+    assert_eq!(e["ownership"], "userOwned", "{e}");
+    let warnings: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(warnings.len(), 1, "{}", out.stderr);
+    assert!(
+        warnings[0].starts_with("tap: warning: ") && warnings[0].contains("'every'"),
+        "{}",
+        out.stderr
+    );
+
+    let out = gw.run(&["emitters", "list", "--session", id]).await;
+    let text = ok(&out);
+    assert!(text.starts_with("NAME"), "{text}");
+    assert!(out.stderr.starts_with("tap: warning: "), "{out:?}");
+}
