@@ -7,6 +7,9 @@
 mod call_cmd;
 mod copilot;
 mod durations;
+mod emitters_args;
+mod emitters_cmd;
+mod emitters_table;
 mod env_cmd;
 mod gateway_cmd;
 mod idle_exit;
@@ -105,6 +108,12 @@ enum Command {
     Traces {
         #[command(subcommand)]
         command: TracesCommand,
+    },
+    /// Emitters: background commands and scheduled prompts whose output lines feed a
+    /// session's streams through a filter.
+    Emitters {
+        #[command(subcommand)]
+        command: emitters_args::EmittersCommand,
     },
     /// Pairing of external providers (browser pages, scripts): list, deny, revoke.
     Pairing {
@@ -433,6 +442,7 @@ fn main() -> ExitCode {
                     traces_cmd::show(&home, &trace_id, json).await
                 }
             },
+            Command::Emitters { command } => emitters_cmd::run(&home, command).await,
             Command::Pairing { command } => match command {
                 PairingCommand::List { json } => pairing_cmd::list(&home, json).await,
                 PairingCommand::Deny { id, all: _ } => {

@@ -83,10 +83,21 @@ impl Gateway {
 
     /// A gateway on `dir/home`, which may hold an earlier gateway's files (its history).
     pub async fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> Self {
+        Self::start_in_with(dir, extra, |_, _| {}).await
+    }
+
+    /// As [`Gateway::start_in`], with `tweak` applied to the `tap gateway` command (given
+    /// `dir`), e.g. to set its environment.
+    pub async fn start_in_with(
+        dir: tempfile::TempDir,
+        extra: &[&str],
+        tweak: impl FnOnce(&mut Command, &Path),
+    ) -> Self {
         let home = dir.path().join("home");
         let copilot_home = dir.path().join("copilot");
         let mut cmd = tap_command(&home, &copilot_home);
         cmd.args(["gateway", "--listen", "127.0.0.1:0"]).args(extra);
+        tweak(&mut cmd, dir.path());
         let mut proc = Proc::spawn("gateway", cmd, dir.path(), false);
         let state_file = home.join("gateway.json");
         let pid = proc.pid();
