@@ -126,7 +126,7 @@ impl Gateway {
 
     /// Stops an emitter (`emitters.stop`).
     pub fn emitters_stop(&self, r: &EmitterRef) -> Result<EmitterInfo, (ErrorCode, String)> {
-        crate::emitters::api::stop(&self.core, r)
+        crate::emitters::api::stop(&self.core, r, Ownership::UserOwned)
     }
 
     /// An emitter's newest runs (`emitters.runs`).

@@ -14,8 +14,9 @@ use tap_protocol::ErrorCode;
 
 type Refusal = (ErrorCode, String);
 
-/// Starts `p` in its (live) session, replacing an emitter of the same name; a user-owned
-/// one is replaced only with `force`.
+/// Starts `p` in its (live) session for `ownership` (the user: the control plane and the
+/// config file; the model: the agent), replacing an emitter of the same name; the agent
+/// replaces a user-owned one only with `force`.
 pub(crate) fn start(
     core: &Arc<Core>,
     p: &EmitterStart,
@@ -31,7 +32,11 @@ pub(crate) fn start(
         let mut map = core.emitters.map();
         let ems = map.entry(p.session_id.clone()).or_default();
         if let Some(old) = ems.get(&spec.name) {
-            if old.spec.ownership == Ownership::UserOwned && p.force != Some(true) {
+            // The user's emitters are protected from the agent, not from the user.
+            if old.spec.ownership == Ownership::UserOwned
+                && ownership == Ownership::ModelOwned
+                && p.force != Some(true)
+            {
                 return Err((
                     ErrorCode::Unauthorized,
                     format!(
@@ -66,10 +71,14 @@ pub(crate) fn start(
     Ok(em.info())
 }
 
-/// Stops an emitter; its process group gets SIGTERM, then SIGKILL.
-pub(crate) fn stop(core: &Core, r: &EmitterRef) -> Result<EmitterInfo, Refusal> {
+/// Stops an emitter for `by`; its process group gets SIGTERM, then SIGKILL. The agent stops
+/// a user-owned one only with `force`.
+pub(crate) fn stop(core: &Core, r: &EmitterRef, by: Ownership) -> Result<EmitterInfo, Refusal> {
     let em = find(&core.emitters, &r.session_id, &r.name)?;
-    if em.spec.ownership == Ownership::UserOwned && r.force != Some(true) {
+    if em.spec.ownership == Ownership::UserOwned
+        && by == Ownership::ModelOwned
+        && r.force != Some(true)
+    {
         return Err((
             ErrorCode::Unauthorized,
             format!(
