@@ -290,7 +290,21 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
     };
     // A background grandchild must not outlive its run.
     process::reap_group(pid);
-    router.flush_injects();
+    em.live().counts = add(base, router.counts);
+    // Injects that wait for the session to go idle are the run's to hand over: it ends
+    // once they are delivered (or it is stopped).
+    while router.waiting() {
+        let notified = idle.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if router.flush_injects() {
+            break;
+        }
+        tokio::select! {
+            _ = em.cancel.cancelled() => break,
+            _ = &mut notified => {}
+        }
+    }
     let counts = router.counts;
     em.live().counts = add(base, counts);
     lines_span.set("lines", counts.lines as i64);

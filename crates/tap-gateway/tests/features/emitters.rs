@@ -531,3 +531,68 @@ async fn a_sessions_config_file_starts_its_emitters_and_names_the_bad_entries() 
     );
     assert_eq!(list.warnings.len(), 2, "{:?}", list.warnings);
 }
+
+#[tokio::test]
+async fn injects_wait_for_idle_batched_and_an_idle_prompt_runs_when_the_session_is_idle() {
+    use tap_protocol::host::BusyState;
+    let gw = gateway().await;
+    let (mut host, s) = gw.host_with_session().await;
+    host.set_state(&s.id, BusyState::Busy).unwrap();
+    let (mut c, _) = Control::authed(&gw).await;
+    start(
+        &mut c,
+        &s.id,
+        json!({"name": "fails", "every": "1h",
+               "command": "for i in 1 2 3 4 5 6; do echo \"FAIL $i\"; done",
+               "eventFilter": [{"match": "fail", "outcome": "inject"}]}),
+    )
+    .await;
+    // All six are in the stream while the agent is busy; none is delivered yet.
+    eventually("six lines kept", || {
+        let n = info(&gw, &s.id, "fails")["counts"]["injected"].as_u64();
+        async move { (n == Some(6)).then_some(()) }
+    })
+    .await;
+    start(
+        &mut c,
+        &s.id,
+        json!({"name": "nudge", "every": "idle", "prompt": "Anything left?"}),
+    )
+    .await;
+    host.set_state(&s.id, BusyState::Idle).unwrap();
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        if let HostEvent::Delivery(d) =
+            next_host_event(&mut host, |e| matches!(e, HostEvent::Delivery(_))).await
+        {
+            got.push(d);
+        }
+    }
+    let batch = got
+        .iter()
+        .find(|d| d.prompt.is_none())
+        .expect("the batched inject");
+    assert_eq!(
+        batch.event,
+        "FAIL 1\nFAIL 2\nFAIL 3\nFAIL 4\n(+2 more lines from 'fails', in the stream)"
+    );
+    let nudge = got
+        .iter()
+        .find(|d| d.prompt.is_some())
+        .expect("the idle prompt");
+    assert_eq!(nudge.prompt.as_deref(), Some("Anything left?"));
+    let runs = runs_until(
+        &gw,
+        &s.id,
+        "fails",
+        "the run ends once its injects are out",
+        ended,
+    )
+    .await;
+    assert_eq!(runs[0]["status"], "exited");
+    assert_eq!(
+        stored(&host, &s.id, "fails@emitters").await.len(),
+        6,
+        "nothing lost"
+    );
+}
