@@ -13,7 +13,10 @@ import { Settings } from "./pages/Settings";
 import { Popup } from "./pages/Popup";
 import { useLedgerState } from "./ledger";
 
-/** The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/streams/<session>`, `#/traces/<trace id>`. */
+/**
+ * The pages, in navigation order. The route is the URL fragment: `#/sessions`,
+ * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`.
+ */
 const PAGES = [
   { id: "overview", title: "Overview" },
   { id: "pairing", title: "Pairing" },
@@ -37,12 +40,20 @@ const POPUP = new URLSearchParams(location.search).get("view") === "popup";
 interface Route {
   page: PageId;
   arg?: string;
+  /** What follows `?` in the fragment (e.g. the Streams page's `stream`). */
+  query: URLSearchParams;
 }
 
 function parseRoute(hash: string): Route {
-  const [page, ...rest] = hash.replace(/^#\/?/, "").split("/");
+  const raw = hash.replace(/^#\/?/, "");
+  const q = raw.indexOf("?");
+  const [page, ...rest] = (q < 0 ? raw : raw.slice(0, q)).split("/");
   const known = PAGES.find((p) => p.id === page);
-  return { page: known ? known.id : "overview", arg: rest.length ? decodeURIComponent(rest.join("/")) : undefined };
+  return {
+    page: known ? known.id : "overview",
+    arg: rest.length ? decodeURIComponent(rest.join("/")) : undefined,
+    query: new URLSearchParams(q < 0 ? "" : raw.slice(q + 1)),
+  };
 }
 
 function useRoute(): Route {
@@ -132,7 +143,7 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
     case "providers":
       return <Providers state={state} />;
     case "streams":
-      return <Streams state={state} sessionId={route.arg} />;
+      return <Streams state={state} sessionId={route.arg} stream={route.query.get("stream") ?? undefined} />;
     case "traces":
       return <Traces state={state} traceId={route.arg} />;
     case "playground":
