@@ -10,12 +10,13 @@ import { Playground } from "./pages/Playground";
 import { Diagnostics } from "./pages/Diagnostics";
 import { Logs } from "./pages/Logs";
 import { Settings } from "./pages/Settings";
+import { Emitters } from "./pages/Emitters";
 import { Popup } from "./pages/Popup";
 import { useLedgerState } from "./ledger";
 
 /**
  * The pages, in navigation order. The route is the URL fragment: `#/sessions`,
- * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`.
+ * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`, `#/emitters/<session>`.
  */
 const PAGES = [
   { id: "overview", title: "Overview" },
@@ -28,11 +29,9 @@ const PAGES = [
   { id: "diagnostics", title: "Diagnostics" },
   { id: "logs", title: "Logs" },
   { id: "settings", title: "Settings" },
+  { id: "emitters", title: "Emitters" },
 ] as const;
 type PageId = (typeof PAGES)[number]["id"];
-
-/** Places kept for what the gateway does not do yet: listed, never rendered with data. */
-const LATER = ["Emitters"];
 
 /** `?view=popup`: the tray popup, only the pending pairing requests. */
 const POPUP = new URLSearchParams(location.search).get("view") === "popup";
@@ -102,13 +101,6 @@ export function App() {
               </a>
             </li>
           ))}
-          {LATER.map((name) => (
-            <li key={name}>
-              <span class="nav-later" aria-disabled="true">
-                {name} <small>coming later</small>
-              </span>
-            </li>
-          ))}
         </ul>
         <ConnectionBadge state={state} />
       </nav>
@@ -154,6 +146,8 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Logs state={state} />;
     case "settings":
       return <Settings state={state} />;
+    case "emitters":
+      return <Emitters state={state} sessionId={route.arg} />;
   }
 }
 
