@@ -34,6 +34,8 @@ function useEmitters(sessionId: string | undefined, live: boolean, generation: n
 
   useEffect(() => {
     if (!live || !sessionId) return;
+    // A new session, a reconnect or a refresh: every emitter's runs are asked for again.
+    asked.current.clear();
     let current = true;
     let inFlight = false;
     let timer: ReturnType<typeof setInterval> | null = null;
@@ -95,17 +97,11 @@ function useEmitters(sessionId: string | undefined, live: boolean, generation: n
     };
   }, [sessionId, live, generation, tick]);
 
-  // After a reconnect or a session switch, every emitter's runs are asked for again.
-  useEffect(() => asked.current.clear(), [sessionId, generation]);
-
   return {
     loaded: loaded?.sessionId === sessionId ? loaded : null,
     error,
     /** Asks again now (after Start, Stop, a new emitter). */
-    refresh: () => {
-      asked.current.clear();
-      setTick((t) => t + 1);
-    },
+    refresh: () => setTick((t) => t + 1),
   };
 }
 

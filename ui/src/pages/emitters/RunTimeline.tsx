@@ -138,7 +138,7 @@ export function RunTimeline({ emitter, runs, now }: { emitter: EmitterInfo; runs
 function RunDetails({ run: r, emitter, now }: { run: EmitterRun; emitter: EmitterInfo; now: number }) {
   const outcome = runOutcome(r);
   return (
-    <div class="run-details" data-testid="run-details" data-run={r.run} aria-live="polite">
+    <div class="run-details" data-testid="run-details" data-run={r.run}>
       <span class="strong">Run {r.run}</span>
       <span class={`pill run-pill run-${outcome}`}>{runResult(r)}</span>
       <span class="small">
