@@ -46,14 +46,15 @@ const EMPTY: Form = {
 
 let nextKey = 1;
 
-/** The rule a gateway error names (`rule 2`, `eventFilter[1]`, `rule #3`), as an index into the list, if any. */
+/**
+ * The rule a gateway error names, as an index into the list, if any: the gateway counts
+ * from 0 (`eventFilter rule 1: '(' is not a valid regex: …` is the form's second rule).
+ */
 export function ruleInError(message: string, count: number): number | null {
-  const m = /eventFilter\[(\d+)\]/i.exec(message) ?? /rule\s*#?(\d+)/i.exec(message);
+  const m = /eventFilter\s*(?:rule\s*|\[)(\d+)/i.exec(message);
   if (!m) return null;
-  const n = Number(m[1]);
-  // `eventFilter[i]` is an index; "rule n" counts from 1 as the form shows it.
-  const index = m[0].startsWith("eventFilter") ? n : n - 1;
-  return index >= 0 && index < count ? index : null;
+  const index = Number(m[1]);
+  return index < count ? index : null;
 }
 
 /** The parameters of `emitters.start`, or what is wrong with the form (checked in the page). */
@@ -231,6 +232,7 @@ export function EmitterForm({ sessionId, live, onStarted }: { sessionId: string;
       {error && (
         <p class="error" role="alert" data-testid="emitter-form-error">
           {error}
+          {badRule !== null && ` (rule ${badRule + 1} in the form, marked above)`}
         </p>
       )}
     </form>
@@ -342,6 +344,7 @@ function FilterEditor({ rules, setRules, setRule, move, badRule }: EditorProps) 
       {testError && (
         <p class="error small" role="alert" data-testid="rule-tester-error">
           {testError}
+          {testBad !== null && ` (rule ${testBad + 1} in the form)`}
         </p>
       )}
     </fieldset>
