@@ -15,6 +15,10 @@ use std::sync::Arc;
 use std::time::SystemTime;
 use tap_protocol::control::{FileLocations, StreamsHistory, UiLoginResult};
 use tap_protocol::diagnostics::Diagnostics;
+use tap_protocol::emitters::{
+    EmitterInfo, EmitterRef, EmitterRuns, EmitterStart, EmittersList, FilterTest, FilterTestResult,
+    Ownership,
+};
 use tap_protocol::host::GatewayStatus;
 use tap_protocol::ledger::{
     EventsListParams, EventsPage, LedgerSessions, Trace, TracesList, TracesListParams,
@@ -108,6 +112,34 @@ impl Gateway {
     /// Stream events in the ledger, newest first (`events.list`).
     pub fn events_list(&self, p: &EventsListParams) -> Result<EventsPage, HistoryError> {
         Ok(crate::ledger::read::events(&self.core.ledger, p)?)
+    }
+
+    /// Emitters of live sessions (`emitters.list`).
+    pub fn emitters_list(&self, session_id: Option<&str>) -> EmittersList {
+        crate::emitters::api::list(&self.core, session_id)
+    }
+
+    /// Starts an emitter from the control plane (the user owns it).
+    pub fn emitters_start(&self, p: &EmitterStart) -> Result<EmitterInfo, (ErrorCode, String)> {
+        crate::emitters::api::start(&self.core, p, Ownership::UserOwned)
+    }
+
+    /// Stops an emitter (`emitters.stop`).
+    pub fn emitters_stop(&self, r: &EmitterRef) -> Result<EmitterInfo, (ErrorCode, String)> {
+        crate::emitters::api::stop(&self.core, r)
+    }
+
+    /// An emitter's newest runs (`emitters.runs`).
+    pub fn emitters_runs(&self, r: &EmitterRef) -> Result<EmitterRuns, (ErrorCode, String)> {
+        crate::emitters::api::runs(&self.core, r)
+    }
+
+    /// Which rule of a filter matches a line (`emitters.testFilter`).
+    pub fn emitters_test_filter(
+        &self,
+        t: &FilterTest,
+    ) -> Result<FilterTestResult, (ErrorCode, String)> {
+        crate::emitters::api::test_filter(t)
     }
 
     /// Sessions and providers as they came and went (`ledger.sessions`).

@@ -29,6 +29,7 @@ mod auth;
 mod config;
 mod control;
 mod diagnostics;
+mod emitters;
 mod error;
 mod events;
 mod gateway;

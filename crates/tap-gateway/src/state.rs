@@ -64,6 +64,8 @@ pub(crate) struct Core {
     pub ledger: Ledger,
     /// Where spans start and end up (the ledger, and an OTLP endpoint if configured).
     pub tracer: Tracer,
+    /// Every live session's emitters.
+    pub emitters: crate::emitters::Emitters,
 }
 
 /// One permit per open connection of each kind; a connection takes one before its
@@ -154,6 +156,7 @@ impl Core {
             diagnostics,
             ledger,
             tracer,
+            emitters: crate::emitters::Emitters::default(),
         }
     }
 

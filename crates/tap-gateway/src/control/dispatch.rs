@@ -15,6 +15,10 @@ use tap_protocol::control::{
     StreamsHistory, StreamsHistoryParams, UiLoginResult, UnfollowParams,
 };
 use tap_protocol::diagnostics::Diagnostics;
+use tap_protocol::emitters::{
+    EmitterInfo, EmitterRef, EmitterRuns, EmitterStart, EmittersList, EmittersListParams,
+    FilterTest, FilterTestResult,
+};
 use tap_protocol::host::GatewayStatus;
 use tap_protocol::ledger::{
     EventsListParams, EventsPage, LedgerSessions, Trace, TraceRef, TracesList, TracesListParams,
@@ -209,6 +213,30 @@ impl ControlHandler for Methods<'_> {
     fn ledger_sessions(&mut self, _: Empty) -> Answer<LedgerSessions> {
         self.gw.ledger_sessions().map_err(history_error)
     }
+
+    fn emitters_list(&mut self, p: EmittersListParams) -> Answer<EmittersList> {
+        Ok(self.gw.emitters_list(p.session_id.as_deref()))
+    }
+
+    fn emitters_start(&mut self, p: EmitterStart) -> Answer<EmitterInfo> {
+        self.gw.emitters_start(&p).map_err(refusal)
+    }
+
+    fn emitters_stop(&mut self, p: EmitterRef) -> Answer<EmitterInfo> {
+        self.gw.emitters_stop(&p).map_err(refusal)
+    }
+
+    fn emitters_runs(&mut self, p: EmitterRef) -> Answer<EmitterRuns> {
+        self.gw.emitters_runs(&p).map_err(refusal)
+    }
+
+    fn emitters_test_filter(&mut self, p: FilterTest) -> Answer<FilterTestResult> {
+        self.gw.emitters_test_filter(&p).map_err(refusal)
+    }
+}
+
+fn refusal((code, message): (ErrorCode, String)) -> ControlError {
+    ControlError::new(code, message)
 }
 
 fn history_error(e: crate::gateway::HistoryError) -> ControlError {

@@ -30,11 +30,12 @@ pub(crate) enum Limit {
     PushBudget,
     CallQueue,
     ControlLag,
+    EmittersPerSession,
 }
 
 impl Limit {
     /// In the order the panel lists them.
-    pub const ALL: [Limit; 17] = [
+    pub const ALL: [Limit; 18] = [
         Limit::PayloadSize,
         Limit::FrameCap,
         Limit::PreAuthBytes,
@@ -52,6 +53,7 @@ impl Limit {
         Limit::PushBudget,
         Limit::CallQueue,
         Limit::ControlLag,
+        Limit::EmittersPerSession,
     ];
 
     pub fn index(self) -> usize {
@@ -78,6 +80,7 @@ impl Limit {
             Limit::PushBudget => "pushBudget",
             Limit::CallQueue => "callQueue",
             Limit::ControlLag => "controlLag",
+            Limit::EmittersPerSession => "emittersPerSession",
         }
     }
 
@@ -141,6 +144,10 @@ impl Limit {
             Limit::ControlLag => format!(
                 "A control client more than {} events behind: told to resync",
                 crate::events::EVENT_BUFFER
+            ),
+            Limit::EmittersPerSession => format!(
+                "{} emitters in one session: another is refused RATE_LIMITED",
+                crate::emitters::MAX_EMITTERS_PER_SESSION
             ),
         }
     }

@@ -41,6 +41,8 @@ pub(crate) enum Record {
     },
     /// A pairing decision, for the audit trail.
     Pairing(PairingAudit),
+    /// An emitter run, new or changed (its end).
+    EmitterRun(Box<EmitterRunRow>),
     /// Apply retention now, as if the time were `now` (tests inject it; the gateway's
     /// timer sends the real time and the limits from the settings).
     Trim {
@@ -67,6 +69,14 @@ pub(crate) struct EventRow {
     pub metadata: Option<JsonObject>,
     /// The push's trace, when it has one (deliveries).
     pub trace_id: Option<String>,
+}
+
+/// One emitter run, as `emitters.runs` shows it.
+#[derive(Debug)]
+pub(crate) struct EmitterRunRow {
+    pub session_id: String,
+    pub emitter: String,
+    pub run: tap_protocol::emitters::EmitterRun,
 }
 
 /// Who did what to which pairing.

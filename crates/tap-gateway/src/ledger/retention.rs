@@ -37,6 +37,10 @@ pub(crate) fn trim(
         "DELETE FROM pairing_audit WHERE at_us < ?1",
         params![cutoff],
     )? as u64;
+    removed += conn.execute(
+        "DELETE FROM emitter_runs WHERE started_us < ?1",
+        params![cutoff],
+    )? as u64;
     // Ended sessions and gone providers only: a live one is still named by new rows.
     removed += conn.execute(
         "DELETE FROM sessions WHERE ended_us IS NOT NULL AND ended_us < ?1",

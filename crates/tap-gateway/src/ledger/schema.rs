@@ -89,6 +89,20 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX pairing_audit_at ON pairing_audit(at_us);
     "#,
+    // 2: emitter runs (the run itself as JSON, as `emitters.runs` shows it).
+    r#"
+    CREATE TABLE emitter_runs (
+        session_id TEXT NOT NULL,
+        emitter TEXT NOT NULL,
+        run INTEGER NOT NULL,
+        started_us INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        trace_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, emitter, run)
+    );
+    CREATE INDEX emitter_runs_started ON emitter_runs(started_us);
+    "#,
 ];
 
 /// The schema version this gateway writes.

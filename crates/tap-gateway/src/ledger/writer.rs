@@ -131,6 +131,21 @@ fn write(tx: &Transaction<'_>, record: &Record) -> rusqlite::Result<()> {
             .execute(params![id, micros(*at), reason])
             .map(drop),
         Record::Pairing(p) => pairing(tx, p),
+        Record::EmitterRun(r) => tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO emitter_runs(session_id, emitter, run, started_us, status, trace_id, body)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                r.session_id,
+                r.emitter,
+                r.run.run,
+                micros(std::time::SystemTime::now()),
+                serde_json::to_value(r.run.status).ok().and_then(|v| v.as_str().map(str::to_string)),
+                r.run.trace_id,
+                serde_json::to_string(&r.run).unwrap_or_default()
+            ])
+            .map(drop),
         Record::Trim { .. } | Record::Flush(_) | Record::Checkpoint(_) => Ok(()),
     }
 }

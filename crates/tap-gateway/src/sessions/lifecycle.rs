@@ -71,6 +71,7 @@ pub(crate) fn register_session(
                 tool_revision: 0,
                 toolset_changed: notify.clone(),
                 cancel: cancel.clone(),
+                idle: Arc::new(Notify::new()),
                 ending: None,
                 project_tokens: Vec::new(),
                 pending_acks: Vec::new(),
@@ -95,6 +96,7 @@ pub(crate) fn register_session(
     // After `session.registered`: problems with the project config reach the host as
     // `session.warning`s about a session it already knows.
     crate::providers::project::start::start(core, id.clone(), info.cwd.clone(), cancel);
+    crate::emitters::config::start_configured(core, id.clone(), info.cwd.clone());
     tracing::info!(session = %id, host = %host_id, "session registered");
     core.ledger.write_detached(Record::SessionStarted {
         id: id.clone(),
@@ -233,6 +235,7 @@ fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: S
         at: std::time::SystemTime::now(),
     });
     core.streams.drop_session(id);
+    core.emitters.forget_session(id);
     tracing::info!(session = %id, %reason, "session ended");
     core.events.emit(GatewayEvent::StatusChanged);
 }
@@ -258,6 +261,7 @@ pub(crate) fn set_busy(
         .ok_or_else(|| crate::state::unknown_session(session_id))?;
     let was = std::mem::replace(&mut session.busy, busy);
     if was == BusyState::Busy && busy == BusyState::Idle {
+        session.idle.notify_waiters();
         let idle = frame(&GatewayMessage::SessionLifecycle(SessionLifecycle {
             session_id: session_id.to_string(),
             state: LifecycleState::Idle,

@@ -23,8 +23,11 @@ pub(crate) struct Session {
     pub tool_revision: u64,
     /// Poked on every tool-set change; the session's debouncer publishes.
     pub toolset_changed: Arc<Notify>,
-    /// Ends the session's own tasks (the debouncer).
+    /// Ends the session's own tasks (the debouncer, its emitters).
     pub cancel: CancellationToken,
+    /// Notified each time the session goes from busy to idle (idle emitters, batched
+    /// injects).
+    pub idle: Arc<Notify>,
     /// Set once the session is ending: providers that still owe `goodbye` /
     /// `shutdown.ready`, and a signal for when none do.
     pub ending: Option<Ending>,

@@ -13,6 +13,7 @@ mod control_plane;
 mod control_streams;
 mod copilot_token_file;
 mod diagnostics;
+mod emitters;
 mod file_results;
 mod gateway_stop;
 mod history;

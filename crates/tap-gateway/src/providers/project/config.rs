@@ -79,6 +79,21 @@ fn read(path: &Path) -> Result<Loaded, String> {
     })
 }
 
+/// The config at `path` as JSON, with the same checks as for its providers (owner, size):
+/// for the parts of it other rooms read (`emitters`).
+pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    check_owner(path)?;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if meta.len() > MAX_PROJECT_CONFIG_BYTES {
+        return Err(format!(
+            "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("it is not valid JSON: {e}"))
+}
+
 /// A config runs commands as the gateway's user, so it must be that user's own file: one
 /// found in a shared ancestor (`/tmp/tap.config.json`) and planted by someone else, or one
 /// anyone may rewrite, is refused.

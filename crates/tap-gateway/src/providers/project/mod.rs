@@ -14,10 +14,10 @@
 //! - At the session's teardown (after `shutdown.pending` and its deadline) every process
 //!   group gets SIGTERM, and SIGKILL after a grace.
 
-mod config;
+pub(crate) mod config;
 pub(crate) mod start;
 mod supervisor;
-mod warn;
+pub(crate) mod warn;
 
 pub(crate) use warn::hello_refused;
 

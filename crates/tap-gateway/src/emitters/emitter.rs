@@ -1,0 +1,91 @@
+//! One emitter: its checked definition, the token that stops it, and what it is doing now
+//! (status, counters, its newest runs), as `emitters.list` shows it.
+
+use super::spec::Spec;
+use std::collections::VecDeque;
+use std::sync::{Mutex, MutexGuard};
+use std::time::SystemTime;
+use tap_protocol::emitters::{EmitterInfo, EmitterKind, EmitterRun, EmitterStatus, LineCounts};
+use tokio_util::sync::CancellationToken;
+
+/// Runs kept in memory per emitter (the ledger keeps them all).
+pub(crate) const RUNS_KEPT: usize = 100;
+
+pub(crate) struct Emitter {
+    pub session_id: String,
+    pub spec: Spec,
+    /// Cancelled to stop it (a child of its session's token: the session's end stops it).
+    pub cancel: CancellationToken,
+    live: Mutex<Live>,
+}
+
+/// What changes while it runs.
+#[derive(Default)]
+pub(crate) struct Live {
+    pub status: Option<EmitterStatus>,
+    pub run_count: u32,
+    pub counts: LineCounts,
+    pub next_run_at: Option<SystemTime>,
+    pub last_error: Option<String>,
+    /// Newest first.
+    pub runs: VecDeque<EmitterRun>,
+}
+
+impl Emitter {
+    pub fn new(session_id: String, spec: Spec, cancel: CancellationToken) -> Self {
+        Self {
+            session_id,
+            spec,
+            cancel,
+            live: Mutex::new(Live {
+                status: Some(EmitterStatus::Queued),
+                ..Live::default()
+            }),
+        }
+    }
+
+    /// The live part; never held across an await.
+    pub fn live(&self) -> MutexGuard<'_, Live> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn set_status(&self, status: EmitterStatus) {
+        self.live().status = Some(status);
+    }
+
+    /// Records a run (a new one, or a change to the newest).
+    pub fn put_run(&self, run: EmitterRun) {
+        let mut live = self.live();
+        match live.runs.front_mut() {
+            Some(newest) if newest.run == run.run => *newest = run,
+            _ => {
+                live.runs.push_front(run);
+                live.runs.truncate(RUNS_KEPT);
+            }
+        }
+    }
+
+    pub fn info(&self) -> EmitterInfo {
+        let live = self.live();
+        let s = &self.spec;
+        EmitterInfo {
+            name: s.name.clone(),
+            session_id: self.session_id.clone(),
+            kind: s.kind,
+            command: (s.kind == EmitterKind::Command).then(|| s.text.clone()),
+            prompt: (s.kind == EmitterKind::Prompt).then(|| s.text.clone()),
+            schedule: s.schedule,
+            every: s.every_text.clone(),
+            status: live.status.unwrap_or(EmitterStatus::Queued),
+            stream: s.stream.clone(),
+            run_count: live.run_count,
+            counts: live.counts,
+            event_filter: s.filter.source.clone(),
+            lifespan: s.lifespan,
+            ownership: s.ownership,
+            next_run_at: live.next_run_at.map(crate::time::rfc3339),
+            last_error: live.last_error.clone(),
+            description: s.description.clone(),
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! Where an emitter's lines go: through its EventFilter; `drop` is counted only, `keep` is
+//! appended to the stream (`<stream>@emitters`, and the ledger with the run's trace),
+//! `surface` also reaches the session's timeline, `inject` the agent as a prompt.
+//!
+//! Deliveries follow the push rules: at most [`MAX_EMITTER_DELIVERIES_PER_SECOND`] per
+//! emitter (more are kept and counted, not delivered); an `inject` while the session is
+//! busy waits for idle, and what arrives meanwhile is batched into that one prompt, at most
+//! [`MAX_LINES_PER_INJECT`] lines with the count of the rest folded into its text.
+
+use crate::ledger::record::{EventRow, Record};
+use crate::ledger::Full;
+use crate::state::Core;
+use crate::streams::store::Stored;
+use std::time::{Duration, Instant, SystemTime};
+use tap_protocol::emitters::LineCounts;
+use tap_protocol::host::{BusyState, Delivery, HostEvent};
+use tap_protocol::ledger::EventOutcome;
+use tap_protocol::provider::PushLevel;
+
+/// The "provider" emitter streams are stored under: `<stream>@emitters`.
+pub(crate) const EMITTERS_PROVIDER: &str = "emitters";
+
+/// Surface and inject deliveries per emitter per second; beyond, lines are only kept.
+pub(crate) const MAX_EMITTER_DELIVERIES_PER_SECOND: u32 = 10;
+
+/// Lines one batched inject prompt carries; the rest are counted in its text.
+pub(crate) const MAX_LINES_PER_INJECT: usize = 4;
+
+/// One run's routing.
+pub(crate) struct Router<'a> {
+    core: &'a Core,
+    session_id: &'a str,
+    emitter: &'a str,
+    stream: &'a str,
+    run: u32,
+    trace_id: String,
+    filter: &'a super::filter::EventFilter,
+    pub counts: LineCounts,
+    window: (Instant, u32),
+    pending: Vec<String>,
+    folded: u64,
+}
+
+impl<'a> Router<'a> {
+    pub fn new(
+        core: &'a Core,
+        em: &'a super::emitter::Emitter,
+        run: u32,
+        trace_id: String,
+    ) -> Self {
+        Self {
+            core,
+            session_id: &em.session_id,
+            emitter: &em.spec.name,
+            stream: &em.spec.stream,
+            run,
+            trace_id,
+            filter: &em.spec.filter,
+            counts: LineCounts::default(),
+            window: (Instant::now(), 0),
+            pending: Vec::new(),
+            folded: 0,
+        }
+    }
+
+    /// Routes one line; returns the ledger record the queue had no room for (the caller
+    /// waits for it before reading on: backpressure into the pipe).
+    pub fn line(&mut self, text: String, source: &'static str) -> Option<Full> {
+        self.counts.lines += 1;
+        let (_, outcome) = self.filter.decide(&text);
+        let level = match outcome {
+            EventOutcome::Drop => {
+                self.counts.dropped += 1;
+                return None;
+            }
+            EventOutcome::Keep => PushLevel::Keep,
+            EventOutcome::Surface | EventOutcome::Inject if !self.within_rate() => PushLevel::Keep,
+            EventOutcome::Surface => PushLevel::Surface,
+            EventOutcome::Inject => PushLevel::Inject,
+        };
+        let at = SystemTime::now();
+        let (stored, full) = self.store(text.clone(), level, source, at);
+        if !stored {
+            // Beyond the streams a session may hold: counted, never silently.
+            self.counts.dropped += 1;
+            return None;
+        }
+        match level {
+            PushLevel::Keep => self.counts.kept += 1,
+            PushLevel::Surface => {
+                self.counts.surfaced += 1;
+                self.deliver(PushLevel::Surface, &text, None, at);
+            }
+            PushLevel::Inject => {
+                self.counts.injected += 1;
+                self.inject(text, at);
+            }
+        }
+        full
+    }
+
+    /// Keeps a prompt emitter's prompt in its stream (it was delivered by the caller).
+    pub fn keep_prompt(&mut self, text: String) -> Option<Full> {
+        self.store(text, PushLevel::Inject, "emitter:prompt", SystemTime::now())
+            .1
+    }
+
+    /// Appends to the session's stream and the ledger: whether the stream took it, and
+    /// the ledger record the queue had no room for.
+    fn store(
+        &mut self,
+        text: String,
+        level: PushLevel,
+        source: &'static str,
+        at: SystemTime,
+    ) -> (bool, Option<Full>) {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("emitter".into(), self.emitter.into());
+        metadata.insert("run".into(), self.run.into());
+        metadata.insert("source".into(), source.into());
+        let stored = Stored {
+            at,
+            event: text.clone(),
+            level,
+            metadata: Some(metadata.clone()),
+        };
+        if self
+            .core
+            .streams
+            .append(self.session_id, EMITTERS_PROVIDER, self.stream, stored)
+            .is_err()
+        {
+            return (false, None);
+        }
+        let full = self
+            .core
+            .ledger
+            .try_write(Record::Event(EventRow {
+                at,
+                session_id: self.session_id.to_string(),
+                provider: EMITTERS_PROVIDER.to_string(),
+                stream: self.stream.to_string(),
+                outcome: level.into(),
+                text,
+                metadata: Some(metadata),
+                trace_id: Some(self.trace_id.clone()),
+            }))
+            .err();
+        (true, full)
+    }
+
+    /// Delivers what waited for the session to go idle; `true` when nothing waits now.
+    pub fn flush_injects(&mut self) -> bool {
+        if self.pending.is_empty() {
+            return true;
+        }
+        if !self.session_idle() {
+            return false;
+        }
+        let mut text = self.pending.join("\n");
+        if self.folded > 0 {
+            text.push_str(&format!(
+                "\n(+{} more lines from '{}', in the stream)",
+                self.folded, self.emitter
+            ));
+        }
+        self.pending.clear();
+        self.folded = 0;
+        self.deliver(PushLevel::Inject, &text, None, SystemTime::now());
+        true
+    }
+
+    /// Lines waiting for the session to go idle.
+    pub fn waiting(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    fn inject(&mut self, text: String, at: SystemTime) {
+        if self.pending.is_empty() && self.session_idle() {
+            self.deliver(PushLevel::Inject, &text, None, at);
+        } else if self.pending.len() < MAX_LINES_PER_INJECT {
+            self.pending.push(text);
+        } else {
+            self.folded += 1;
+        }
+    }
+
+    fn within_rate(&mut self) -> bool {
+        let (start, n) = &mut self.window;
+        if start.elapsed() >= Duration::from_secs(1) {
+            *start = Instant::now();
+            *n = 0;
+        }
+        *n += 1;
+        *n <= MAX_EMITTER_DELIVERIES_PER_SECOND
+    }
+
+    fn session_idle(&self) -> bool {
+        self.core
+            .state()
+            .sessions
+            .get(self.session_id)
+            .is_some_and(|s| s.busy == BusyState::Idle)
+    }
+
+    fn deliver(&self, level: PushLevel, text: &str, prompt: Option<String>, at: SystemTime) {
+        deliver(
+            self.core,
+            self.session_id,
+            self.stream,
+            level,
+            text,
+            prompt,
+            at,
+        );
+    }
+}
+
+/// Sends a delivery to the session's host; `false` when it has none connected.
+pub(crate) fn deliver(
+    core: &Core,
+    session_id: &str,
+    stream: &str,
+    level: PushLevel,
+    text: &str,
+    prompt: Option<String>,
+    at: SystemTime,
+) -> bool {
+    let delivery = HostEvent::Delivery(Delivery {
+        session_id: session_id.to_string(),
+        level,
+        stream: stream.to_string(),
+        provider: EMITTERS_PROVIDER.to_string(),
+        event: text.to_string(),
+        prompt,
+        metadata: None,
+        ts: crate::time::rfc3339(at),
+    });
+    let mut state = core.state();
+    let host = state.sessions.get(session_id).map(|s| s.host.clone());
+    match host.and_then(|h| state.hosts.get_mut(&h)) {
+        Some(h) => {
+            h.send(&delivery);
+            true
+        }
+        None => false,
+    }
+}
