@@ -42,15 +42,19 @@ export function runResult(r: EmitterRun): string {
   return OUTCOME_TEXT[runOutcome(r)];
 }
 
-/** Start and end of a run in ms since the epoch (a running one ends now). */
+/**
+ * Start and end of a run in ms since the epoch. A run without an end is still going: it
+ * ends now (its `durationMs` is as old as the last answer, and runs are asked for again
+ * only when the emitter's counters move).
+ */
 function span(r: EmitterRun, now: number): [number, number] {
   const start = Date.parse(r.startedAt);
-  const end = r.endedAt ? Date.parse(r.endedAt) : r.durationMs !== undefined ? start + r.durationMs : now;
+  const end = r.endedAt ? Date.parse(r.endedAt) : runOutcome(r) === "running" ? now : start + (r.durationMs ?? 0);
   return [start, Math.max(start, end)];
 }
 
 function runDuration(r: EmitterRun, now: number): number {
-  if (r.durationMs !== undefined) return r.durationMs;
+  if (r.durationMs !== undefined && r.endedAt) return r.durationMs;
   const [s, e] = span(r, now);
   return e - s;
 }
@@ -147,7 +151,9 @@ function RunDetails({ run: r, emitter, now }: { run: EmitterRun; emitter: Emitte
       <span class="small mono" title={fullTime(r.startedAt)}>
         {clockMs(r.startedAt)}
       </span>
-      <span class="small">{ms(runDuration(r, now))}</span>
+      <span class="small" data-testid="run-duration">
+        {ms(runDuration(r, now))}
+      </span>
       <span class="small" data-testid="run-lines">
         {linesText(r)}
       </span>
