@@ -10,10 +10,14 @@ import { Playground } from "./pages/Playground";
 import { Diagnostics } from "./pages/Diagnostics";
 import { Logs } from "./pages/Logs";
 import { Settings } from "./pages/Settings";
+import { Emitters } from "./pages/Emitters";
 import { Popup } from "./pages/Popup";
 import { useLedgerState } from "./ledger";
 
-/** The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/streams/<session>`, `#/traces/<trace id>`. */
+/**
+ * The pages, in navigation order. The route is the URL fragment: `#/sessions`,
+ * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`, `#/emitters/<session>`.
+ */
 const PAGES = [
   { id: "overview", title: "Overview" },
   { id: "pairing", title: "Pairing" },
@@ -25,11 +29,9 @@ const PAGES = [
   { id: "diagnostics", title: "Diagnostics" },
   { id: "logs", title: "Logs" },
   { id: "settings", title: "Settings" },
+  { id: "emitters", title: "Emitters" },
 ] as const;
 type PageId = (typeof PAGES)[number]["id"];
-
-/** Places kept for what the gateway does not do yet: listed, never rendered with data. */
-const LATER = ["Emitters"];
 
 /** `?view=popup`: the tray popup, only the pending pairing requests. */
 const POPUP = new URLSearchParams(location.search).get("view") === "popup";
@@ -37,12 +39,20 @@ const POPUP = new URLSearchParams(location.search).get("view") === "popup";
 interface Route {
   page: PageId;
   arg?: string;
+  /** What follows `?` in the fragment (e.g. the Streams page's `stream`). */
+  query: URLSearchParams;
 }
 
 function parseRoute(hash: string): Route {
-  const [page, ...rest] = hash.replace(/^#\/?/, "").split("/");
+  const raw = hash.replace(/^#\/?/, "");
+  const q = raw.indexOf("?");
+  const [page, ...rest] = (q < 0 ? raw : raw.slice(0, q)).split("/");
   const known = PAGES.find((p) => p.id === page);
-  return { page: known ? known.id : "overview", arg: rest.length ? decodeURIComponent(rest.join("/")) : undefined };
+  return {
+    page: known ? known.id : "overview",
+    arg: rest.length ? decodeURIComponent(rest.join("/")) : undefined,
+    query: new URLSearchParams(q < 0 ? "" : raw.slice(q + 1)),
+  };
 }
 
 function useRoute(): Route {
@@ -91,13 +101,6 @@ export function App() {
               </a>
             </li>
           ))}
-          {LATER.map((name) => (
-            <li key={name}>
-              <span class="nav-later" aria-disabled="true">
-                {name} <small>coming later</small>
-              </span>
-            </li>
-          ))}
         </ul>
         <ConnectionBadge state={state} />
       </nav>
@@ -132,7 +135,7 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
     case "providers":
       return <Providers state={state} />;
     case "streams":
-      return <Streams state={state} sessionId={route.arg} />;
+      return <Streams state={state} sessionId={route.arg} stream={route.query.get("stream") ?? undefined} />;
     case "traces":
       return <Traces state={state} traceId={route.arg} />;
     case "playground":
@@ -143,6 +146,8 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Logs state={state} />;
     case "settings":
       return <Settings state={state} />;
+    case "emitters":
+      return <Emitters state={state} sessionId={route.arg} />;
   }
 }
 

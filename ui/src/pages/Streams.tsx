@@ -25,6 +25,8 @@ interface Row {
 }
 
 interface Filter {
+  /** `all`, a stream name (any provider's) or `stream@provider`. */
+  stream: string;
   search: string;
   outcome: "all" | EventOutcome;
   provider: string;
@@ -84,6 +86,7 @@ function flatten(streams: Record<string, StreamEntry[] | undefined>): Row[] {
 
 /** Whether a live row belongs in the list the gateway answered for `f` (search: every word). */
 function matches(r: Row, f: Filter): boolean {
+  if (f.stream !== "all" && r.stream !== f.stream && `${r.stream}@${r.provider}` !== f.stream) return false;
   if (f.outcome !== "all" && r.outcome !== f.outcome) return false;
   if (f.provider !== "all" && r.provider !== f.provider) return false;
   return f.search
@@ -111,6 +114,7 @@ class Keys {
 
 function listParams(sessionId: string, f: Filter, before?: number): EventsListParams {
   const p: EventsListParams = { sessionId, limit: PAGE };
+  if (f.stream !== "all") p.stream = f.stream;
   if (f.search.trim()) p.search = f.search.trim();
   if (f.outcome !== "all") p.outcome = f.outcome;
   if (f.provider !== "all") p.provider = f.provider;
@@ -122,9 +126,10 @@ function listParams(sessionId: string, f: Filter, before?: number): EventsListPa
  * Any session's stream events, live or ended, from the gateway's ledger (`events.list`):
  * the newest page, then older pages on demand, searched and filtered by the gateway; for a
  * live session the live tail (`streams.follow`) continues on top, without duplicates, and
- * can be paused. An event a push delivered links to its trace.
+ * can be paused. An event a push delivered links to its trace. `#/streams/<session>?stream=<name>`
+ * shows one stream (the Emitters page links there).
  */
-export function Streams({ state, sessionId }: { state: PanelState; sessionId?: string }) {
+export function Streams({ state, sessionId, stream: streamParam }: { state: PanelState; sessionId?: string; stream?: string }) {
   const liveSessions = state.status!.sessions;
   const { records, seen } = useLedgerSessions(state, true);
   const sessions = useMemo(() => knownSessions(liveSessions, records?.sessions ?? [], seen), [liveSessions, records, seen]);
@@ -145,7 +150,8 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
   const [search, setSearch] = useState("");
   const [outcome, setOutcome] = useState<Filter["outcome"]>("all");
   const [provider, setProvider] = useState("all");
-  const filter = useMemo<Filter>(() => ({ search, outcome, provider }), [search, outcome, provider]);
+  const stream = streamParam || "all";
+  const filter = useMemo<Filter>(() => ({ stream, search, outcome, provider }), [stream, search, outcome, provider]);
 
   /** The session whose `stream.entry` events belong in the list. */
   const followed = useRef<string | null>(null);
@@ -286,11 +292,17 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
     return [...names].sort();
   }, [rows, state.status, records, selected]);
 
+  const streams = useMemo(() => {
+    const names = new Set(rows.map((r) => r.stream));
+    if (stream !== "all") names.add(stream);
+    return [...names].sort();
+  }, [rows, stream]);
+
   if (!selected) {
     return <p class="empty">No session has been registered, so there are no streams to show.</p>;
   }
 
-  const filtered = search.trim() !== "" || outcome !== "all" || provider !== "all";
+  const filtered = stream !== "all" || search.trim() !== "" || outcome !== "all" || provider !== "all";
   const status = error
     ? ""
     : current && loaded
@@ -314,6 +326,23 @@ export function Streams({ state, sessionId }: { state: PanelState; sessionId?: s
             {sessions.map((s) => (
               <option key={s.id} value={s.id}>
                 {knownName(s)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span>Stream</span>
+          <select
+            value={stream}
+            onChange={(e) => {
+              const value = (e.currentTarget as HTMLSelectElement).value;
+              location.hash = `#/streams/${encodeURIComponent(selected)}${value === "all" ? "" : `?stream=${encodeURIComponent(value)}`}`;
+            }}
+          >
+            <option value="all">All streams</option>
+            {streams.map((s) => (
+              <option key={s} value={s}>
+                {s}
               </option>
             ))}
           </select>

@@ -54,9 +54,11 @@ async function spawnGateway(bin, env, listen, previous) {
 
 /**
  * Starts `tap gateway --listen 127.0.0.1:0` with its own TAP_HOME and COPILOT_HOME and the
- * built panel, and waits for `$TAP_HOME/gateway.json` to name its address.
+ * built panel, and waits for `$TAP_HOME/gateway.json` to name its address. `ownHome` gives
+ * it (and so the emitters' `bash -lc` login shells) an empty HOME, so that the user's shell
+ * profile (a slow `pyenv init`, a lock it waits on) cannot delay a test's command.
  */
-export async function startGateway() {
+export async function startGateway({ ownHome = false } = {}) {
   const bin = tapBin();
   if (!existsSync(path.join(UI_DIST, "index.html"))) {
     throw new Error(`${UI_DIST}/index.html is missing: run \`npm run build\` in ui/ first`);
@@ -71,6 +73,10 @@ export async function startGateway() {
   };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
+  if (ownHome) {
+    env.HOME = path.join(home, "home");
+    await mkdir(env.HOME);
+  }
   let proc = await spawnGateway(bin, env, "127.0.0.1:0");
   const hostPort = new URL(proc.info.address).host; // "127.0.0.1:PORT"
   const gateway = {

@@ -11,8 +11,11 @@ const SIZES = [
   { width: 1100, height: 760 },
   { width: 1440, height: 900 },
 ];
-const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Traces", "Diagnostics", "Logs", "Settings"];
+const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Traces", "Diagnostics", "Logs", "Settings", "Emitters"];
 const LONG = "a-rather-long-session-label-from-a-deeply-nested-monorepo-checkout";
+/** An emitter name as long as the gateway takes (64), and a long command with unbroken tokens. */
+const LONG_EMITTER = "a-rather-long-emitter-name-for-the-nightly-integration-suite-001";
+const LONG_COMMAND = `echo ${"with-a-long-unbroken-token-".repeat(8)} && echo done`;
 const SESSIONS = 4;
 const PROVIDERS = 8;
 
@@ -22,7 +25,7 @@ describe("the panel at its window sizes", () => {
   const providers = [];
 
   before(async () => {
-    gateway = await startGateway();
+    gateway = await startGateway({ ownHome: true });
     for (let i = 0; i < SESSIONS; i++) sessions.push(await gateway.openSession(`${LONG}-${i}`));
     for (let i = 0; i < PROVIDERS; i++) {
       const p = await nodeProvider(gateway, {
@@ -43,6 +46,19 @@ describe("the panel at its window sizes", () => {
     panel = await openPanel(context, gateway);
     await goTo(panel, "Providers");
     await waitFor(async () => (await panel.locator("tr[data-provider-id]").count()) === PROVIDERS, `${PROVIDERS} provider rows`);
+    // An emitter with a long name, stream and command, made in the Emitters page's form; its run is on the timeline.
+    await panel.goto(`${gateway.httpBase}/#/emitters/${encodeURIComponent(sessions[0].id)}`);
+    await panel.getByRole("heading", { level: 1, name: "Emitters" }).waitFor();
+    await panel.getByRole("button", { name: "New emitter" }).click();
+    const form = panel.getByRole("form", { name: "New emitter" });
+    await form.getByRole("textbox", { name: "Name", exact: true }).fill(LONG_EMITTER);
+    await form.getByRole("textbox", { name: /^Command/ }).fill(LONG_COMMAND);
+    await form.getByRole("textbox", { name: "Every" }).fill("1h");
+    await form.getByRole("textbox", { name: "Stream" }).fill("a-long-stream-name-for-build-and-deploy-output");
+    await form.getByRole("button", { name: "Add rule" }).click();
+    await form.getByRole("textbox", { name: "Rule 1 regex" }).fill("with-a-long-unbroken-token-".repeat(4));
+    await form.getByRole("button", { name: "Start emitter" }).click();
+    await panel.locator(`li.emitter[data-emitter="${LONG_EMITTER}"] .run-bar`).first().waitFor({ timeout: 15000 });
   });
 
   after(async () => {
@@ -57,9 +73,22 @@ describe("the panel at its window sizes", () => {
       const overflowing = [];
       for (const title of PAGES) {
         await goTo(panel, title);
-        if (title === "Streams") await panel.getByText("a-long-stream-name-for-build-and-deploy-output").first().waitFor();
+        if (title === "Streams") {
+          // In the list (the Stream picker's options name it too).
+          await panel.getByRole("list", { name: /Stream events/ }).getByText("a-long-stream-name-for-build-and-deploy-output").first().waitFor();
+        }
+        if (title === "Emitters") {
+          // The emitter, and the form open under the session picker.
+          await panel.getByRole("combobox", { name: "Session" }).selectOption(sessions[0].id);
+          await panel.locator(`li.emitter[data-emitter="${LONG_EMITTER}"] .run-bar`).first().waitFor();
+          await panel.getByRole("button", { name: "New emitter" }).click();
+          await panel.getByRole("form", { name: "New emitter" }).getByRole("button", { name: "Add rule" }).click();
+        }
         if (title === "Traces") {
-          // The list, the waterfall and a span's side panel, all at once.
+          // The list, the waterfall and a span's side panel, all at once: a push's trace (the
+          // emitter's run is a trace too, and newer).
+          await panel.getByRole("combobox", { name: "Kind" }).selectOption("push");
+          await waitFor(async () => (await panel.locator('[data-testid="traces-list"] tbody tr').count()) === 1, "the push's trace");
           await panel.locator('[data-testid="traces-list"] tbody tr').first().getByRole("link").click();
           await panel.getByTestId("trace-view").locator("li.wf-row .wf-name").first().click();
           await panel.getByTestId("span-detail").getByText("a-long-stream-name-for-build-and-deploy-output").waitFor();
