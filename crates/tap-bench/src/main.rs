@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release -p tap-cli          # S5 runs the `tap` binary as a child
-//! cargo run --release -p tap-bench [-- --quick] [--only s1,s3] [--tap PATH]
+//! cargo run --release -p tap-bench [-- --quick] [--only s1,s3] [--history on|off|both] [--tap PATH]
 //! ```
 //!
 //! `docs/performance.md` says what each scenario measures and how to read the numbers.
@@ -22,13 +22,14 @@ mod tempdir;
 mod wire;
 
 use machine::{print_background_load, print_machine};
-use options::{Counts, Options, USAGE};
+use options::{ledger_label, Counts, Options, USAGE};
 
 use report::{Row, Verdict};
 use stats::{mib, micros, per_sec, thousands, Latencies};
 use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
+use tap_gateway::History;
 
 fn main() -> ExitCode {
     let opts = match Options::parse() {
@@ -81,10 +82,15 @@ struct Repeated<T> {
 impl<T> Repeated<T> {
     /// The `min / max` row, when there was more than one run.
     fn range_row(&self, scenario: &str) -> Option<Row> {
+        self.range_row_of(scenario, "")
+    }
+
+    /// The same, with `tag` after the metric (`", ledger off"`).
+    fn range_row_of(&self, scenario: &str, tag: &str) -> Option<Row> {
         (self.reps > 1).then(|| {
             Row::info(
                 scenario,
-                &format!("min / max of {} runs", self.reps),
+                &format!("min / max of {} runs{tag}", self.reps),
                 format!("{} / {}", per_sec(self.min), per_sec(self.max)),
             )
         })
@@ -105,16 +111,46 @@ where
     for i in 0..reps.max(1) {
         runs.push(bounded(limit, run(i)).await?);
     }
+    Ok(summarize(runs, rate_of))
+}
+
+/// The same for each of `rigs` in-process gateways, interleaved (rig 0, rig 1, rig 0, …) so
+/// that drift of the machine weighs on each alike: `run(rig, i)`; one summary per rig.
+async fn repeated_per_rig<T, F, Fut>(
+    rigs: usize,
+    reps: usize,
+    limit: Duration,
+    rate_of: impl Fn(&T) -> f64,
+    mut run: F,
+) -> Result<Vec<Repeated<T>>, String>
+where
+    F: FnMut(usize, usize) -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    let mut runs: Vec<Vec<T>> = (0..rigs).map(|_| Vec::with_capacity(reps)).collect();
+    for i in 0..reps.max(1) {
+        for (r, list) in runs.iter_mut().enumerate() {
+            list.push(bounded(limit, run(r, i)).await?);
+        }
+    }
+    Ok(runs
+        .into_iter()
+        .map(|list| summarize(list, &rate_of))
+        .collect())
+}
+
+/// The median of `runs` (at least one) by `rate_of`, and the range of the rates.
+fn summarize<T>(mut runs: Vec<T>, rate_of: impl Fn(&T) -> f64) -> Repeated<T> {
     runs.sort_by(|a, b| rate_of(a).total_cmp(&rate_of(b)));
     let (min, max) = (rate_of(&runs[0]), rate_of(&runs[runs.len() - 1]));
     let reps = runs.len();
     let median = runs.swap_remove(reps / 2);
-    Ok(Repeated {
+    Repeated {
         median,
         min,
         max,
         reps,
-    })
+    }
 }
 
 fn same(r: &f64) -> f64 {
@@ -136,6 +172,15 @@ impl Report {
         self.rows.push(Row::failed(scenario, &e));
         self.errors.push(format!("{scenario}: {e}"));
     }
+}
+
+/// An in-process gateway the scenarios run against, with its two sessions: `main` (one
+/// provider, tool `echo`) and `fan` (10 providers, one tool each).
+struct Setup {
+    history: History,
+    rig: scenarios::Rig,
+    main: String,
+    fan: String,
 }
 
 /// The bare-echo numbers the gateway rows are compared with.
@@ -164,31 +209,32 @@ async fn run(opts: Options) -> ExitCode {
         }
     };
     let in_process_wanted = ["s1", "s2", "s3", "s4", "s7"].iter().any(|s| opts.wants(s));
-    let rig = if in_process_wanted {
-        match bounded(n.limit, setup_rig()).await {
-            Ok(r) => Some(r),
-            Err(e) => {
-                out.fail("S1-S4 setup", e);
-                None
+    // The first gateway is the one every scenario runs against; with `--history both`,
+    // S1-S3 also run against the second, interleaved, for the on / off ratio.
+    let mut setups = Vec::new();
+    if in_process_wanted {
+        for &history in opts.history.settings() {
+            match bounded(n.limit, setup_rig(history)).await {
+                Ok(s) => setups.push(s),
+                Err(e) => out.fail(&format!("S1-S4 setup ({})", ledger_label(history)), e),
             }
         }
-    } else {
-        None
-    };
+    }
 
-    // E0 sequential, S1a and S1b, interleaved.
-    let s1 = rig
-        .as_ref()
+    // E0 sequential, S1a and S1b (per gateway), interleaved.
+    let s1: Vec<(&scenarios::Rig, &str)> = setups
+        .iter()
         .filter(|_| opts.wants("s1"))
-        .map(|(rig, main, _)| (rig, main.as_str()));
-    progress(if s1.is_some() {
-        "E0 sequential, S1a, S1b (interleaved)"
-    } else {
+        .map(|s| (&s.rig, s.main.as_str()))
+        .collect();
+    progress(if s1.is_empty() {
         "E0 sequential"
+    } else {
+        "E0 sequential, S1a, S1b (interleaved)"
     });
     let sequential = bounded(
         n.limit,
-        scenarios::sequential_suite(&bare.url(), s1, n.warmup, n.sequential, n.rounds),
+        scenarios::sequential_suite(&bare.url(), &s1, n.warmup, n.sequential, n.rounds),
     )
     .await;
     let echo = match sequential {
@@ -212,16 +258,16 @@ async fn run(opts: Options) -> ExitCode {
     drop(bare);
 
     if let Some(seq) = &echo {
-        s1_rows(seq, &mut out);
+        s1_rows(seq, &setups, &mut out);
     }
-    if let Some((rig, main, fan)) = &rig {
-        throughput(&opts, &n, rig, main, fan, &floors, &mut out).await;
+    if !setups.is_empty() {
+        throughput(&opts, &n, &setups, &floors, &mut out).await;
         if opts.wants("s7") {
-            s7(&n, rig, main, &mut out).await;
+            s7(&n, &setups[0].rig, &setups[0].main, &mut out).await;
         }
     }
-    if let Some((rig, _, _)) = rig {
-        rig.stop().await;
+    for s in setups {
+        s.rig.stop().await;
     }
 
     if opts.wants("s5") {
@@ -303,13 +349,21 @@ async fn floors(opts: &Options, n: &Counts, bare: &bare::BareEcho, out: &mut Rep
     floors
 }
 
-/// S1a / S1b rows against the interleaved E0 sequential numbers.
-fn s1_rows(seq: &scenarios::SequentialResults, out: &mut Report) {
+/// S1a / S1b rows against the interleaved E0 sequential numbers (the first gateway), and
+/// the first gateway's against the second's (ledger on / off).
+fn s1_rows(seq: &scenarios::SequentialResults, setups: &[Setup], out: &mut Report) {
     const S1A: &str = "S1a call_tool (1 hop)";
     const S1B: &str = "S1b host invoke (2 hops)";
     let e = &seq.echo;
-    for (label, hops, l) in [(S1A, 1.0, &seq.in_process), (S1B, 2.0, &seq.host)] {
-        let Some(l) = l else { continue };
+    let Some((a, b)) = seq.gateways.first() else {
+        return;
+    };
+    // The second gateway's S1a and S1b, with the ledger settings, when there is one.
+    let other = match (seq.gateways.get(1), setups) {
+        (Some((a_off, b_off)), [on, off, ..]) => Some((on.history, off.history, [a_off, b_off])),
+        _ => None,
+    };
+    for (i, (label, hops, l)) in [(S1A, 1.0, a), (S1B, 2.0, b)].into_iter().enumerate() {
         let times = if hops > 1.0 { "2 x " } else { "" };
         let r50 = ratio(secs(l.p50()), hops * secs(e.p50()));
         let r99 = ratio(secs(l.p99()), hops * secs(e.p99()));
@@ -327,28 +381,96 @@ fn s1_rows(seq: &scenarios::SequentialResults, out: &mut Report) {
             Row::info(label, "calls", per_sec(l.rate())).vs(base, ratio(l.rate(), e.rate() / hops)),
         ]);
         out.rows.extend(switches_row(label, "per call", l));
+        if let Some((on, off, ls)) = &other {
+            out.rows
+                .extend(latency_vs_ledger(label, *on, *off, l, ls[i]));
+        }
     }
 }
 
-/// S2, S3 and S4 against the in-process gateway.
+/// A sequential scenario with one ledger setting against the other: p50 (target: within
+/// 10 %), p99, calls/s and the second's context switches.
+fn latency_vs_ledger(
+    label: &str,
+    on: History,
+    off: History,
+    l_on: &Latencies,
+    l_off: &Latencies,
+) -> Vec<Row> {
+    let (on, off) = (ledger_label(on), ledger_label(off));
+    let r50 = ratio(secs(l_on.p50()), secs(l_off.p50()));
+    let mut rows = vec![
+        Row::info(label, &format!("p50 {on} / off"), micros(l_on.p50()))
+            .vs(format!("{off}: {}", micros(l_off.p50())), r50)
+            .target("<= 1.10x", r50 <= 1.10),
+        Row::info(label, &format!("p99 {on} / off"), micros(l_on.p99())).vs(
+            format!("{off}: {}", micros(l_off.p99())),
+            ratio(secs(l_on.p99()), secs(l_off.p99())),
+        ),
+        Row::info(label, &format!("calls {on} / off"), per_sec(l_on.rate())).vs(
+            format!("{off}: {}", per_sec(l_off.rate())),
+            ratio(l_on.rate(), l_off.rate()),
+        ),
+    ];
+    rows.extend(switches_row(label, &format!("per call, {off}"), l_off));
+    rows
+}
+
+/// `", ledger off"`: the second gateway's rows' tag.
+fn off_tag(setups: &[Setup]) -> String {
+    format!(", {}", ledger_label(setups[1].history))
+}
+
+/// A throughput row of the first gateway against the second (ledger on / off): the rate
+/// ratio, with the target "within 10 %" when `judged`.
+fn rate_vs_ledger(
+    label: &str,
+    what: &str,
+    setups: &[Setup],
+    on: f64,
+    off: f64,
+    judged: bool,
+) -> Row {
+    let (l_on, l_off) = (
+        ledger_label(setups[0].history),
+        ledger_label(setups[1].history),
+    );
+    let r = ratio(on, off);
+    let row = Row::info(label, &format!("{what} {l_on} / off"), per_sec(on))
+        .vs(format!("{l_off}: {}", per_sec(off)), r);
+    if judged {
+        row.target(">= 0.90x", r >= 0.90)
+    } else {
+        row
+    }
+}
+
+/// S2 and S3 against each in-process gateway, interleaved; S4 against the first.
 async fn throughput(
     opts: &Options,
     n: &Counts,
-    rig: &scenarios::Rig,
-    main: &str,
-    fan: &str,
+    setups: &[Setup],
     floors: &Floors,
     out: &mut Report,
 ) {
+    let (rig, main) = (&setups[0].rig, setups[0].main.as_str());
+    let rigs = setups.len();
     if opts.wants("s2") {
         let s2 = format!("S2 10 providers, {} in flight", n.in_flight);
         progress(&s2);
-        match repeated(n.reps, n.limit, rate_of, |_| {
-            scenarios::s2_in_process(rig, fan, n.fan_calls, n.in_flight)
+        let (calls, in_flight) = (n.fan_calls, n.in_flight);
+        match repeated_per_rig(rigs, n.reps, n.limit, rate_of, |r, _| {
+            let s = &setups[r];
+            async move {
+                let l = scenarios::s2_in_process(&s.rig, &s.fan, calls, in_flight).await?;
+                s.rig.gateway().flush_history().await;
+                Ok(l)
+            }
         })
         .await
         {
-            Ok(r) => {
+            Ok(runs) => {
+                let r = &runs[0];
                 let rate = r.median.rate();
                 let mut row = Row::info(&s2, "calls (call_tool)", per_sec(rate));
                 if let Some(e) = floors.pipelined {
@@ -357,16 +479,34 @@ async fn throughput(
                 out.rows.push(row.target("> 100,000/s", rate > 100_000.0));
                 out.rows.extend(r.range_row(&s2));
                 out.rows.push(spread(&s2, "call_tool", &r.median));
+                if let Some(off) = runs.get(1) {
+                    let off_rate = off.median.rate();
+                    out.rows.push(rate_vs_ledger(
+                        &s2,
+                        "call_tool",
+                        setups,
+                        rate,
+                        off_rate,
+                        true,
+                    ));
+                    out.rows.extend(off.range_row_of(&s2, &off_tag(setups)));
+                }
             }
             Err(e) => out.fail(&s2, e),
         }
         progress("S2 via the host socket");
-        match repeated(n.reps, n.limit, rate_of, |_| {
-            scenarios::s2_host(rig, fan, n.fan_calls, n.in_flight)
+        match repeated_per_rig(rigs, n.reps, n.limit, rate_of, |r, _| {
+            let s = &setups[r];
+            async move {
+                let l = scenarios::s2_host(&s.rig, &s.fan, calls, in_flight).await?;
+                s.rig.gateway().flush_history().await;
+                Ok(l)
+            }
         })
         .await
         {
-            Ok(r) => {
+            Ok(runs) => {
+                let r = &runs[0];
                 let rate = r.median.rate();
                 let mut row = Row::info(&s2, "calls (host invoke)", per_sec(rate));
                 if let Some(e) = floors.pipelined {
@@ -375,6 +515,16 @@ async fn throughput(
                 out.rows.push(row);
                 out.rows.extend(r.range_row(&s2));
                 out.rows.push(spread(&s2, "host invoke", &r.median));
+                if let Some(off) = runs.get(1) {
+                    out.rows.push(rate_vs_ledger(
+                        &s2,
+                        "host invoke",
+                        setups,
+                        rate,
+                        off.median.rate(),
+                        false,
+                    ));
+                }
             }
             Err(e) => out.fail(&s2, e),
         }
@@ -383,12 +533,20 @@ async fn throughput(
     if opts.wants("s3") {
         let s3 = format!("S3 {} pushes (keep)", thousands(n.pushes as u64));
         progress(&s3);
-        match repeated(n.reps, n.limit, same, |i| {
-            scenarios::s3_pushes(rig, main, n.pushes, i)
+        let pushes = n.pushes;
+        match repeated_per_rig(rigs, n.reps, n.limit, same, |r, i| {
+            let s = &setups[r];
+            async move {
+                let rate = scenarios::s3_pushes(&s.rig, &s.main, pushes, i).await?;
+                // Outside the timed part: the next run starts with an empty queue.
+                s.rig.gateway().flush_history().await;
+                Ok(rate)
+            }
         })
         .await
         {
-            Ok(r) => {
+            Ok(runs) => {
+                let r = &runs[0];
                 let mut row = Row::info(&s3, "pushes", per_sec(r.median));
                 if let Some(b) = floors.sink {
                     row = row.vs(per_sec(b), ratio(r.median, b));
@@ -396,6 +554,12 @@ async fn throughput(
                 out.rows
                     .push(row.target("> 1,000,000/s", r.median > 1_000_000.0));
                 out.rows.extend(r.range_row(&s3));
+                if let Some(off) = runs.get(1) {
+                    out.rows.push(rate_vs_ledger(
+                        &s3, "pushes", setups, r.median, off.median, true,
+                    ));
+                    out.rows.extend(off.range_row_of(&s3, &off_tag(setups)));
+                }
             }
             Err(e) => out.fail(&s3, e),
         }
@@ -492,10 +656,10 @@ async fn s5(opts: &Options, n: &Counts, out: &mut Report) {
     }
 }
 
-/// The in-process gateway with a session for S1/S3/S4 (one provider, tool `echo`) and a
-/// session for S2 (10 providers, one tool each).
-async fn setup_rig() -> Result<(scenarios::Rig, String, String), String> {
-    let mut rig = scenarios::Rig::start().await?;
+/// An in-process gateway keeping history as `history` says, with a session for S1/S3/S4
+/// (one provider, tool `echo`) and a session for S2 (10 providers, one tool each).
+async fn setup_rig(history: History) -> Result<Setup, String> {
+    let mut rig = scenarios::Rig::start(history).await?;
     let main = rig.session("bench").await?;
     rig.provider("echo-provider", &main, &["echo".to_string()])
         .await?;
@@ -503,7 +667,12 @@ async fn setup_rig() -> Result<(scenarios::Rig, String, String), String> {
     for (i, tool) in scenarios::fan_tools().into_iter().enumerate() {
         rig.provider(&format!("fan-{i}"), &fan, &[tool]).await?;
     }
-    Ok((rig, main, fan))
+    Ok(Setup {
+        history,
+        rig,
+        main,
+        fan,
+    })
 }
 
 /// Context switches per operation of a sequential run, as an information row.
