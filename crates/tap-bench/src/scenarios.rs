@@ -256,15 +256,29 @@ pub async fn s3_pushes(rig: &Rig, session: &str, n: usize, run: usize) -> Result
     let frames = (0..n)
         .map(|i| format!(r#"{{"type":"push","level":"keep","event":"r{run}-e{i}"}}"#))
         .collect();
+    let elapsed = push_and_sync(&mut ws, name, frames, &format!("r{run}-e{}", n - 1)).await?;
+    let _ = ws.close(None).await;
+    Ok(rate(n, elapsed))
+}
+
+/// Writes the `push` frames of provider `name` (bound as `name`, pushing to its own
+/// stream), then a `stream.query` whose answer must show `want` as the newest event. The
+/// gateway handles a connection's frames in order, so that answer proves every push before
+/// it was taken. Returns the time from the first write to that answer.
+pub async fn push_and_sync(
+    ws: &mut wire::Ws,
+    name: &str,
+    frames: Vec<String>,
+    want: &str,
+) -> Result<Duration, String> {
     let sync = r#"{"type":"stream.query","queryId":"sync","last":1}"#.to_string();
-    let want = format!("r{run}-e{}", n - 1);
     let key = format!("{name}@{name}");
-    let elapsed = bare::ingest(&mut ws, frames, sync, |text| {
+    bare::ingest(ws, frames, sync, |text| {
         let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         match v["type"].as_str() {
             Some("stream.history") if v["queryId"] == "sync" => {
                 let newest = &v["streams"][&key][0]["event"];
-                if newest != want.as_str() {
+                if newest != want {
                     return Err(format!("newest event is {newest}, expected {want}"));
                 }
                 Ok(true)
@@ -273,9 +287,7 @@ pub async fn s3_pushes(rig: &Rig, session: &str, n: usize, run: usize) -> Result
             _ => Ok(false),
         }
     })
-    .await?;
-    let _ = ws.close(None).await;
-    Ok(rate(n, elapsed))
+    .await
 }
 
 /// S3 baseline: the same frames into the bare server, which reads and drops them.
