@@ -162,6 +162,10 @@ fn rate_of(l: &Latencies) -> f64 {
     l.rate()
 }
 
+fn counted_rate(c: &Counted<Latencies>) -> f64 {
+    c.run.rate()
+}
+
 /// Results and errors, in table order.
 struct Report {
     rows: Vec<Row>,
@@ -182,6 +186,31 @@ struct Setup {
     rig: scenarios::Rig,
     main: String,
     fan: String,
+}
+
+impl Setup {
+    /// Records the ledger has committed so far (after a flush: everything queued).
+    fn written(&self) -> u64 {
+        self.rig.gateway().diagnostics().ledger.written
+    }
+}
+
+/// A run, with the ledger records it caused (committed; counted after a flush).
+struct Counted<T> {
+    run: T,
+    records: u64,
+}
+
+/// `ledger records per call` of the first gateway, when its ledger is on: what the on /
+/// off ratios are the cost of (0 means the path writes nothing to the ledger).
+fn records_row(label: &str, setups: &[Setup], records: u64, ops: usize, per: &str) -> Option<Row> {
+    (setups[0].history != History::Off).then(|| {
+        Row::info(
+            label,
+            &format!("ledger records per {per}"),
+            format!("{:.2}", records as f64 / ops.max(1) as f64),
+        )
+    })
 }
 
 /// The bare-echo numbers the gateway rows are compared with.
@@ -233,6 +262,7 @@ async fn run(opts: Options) -> ExitCode {
     } else {
         "E0 sequential, S1a, S1b (interleaved)"
     });
+    let written: Vec<u64> = s1.iter().zip(&setups).map(|(_, s)| s.written()).collect();
     let sequential = bounded(
         n.limit,
         scenarios::sequential_suite(&bare.url(), &s1, n.warmup, n.sequential, n.rounds),
@@ -260,6 +290,17 @@ async fn run(opts: Options) -> ExitCode {
 
     if let Some(seq) = &echo {
         s1_rows(seq, &setups, &mut out);
+        if let (Some(before), Some(first)) = (written.first(), setups.first()) {
+            // S1a and S1b, warm-up included: two calls per round trip of E0.
+            let calls = 2 * (n.warmup + n.sequential);
+            out.rows.extend(records_row(
+                "S1a + S1b",
+                &setups,
+                first.written() - before,
+                calls,
+                "call",
+            ));
+        }
     }
     if !setups.is_empty() {
         throughput(&opts, &n, &setups, &floors, &mut out).await;
@@ -464,28 +505,34 @@ async fn throughput(
         let s2 = format!("S2 10 providers, {} in flight", n.in_flight);
         progress(&s2);
         let (calls, in_flight) = (n.fan_calls, n.in_flight);
-        match repeated_per_rig(rigs, n.reps, n.limit, rate_of, |r, _| {
+        match repeated_per_rig(rigs, n.reps, n.limit, counted_rate, |r, _| {
             let s = &setups[r];
             async move {
+                let before = s.written();
                 let l = scenarios::s2_in_process(&s.rig, &s.fan, calls, in_flight).await?;
                 s.rig.gateway().flush_history().await;
-                Ok(l)
+                Ok(Counted {
+                    run: l,
+                    records: s.written() - before,
+                })
             }
         })
         .await
         {
             Ok(runs) => {
                 let r = &runs[0];
-                let rate = r.median.rate();
+                let rate = r.median.run.rate();
                 let mut row = Row::info(&s2, "calls (call_tool)", per_sec(rate));
                 if let Some(e) = floors.pipelined {
                     row = row.vs(per_sec(e), ratio(rate, e));
                 }
                 out.rows.push(row.target("> 100,000/s", rate > 100_000.0));
                 out.rows.extend(r.range_row(&s2));
-                out.rows.push(spread(&s2, "call_tool", &r.median));
+                out.rows.push(spread(&s2, "call_tool", &r.median.run));
+                out.rows
+                    .extend(records_row(&s2, setups, r.median.records, calls, "call"));
                 if let Some(off) = runs.get(1) {
-                    let off_rate = off.median.rate();
+                    let off_rate = off.median.run.rate();
                     out.rows.push(rate_vs_ledger(
                         &s2,
                         "call_tool",
@@ -500,33 +547,39 @@ async fn throughput(
             Err(e) => out.fail(&s2, e),
         }
         progress("S2 via the host socket");
-        match repeated_per_rig(rigs, n.reps, n.limit, rate_of, |r, _| {
+        match repeated_per_rig(rigs, n.reps, n.limit, counted_rate, |r, _| {
             let s = &setups[r];
             async move {
+                let before = s.written();
                 let l = scenarios::s2_host(&s.rig, &s.fan, calls, in_flight).await?;
                 s.rig.gateway().flush_history().await;
-                Ok(l)
+                Ok(Counted {
+                    run: l,
+                    records: s.written() - before,
+                })
             }
         })
         .await
         {
             Ok(runs) => {
                 let r = &runs[0];
-                let rate = r.median.rate();
+                let rate = r.median.run.rate();
                 let mut row = Row::info(&s2, "calls (host invoke)", per_sec(rate));
                 if let Some(e) = floors.pipelined {
                     row = row.vs(format!("1/2 x {}", per_sec(e)), ratio(rate, e / 2.0));
                 }
                 out.rows.push(row);
                 out.rows.extend(r.range_row(&s2));
-                out.rows.push(spread(&s2, "host invoke", &r.median));
+                out.rows.push(spread(&s2, "host invoke", &r.median.run));
+                out.rows
+                    .extend(records_row(&s2, setups, r.median.records, calls, "invoke"));
                 if let Some(off) = runs.get(1) {
                     out.rows.push(rate_vs_ledger(
                         &s2,
                         "host invoke",
                         setups,
                         rate,
-                        off.median.rate(),
+                        off.median.run.rate(),
                         false,
                     ));
                 }
@@ -539,29 +592,47 @@ async fn throughput(
         let s3 = format!("S3 {} pushes (keep)", thousands(n.pushes as u64));
         progress(&s3);
         let pushes = n.pushes;
-        match repeated_per_rig(rigs, n.reps, n.limit, same, |r, i| {
-            let s = &setups[r];
-            async move {
-                let rate = scenarios::s3_pushes(&s.rig, &s.main, pushes, i).await?;
-                // Outside the timed part: the next run starts with an empty queue.
-                s.rig.gateway().flush_history().await;
-                Ok(rate)
-            }
-        })
+        match repeated_per_rig(
+            rigs,
+            n.reps,
+            n.limit,
+            |c: &Counted<f64>| c.run,
+            |r, i| {
+                let s = &setups[r];
+                async move {
+                    let before = s.written();
+                    let rate = scenarios::s3_pushes(&s.rig, &s.main, pushes, i).await?;
+                    // Outside the timed part: the next run starts with an empty queue.
+                    s.rig.gateway().flush_history().await;
+                    Ok(Counted {
+                        run: rate,
+                        records: s.written() - before,
+                    })
+                }
+            },
+        )
         .await
         {
             Ok(runs) => {
                 let r = &runs[0];
-                let mut row = Row::info(&s3, "pushes", per_sec(r.median));
+                let rate = r.median.run;
+                let mut row = Row::info(&s3, "pushes", per_sec(rate));
                 if let Some(b) = floors.sink {
-                    row = row.vs(per_sec(b), ratio(r.median, b));
+                    row = row.vs(per_sec(b), ratio(rate, b));
                 }
                 out.rows
-                    .push(row.target("> 1,000,000/s", r.median > 1_000_000.0));
+                    .push(row.target("> 1,000,000/s", rate > 1_000_000.0));
                 out.rows.extend(r.range_row(&s3));
+                out.rows
+                    .extend(records_row(&s3, setups, r.median.records, pushes, "push"));
                 if let Some(off) = runs.get(1) {
                     out.rows.push(rate_vs_ledger(
-                        &s3, "pushes", setups, r.median, off.median, true,
+                        &s3,
+                        "pushes",
+                        setups,
+                        rate,
+                        off.median.run,
+                        true,
                     ));
                     out.rows.extend(off.range_row_of(&s3, &off_tag(setups)));
                 }
