@@ -242,8 +242,12 @@ async fn run(opts: Options) -> ExitCode {
     // The first gateway is the one every scenario runs against; with `--history both`,
     // S1-S3 also run against the second, interleaved, for the on / off ratio.
     let mut setups = Vec::new();
+    let compared = ["s1", "s2", "s3"].iter().any(|s| opts.wants(s));
+    let settings = opts.history.settings();
+    // Without S1-S3 only the first gateway is used: start no idle second one.
+    let settings = if compared { settings } else { &settings[..1] };
     if in_process_wanted {
-        for &history in opts.history.settings() {
+        for &history in settings {
             match bounded(n.limit, setup_rig(history)).await {
                 Ok(s) => setups.push(s),
                 Err(e) => out.fail(&format!("S1-S4 setup ({})", ledger_label(history)), e),
