@@ -191,12 +191,12 @@ fn now_us() -> i64 {
 
 /// The process's peak resident set over a stretch of the run: `/proc/self/clear_refs`
 /// (`5`) resets `VmHWM` to the current RSS, so `VmHWM` afterwards is the peak since.
-struct PeakRss {
+pub(crate) struct PeakRss {
     start: Option<u64>,
 }
 
 impl PeakRss {
-    fn reset() -> Self {
+    pub(crate) fn reset() -> Self {
         let pid = std::process::id();
         let start = std::fs::write("/proc/self/clear_refs", "5")
             .ok()
@@ -205,7 +205,7 @@ impl PeakRss {
     }
 
     /// `(at the reset, peak since)`, in KiB.
-    fn read(&self) -> Option<(u64, u64)> {
+    pub(crate) fn read(&self) -> Option<(u64, u64)> {
         let start = self.start?;
         let pid = std::process::id();
         let now = rss::vm_kib(pid, "VmRSS").ok()?;

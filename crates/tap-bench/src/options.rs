@@ -8,18 +8,20 @@ pub(crate) const USAGE: &str = "\
 usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH] [--nodelay]
 
   --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s7 (E0 always runs)
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7 (E0 always
+               runs)
   --history W  the ledger of the in-process gateway S1-S4 and S7 run against: `on`
                ($TAP_HOME/history.sqlite3 in a temp dir), `off` (records discarded), or
                `both` (default): S1-S3 run against one gateway of each, interleaved, and
-               report the on/off ratio; S4 and S7 run with it on. S3d is always on
+               report the on/off ratio; S4 and S7 run with it on. S3d and S6 are
+               always on
   --tap PATH   the `tap` binary for S5 (default: `tap` next to this executable;
                build it with `cargo build --release -p tap-cli`)
   --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
                server); the gateway's sockets and HostClient keep their defaults";
 
 /// The scenarios `--only` takes.
-const SCENARIOS: [&str; 7] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s7"];
+const SCENARIOS: [&str; 8] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7"];
 
 /// `--history`: which ledger settings the in-process scenarios run with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +140,8 @@ pub(crate) struct Counts {
     pub pushes: usize,
     /// S3d: pushes into the ledger, and the baseline's rows.
     pub ledger_pushes: usize,
+    /// S6: the emitter's command is `seq 1 emitter_lines`.
+    pub emitter_lines: usize,
     pub churn: usize,
     pub churn_workers: usize,
     pub rss_load_calls: usize,
@@ -158,6 +162,7 @@ impl Counts {
                 fan_calls: 20_000,
                 pushes: 20_000,
                 ledger_pushes: 20_000,
+                emitter_lines: 100_000,
                 churn: 1_000,
                 churn_workers: 4,
                 rss_load_calls: 5_000,
@@ -174,6 +179,7 @@ impl Counts {
                 fan_calls: 200_000,
                 pushes: 100_000,
                 ledger_pushes: 100_000,
+                emitter_lines: 1_000_000,
                 churn: 10_000,
                 churn_workers: 4,
                 rss_load_calls: 50_000,

@@ -7,6 +7,7 @@ use crate::stats::{rate, Latencies, Sampler};
 use crate::tempdir::TempDir;
 use crate::wire;
 use serde_json::{json, Value};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tap_client::HostClient;
@@ -75,6 +76,11 @@ impl Rig {
         register(&self.host, label).await
     }
 
+    /// A session working in `cwd` (S6's emitter runs there).
+    pub async fn session_in(&self, label: &str, cwd: &Path) -> Result<String, String> {
+        register_in(&self.host, label, cwd).await
+    }
+
     /// Binds an answering provider named `name` with `tools` into `session`.
     pub async fn provider(
         &mut self,
@@ -96,10 +102,15 @@ impl Rig {
 }
 
 pub async fn register(host: &HostClient, label: &str) -> Result<String, String> {
+    register_in(host, label, Path::new("/tmp")).await
+}
+
+/// A session whose working directory (where its command emitters run) is `cwd`.
+pub async fn register_in(host: &HostClient, label: &str, cwd: &Path) -> Result<String, String> {
     let info = host
         .register_session(SessionRegister {
             label: Some(label.into()),
-            cwd: Some("/tmp".into()),
+            cwd: Some(cwd.display().to_string()),
             foreground: true,
             ..Default::default()
         })
