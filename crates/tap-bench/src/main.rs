@@ -901,7 +901,7 @@ async fn s6(n: &Counts, out: &mut Report) {
         let [a, b, c, d] = t.quarters.map(|k| format!("{:.1}", k as f64 / 1024.0));
         out.rows.push(Row::info(
             &label,
-            "RSS peak by quarter of the run",
+            "RSS peak by quarter (highest-peak run)",
             format!("{a} / {b} / {c} / {d} MiB"),
         ));
     }
@@ -909,7 +909,7 @@ async fn s6(n: &Counts, out: &mut Report) {
         out.rows.push(
             Row::info(
                 &label,
-                "RSS growth, 2nd quarter to 4th",
+                "RSS growth, 2nd quarter to 4th (worst run)",
                 format!("+{}", mib(g)),
             )
             .target("flat: <= +4 MiB", g <= 4 * 1024),
