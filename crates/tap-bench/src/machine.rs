@@ -29,8 +29,9 @@ pub(crate) fn print_machine(opts: &Options) {
         println!("WARNING: debug build; numbers are meaningless. Use `cargo run --release -p tap-bench`.");
     }
     println!(
-        "mode: {}{}{}",
+        "mode: {}, ledger {}{}{}",
         if opts.quick { "quick" } else { "full" },
+        opts.history.label(),
         if opts.nodelay { ", nodelay" } else { "" },
         if opts.only.is_empty() {
             String::new()

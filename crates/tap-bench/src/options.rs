@@ -2,21 +2,69 @@
 
 use std::path::PathBuf;
 use std::time::Duration;
+use tap_gateway::History;
 
 pub(crate) const USAGE: &str = "\
-usage: tap-bench [--quick] [--only LIST] [--tap PATH] [--nodelay]
+usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH] [--nodelay]
 
   --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s4,s5,s7 (E0 always runs)
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7 (E0 always
+               runs)
+  --history W  the ledger of the in-process gateway S1-S4 and S7 run against: `on`
+               ($TAP_HOME/history.sqlite3 in a temp dir), `off` (records discarded), or
+               `both` (default): S1-S3 run against one gateway of each, interleaved, and
+               report the on/off ratio; S4 and S7 run with it on. S3d and S6 are
+               always on
   --tap PATH   the `tap` binary for S5 (default: `tap` next to this executable;
                build it with `cargo build --release -p tap-cli`)
   --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
                server); the gateway's sockets and HostClient keep their defaults";
 
+/// The scenarios `--only` takes.
+const SCENARIOS: [&str; 8] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7"];
+
+/// `--history`: which ledger settings the in-process scenarios run with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ledgers {
+    On,
+    Off,
+    Both,
+}
+
+impl Ledgers {
+    /// The gateways to start, the first being the one every scenario uses (on, when it is
+    /// among them: the product's default).
+    pub fn settings(self) -> &'static [History] {
+        match self {
+            Ledgers::On => &[History::File],
+            Ledgers::Off => &[History::Off],
+            Ledgers::Both => &[History::File, History::Off],
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Ledgers::On => "on",
+            Ledgers::Off => "off",
+            Ledgers::Both => "on and off",
+        }
+    }
+}
+
+/// `ledger on` / `ledger off`, for progress lines and the report.
+pub(crate) fn ledger_label(h: History) -> &'static str {
+    match h {
+        History::Off => "ledger off",
+        History::Memory => "ledger in memory",
+        History::File => "ledger on",
+    }
+}
+
 pub(crate) struct Options {
     pub quick: bool,
     pub nodelay: bool,
     pub only: Vec<String>,
+    pub history: Ledgers,
     pub tap: Option<PathBuf>,
 }
 
@@ -26,6 +74,7 @@ impl Options {
             quick: false,
             nodelay: false,
             only: Vec::new(),
+            history: Ledgers::Both,
             tap: None,
         };
         let mut args = std::env::args().skip(1);
@@ -49,12 +98,18 @@ impl Options {
                         .map(|s| s.trim().to_ascii_lowercase())
                         .filter(|s| !s.is_empty())
                         .collect();
-                    if let Some(bad) = opts
-                        .only
-                        .iter()
-                        .find(|s| !["s1", "s2", "s3", "s4", "s5", "s7"].contains(&s.as_str()))
-                    {
+                    if let Some(bad) = opts.only.iter().find(|s| !SCENARIOS.contains(&s.as_str())) {
                         return Err(format!("unknown scenario '{bad}'"));
+                    }
+                }
+                "--history" => {
+                    opts.history = match value()?.as_str() {
+                        "on" => Ledgers::On,
+                        "off" => Ledgers::Off,
+                        "both" => Ledgers::Both,
+                        other => {
+                            return Err(format!("--history takes on, off or both, not '{other}'"))
+                        }
                     }
                 }
                 "--tap" => opts.tap = Some(PathBuf::from(value()?)),
@@ -83,6 +138,10 @@ pub(crate) struct Counts {
     pub in_flight: usize,
     pub fan_calls: usize,
     pub pushes: usize,
+    /// S3d: pushes into the ledger, and the baseline's rows.
+    pub ledger_pushes: usize,
+    /// S6: the emitter's command is `seq 1 emitter_lines`.
+    pub emitter_lines: usize,
     pub churn: usize,
     pub churn_workers: usize,
     pub rss_load_calls: usize,
@@ -102,6 +161,8 @@ impl Counts {
                 in_flight: 64,
                 fan_calls: 20_000,
                 pushes: 20_000,
+                ledger_pushes: 20_000,
+                emitter_lines: 100_000,
                 churn: 1_000,
                 churn_workers: 4,
                 rss_load_calls: 5_000,
@@ -117,6 +178,8 @@ impl Counts {
                 in_flight: 64,
                 fan_calls: 200_000,
                 pushes: 100_000,
+                ledger_pushes: 100_000,
+                emitter_lines: 1_000_000,
                 churn: 10_000,
                 churn_workers: 4,
                 rss_load_calls: 50_000,

@@ -37,7 +37,8 @@ pub struct Row {
     pub scenario: String,
     pub metric: String,
     pub value: String,
-    /// The bare-echo number this row is compared with.
+    /// The number this row is compared with: the bare echo's, the bare SQLite insert's, or
+    /// the same scenario's with the ledger off.
     pub baseline: String,
     pub ratio: String,
     pub target: String,
@@ -94,13 +95,7 @@ fn first_line(s: &str) -> String {
 /// Prints the rows as an aligned table.
 pub fn print(rows: &[Row]) {
     let header = [
-        "Scenario",
-        "Metric",
-        "Value",
-        "Bare echo",
-        "Ratio",
-        "Target",
-        "Result",
+        "Scenario", "Metric", "Value", "Baseline", "Ratio", "Target", "Result",
     ];
     let cells: Vec<[&str; 7]> = rows
         .iter()

@@ -7,10 +7,11 @@ use crate::stats::{rate, Latencies, Sampler};
 use crate::tempdir::TempDir;
 use crate::wire;
 use serde_json::{json, Value};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tap_client::HostClient;
-use tap_gateway::{CallRequest, Gateway, GatewayConfig, GatewayHandle};
+use tap_gateway::{CallRequest, Gateway, GatewayConfig, GatewayHandle, History};
 use tap_protocol::host::SessionRegister;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
@@ -24,9 +25,12 @@ pub struct Rig {
 }
 
 impl Rig {
-    pub async fn start() -> Result<Self, String> {
+    /// A gateway with its own temp `TAP_HOME`, keeping history as `history` says (with
+    /// `History::File`, in `$TAP_HOME/history.sqlite3`, as the product does by default).
+    pub async fn start(history: History) -> Result<Self, String> {
         let dir = TempDir::new("inproc")?;
         let mut config = GatewayConfig::new(dir.path().join("home"));
+        config.history = history;
         // Providers here never answer shutdown.pending; do not wait 10 s for them at stop.
         config.shutdown_deadline = Duration::from_millis(200);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -72,6 +76,11 @@ impl Rig {
         register(&self.host, label).await
     }
 
+    /// A session working in `cwd` (S6's emitter runs there).
+    pub async fn session_in(&self, label: &str, cwd: &Path) -> Result<String, String> {
+        register_in(&self.host, label, cwd).await
+    }
+
     /// Binds an answering provider named `name` with `tools` into `session`.
     pub async fn provider(
         &mut self,
@@ -93,10 +102,15 @@ impl Rig {
 }
 
 pub async fn register(host: &HostClient, label: &str) -> Result<String, String> {
+    register_in(host, label, Path::new("/tmp")).await
+}
+
+/// A session whose working directory (where its command emitters run) is `cwd`.
+pub async fn register_in(host: &HostClient, label: &str, cwd: &Path) -> Result<String, String> {
     let info = host
         .register_session(SessionRegister {
             label: Some(label.into()),
-            cwd: Some("/tmp".into()),
+            cwd: Some(cwd.display().to_string()),
             foreground: true,
             ..Default::default()
         })
@@ -136,36 +150,46 @@ pub async fn call_via_host(host: &HostClient, session: &str, tool: &str) -> Resu
     Ok(())
 }
 
-/// Sequential latencies of E0 and, with a rig, S1a and S1b.
+/// Sequential latencies of E0 and, per rig, S1a and S1b.
 pub struct SequentialResults {
     pub echo: Latencies,
-    pub in_process: Option<Latencies>,
-    pub host: Option<Latencies>,
+    /// S1a (`call_tool`) and S1b (host invoke), one pair per rig, in the order given.
+    pub gateways: Vec<(Latencies, Latencies)>,
 }
 
-/// E0 sequential, S1a (`Gateway::call_tool`, one hop) and S1b (`HostClient::invoke`, two
-/// hops), each `n` round trips after `warmup`, interleaved over `rounds` rounds so that a
-/// slow moment of the machine weighs on all three alike.
+/// E0 sequential, then for each rig S1a (`Gateway::call_tool`, one hop) and S1b
+/// (`HostClient::invoke`, two hops), each `n` round trips after `warmup`, interleaved over
+/// `rounds` rounds so that a slow moment of the machine weighs on all of them alike. A
+/// rig's ledger is flushed after each of its rounds, outside the timed part, so one rig's
+/// writer does not carry its backlog into the next one's round.
 pub async fn sequential_suite(
     echo_url: &str,
-    rig: Option<(&Rig, &str)>,
+    rigs: &[(&Rig, &str)],
     warmup: usize,
     n: usize,
     rounds: usize,
 ) -> Result<SequentialResults, String> {
     let mut ws = wire::connect(echo_url).await?;
     let payload = Utf8Bytes::from_static(bare::PAYLOAD);
-    let gw = rig.map(|(r, _)| r.gateway());
-    let host = rig.map(|(r, _)| r.host());
-    let session = rig.map(|(_, s)| s).unwrap_or_default();
+    let gws: Vec<(Gateway, Arc<HostClient>, &str)> = rigs
+        .iter()
+        .map(|(r, s)| (r.gateway(), r.host(), *s))
+        .collect();
     for _ in 0..warmup {
         bare::round_trip(&mut ws, &payload).await?;
-        if let (Some(gw), Some(host)) = (&gw, &host) {
+        for (gw, host, session) in &gws {
             call_in_process(gw, session, "echo").await?;
             call_via_host(host, session, "echo").await?;
         }
     }
-    let (mut echo, mut a, mut b) = (Sampler::new(n), Sampler::new(n), Sampler::new(n));
+    for (gw, _, _) in &gws {
+        gw.flush_history().await;
+    }
+    let mut echo = Sampler::new(n);
+    let mut samplers: Vec<(Sampler, Sampler)> = gws
+        .iter()
+        .map(|_| (Sampler::new(n), Sampler::new(n)))
+        .collect();
     let per_round = n.div_ceil(rounds.max(1));
     let mut left = n;
     while left > 0 {
@@ -176,7 +200,7 @@ pub async fn sequential_suite(
             echo.time(bare::round_trip(&mut ws, &payload)).await?;
         }
         echo.end();
-        if let (Some(gw), Some(host)) = (&gw, &host) {
+        for ((gw, host, session), (a, b)) in gws.iter().zip(&mut samplers) {
             a.begin();
             for _ in 0..k {
                 a.time(call_in_process(gw, session, "echo")).await?;
@@ -187,13 +211,16 @@ pub async fn sequential_suite(
                 b.time(call_via_host(host, session, "echo")).await?;
             }
             b.end();
+            gw.flush_history().await;
         }
     }
     let _ = ws.close(None).await;
     Ok(SequentialResults {
         echo: echo.finish(),
-        in_process: gw.is_some().then(|| a.finish()),
-        host: host.is_some().then(|| b.finish()),
+        gateways: samplers
+            .into_iter()
+            .map(|(a, b)| (a.finish(), b.finish()))
+            .collect(),
     })
 }
 
@@ -240,15 +267,29 @@ pub async fn s3_pushes(rig: &Rig, session: &str, n: usize, run: usize) -> Result
     let frames = (0..n)
         .map(|i| format!(r#"{{"type":"push","level":"keep","event":"r{run}-e{i}"}}"#))
         .collect();
+    let elapsed = push_and_sync(&mut ws, name, frames, &format!("r{run}-e{}", n - 1)).await?;
+    let _ = ws.close(None).await;
+    Ok(rate(n, elapsed))
+}
+
+/// Writes the `push` frames of provider `name` (bound as `name`, pushing to its own
+/// stream), then a `stream.query` whose answer must show `want` as the newest event. The
+/// gateway handles a connection's frames in order, so that answer proves every push before
+/// it was taken. Returns the time from the first write to that answer.
+pub async fn push_and_sync(
+    ws: &mut wire::Ws,
+    name: &str,
+    frames: Vec<String>,
+    want: &str,
+) -> Result<Duration, String> {
     let sync = r#"{"type":"stream.query","queryId":"sync","last":1}"#.to_string();
-    let want = format!("r{run}-e{}", n - 1);
     let key = format!("{name}@{name}");
-    let elapsed = bare::ingest(&mut ws, frames, sync, |text| {
+    bare::ingest(ws, frames, sync, |text| {
         let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         match v["type"].as_str() {
             Some("stream.history") if v["queryId"] == "sync" => {
                 let newest = &v["streams"][&key][0]["event"];
-                if newest != want.as_str() {
+                if newest != want {
                     return Err(format!("newest event is {newest}, expected {want}"));
                 }
                 Ok(true)
@@ -257,9 +298,7 @@ pub async fn s3_pushes(rig: &Rig, session: &str, n: usize, run: usize) -> Result
             _ => Ok(false),
         }
     })
-    .await?;
-    let _ = ws.close(None).await;
-    Ok(rate(n, elapsed))
+    .await
 }
 
 /// S3 baseline: the same frames into the bare server, which reads and drops them.

@@ -68,3 +68,11 @@ pub use providers::spawn::SpawnSpec;
 pub use server::embedded_panel::EmbeddedPanel;
 pub use tools::request::{CallError, CallRequest};
 pub use trace::otlp::otlp_endpoint_from_env;
+
+/// The history database's DDL (tables, indexes, full-text index and its triggers), one
+/// entry per schema version, in the order they apply. Not an API: `tap-bench` builds its
+/// bare SQLite baseline (S3d) with exactly the ledger's schema from it.
+#[doc(hidden)]
+pub fn ledger_schema_sql() -> &'static [&'static str] {
+    ledger::schema_sql()
+}

@@ -94,10 +94,13 @@ test("`tap call` reaches page_title and page_text", async () => {
 test("the Bookmark button stores a keep event on stream page", async () => {
   await page.click("#bookmark");
   await page.waitForFunction(() => document.getElementById("bookmark-status").textContent === "Saved to the session.", null, { timeout: WAIT_MS });
-  const r = await gw.tap(["streams", "history", "--session", session.id, "page", "--json"]);
-  const [event] = JSON.parse(r.stdout)["page@browser-page"];
-  assert.equal(event.level, "keep");
-  assert.equal(event.event, "bookmarked: Tap browser page example");
+  // The history is written a moment after the push: ask until it is there.
+  const event = await waitFor(async () => {
+    const r = await gw.tap(["streams", "history", "--session", session.id, "--stream", "page@browser-page", "--json"]);
+    return JSON.parse(r.stdout)[0];
+  }, "the bookmark in the history");
+  assert.equal(event.outcome, "keep");
+  assert.equal(event.text, "bookmarked: Tap browser page example");
   assert.equal(event.metadata.title, "Tap browser page example");
   assert.deepEqual(errors, []);
 });

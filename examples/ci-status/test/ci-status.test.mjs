@@ -16,7 +16,13 @@ const TEST_POLL_SECONDS = "0.2";
 let gw, session, provider, dir, stateFile;
 const setCi = (text) => writeFileSync(stateFile, `${text}\n`);
 const call = (tool, args = {}) => gw.tap(["call", "--session", session.id, tool, JSON.stringify(args)]);
-const history = async () => JSON.parse((await gw.tap(["streams", "history", "--session", session.id, "ci", "--json"])).stdout)["ci@ci-status"] ?? [];
+// The history's events of stream `ci` (newest first), as the assertions read them.
+const history = async () =>
+  JSON.parse((await gw.tap(["streams", "history", "--session", session.id, "--stream", "ci@ci-status", "--json"])).stdout).map((e) => ({
+    level: e.outcome,
+    event: e.text,
+    metadata: e.metadata,
+  }));
 const push = () => call("shell", { command: "git push origin main" });
 
 before(async () => {
@@ -46,7 +52,10 @@ test("ci_status answers the last check, and the first check is kept on stream ci
   assert.equal(status.conclusion, "success");
   assert.equal(status.detail, "run 41 https://ci.example/runs/41");
   assert.ok(!Number.isNaN(Date.parse(status.checkedAt)), `checkedAt: ${status.checkedAt}`);
-  const events = await waitFor(history, "the first status on stream ci");
+  const events = await waitFor(async () => {
+    const h = await history();
+    return h.length > 0 && h;
+  }, "the first status on stream ci");
   assert.equal(events.at(-1).level, "keep");
   assert.match(events.at(-1).event, /CI is success/);
 });

@@ -30,6 +30,11 @@ use tokio::sync::mpsc;
 /// Records queued for the writer before producers wait.
 pub(crate) const LEDGER_QUEUE: usize = 8192;
 
+/// The schema's DDL, one entry per version, in order (see [`crate::ledger_schema_sql`]).
+pub(crate) fn schema_sql() -> &'static [&'static str] {
+    schema::MIGRATIONS
+}
+
 /// A handle on the ledger; cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Ledger {

@@ -6,7 +6,7 @@
 use rusqlite::Connection;
 
 /// Each entry is one schema version. Never edit a released entry: add one.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     // 1: sessions, providers, events (with full-text search), spans, pairing audit.
     r#"
     CREATE TABLE sessions (
