@@ -97,7 +97,11 @@ describe("the panel in the app's webview", () => {
     await goTo(browser, "Providers");
     provider.close();
     // It leaves the live table (the history lists it below, greyed, as disconnected).
-    await browser.waitUntil(async () => !(await (await browser.$('table[aria-label="Providers"]')).getText()).includes("desktop-e2e-provider"), {
+    const liveRowsName = async () => {
+      for (const row of await browser.$$("tr[data-provider-id]")) if ((await row.getText()).includes("desktop-e2e-provider")) return true;
+      return false;
+    };
+    await browser.waitUntil(async () => !(await liveRowsName()), {
       timeout: 15000,
       timeoutMsg: "the provider gone from the live table",
     });
