@@ -12,6 +12,8 @@ export const PATIENCE_MS = 30000;
 /** How soon a session must leave the gateway after the CLI exits: well under the session
  * hosts' 30 s resume window, so only the extension's own `session.end` can make it. */
 export const SESSION_END_MS = 5000;
+/** How long `exit()` waits for the CLI to act on `/exit` before typing it again. */
+const EXIT_RETYPE_MS = 3000;
 /** Poll interval for state only visible by asking (files, `tap status`). */
 const POLL_MS = 50;
 
@@ -180,11 +182,18 @@ export function runInteractiveCopilot({ cwd, firstPrompt, copilotHome, tapHome, 
     send(text) {
       child.stdin.write(`${text}\r`);
     },
-    /** Ends the session the way a user does (`/exit`); SIGKILL if it has not exited in time. */
+    /** Ends the session the way a user does (`/exit`); SIGKILL if it has not exited in time.
+     * The TUI sometimes swallows a line typed while it is still drawing the last answer, so
+     * `/exit` is typed again (after clearing the input line) until the CLI goes. */
     async exit() {
-      if (child.exitCode === null) child.stdin.write("/exit\r");
+      const retype = () => {
+        if (child.exitCode === null) child.stdin.write("\x15/exit\r");
+      };
+      retype();
+      const again = setInterval(retype, EXIT_RETYPE_MS);
       const t = setTimeout(kill, PATIENCE_MS);
       await done;
+      clearInterval(again);
       clearTimeout(t);
     },
   };
