@@ -1,18 +1,15 @@
 //! A command emitter's process: `bash -lc` in its own process group, in the emitter's
 //! working directory, with the gateway's environment minus every tap secret, plus
 //! `TAP_SESSION_ID` and `TAP_STREAM`; its output read line by line with backpressure;
-//! stopped as a group (SIGTERM, then SIGKILL after [`EMITTER_STOP_GRACE`]).
+//! stopped as a group like a spawned provider (`providers::spawn::stop_group`: SIGTERM, then
+//! SIGKILL after `PROVIDER_STOP_GRACE`).
 
 use std::process::Stdio;
-use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};
 
 /// A line longer than this is cut, with a marker saying so.
 pub(crate) const MAX_EMITTER_LINE_BYTES: usize = 64 * 1024;
-
-/// How long a stopped group gets between SIGTERM and SIGKILL.
-pub(crate) const EMITTER_STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Starts `command` for the emitter writing to `stream` in `session_id`. `secrets` are
 /// the gateway's tokens: any environment variable holding one (or named like a tap token)
@@ -47,23 +44,6 @@ pub(crate) fn spawn(
     #[cfg(unix)]
     cmd.process_group(0);
     cmd.spawn()
-}
-
-/// SIGTERM to the child's whole group; SIGKILL to what is left after the grace (or at once
-/// when the child already exited: its grandchildren may not have).
-pub(crate) async fn stop_group(child: &mut Child) {
-    #[cfg(unix)]
-    if let Some(group) = child
-        .id()
-        .and_then(|p| i32::try_from(p).ok())
-        .map(nix::unistd::Pid::from_raw)
-    {
-        use nix::sys::signal::{killpg, Signal};
-        let _ = killpg(group, Signal::SIGTERM);
-        let _ = tokio::time::timeout(EMITTER_STOP_GRACE, child.wait()).await;
-        let _ = killpg(group, Signal::SIGKILL);
-    }
-    let _ = child.kill().await;
 }
 
 /// Kills whatever is left in the group of a child that already exited (a background

@@ -256,7 +256,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
             _ = em.cancel.cancelled() => {
                 stopped = true;
                 em.set_status(EmitterStatus::Stopping);
-                process::stop_group(&mut child).await;
+                crate::providers::spawn::stop_group(&mut child, pid).await;
                 break;
             }
             line = next(&mut out) => match line {
