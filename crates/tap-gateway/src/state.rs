@@ -167,6 +167,25 @@ impl Core {
 }
 
 impl State {
+    /// Sends `event` to the host of session `id`; `false` when the session does not exist
+    /// or its host is gone.
+    pub fn send_to_session_host(
+        &mut self,
+        id: &str,
+        event: &tap_protocol::host::HostEvent,
+    ) -> bool {
+        let Some(session) = self.sessions.get(id) else {
+            return false;
+        };
+        match self.hosts.get_mut(&session.host) {
+            Some(h) => {
+                h.send(event);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// A registered session that is not ending, or `INVALID_SESSION`: what every
     /// session-scoped request (a call, a precheck, a prompt, a bind) needs.
     pub fn live_session(&self, id: &str) -> Result<&Session, (ErrorCode, String)> {

@@ -236,13 +236,5 @@ pub(crate) fn deliver(
         metadata: None,
         ts: crate::time::rfc3339(at),
     });
-    let mut state = core.state();
-    let host = state.sessions.get(session_id).map(|s| s.host.clone());
-    match host.and_then(|h| state.hosts.get_mut(&h)) {
-        Some(h) => {
-            h.send(&delivery);
-            true
-        }
-        None => false,
-    }
+    core.state().send_to_session_host(session_id, &delivery)
 }

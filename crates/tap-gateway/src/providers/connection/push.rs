@@ -143,17 +143,12 @@ impl Conn {
             row.trace_id = Some(push.context().trace_hex());
             let mut span = push.child("delivery");
             span.session(&session);
-            let mut state = self.core.state();
-            let host = state.sessions.get(&session).map(|s| s.host.clone());
-            match host.and_then(|h| state.hosts.get_mut(&h)) {
-                Some(h) => {
-                    h.send(&delivery);
-                    span.ok();
-                }
+            if self.core.state().send_to_session_host(&session, &delivery) {
+                span.ok();
+            } else {
                 // Stored all the same; the host may read it from the history.
-                None => span.fail("NO_HOST", "the session has no host connected"),
+                span.fail("NO_HOST", "the session has no host connected");
             }
-            drop(state);
             push.ok();
         }
         self.core.ledger.try_write(Record::Event(row)).err()

@@ -12,16 +12,13 @@ pub(crate) fn warn_session(
     provider: Option<String>,
 ) {
     tracing::warn!(session = %session_id, config = ?config, provider = ?provider, "{message}");
-    let mut state = core.state();
-    let host = state.sessions.get(session_id).map(|s| s.host.clone());
-    if let Some(h) = host.and_then(|h| state.hosts.get_mut(&h)) {
-        h.send(&HostEvent::SessionWarning(SessionWarning {
-            session_id: session_id.to_string(),
-            message,
-            config,
-            provider,
-        }));
-    }
+    let warning = HostEvent::SessionWarning(SessionWarning {
+        session_id: session_id.to_string(),
+        message,
+        config,
+        provider,
+    });
+    core.state().send_to_session_host(session_id, &warning);
 }
 
 /// A `hello` from connection `provider_id` was refused. When that connection is a project
