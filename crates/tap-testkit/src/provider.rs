@@ -107,6 +107,14 @@ impl Provider {
         v
     }
 
+    /// Returns once every frame sent before was handled, proving nothing else is queued for
+    /// this provider: an unknown type's `UNKNOWN_TYPE` comes back in order.
+    pub async fn fence(&mut self) {
+        self.send(json!({"type": "test.fence"})).await;
+        let e = self.expect_error("UNKNOWN_TYPE").await;
+        assert_eq!(e["replyTo"], "test.fence", "{e}");
+    }
+
     /// Waits until the gateway closes the socket; other messages are returned.
     pub async fn expect_closed(&mut self) -> Vec<Value> {
         let mut seen = Vec::new();

@@ -15,8 +15,7 @@ async fn push(p: &mut Provider, prefix: &str, count: usize) {
                       "event": format!("{prefix}-{i}")}))
             .await;
     }
-    p.send(json!({"type": "test.fence"})).await;
-    p.expect_error("UNKNOWN_TYPE").await;
+    p.fence().await;
 }
 
 /// Events whose text starts with `prefix` in the history file, read directly.

@@ -23,13 +23,6 @@ async fn restart(gw: TestGateway) -> TestGateway {
     TestGateway { handle, dir }
 }
 
-/// Returns once every frame `p` sent before is handled: an unknown type's `UNKNOWN_TYPE`
-/// comes back in order.
-async fn fence(p: &mut Provider) {
-    p.send(json!({"type": "test.fence"})).await;
-    p.expect_error("UNKNOWN_TYPE").await;
-}
-
 fn texts(page: &Value) -> Vec<&str> {
     page["events"]
         .as_array()
@@ -62,7 +55,7 @@ async fn events_outlive_their_session_and_a_restart_and_can_be_searched_and_page
         )
         .await;
     }
-    fence(&mut p).await;
+    p.fence().await;
     let stored = stored(&host, &s.id, "build@ci").await;
     assert_eq!(stored.len(), 3, "{stored:?}");
     host.end_session(&s.id).await.unwrap();
@@ -152,7 +145,7 @@ async fn retention_removes_what_is_older_than_the_setting_and_keeps_the_rest() {
     let mut p = gw.bound("p", &s.id, json!([])).await;
     p.send(json!({"type": "push", "level": "keep", "stream": "x", "event": "old"}))
         .await;
-    fence(&mut p).await;
+    p.fence().await;
     let (mut c, _) = Control::authed(&gw).await;
     c.ok("settings.set", json!({"historyDays": 7})).await;
     let g = gw.handle.gateway();
@@ -191,7 +184,7 @@ async fn retention_keeps_the_database_under_its_size_limit_oldest_first() {
                       "event": format!("{i:02} {chunk}")}))
             .await;
     }
-    fence(&mut p).await;
+    p.fence().await;
     let newest = host
         .streams_history(&s.id, Some("blob@big"), Some(1))
         .await
@@ -243,7 +236,7 @@ async fn with_unusable_file(broken: impl FnOnce(&std::path::Path)) -> (TestGatew
     let mut p = gw.bound("p", &s.id, json!([])).await;
     p.send(json!({"type": "push", "level": "keep", "stream": "x", "event": "still here"}))
         .await;
-    fence(&mut p).await;
+    p.fence().await;
     gw.handle.gateway().flush_history().await;
     let (mut c, _) = Control::authed(&gw).await;
     let page = c.ok("events.list", json!({})).await;

@@ -47,13 +47,6 @@ fn invoke(
     host.start_invoke(session, tool, args).unwrap().1
 }
 
-/// Proves nothing is queued for `p`: an unknown type's `UNKNOWN_TYPE` must be the next frame.
-async fn fence(p: &mut Provider) {
-    p.send(json!({"type": "test.fence"})).await;
-    let e = p.expect_error("UNKNOWN_TYPE").await;
-    assert_eq!(e["replyTo"], "test.fence", "{e}");
-}
-
 async fn answer(p: &mut Provider, call: &Value, data: Value) {
     p.send(json!({"type": "tool.result", "id": call["id"], "data": data}))
         .await;
@@ -155,7 +148,7 @@ async fn target_is_removed_from_the_args_the_instance_receives() {
     assert_eq!(call["tool"], "screenshot");
     answer(&mut a, &call, json!("png-a")).await;
     assert_eq!(result_of(rx).await.data, Some(json!("png-a")));
-    fence(&mut b).await;
+    b.fence().await;
 }
 
 #[tokio::test]
@@ -192,7 +185,7 @@ async fn a_target_naming_a_gone_instance_is_not_found_and_names_the_live_ones() 
         "{message}"
     );
     assert!(message.contains("list_browser_instances"), "{message}");
-    fence(&mut a).await;
+    a.fence().await;
 }
 
 #[tokio::test]
@@ -219,12 +212,12 @@ async fn any_message_makes_an_instance_the_most_recently_active() {
     // The tab gaining focus says so with any message, here a `keep` push.
     a.send(json!({"type": "push", "level": "keep", "event": "focused"}))
         .await;
-    fence(&mut a).await;
+    a.fence().await;
     let rx = invoke(&host, &s.id, "screenshot", json!({}));
     let call = a.expect("tool.call").await;
     answer(&mut a, &call, json!("from a")).await;
     assert_eq!(result_of(rx).await.data, Some(json!("from a")));
-    fence(&mut b).await;
+    b.fence().await;
 }
 
 #[tokio::test]
@@ -329,7 +322,7 @@ async fn an_instance_leaving_mid_call_fails_the_call_disconnected_and_it_is_not_
     drop(b);
     let r = result_of(rx).await;
     assert_eq!(code(&r), Some("DISCONNECTED"), "{r:?}");
-    fence(&mut a).await;
+    a.fence().await;
 }
 
 #[tokio::test]
@@ -352,8 +345,8 @@ async fn a_retryable_failure_is_retried_once_and_never_on_the_failed_instance() 
         (code(&r), r.error.as_deref()),
         (Some("TIMEOUT"), Some("TIMEOUT here"))
     );
-    fence(&mut a).await;
-    fence(&mut c).await;
+    a.fence().await;
+    c.fence().await;
 }
 
 #[tokio::test]
@@ -375,8 +368,8 @@ async fn a_retryable_failure_with_no_other_instance_reaches_the_caller() {
     fail(&mut a, &call, "NOT_FOUND", true).await;
     assert_eq!(code(&result_of(rx).await), Some("NOT_FOUND"));
     // tab-b has no screenshot tool: it is never asked.
-    fence(&mut other).await;
-    fence(&mut a).await;
+    other.fence().await;
+    a.fence().await;
 }
 
 #[tokio::test]
@@ -389,7 +382,7 @@ async fn a_call_with_target_is_not_retried_on_another_instance() {
     let call = a.expect("tool.call").await;
     fail(&mut a, &call, "INTERNAL", true).await;
     assert_eq!(code(&result_of(rx).await), Some("INTERNAL"));
-    fence(&mut b).await;
+    b.fence().await;
 }
 
 #[tokio::test]
@@ -481,7 +474,7 @@ async fn concurrent_calls_to_different_targets_each_reach_their_instance() {
         for c in calls.iter().rev() {
             answer(&mut p, c, c["args"]["n"].clone()).await;
         }
-        fence(&mut p).await;
+        p.fence().await;
     };
     tokio::join!(serve(a, 0), serve(b, 1));
     for (n, rx) in rxs {
@@ -519,7 +512,7 @@ async fn instance_scope_limits_each_instance_of_a_shared_tool_separately() {
         json!({"target": "tab-a", "n": 3}),
     );
     host.status().await.unwrap(); // the invoke has been processed
-    fence(&mut a).await; // #3 waits for #1
+    a.fence().await; // #3 waits for #1
     answer(&mut b, &c2, json!(2)).await;
     assert_eq!(result_of(r2).await.data, Some(json!(2)));
     answer(&mut a, &c1, json!(1)).await;
@@ -543,7 +536,7 @@ async fn provider_scope_counts_a_shared_tool_across_its_instances() {
     let c1 = a.expect("tool.call").await;
     let r2 = invoke(&host, &s.id, "screenshot", json!({"target": "tab-b"}));
     host.status().await.unwrap();
-    fence(&mut b).await; // waits for tab-a's call: one pool for the name
+    b.fence().await; // waits for tab-a's call: one pool for the name
     answer(&mut a, &c1, json!("a")).await;
     assert_eq!(result_of(r1).await.data, Some(json!("a")));
     let c2 = b.expect("tool.call").await;
