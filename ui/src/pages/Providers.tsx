@@ -2,6 +2,7 @@ import type { PanelState } from "../store";
 import { store, useNow } from "../store";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { ago, fullTime } from "../format";
+import { EndedCell } from "../components/EndedCell";
 import { Tools } from "./Sessions";
 import { IdText } from "../components/IdText";
 import { Breakable } from "../components/Breakable";
@@ -69,16 +70,7 @@ function EndedProviders({ ended, state }: { ended: ProviderRecord[]; state: Pane
                   <td class="nowrap small" title={fullTime(p.connectedAt)}>
                     {ago(p.connectedAt, now)}
                   </td>
-                  <td class="small">
-                    {p.disconnectedAt ? (
-                      <span class="nowrap" title={fullTime(p.disconnectedAt)}>
-                        {ago(p.disconnectedAt, now)}
-                      </span>
-                    ) : (
-                      <span>not recorded (the gateway stopped first)</span>
-                    )}
-                    {p.reason && <div class="breakable">{p.reason}</div>}
-                  </td>
+                  <EndedCell at={p.disconnectedAt} reason={p.reason} now={now} />
                 </tr>
               );
             })}

@@ -4,6 +4,7 @@ import { IdText } from "../components/IdText";
 import { Breakable } from "../components/Breakable";
 import { labelOf, rememberLabels, useLedgerSessions } from "../ledger";
 import { ago, fullTime } from "../format";
+import { EndedCell } from "../components/EndedCell";
 
 /**
  * Registered sessions: label, directory, owning host, busy/idle, bound providers, tools;
@@ -131,16 +132,7 @@ function EndedSessions({ ended }: { ended: SessionRecord[] }) {
                   <td class="nowrap small" title={fullTime(s.startedAt)}>
                     {ago(s.startedAt, now)}
                   </td>
-                  <td class="small">
-                    {s.endedAt ? (
-                      <span class="nowrap" title={fullTime(s.endedAt)}>
-                        {ago(s.endedAt, now)}
-                      </span>
-                    ) : (
-                      <span>not recorded (the gateway stopped first)</span>
-                    )}
-                    {s.endReason && <div class="breakable">{s.endReason}</div>}
-                  </td>
+                  <EndedCell at={s.endedAt} reason={s.endReason} now={now} />
                   <td>
                     <a href={`#/streams/${encodeURIComponent(s.id)}`}>Streams</a>
                   </td>
