@@ -27,21 +27,72 @@ async fn install_twice_then_uninstall_restores_the_settings() {
         "marked"
     );
     let on = std::fs::read_to_string(&settings).unwrap();
-    assert!(
-        on.contains("\"EXTENSIONS\": true") && on.contains("\"theme\": \"dark\""),
-        "{on}"
+    assert_eq!(
+        on,
+        "{\n  \"enabledFeatureFlags\": { \"EXTENSIONS\": true },\n  \"theme\": \"dark\"\n}\n"
     );
     let second = tap(dir.path(), &["install", "copilot"]).await;
     assert_eq!(second.code(), Some(0), "{second:?}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), on, "unchanged");
+    // The user changes a setting while the extension is installed: uninstall keeps it.
+    std::fs::write(
+        &settings,
+        on.replace("\"dark\"\n", "\"dark\",\n  \"model\": \"gpt-x\"\n"),
+    )
+    .unwrap();
     let out = tap(dir.path(), &["uninstall", "copilot"]).await;
     assert_eq!(out.code(), Some(0), "{out:?}");
     assert!(!file.exists());
-    assert!(std::fs::read_to_string(&settings)
-        .unwrap()
-        .contains("\"EXTENSIONS\": false"));
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{\n  \"enabledFeatureFlags\": { \"EXTENSIONS\": false },\n  \"theme\": \"dark\",\n  \"model\": \"gpt-x\"\n}\n",
+        "only the flag install turned on changed"
+    );
+    assert!(!home.join("extensions/tap").exists(), "nothing left behind");
     let again = tap(dir.path(), &["uninstall", "copilot"]).await;
     assert_eq!(again.code(), Some(0), "{again:?}");
+}
+
+/// Install finds the feature on already (the flag itself, or `"experimental": true`, which
+/// turns on every experimental feature): it changes nothing, and uninstall must not turn off
+/// what the user turned on.
+#[tokio::test]
+async fn uninstall_leaves_the_feature_on_when_it_was_on_before_install() {
+    for before in [
+        r#"{"enabledFeatureFlags":{"EXTENSIONS":true},"theme":"dark"}"#,
+        "{\n  \"experimental\": true,\n  \"theme\": \"dark\"\n}\n",
+        "{\n  \"experimental\": true,\n  \"enabledFeatureFlags\": { \"OTHER\": true }\n}",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("copilot");
+        std::fs::create_dir_all(&home).unwrap();
+        let settings = home.join("settings.json");
+        std::fs::write(&settings, before).unwrap();
+        let installed = tap(dir.path(), &["install", "copilot"]).await;
+        assert_eq!(installed.code(), Some(0), "{installed:?}");
+        assert!(
+            installed
+                .stdout
+                .contains("Copilot extensions are already enabled"),
+            "{before}: {}",
+            installed.stdout
+        );
+        assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
+        assert!(!home.join("extensions/tap/.tap-install.json").exists());
+        let removed = tap(dir.path(), &["uninstall", "copilot"]).await;
+        assert_eq!(removed.code(), Some(0), "{removed:?}");
+        assert!(
+            !removed.stdout.contains("Turned"),
+            "{before}: {}",
+            removed.stdout
+        );
+        assert_eq!(
+            std::fs::read_to_string(&settings).unwrap(),
+            before,
+            "uninstall left the settings as the user had them"
+        );
+        assert!(!home.join("extensions/tap").exists());
+    }
 }
 
 #[tokio::test]
