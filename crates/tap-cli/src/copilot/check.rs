@@ -20,6 +20,15 @@ pub async fn run(home: &Path, l: &Layout) -> ExitCode {
         Some(Owner::Tap { current: true, version }) => {
             report(true, format!("extension {} (tap {version})", l.file.display()))
         }
+        // Same version, other text: edited by hand, or a build of this version with another
+        // extension. "from tap X, not this tap X" would read as nonsense.
+        Some(Owner::Tap { version, .. }) if version == env!("CARGO_PKG_VERSION") => report(
+            false,
+            format!(
+                "extension {} differs from the one this tap {version} installs (edited?): run `tap install copilot` to replace it",
+                l.file.display()
+            ),
+        ),
         Some(Owner::Tap { version, .. }) => report(
             false,
             format!(
