@@ -1,7 +1,9 @@
 // A scripted OpenAI-compatible model on 127.0.0.1:0 for driving the real Copilot CLI offline.
 //
 // The rule (deterministic, so tests can script tool calls through plain prompts):
-// - the last message is a tool result → answer with text quoting it: `RESULT(<tool>): <text>`;
+// - the last message is a tool result → answer with text quoting it: `RESULT(<tool>): <text>`
+//   (the CLI's own `Additional context from preToolUse hook:` message after the result does
+//   not count as the user's: a hook's context is for the model, not a new request);
 // - else, when the last user text contains `CALL:<tool>{json}` → call that tool with that JSON;
 // - else → answer `DONE: <the first line of the user text>`.
 // Every request body is recorded so tests can assert on what the model received.
@@ -22,9 +24,14 @@ export function parseCall(text) {
   return m ? { tool: m[1], args: m[2] } : null;
 }
 
+/** What the CLI appends after a tool result when an `onPreToolUse` hook returned context. */
+const HOOK_CONTEXT = /^Additional context from preToolUse hook:/;
+
 function decide(body) {
   const messages = body.messages ?? [];
-  const last = messages[messages.length - 1];
+  let end = messages.length;
+  while (end > 0 && messages[end - 1].role === "user" && HOOK_CONTEXT.test(textOf(messages[end - 1]))) end--;
+  const last = messages[end - 1];
   if (last?.role === "tool") {
     const call = messages
       .flatMap((m) => m.tool_calls ?? [])

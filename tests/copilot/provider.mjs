@@ -1,8 +1,11 @@
 // A scripted provider for the Copilot tests, as a project provider (run by the gateway from
 // tap.config.json: `node provider.mjs <config.json>`) or in the test process (`startProvider`).
 //
-// Config: { name, tools: [{name, reply, push?}], hello?: {extra hello fields}, onRelease?: push }
+// Config: { name, tools: [{name, reply, push?}], hello?: {extra hello fields}, onRelease?: push,
+//           record?: file }
 // - a tool answers `<reply> <args as JSON>`, pushing `push` first when it has one;
+// - with `record`, every `hello.ack`, `session.event` and `session.lifecycle` it receives is
+//   appended to that file as a JSON line, so a test can see what a gateway-run provider saw;
 // - the tool `hold` answers only once the tool `release` is called (from `tap call`), which
 //   lets a test keep a Copilot turn running while it changes the session; `onRelease` is
 //   pushed just before `hold` answers.
@@ -23,6 +26,9 @@ export function startProvider(config, { url, token, session } = {}) {
   ws.on("open", () => send({ type: "auth", token: token ?? process.env.TAP_PROVIDER_TOKEN }));
   ws.on("message", (raw) => {
     const msg = JSON.parse(raw);
+    if (config.record && ["hello.ack", "session.event", "session.lifecycle"].includes(msg.type)) {
+      fs.appendFileSync(config.record, `${JSON.stringify(msg)}\n`);
+    }
     if (msg.type === "sessions") {
       const tools = config.tools.map(({ name, description, parameters }) => ({
         name, description: description ?? `test tool ${name}`,

@@ -23,6 +23,7 @@ function makeProject(root) {
     tools: [
       { name: "weather", reply: "sunny in", push: { level: "surface", event: "WEATHER-SURFACE-EVENT" } },
       { name: "forbidden", reply: "should never run" },
+      { name: "advised", reply: "advice taken" },
       { name: "hold" },
       { name: "release" },
     ],
@@ -30,10 +31,16 @@ function makeProject(root) {
       context: "AMBIENT: the build is green",
       hooks: {
         transforms: { custom_instructions: { action: "append", content: "TRANSFORM: use metric units" } },
-        onPreToolUse: [{ match: { tool: "forbidden" }, action: "deny", reason: "forbidden by the project's policy" }],
+        onPreToolUse: [
+          { match: { tool: "forbidden" }, action: "deny", reason: "forbidden by the project's policy" },
+          { match: { tool: "advised" }, action: "context", content: "HOOK-CONTEXT: the quota resets at noon" },
+        ],
       },
+      subscribe: ["user.message", "tool.execution_complete"],
     },
     onRelease: { level: "inject", event: "late tool ready", prompt: 'CALL:weather{"city":"Bergen"}' },
+    // What every session's `proj` receives (session events, lifecycle), one JSON line each.
+    record: path.join(root, "proj-record.jsonl"),
   };
   fs.writeFileSync(path.join(project, "proj.json"), JSON.stringify(config));
   fs.writeFileSync(path.join(project, "tap.config.json"), JSON.stringify({
@@ -92,6 +99,40 @@ test("a deny hook rule blocks a call with its reason", async () => {
   const seen = model.requests.slice(before).map(requestText).join("\n");
   assert.match(seen, /forbidden by the project's policy/);
   assert.doesNotMatch(seen, /should never run/);
+});
+
+test("a context hook rule's text reaches the model with the tool's result", async () => {
+  const before = model.requests.length;
+  const r = await finished(copilot("CALL:advised{}"));
+  assert.match(r.stdout, /RESULT\(advised\): advice taken \{\}/, r.stdout);
+  const [ask, ...rest] = model.requests.slice(before);
+  // Asked before the tool runs: the request that chose the tool cannot have it...
+  assert.doesNotMatch(requestText(ask), /HOOK-CONTEXT/);
+  // ...and the next request, which carries the tool's result, has it (the CLI adds it as a
+  // message after the result).
+  assert.ok(rest.length >= 1, "a request after the tool call");
+  const next = requestText(rest[0]);
+  assert.match(next, /advice taken \{\}[\s\S]*HOOK-CONTEXT: the quota resets at noon/, next);
+});
+
+test("a provider subscribed to session events gets the turn's user message and tool completion, then idle", async () => {
+  const record = path.join(dir, "proj-record.jsonl");
+  const prompt = 'CALL:weather{"city":"Lima"}';
+  await finished(copilot(prompt));
+  // `proj` runs in the gateway's process tree and records what it receives.
+  const seen = () => (fs.existsSync(record) ? fs.readFileSync(record, "utf8") : "").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const session = await eventually("the turn's user.message at the provider", () =>
+    seen().find((m) => m.type === "session.event" && m.event === "user.message" && m.data?.content?.includes(prompt))?.sessionId);
+  const ours = () => seen().filter((m) => m.sessionId === session && m.type !== "hello.ack");
+  const name = (m) => (m.type === "session.event" ? m.event : `lifecycle ${m.state}`);
+  // The session ends with the CLI: everything of this session has arrived by then.
+  await eventually("the session's shutdown at the provider", () => ours().some((m) => m.state === "shutdown.pending"));
+  const ms = ours();
+  assert.deepEqual(ms.map(name), ["lifecycle started", "user.message", "tool.execution_complete", "lifecycle idle", "lifecycle shutdown.pending"]);
+  assert.equal(ms[1].data.content, prompt);
+  assert.equal(ms[2].data.toolName, "weather");
+  assert.equal(ms[2].data.success, true);
+  assert.equal(typeof ms[2].data.toolCallId, "string");
 });
 
 test("mid-session: the session is in tap status while it runs, an inject push starts a turn, and the session leaves with the CLI", async () => {
