@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Copilot CLI extension's tests with the real `@github/copilot` CLI, offline: installs the
 # pinned CLI into a cache reused across runs (its ~235 MB unpack goes to XDG_CACHE_HOME there),
-# builds `tap`, and runs tests/copilot/ against a fake model on loopback.
+# builds `tap`, and runs tests/copilot/ against a fake model on loopback. One test looks at the
+# session in the panel with Debian's Chromium (installed when missing, as for the panel's tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COPILOT_VERSION=1.0.102 # verified; newer versions may change the extension API
@@ -13,6 +14,8 @@ if [ "$(node -p "try{require('$cache/node_modules/@github/copilot/package.json')
 fi
 npm install --no-audit --no-fund --silent --prefix tests/copilot
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+source scripts/lib/setup.sh
+setup_chromium
 cargo build -p tap-cli --locked
 # A private copy: the target directory may be shared with builds of other checkouts.
 bin_dir=$(mktemp -d)

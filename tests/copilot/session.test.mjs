@@ -9,7 +9,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel } from "./fake-model.mjs";
 import { startProvider } from "./provider.mjs";
-import { SESSION_END_MS, copilotLogs, eventually, requestText, runCopilot, runInteractiveCopilot, startGateway, tap, tempDir } from "./support.mjs";
+import {
+  SESSION_END_MS, copilotLogs, eventually, launchChromium, openSessionsPage, requestText, runCopilot, runInteractiveCopilot,
+  startGateway, tap, tempDir,
+} from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let dir, gw, model, project;
@@ -158,6 +161,38 @@ test("mid-session: the session is in tap status while it runs, an inject push st
   assert.match(r.stdout, /RESULT\(weather\): sunny in \{"city":"Bergen"\}/, r.stdout);
   // The extension ends its session as the CLI takes it down: shortly after the exit.
   await eventually("the session ended with the CLI", () => !gw.status().sessions.find((s) => s.id === session.id), SESSION_END_MS);
+});
+
+test("the panel's Sessions page lists the running Copilot session, then shows it ended when the CLI exits", async () => {
+  const browser = await launchChromium();
+  let run;
+  try {
+    const page = await openSessionsPage(browser, gw);
+    run = copilot("CALL:hold{}");
+    // The turn is held inside `hold`: the session stays registered until it is released.
+    const session = await eventually("the Copilot session in hold", () => {
+      const s = gw.status();
+      const proj = s.providers.find((p) => p.name === "proj" && p.inFlight === 1);
+      return proj && s.sessions.find((x) => x.id === proj.session);
+    });
+    // The page was open before the session came: the row arrives live.
+    const row = page.locator(`tr[data-session-id="${session.id}"]`);
+    await row.getByText("copilot: project", { exact: true }).waitFor();
+    await row.locator(".pill", { hasText: "busy" }).waitFor();
+    const text = await row.innerText();
+    for (const word of [project, "copilot", "foreground", "proj", "weather", "hold"]) assert.ok(text.includes(word), `the row shows ${word}: ${text}`);
+
+    const released = gw.tap(["call", "--session", session.id, "release", "{}"]);
+    assert.equal(released.code, 0, released.stdout + released.stderr);
+    await finished(run);
+    await row.waitFor({ state: "detached" });
+    const ended = page.locator(`tr[data-ended-session-id="${session.id}"]`);
+    await ended.getByText("copilot: project", { exact: true }).waitFor();
+    assert.ok((await ended.innerText()).includes(project));
+  } finally {
+    if (run && run.child.exitCode === null) run.child.kill("SIGKILL");
+    await browser.close();
+  }
 });
 
 test("interactive: a provider bound mid-session adds its tool after the reload, and the next turn calls it", async () => {

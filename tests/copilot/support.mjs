@@ -6,6 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { chromium } from "playwright-core";
 
 /** How long a test waits for something that should happen (a loaded machine is slow). */
 export const PATIENCE_MS = 30000;
@@ -197,6 +198,28 @@ export function runInteractiveCopilot({ cwd, firstPrompt, copilotHome, tapHome, 
       clearTimeout(t);
     },
   };
+}
+
+/** Debian's Chromium, headless, as the panel's e2e tests run it (never a downloaded browser;
+ * CHROMIUM overrides the path). */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+}
+
+/** Logs into the gateway's panel (built into `tap`) with a `tap ui` login link in a new page of
+ * `browser` and opens its Sessions page. */
+export async function openSessionsPage(browser, gateway) {
+  const login = gateway.tap(["ui", "--no-open"]);
+  if (login.code !== 0) throw new Error(`tap ui failed: ${login.stdout}${login.stderr}`);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(login.stdout.trim());
+  await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+  await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Sessions" }).click();
+  await page.getByRole("heading", { level: 1, name: "Sessions" }).waitFor();
+  return page;
 }
 
 /** The Copilot CLI's own log files, for failure messages (extension errors only go there). */
