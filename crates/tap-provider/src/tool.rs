@@ -1,13 +1,16 @@
 //! A tool: its definition, its compiled schema and its handler.
 
+use crate::output::{FileResult, Output};
+use crate::state::{Outbox, Outgoing};
 use futures_util::future::BoxFuture;
 use serde_json::Value as Json;
 use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tap_protocol::provider::ToolDef;
+use tap_protocol::provider::{ProviderMessage, ToolDef, ToolProgress};
 use tap_protocol::ErrorCode;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// A tool's failure: an error code (`INTERNAL` unless the handler says otherwise) and a
@@ -67,18 +70,71 @@ pub struct CallContext {
     /// Cancelled when the caller cancels (`tool.cancel`) or the tool's timeout passes; a
     /// handler doing long work should watch it.
     pub cancelled: CancellationToken,
-    pub(crate) progress: mpsc::UnboundedSender<(String, String)>,
+    /// Progress goes out through the connection's outbox, in order with the result.
+    pub(crate) outbox: Outbox,
+    pub(crate) generation: u64,
+    pub(crate) persist_dir: Option<PathBuf>,
 }
 
 impl CallContext {
     /// Sends `tool.progress` with `message` (the agent may show it).
     pub fn progress(&self, message: impl Into<String>) {
-        let _ = self.progress.send((self.call_id.clone(), message.into()));
+        let _ = self.outbox.send(Outgoing {
+            generation: self.generation,
+            msg: ProviderMessage::ToolProgress(ToolProgress {
+                id: self.call_id.clone(),
+                message: message.into(),
+            }),
+        });
+    }
+
+    /// The provider's directory for state that outlives sessions (`hello.ack.persistDir`),
+    /// where file results go; `None` for providers the gateway gives none (paired ones).
+    pub fn persist_dir(&self) -> Option<&Path> {
+        self.persist_dir.as_deref()
+    }
+
+    /// Writes `bytes` into a new file (mode 0600) in [`CallContext::persist_dir`] and
+    /// returns it as this call's answer: `return Ok(ctx.write_file(png, "image/png").await?)`.
+    /// `UNAUTHORIZED` when the provider has no `persistDir`.
+    pub async fn write_file(
+        &self,
+        bytes: impl AsRef<[u8]>,
+        mime_type: &str,
+    ) -> Result<FileResult, ToolError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let Some(dir) = self.persist_dir() else {
+            return Err(ToolError::new(
+                "UNAUTHORIZED",
+                "File results need a persistDir (local providers); the gateway gave this provider none",
+            ));
+        };
+        // The call id is unique per gateway, the counter per process: no two results share
+        // a file, and no name leaves the directory.
+        let id: String = (self.call_id.chars())
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("result-{id}-{n}"));
+        let mut options = tokio::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        options.mode(0o600);
+        let mut file = options.open(&path).await?;
+        tokio::io::AsyncWriteExt::write_all(&mut file, bytes.as_ref()).await?;
+        tokio::io::AsyncWriteExt::flush(&mut file).await?;
+        Ok(FileResult::new(path, mime_type)?)
     }
 }
 
 pub(crate) type Handler =
-    Arc<dyn Fn(Json, CallContext) -> BoxFuture<'static, Result<Json, ToolError>> + Send + Sync>;
+    Arc<dyn Fn(Json, CallContext) -> BoxFuture<'static, Result<Output, ToolError>> + Send + Sync>;
 
 /// A tool definition with its handler.
 #[derive(Clone)]
@@ -108,8 +164,9 @@ pub struct BadSchema {
 
 impl Tool {
     /// A tool named `name`, described for the model by `description`, taking arguments
-    /// that match `parameters` (a JSON Schema object), answered by `handler`.
-    pub fn new<F, Fut>(
+    /// that match `parameters` (a JSON Schema object), answered by `handler` with any
+    /// serializable value or a [`FileResult`].
+    pub fn new<F, Fut, T>(
         name: impl Into<String>,
         description: impl Into<String>,
         parameters: Json,
@@ -117,7 +174,8 @@ impl Tool {
     ) -> Result<Self, BadSchema>
     where
         F: Fn(Json, CallContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Json, ToolError>> + Send + 'static,
+        Fut: Future<Output = Result<T, ToolError>> + Send + 'static,
+        T: Into<Output>,
     {
         let name = name.into();
         let schema = match &parameters {
@@ -136,7 +194,10 @@ impl Tool {
                 parameters,
                 timeout: None,
             },
-            handler: Arc::new(move |args, ctx| Box::pin(handler(args, ctx))),
+            handler: Arc::new(move |args, ctx| {
+                let answer = handler(args, ctx);
+                Box::pin(async move { answer.await.map(Into::into) })
+            }),
             schema,
         })
     }

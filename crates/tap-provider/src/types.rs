@@ -1,11 +1,10 @@
 //! The types a provider's builder, handle and connection share.
 
 use crate::discovery::Endpoint;
-use crate::tool::Tool;
 use serde_json::Value as Json;
 use std::sync::Arc;
-use tap_protocol::provider::{Hooks, SessionInfo};
-use tap_protocol::ErrorCode;
+use tap_protocol::provider::{Concurrency, SessionInfo};
+use tap_protocol::{ErrorCode, JsonObject};
 
 /// Picks a session id from the active sessions (`None`: none fits yet).
 pub type Chooser = Arc<dyn Fn(&[SessionInfo]) -> Option<String> + Send + Sync>;
@@ -23,12 +22,23 @@ pub enum SessionChoice {
     Chooser(Chooser),
 }
 
-/// What can go wrong before the provider is bound.
+impl SessionChoice {
+    /// A [`SessionChoice::Chooser`] from a closure.
+    pub fn chooser(f: impl Fn(&[SessionInfo]) -> Option<String> + Send + Sync + 'static) -> Self {
+        Self::Chooser(Arc::new(f))
+    }
+}
+
+/// What can go wrong: before the provider is bound ([`crate::Builder::connect`]), or with a
+/// request the gateway answers (pushes, updates, queries).
 #[derive(Debug, thiserror::Error)]
-pub enum ConnectError {
+pub enum Error {
     /// No token found.
     #[error(transparent)]
     NoToken(#[from] crate::discovery::NoToken),
+    /// A tool's schema does not compile (from [`crate::Builder::tool_fn`]).
+    #[error(transparent)]
+    BadSchema(#[from] crate::tool::BadSchema),
     /// The socket could not be opened or broke.
     #[error("cannot reach the gateway at {url}: {why}")]
     Unreachable {
@@ -37,7 +47,8 @@ pub enum ConnectError {
         /// Why.
         why: String,
     },
-    /// The gateway refused (`AUTH_FAILED`, `DUPLICATE_INSTANCE`, `TOOL_CONFLICT`, …).
+    /// The gateway refused (`AUTH_FAILED`, `DUPLICATE_INSTANCE`, `TOOL_CONFLICT`,
+    /// `RATE_LIMITED` for a push over the budget, …).
     #[error("the gateway refused: {code}: {message}")]
     Refused {
         /// Its code.
@@ -45,6 +56,28 @@ pub enum ConnectError {
         /// Its message.
         message: String,
     },
+    /// The socket dropped (or the provider closed) before the gateway answered. An update
+    /// still stands: the next bind declares it.
+    #[error("the connection to the gateway closed before it answered")]
+    Disconnected,
+    /// The gateway did not answer within [`crate::REQUEST_TIMEOUT`].
+    #[error("no answer to '{0}' within the request timeout")]
+    Timeout(&'static str),
+}
+
+impl Error {
+    /// The gateway's code, for a refusal.
+    pub fn code(&self) -> Option<&ErrorCode> {
+        match self {
+            Self::Refused { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+
+    /// A push refused for the budget (10 `surface`/`inject` per second per session).
+    pub fn is_rate_limited(&self) -> bool {
+        self.code() == Some(&ErrorCode::RateLimited)
+    }
 }
 
 /// Something the provider hears besides tool calls.
@@ -61,8 +94,9 @@ pub enum Event {
     },
     /// The bound session went idle.
     Idle(String),
-    /// An `error` the gateway sent about something the provider did (`RATE_LIMITED` for a
-    /// push over the budget, `PAYLOAD_TOO_LARGE`, …).
+    /// An `error` the gateway sent about something the provider did that nothing awaited
+    /// (a push whose [`crate::Pushed`] was dropped, a filter set again after a bind, …),
+    /// or a transform handler's failure (`reply_to: "transform.request"`).
     Error {
         /// Its code.
         code: ErrorCode,
@@ -73,8 +107,8 @@ pub enum Event {
     },
     /// The socket dropped; the SDK reconnects.
     Disconnected,
-    /// Bound again after a drop; `restored` when the reconnect token brought the binding
-    /// back (within 30 s), else a fresh bind.
+    /// Bound again after a drop; `restored` when the gateway gave the binding back under
+    /// the same provider id (the reconnect token, within 30 s), else a fresh bind.
     Reconnected {
         /// Whether the binding was restored.
         restored: bool,
@@ -87,19 +121,30 @@ pub struct PushOptions {
     /// The stream (default: the provider's name).
     pub stream: Option<String>,
     /// Metadata stored with the event.
-    pub metadata: Option<serde_json::Map<String, Json>>,
+    pub metadata: Option<JsonObject>,
     /// For `inject`: the prompt of the turn to start.
     pub prompt: Option<String>,
 }
 
-/// What the builder collected: everything a (re)connection needs.
-pub struct Config {
-    pub(crate) name: String,
-    pub(crate) instance: Option<String>,
-    pub(crate) tools: Vec<Tool>,
-    pub(crate) session: SessionChoice,
-    pub(crate) hooks: Option<Hooks>,
-    pub(crate) context: Option<String>,
-    pub(crate) subscribe: Vec<String>,
-    pub(crate) endpoint: Option<Endpoint>,
+impl PushOptions {
+    /// Options naming only the stream.
+    pub fn stream(stream: impl Into<String>) -> Self {
+        Self {
+            stream: Some(stream.into()),
+            ..Default::default()
+        }
+    }
+}
+
+/// What never changes after the builder: everything a (re)connection needs besides the
+/// declaration (tools, hooks, context, filters), which updates change.
+pub(crate) struct Config {
+    pub name: String,
+    pub instance: Option<String>,
+    pub session: SessionChoice,
+    pub subscribe: Vec<String>,
+    pub endpoint: Option<Endpoint>,
+    pub metadata: Option<JsonObject>,
+    pub startup_context: Option<String>,
+    pub concurrency: Option<Concurrency>,
 }
