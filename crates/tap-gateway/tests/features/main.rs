@@ -5,6 +5,7 @@
 //!
 //! Run one feature with `cargo test -p tap-gateway --test features pairing::`.
 
+mod agent_tools;
 mod all_binding;
 mod close_codes;
 mod concurrency;
