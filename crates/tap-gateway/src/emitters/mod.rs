@@ -72,6 +72,14 @@ impl Emitters {
         self.map().get(session_id)?.get(name).cloned()
     }
 
+    /// Every emitter of `session_id`.
+    pub(crate) fn of_session(&self, session_id: &str) -> Vec<Arc<Emitter>> {
+        self.map()
+            .get(session_id)
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// The injector of `stream` in `session_id`, made with the default policy if new.
     pub fn injector(&self, session_id: &str, stream: &str) -> Arc<Injector> {
         let mut map = self.injectors.lock().unwrap_or_else(|e| e.into_inner());

@@ -14,6 +14,7 @@ mod control_plane;
 mod control_streams;
 mod copilot_token_file;
 mod diagnostics;
+mod emitter_config_edits;
 mod emitters;
 mod file_results;
 mod gateway_stop;
