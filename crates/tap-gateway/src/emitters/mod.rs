@@ -17,6 +17,7 @@ pub(crate) mod config;
 mod emitter;
 pub(crate) mod filter;
 pub(crate) mod injector;
+pub(crate) mod orphans;
 pub(crate) mod persist;
 mod process;
 pub(crate) mod route;
