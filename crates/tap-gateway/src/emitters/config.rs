@@ -58,8 +58,11 @@ pub(crate) fn start_configured(core: &Arc<Core>, session_id: String, cwd: Option
 /// What identifies a version of the file: its path, modification time and size.
 type Stamp = Option<(PathBuf, std::time::SystemTime, u64)>;
 
+/// A config file found, and its JSON (or why it could not be read).
+type Found = Option<(PathBuf, Result<Value, String>)>;
+
 /// The config found for `cwd` (if any), stamped, and its JSON.
-fn read(cwd: &Path) -> (Stamp, Option<(PathBuf, Result<Value, String>)>) {
+fn read(cwd: &Path) -> (Stamp, Found) {
     let Some(path) = crate::providers::project::config::find(cwd) else {
         return (None, None);
     };
@@ -74,12 +77,7 @@ fn read(cwd: &Path) -> (Stamp, Option<(PathBuf, Result<Value, String>)>) {
 /// (or restart when their definition changed); a persistent emitter whose entry is gone (or
 /// says `autoStart: false`) stops after an edit. Emitters started for this session only
 /// (`temporary`) are left alone.
-fn reconcile(
-    core: &Arc<Core>,
-    session_id: &str,
-    found: Option<(PathBuf, Result<Value, String>)>,
-    edited: bool,
-) {
+fn reconcile(core: &Arc<Core>, session_id: &str, found: Found, edited: bool) {
     let (file, json) = match found {
         // The providers' side already warns about an unreadable file at registration.
         Some((path, Ok(json))) => (path.display().to_string(), json),
