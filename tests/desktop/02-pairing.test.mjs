@@ -20,6 +20,7 @@ import {
   pairingProvider,
   remove,
   run,
+  saveWebviewScreenshot,
   screenshotX,
   startTrayer,
   tap,
@@ -136,7 +137,7 @@ describe("pairing from the tray", () => {
       if (Math.abs(inner - one.height) <= 1) return true;
       throw new Error(`the webview is ${inner} px, the window ${one.height} px`); // shown on timeout
     }, "the popup's webview laid out at the window's height");
-    await browser.saveScreenshot(path.join(SCREENSHOTS, "desktop-popup.png"));
+    await saveWebviewScreenshot(browser, path.join(SCREENSHOTS, "desktop-popup.png"));
 
     // A second request: the window grows (up from its corner) and shows both.
     const second = await pairingProvider(address, { origin: "http://127.0.0.1:8769", name: "docs-helper" });

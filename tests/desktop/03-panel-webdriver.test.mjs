@@ -18,6 +18,7 @@ import {
   keyringLookup,
   openSession,
   remove,
+  saveWebviewScreenshot,
   startApp,
   tap,
   tokenProvider,
@@ -75,7 +76,7 @@ describe("the panel in the app's webview", () => {
     const leaks = await browser.execute(() => [location.href, JSON.stringify(sessionStorage), JSON.stringify(localStorage)].join(" "));
     assert.doesNotMatch(leaks, /ctk-/);
     // The docs' picture of the panel: WebKit's own, so nothing drawn over the window shows.
-    await browser.saveScreenshot(path.join(SCREENSHOTS, "desktop-panel.png"));
+    await saveWebviewScreenshot(browser, path.join(SCREENSHOTS, "desktop-panel.png"));
   });
 
   test("WebDriver walks the pages and reads live data", async () => {
@@ -91,7 +92,7 @@ describe("the panel in the app's webview", () => {
       timeoutMsg: "the provider on the Providers page",
     });
     assert.equal(await browser.execute(() => window.__notReloaded), true);
-    await browser.saveScreenshot(path.join(SCREENSHOTS, "desktop-providers.png"));
+    await saveWebviewScreenshot(browser, path.join(SCREENSHOTS, "desktop-providers.png"));
     await goTo(browser, "Sessions");
     assert.match(await (await browser.$("main")).getText(), /desktop-e2e-session/);
     await goTo(browser, "Providers");

@@ -12,11 +12,13 @@
 import { spawn } from "node:child_process";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { PNG } from "pngjs";
 import WebSocket from "ws";
+import { MAX_FOREIGN_BLOCK, largestForeignBlock } from "../js-support/uniform-blocks.mjs";
 import {
   openSession,
   pairings,
@@ -367,3 +369,28 @@ export async function processGone(pid) {
 
 /** Removes a directory tree (best effort). */
 export const remove = (dir) => rm(dir, { recursive: true, force: true });
+
+/** Captures a webview may take before a finished paint: a resize lands in X first, and a
+ * picture taken between that and WebKit's next paint shows black where the old viewport
+ * ended. */
+const WEBVIEW_CAPTURE_TRIES = 20;
+
+/**
+ * WebDriver's picture of the webview, written to `file` once it is a finished paint: taken
+ * after two animation frames, and taken again (after two more) while it holds a flat block
+ * the README check (05-screenshots) would refuse. Fails, naming the block, if no capture
+ * comes out whole.
+ */
+export async function saveWebviewScreenshot(browser, file) {
+  let block = null;
+  for (let i = 0; i < WEBVIEW_CAPTURE_TRIES; i++) {
+    await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+    const png = Buffer.from(await browser.takeScreenshot(), "base64");
+    block = largestForeignBlock(PNG.sync.read(png));
+    if (!block || block.share <= MAX_FOREIGN_BLOCK) {
+      await writeFile(file, png);
+      return;
+    }
+  }
+  throw new Error(`no whole capture for ${path.basename(file)} in ${WEBVIEW_CAPTURE_TRIES} tries: ${JSON.stringify(block)}`);
+}

@@ -181,6 +181,7 @@ async fn emit_into(
         session_id: session,
         name: name.clone(),
         force: None,
+        lifespan: None,
     };
     let waits_before = gw.diagnostics().ledger.waits;
     // The session's own records are committed before the clock starts.

@@ -2,7 +2,7 @@
 //! EventFilter rule.
 
 use clap::{ArgGroup, Args, Subcommand};
-use tap_protocol::emitters::{EmitterRule, EmitterStart};
+use tap_protocol::emitters::{EmitterRule, EmitterStart, Lifespan};
 use tap_protocol::ledger::EventOutcome;
 
 #[derive(Subcommand)]
@@ -29,6 +29,9 @@ pub enum EmittersCommand {
         /// Stop a user-owned emitter.
         #[arg(long)]
         force: bool,
+        /// Also remove its definition from the project's tap.config.json.
+        #[arg(long)]
+        persistent: bool,
         /// Print the stopped emitter as JSON.
         #[arg(long)]
         json: bool,
@@ -104,6 +107,12 @@ pub struct StartArgs {
     /// Replace a user-owned emitter of the same name.
     #[arg(long)]
     pub force: bool,
+    /// Also write it to the project's tap.config.json, so the next session starts it.
+    #[arg(long)]
+    pub persistent: bool,
+    /// With --persistent: written with autoStart false (not started by the next session).
+    #[arg(long, requires = "persistent")]
+    pub no_auto_start: bool,
     /// Print the started emitter as JSON.
     #[arg(long)]
     pub json: bool,
@@ -126,6 +135,8 @@ impl StartArgs {
             event_filter: (!self.filters.is_empty()).then_some(self.filters),
             description: self.description,
             force: self.force.then_some(true),
+            lifespan: self.persistent.then_some(Lifespan::Persistent),
+            auto_start: self.no_auto_start.then_some(false),
         }
     }
 }

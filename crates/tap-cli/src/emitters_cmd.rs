@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use tap_protocol::control::ControlCall;
 use tap_protocol::emitters::{
     EmitterInfo, EmitterRef, EmitterRuns, EmittersList, EmittersListParams, FilterTest,
-    FilterTestResult,
+    FilterTestResult, Lifespan,
 };
 
 /// Runs one `tap emitters` command.
@@ -27,12 +27,14 @@ pub async fn run(home: &Path, command: EmittersCommand) -> ExitCode {
             session,
             name,
             force,
+            persistent,
             json,
         } => {
             let stop = EmitterRef {
                 session_id: session,
                 name,
                 force: force.then_some(true),
+                lifespan: persistent.then_some(Lifespan::Persistent),
             };
             changed(home, ControlCall::EmittersStop(stop), "Stopped", json).await
         }
@@ -116,6 +118,7 @@ async fn runs(home: &Path, session: String, name: String, json: bool) -> ExitCod
         session_id: session,
         name,
         force: None,
+        lifespan: None,
     };
     let runs: EmitterRuns = match call(home, ControlCall::EmittersRuns(params)).await {
         Ok(r) => r,

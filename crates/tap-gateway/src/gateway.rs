@@ -121,7 +121,12 @@ impl Gateway {
 
     /// Starts an emitter from the control plane (the user owns it).
     pub fn emitters_start(&self, p: &EmitterStart) -> Result<EmitterInfo, (ErrorCode, String)> {
-        crate::emitters::api::start(&self.core, p, Ownership::UserOwned)
+        crate::emitters::api::start(
+            &self.core,
+            p,
+            Ownership::UserOwned,
+            crate::emitters::api::Origin::User,
+        )
     }
 
     /// Stops an emitter (`emitters.stop`).

@@ -44,6 +44,14 @@ impl GatewayHandle {
             );
         }
         write_files(&config, &secrets, &files, address)?;
+        // Before anything new runs: what a gateway that died on this TAP_HOME left running.
+        let orphans = crate::emitters::orphans::reap_left_over(&config.data_dir);
+        if orphans > 0 {
+            tracing::warn!(
+                groups = orphans,
+                "stopped emitter commands a previous gateway left running"
+            );
+        }
         let core = Arc::new(Core::new(config, secrets, files, address));
         let gateway = Gateway::new(core.clone());
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));

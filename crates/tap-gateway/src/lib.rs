@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod auth;
+mod builtin;
 mod config;
 mod control;
 mod diagnostics;
@@ -66,8 +67,17 @@ pub use providers::local::{LocalClosed, LocalProvider};
 pub use providers::project::RestartPolicy;
 pub use providers::spawn::SpawnSpec;
 pub use server::embedded_panel::EmbeddedPanel;
-pub use tools::request::{CallError, CallRequest};
+pub use tools::request::{CallError, CallRequest, Caller};
 pub use trace::otlp::otlp_endpoint_from_env;
+
+/// The provider name the built-in tools are listed under in `session.tools`.
+pub const BUILTIN_PROVIDER: &str = builtin::PROVIDER;
+
+/// The gateway's built-in `tap_*` tools, which every session has beside its providers'
+/// (`docs/emitters.md`, "Agent tools").
+pub fn builtin_tools() -> Vec<tap_protocol::provider::ToolDef> {
+    builtin::tools().to_vec()
+}
 
 /// The history database's DDL (tables, indexes, full-text index and its triggers), one
 /// entry per schema version, in the order they apply. Not an API: `tap-bench` builds its

@@ -1,6 +1,7 @@
 //! The status snapshot behind `tap status --json`.
 
 use crate::providers::entry::Trust;
+use crate::sessions::tool_entry::ToolKind;
 use crate::state::Core;
 use tap_protocol::host::{GatewayStatus, ProviderStatus, SessionStatus};
 
@@ -13,7 +14,14 @@ pub(crate) fn snapshot(core: &Core) -> GatewayStatus {
         .filter_map(|id| state.sessions.get(id))
         .map(|s| {
             let host = state.hosts.get(&s.host);
-            let mut tools: Vec<String> = s.tools.keys().cloned().collect();
+            // What the providers give the session; the built-in `tap_*` tools every
+            // session has are not listed here.
+            let mut tools: Vec<String> = s
+                .tools
+                .iter()
+                .filter(|(_, e)| !matches!(e.kind, ToolKind::Builtin))
+                .map(|(name, _)| name.clone())
+                .collect();
             tools.sort();
             SessionStatus {
                 id: s.info.id.clone(),

@@ -273,10 +273,17 @@ pub struct EmitterStart {
     /// Replace a user-owned emitter of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force: Option<bool>,
+    /// `persistent`: also written to the session's `tap.config.json`, so the next session
+    /// in the project starts it too (default `temporary`: this session only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifespan: Option<Lifespan>,
+    /// For a persistent emitter: whether the next session starts it (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_start: Option<bool>,
 }
 
 /// Params of `emitters.stop` and `emitters.runs`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct EmitterRef {
@@ -287,6 +294,10 @@ pub struct EmitterRef {
     /// For `emitters.stop` of a user-owned emitter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force: Option<bool>,
+    /// `persistent` (stop only): also remove its definition from the session's
+    /// `tap.config.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifespan: Option<Lifespan>,
 }
 
 /// Result of `emitters.runs`: the newest runs first (at most 100 kept per emitter).

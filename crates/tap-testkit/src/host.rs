@@ -17,6 +17,10 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// Next host event matching `pred`, skipping others.
+///
+/// A `session.tools` is seen without the gateway's built-in `tap_*` tools, which every set
+/// holds ([`tap_gateway::builtin_tools`]): tests about providers' tools see exactly the
+/// providers'. `features::agent_tools` asserts the built-ins on the raw events.
 pub async fn next_host_event(
     host: &mut HostClient,
     pred: impl Fn(&HostEvent) -> bool,
@@ -26,6 +30,14 @@ pub async fn next_host_event(
             .await
             .expect("timed out waiting for a host event")
             .expect("host connection closed");
+        let e = match e {
+            HostEvent::SessionTools(mut t) => {
+                t.tools
+                    .retain(|t| t.provider != tap_gateway::BUILTIN_PROVIDER);
+                HostEvent::SessionTools(t)
+            }
+            other => other,
+        };
         if pred(&e) {
             return e;
         }
@@ -100,17 +112,27 @@ pub async fn next_delivery(host: &mut HostClient) -> Delivery {
     }
 }
 
-/// Next `session.tools` for `session` whose tool names are exactly `want` (sorted).
+/// Next `session.tools` for `session` whose providers' tool names are exactly `want`
+/// (sorted; see [`next_host_event`] for the built-in ones).
 pub async fn tools_published(host: &mut HostClient, session: &str, want: &[&str]) -> SessionTools {
     let e = next_host_event(host, |e| {
         matches!(e, HostEvent::SessionTools(t) if t.session_id == session
-            && t.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>() == want)
+            && provider_tools(t) == want)
     })
     .await;
     match e {
         HostEvent::SessionTools(t) => t,
         _ => unreachable!(),
     }
+}
+
+/// The names in a published tool set that providers hold (not the gateway's built-ins).
+pub fn provider_tools(t: &SessionTools) -> Vec<&str> {
+    t.tools
+        .iter()
+        .filter(|t| t.provider != tap_gateway::BUILTIN_PROVIDER)
+        .map(|t| t.name.as_str())
+        .collect()
 }
 
 /// Event texts stored in `key` (`stream@provider`) of `session`, newest first.

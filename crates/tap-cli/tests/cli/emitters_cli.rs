@@ -494,3 +494,57 @@ async fn a_config_files_bad_entries_are_warnings_on_stderr() {
     assert!(text.starts_with("NAME"), "{text}");
     assert!(out.stderr.starts_with("tap: warning: "), "{out:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn emitters_a_killed_gateway_left_running_are_stopped_by_the_next_one() {
+    let gw = gateway().await;
+    let s = session(&gw).await;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let sleep = format!("sleep 1001.{nanos:09}");
+    let _leftovers = KillLeftovers(sleep.clone());
+    // The command and a grandchild in the background.
+    let command = format!("{sleep} & {sleep}");
+    let out = gw
+        .run(&[
+            "emitters",
+            "start",
+            "--session",
+            &s.id,
+            "pair",
+            "--command",
+            &command,
+        ])
+        .await;
+    ok(&out);
+    // The sleeps themselves (the shell's own command line holds the needle too).
+    let sleeps = || {
+        processes_matching(&sleep)
+            .iter()
+            .filter(|l| l.starts_with("sleep "))
+            .count()
+    };
+    eventually("both sleeps running", || async {
+        (sleeps() == 2).then_some(())
+    })
+    .await;
+
+    // SIGKILL: the gateway cannot stop anything; the group is re-parented and runs on.
+    let Gateway { mut proc, dir, .. } = gw;
+    proc.signal("KILL");
+    proc.wait().await;
+    drop(proc);
+    assert_eq!(sleeps(), 2, "orphaned, still running");
+
+    // The next gateway on the same TAP_HOME stops them before it serves.
+    let _next = Gateway::start_in_with(dir, &[], |cmd, dir| {
+        cmd.env("HOME", dir.join("user-home"));
+    })
+    .await;
+    eventually("the orphaned sleeps gone", || async {
+        (sleeps() == 0).then_some(())
+    })
+    .await;
+}

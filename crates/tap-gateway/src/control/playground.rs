@@ -285,6 +285,8 @@ async fn run(
         cancel,
         progress: None,
         traceparent: None,
+        // The user at the panel: what the user owns is theirs to change.
+        caller: crate::tools::request::Caller::User,
     };
     let outcome = gw
         .call_tool_reporting(request, &mut root, |message| {

@@ -8,70 +8,176 @@
 //! `description`, and the filter as `eventFilter` (a list, or `{"rules": [...]}`) or the
 //! legacy `includePattern` / `excludePattern` / `notifyPattern`.
 
+use super::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tap_protocol::emitters::{EmitterStart, Ownership};
+use std::time::Duration;
+use tap_protocol::emitters::{EmitterStart, Lifespan, Ownership};
 
-/// Reads the config for `session_id` (working in `cwd`) and starts its emitters.
+/// How often a running session's config file is looked at for edits (its modification
+/// time and size; the file is read only when they change).
+pub(crate) const CONFIG_POLL_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Reads the config for `session_id` (working in `cwd`), starts its emitters, then follows
+/// the file while the session lives: an edit starts, restarts or stops what changed.
 pub(crate) fn start_configured(core: &Arc<Core>, session_id: String, cwd: Option<String>) {
     let Some(cwd) = cwd.map(PathBuf::from).filter(|c| c.is_absolute()) else {
         return;
     };
+    let Ok(cancel) = core
+        .state()
+        .live_session(&session_id)
+        .map(|s| s.cancel.clone())
+    else {
+        return;
+    };
     let core = core.clone();
     core.clone().tasks.spawn(async move {
-        let found = tokio::task::spawn_blocking(move || {
-            let path = crate::providers::project::config::find(&cwd)?;
-            let json = crate::providers::project::config::read_json(&path);
-            Some((path, json))
-        })
-        .await
-        .ok()
-        .flatten();
-        let Some((path, json)) = found else { return };
-        let file = path.display().to_string();
-        let entries = match json {
-            // The providers' side already warns about an unreadable file.
-            Err(_) => return,
-            Ok(v) => match v.get("emitters") {
-                None | Some(Value::Null) => return,
-                Some(Value::Array(list)) => list.clone(),
-                Some(_) => {
-                    warn(
-                        &core,
-                        &session_id,
-                        &file,
-                        "'emitters' must be a list".into(),
-                    );
-                    return;
+        let mut seen: Stamp = None;
+        let mut first = true;
+        loop {
+            let dir = cwd.clone();
+            let now = tokio::task::spawn_blocking(move || read(&dir)).await.ok();
+            if let Some((stamp, found)) = now {
+                if first || stamp != seen {
+                    seen = stamp;
+                    reconcile(&core, &session_id, found, !first);
                 }
-            },
-        };
-        for (i, entry) in entries.iter().enumerate() {
-            let label = entry
-                .get("name")
-                .and_then(Value::as_str)
-                .map_or(format!("emitters[{i}]"), |n| {
-                    format!("emitters[{i}] ('{n}')")
-                });
-            let start = match entry_of(&session_id, entry) {
-                Ok(Some(s)) => s,
-                Ok(None) => continue, // autoStart: false
-                Err(m) => {
-                    warn(&core, &session_id, &file, format!("{label}: {m}"));
-                    continue;
-                }
-            };
-            if let Err((_, m)) = super::api::start(&core, &start, Ownership::UserOwned) {
-                warn(&core, &session_id, &file, format!("{label}: {m}"));
+            }
+            first = false;
+            tokio::select! {
+                _ = tokio::time::sleep(CONFIG_POLL_INTERVAL) => {}
+                _ = cancel.cancelled() => return,
             }
         }
     });
 }
 
+/// What identifies a version of the file: its path, modification time and size.
+type Stamp = Option<(PathBuf, std::time::SystemTime, u64)>;
+
+/// A config file found, and its JSON (or why it could not be read).
+type Found = Option<(PathBuf, Result<Value, String>)>;
+
+/// The config found for `cwd` (if any), stamped, and its JSON.
+fn read(cwd: &Path) -> (Stamp, Found) {
+    let Some(path) = crate::providers::project::config::find(cwd) else {
+        return (None, None);
+    };
+    let stamp = std::fs::metadata(&path)
+        .ok()
+        .and_then(|m| Some((path.clone(), m.modified().ok()?, m.len())));
+    let json = crate::providers::project::config::read_json(&path);
+    (stamp, Some((path, json)))
+}
+
+/// Makes the session's configured emitters and injectors what the file says: entries start
+/// (or restart when their definition changed); a persistent emitter whose entry is gone (or
+/// says `autoStart: false`) stops after an edit. Emitters started for this session only
+/// (`temporary`) are left alone.
+fn reconcile(core: &Arc<Core>, session_id: &str, found: Found, edited: bool) {
+    let (file, json) = match found {
+        // The providers' side already warns about an unreadable file at registration.
+        Some((path, Ok(json))) => (path.display().to_string(), json),
+        Some((path, Err(m))) if edited => {
+            let file = path.display().to_string();
+            return warn_that(core, session_id, &file, m, "nothing was changed");
+        }
+        Some(_) => return,
+        None => (String::new(), Value::Null),
+    };
+    if edited {
+        tracing::info!(session = %session_id, file = %file, "project config changed; emitters follow it");
+    }
+    // Injectors first: an emitter's first lines already go as its stream says.
+    apply_streams(core, session_id, &file, &json);
+    let entries = match json.get("emitters") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => list.clone(),
+        Some(_) => {
+            warn(core, session_id, &file, "'emitters' must be a list".into());
+            return;
+        }
+    };
+    let mut wanted = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let label = entry
+            .get("name")
+            .and_then(Value::as_str)
+            .map_or(format!("emitters[{i}]"), |n| {
+                format!("emitters[{i}] ('{n}')")
+            });
+        let start = match entry_of(session_id, entry) {
+            Ok(Some(s)) => s,
+            Ok(None) => continue, // autoStart: false
+            Err(m) => {
+                warn(core, session_id, &file, format!("{label}: {m}"));
+                continue;
+            }
+        };
+        let name = super::spec::normalise(&start.name);
+        wanted.push(name.clone());
+        let running = core.emitters.get(session_id, &name);
+        if running.is_some_and(|em| same(&em.request(), &start) && !em.cancel.is_cancelled()) {
+            continue;
+        }
+        let origin = super::api::Origin::Config;
+        if let Err((_, m)) = super::api::start(core, &start, ownership_of(entry), origin) {
+            warn(core, session_id, &file, format!("{label}: {m}"));
+        }
+    }
+    if !edited {
+        return;
+    }
+    for em in core.emitters.of_session(session_id) {
+        if em.spec.lifespan == Lifespan::Persistent
+            && !wanted.contains(&em.spec.name)
+            && !em.cancel.is_cancelled()
+        {
+            let r = tap_protocol::emitters::EmitterRef {
+                session_id: session_id.to_string(),
+                name: em.spec.name.clone(),
+                ..Default::default()
+            };
+            tracing::info!(session = %session_id, emitter = %em.spec.name, "its entry left the project config; stopping it");
+            let _ = super::api::stop(core, &r, Ownership::UserOwned);
+        }
+    }
+}
+
+/// Whether a running emitter's request and a config entry define the same emitter (names
+/// as normalised; `force` and how it was asked for do not count).
+fn same(running: &EmitterStart, entry: &EmitterStart) -> bool {
+    let norm = |p: &EmitterStart| EmitterStart {
+        session_id: String::new(),
+        name: super::spec::normalise(&p.name),
+        stream: Some(super::spec::normalise(
+            p.stream.as_deref().unwrap_or(&p.name),
+        )),
+        force: None,
+        lifespan: None,
+        auto_start: None,
+        include_stderr: p.include_stderr.filter(|i| *i),
+        event_filter: p.event_filter.clone().filter(|f| !f.is_empty()),
+        ..p.clone()
+    };
+    norm(running) == norm(entry)
+}
+
 fn warn(core: &Core, session_id: &str, file: &str, problem: String) {
-    let message = format!("{file}: {problem}; that emitter was not started");
+    warn_that(
+        core,
+        session_id,
+        file,
+        problem,
+        "that emitter was not started",
+    );
+}
+
+fn warn_that(core: &Core, session_id: &str, file: &str, problem: String, consequence: &str) {
+    let message = format!("{file}: {problem}; {consequence}");
     core.emitters.warn(session_id, message.clone());
     crate::providers::project::warn::warn_session(
         core,
@@ -80,6 +186,71 @@ fn warn(core: &Core, session_id: &str, file: &str, problem: String) {
         Some(file.to_string()),
         None,
     );
+}
+
+/// `streams`: `{"<stream>": {"description": …, "sessionInjector": {"enabled": true,
+/// "delivery": "surface", "ownership": "userOwned"}}}` sets each stream's injector
+/// (user-owned unless it says otherwise).
+fn apply_streams(core: &Core, session_id: &str, file: &str, json: &Value) {
+    let streams = match json.get("streams") {
+        None | Some(Value::Null) => return,
+        Some(Value::Object(m)) => m,
+        Some(_) => {
+            let problem = "'streams' must be an object keyed by stream name".to_string();
+            return warn_that(core, session_id, file, problem, "no injector was set");
+        }
+    };
+    for (name, entry) in streams {
+        let Some(injector) = entry.get("sessionInjector") else {
+            continue;
+        };
+        let stream = super::spec::normalise(name);
+        match policy_of(injector, entry.get("description")) {
+            Ok(policy) if !stream.is_empty() => {
+                let _ = core.emitters.injector(session_id, &stream).set(
+                    &stream,
+                    policy,
+                    Ownership::UserOwned,
+                    true,
+                );
+            }
+            Ok(_) => warn_that(
+                core,
+                session_id,
+                file,
+                format!("streams['{name}']: the name has none of a-z, 0-9, '.', '_', '-'"),
+                "its injector was not set",
+            ),
+            Err(m) => warn_that(
+                core,
+                session_id,
+                file,
+                format!("streams['{name}'].sessionInjector: {m}"),
+                "its injector was not set",
+            ),
+        }
+    }
+}
+
+fn policy_of(v: &Value, description: Option<&Value>) -> Result<Policy, String> {
+    let o = v.as_object().ok_or("it must be an object")?;
+    let enabled = match o.get("enabled") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("'enabled' must be true or false".into()),
+    };
+    let delivery = match o.get("delivery") {
+        None | Some(Value::Null) => DeliveryMode::Surface,
+        Some(Value::String(d)) => DeliveryMode::parse(d).map_err(|(_, m)| m)?,
+        Some(_) => return Err("'delivery' must be a string".into()),
+    };
+    Ok(Policy {
+        enabled,
+        delivery,
+        lifespan: Lifespan::Persistent,
+        ownership: ownership_of(v),
+        description: description.and_then(Value::as_str).map(str::to_string),
+    })
 }
 
 /// One entry as an `emitters.start`; `None` when it says `autoStart: false`.
@@ -118,5 +289,16 @@ fn entry_of(session_id: &str, entry: &Value) -> Result<Option<EmitterStart>, Str
         event_filter: (!rules.is_empty()).then_some(rules),
         description: text("description")?,
         force: Some(true),
+        lifespan: Some(Lifespan::Persistent),
+        auto_start: None,
     }))
+}
+
+/// An entry's `ownership`: the user's unless it says `modelOwned` (the agent wrote it and
+/// keeps managing it).
+fn ownership_of(entry: &Value) -> Ownership {
+    match entry.get("ownership").and_then(Value::as_str) {
+        Some("modelOwned") => Ownership::ModelOwned,
+        _ => Ownership::UserOwned,
+    }
 }

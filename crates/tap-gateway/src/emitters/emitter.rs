@@ -1,11 +1,15 @@
 //! One emitter: its checked definition, the token that stops it, and what it is doing now
 //! (status, counters, its newest runs), as `emitters.list` shows it.
 
+use super::filter::EventFilter;
 use super::spec::Spec;
 use std::collections::VecDeque;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
-use tap_protocol::emitters::{EmitterInfo, EmitterKind, EmitterRun, EmitterStatus, LineCounts};
+use tap_protocol::emitters::{
+    EmitterInfo, EmitterKind, EmitterRule, EmitterRun, EmitterStart, EmitterStatus, LineCounts,
+};
 use tokio_util::sync::CancellationToken;
 
 /// Runs kept in memory per emitter (the ledger keeps them all).
@@ -16,6 +20,13 @@ pub(crate) struct Emitter {
     pub spec: Spec,
     /// Cancelled to stop it (a child of its session's token: the session's end stops it).
     pub cancel: CancellationToken,
+    /// The request it was started from, as changed since (its filter): what a persistent
+    /// emitter's config entry says, and what a config reload compares against.
+    request: Mutex<EmitterStart>,
+    /// The filter in force: replaced by `tap_set_event_filter` while it runs; routing
+    /// notices through `filter_generation` without taking the lock per line.
+    filter: Mutex<Arc<EventFilter>>,
+    filter_generation: AtomicU32,
     live: Mutex<Live>,
 }
 
@@ -32,10 +43,18 @@ pub(crate) struct Live {
 }
 
 impl Emitter {
-    pub fn new(session_id: String, spec: Spec, cancel: CancellationToken) -> Self {
+    pub fn new(
+        session_id: String,
+        spec: Spec,
+        request: EmitterStart,
+        cancel: CancellationToken,
+    ) -> Self {
         Self {
             session_id,
+            filter: Mutex::new(spec.filter.clone()),
+            filter_generation: AtomicU32::new(0),
             spec,
+            request: Mutex::new(request),
             cancel,
             live: Mutex::new(Live {
                 status: Some(EmitterStatus::Queued),
@@ -47,6 +66,36 @@ impl Emitter {
     /// The live part; never held across an await.
     pub fn live(&self) -> MutexGuard<'_, Live> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The request it runs from (with any filter set since).
+    pub fn request(&self) -> EmitterStart {
+        self.request
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The filter in force and its generation.
+    pub fn filter(&self) -> (Arc<EventFilter>, u32) {
+        let f = self.filter.lock().unwrap_or_else(|e| e.into_inner());
+        (f.clone(), self.filter_generation.load(Ordering::Acquire))
+    }
+
+    /// Whether the filter changed since `generation`.
+    pub fn filter_changed(&self, generation: u32) -> bool {
+        self.filter_generation.load(Ordering::Acquire) != generation
+    }
+
+    /// Replaces the filter; the next line routed uses it.
+    pub fn set_filter(&self, filter: EventFilter, rules: Vec<EmitterRule>) {
+        let mut f = self.filter.lock().unwrap_or_else(|e| e.into_inner());
+        *f = Arc::new(filter);
+        self.request
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .event_filter = Some(rules);
+        self.filter_generation.fetch_add(1, Ordering::AcqRel);
     }
 
     pub fn set_status(&self, status: EmitterStatus) {
@@ -80,7 +129,7 @@ impl Emitter {
             stream: s.stream.clone(),
             run_count: live.run_count,
             counts: live.counts,
-            event_filter: s.filter.source.clone(),
+            event_filter: self.filter().0.source.clone(),
             lifespan: s.lifespan,
             ownership: s.ownership,
             next_run_at: live.next_run_at.map(crate::time::rfc3339),

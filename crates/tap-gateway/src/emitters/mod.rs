@@ -16,13 +16,17 @@ pub(crate) mod api;
 pub(crate) mod config;
 mod emitter;
 pub(crate) mod filter;
+pub(crate) mod injector;
+pub(crate) mod orphans;
+pub(crate) mod persist;
 mod process;
-mod route;
+pub(crate) mod route;
 mod runner;
 pub(crate) mod schedule;
 pub(crate) mod spec;
 
 use emitter::Emitter;
+use injector::Injector;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -36,6 +40,8 @@ pub(crate) struct Emitters {
     map: Mutex<HashMap<String, BTreeMap<String, Arc<Emitter>>>>,
     /// Problems with sessions' configured emitters, by session.
     warnings: Mutex<HashMap<String, Vec<String>>>,
+    /// Session injectors: session id → stream → injector (made on first use).
+    injectors: Mutex<HashMap<String, BTreeMap<String, Arc<Injector>>>>,
 }
 
 impl Emitters {
@@ -62,8 +68,41 @@ impl Emitters {
             .collect()
     }
 
+    /// The running emitter `name` of `session_id`.
+    pub(crate) fn get(&self, session_id: &str, name: &str) -> Option<Arc<Emitter>> {
+        self.map().get(session_id)?.get(name).cloned()
+    }
+
+    /// Every emitter of `session_id`.
+    pub(crate) fn of_session(&self, session_id: &str) -> Vec<Arc<Emitter>> {
+        self.map()
+            .get(session_id)
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The injector of `stream` in `session_id`, made with the default policy if new.
+    pub fn injector(&self, session_id: &str, stream: &str) -> Arc<Injector> {
+        let mut map = self.injectors.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(session_id.to_string())
+            .or_default()
+            .entry(stream.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// The injectors of `session_id` made so far, by stream.
+    pub fn injectors(&self, session_id: &str) -> BTreeMap<String, Arc<Injector>> {
+        let map = self.injectors.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(session_id).cloned().unwrap_or_default()
+    }
+
     /// Forgets an ended session's emitters (its token already stopped them).
     pub fn forget_session(&self, session_id: &str) {
+        self.injectors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(session_id);
         self.warnings
             .lock()
             .unwrap_or_else(|e| e.into_inner())

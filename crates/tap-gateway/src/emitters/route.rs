@@ -29,12 +29,15 @@ pub(crate) const MAX_LINES_PER_INJECT: usize = 4;
 /// One run's routing.
 pub(crate) struct Router<'a> {
     core: &'a Core,
+    em: &'a super::emitter::Emitter,
     session_id: &'a str,
     emitter: &'a str,
     stream: &'a str,
     run: u32,
     trace_id: String,
-    filter: &'a super::filter::EventFilter,
+    filter: std::sync::Arc<super::filter::EventFilter>,
+    filter_generation: u32,
+    injector: std::sync::Arc<super::injector::Injector>,
     pub counts: LineCounts,
     window: (Instant, u32),
     pending: Vec<String>,
@@ -48,14 +51,18 @@ impl<'a> Router<'a> {
         run: u32,
         trace_id: String,
     ) -> Self {
+        let (filter, filter_generation) = em.filter();
         Self {
             core,
+            em,
             session_id: &em.session_id,
             emitter: &em.spec.name,
             stream: &em.spec.stream,
             run,
             trace_id,
-            filter: &em.spec.filter,
+            filter,
+            filter_generation,
+            injector: core.emitters.injector(&em.session_id, &em.spec.stream),
             counts: LineCounts::default(),
             window: (Instant::now(), 0),
             pending: Vec::new(),
@@ -67,8 +74,11 @@ impl<'a> Router<'a> {
     /// waits for it before reading on: backpressure into the pipe).
     pub fn line(&mut self, text: String, source: &'static str) -> Option<Full> {
         self.counts.lines += 1;
+        if self.em.filter_changed(self.filter_generation) {
+            (self.filter, self.filter_generation) = self.em.filter();
+        }
         let (_, outcome) = self.filter.decide(&text);
-        let level = match outcome {
+        let level = match self.injector.deliver_as(outcome) {
             EventOutcome::Drop => {
                 self.counts.dropped += 1;
                 return None;

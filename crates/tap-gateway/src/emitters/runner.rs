@@ -240,6 +240,9 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
         }
     };
     let pid = child.id();
+    // Removed when this run ends; left behind only if the gateway dies first, for the
+    // next one to clean up.
+    let _record = super::orphans::record(&core.config.data_dir, pid);
     let mut lines_span = root.child("lines");
     lines_span.session(&em.session_id);
     let mut out = child.stdout.take().map(Lines::new);

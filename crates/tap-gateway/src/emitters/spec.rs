@@ -141,7 +141,7 @@ impl Spec {
             filter: Arc::new(filter),
             description: p.description.clone(),
             ownership,
-            lifespan: Lifespan::Temporary,
+            lifespan: p.lifespan.unwrap_or(Lifespan::Temporary),
         })
     }
 }

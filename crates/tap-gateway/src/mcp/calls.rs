@@ -5,7 +5,7 @@
 //! cancellation (`notifications/cancelled`, or the client gone) sends `tool.cancel`.
 
 use super::binding::Binding;
-use super::{attach, builtin, content};
+use super::{attach, content};
 use crate::state::Core;
 use crate::tools::progress::call_tool_reporting;
 use crate::tools::request::CallRequest;
@@ -30,14 +30,6 @@ pub(crate) async fn call(
             format!("Unknown tool '{name}' in session '{}'", binding.session_id),
             None,
         ));
-    }
-    if builtin::is_builtin(&name) {
-        let result = builtin::check_args(&name, &args)
-            .and_then(|()| builtin::call(core, binding, &name, &args));
-        return Ok(match result {
-            Ok(data) => content::success(data, None),
-            Err((code, message)) => content::failure(&code.to_string(), &message),
-        });
     }
     // OpenTelemetry's convention for MCP: the client's trace context in the request's
     // `_meta.traceparent`.
@@ -71,6 +63,7 @@ pub(crate) async fn call(
         cancel: context.ct.clone(),
         progress: None,
         traceparent: None,
+        caller: crate::tools::request::Caller::Agent,
     };
     let token = context.meta.get_progress_token();
     let mut step = 0u32;

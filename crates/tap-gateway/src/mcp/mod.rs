@@ -4,11 +4,11 @@
 //! WebSocket for `tap mcp` (`ws`). `handler`: the MCP server over one `binding`, the
 //! gateway session the client named, joined or registered by `attach`, watched by `watch`
 //! for changes that `notify` (or `subscriptions/listen`) passes on, ended by `ending`. `tools`,
-//! `calls`, `content`, `builtin`, `resources` and `prompts` answer the requests.
+//! `calls`, `content`, `resources` and `prompts` answer the requests (the gateway's own
+//! `tap_*` tools are in the session's tool set: `crate::builtin`).
 
 pub(crate) mod attach;
 pub(crate) mod binding;
-mod builtin;
 mod calls;
 mod content;
 mod ending;

@@ -1,8 +1,7 @@
-//! `tools/list`: the session's live tool set as the session host sees it (`session.tools`),
-//! after the gateway's built-in `tap_*` tools.
+//! `tools/list`: the session's live tool set as the session host sees it (`session.tools`:
+//! the providers' tools and the gateway's built-in `tap_*` tools).
 
 use super::binding::Binding;
-use super::builtin;
 use super::errors::gateway_error;
 use crate::state::Core;
 use rmcp::model::{JsonObject, Tool};
@@ -18,15 +17,8 @@ pub(crate) fn list(core: &Core, binding: &Binding) -> Result<Vec<Tool>, McpError
             .map_err(gateway_error)?;
         session.host_tools(core.config.default_tool_timeout)
     };
-    let mut tools: Vec<Tool> = builtin::definitions()
-        .into_iter()
-        .map(|(name, description, schema)| Tool::new(name, description, object(schema)))
-        .collect();
+    let mut tools: Vec<Tool> = Vec::with_capacity(host_tools.len());
     for t in host_tools {
-        if builtin::is_builtin(&t.name) {
-            tracing::warn!(tool = %t.name, provider = %t.provider, "provider tool shadowed by the gateway's built-in tool for MCP clients");
-            continue;
-        }
         let description = match t.description.is_empty() {
             true => format!("({})", t.provider),
             false => t.description,
@@ -49,11 +41,8 @@ fn object(schema: Json) -> Arc<JsonObject> {
     Arc::new(schema)
 }
 
-/// Whether `name` is in the session's tool set (or built in).
+/// Whether `name` is in the session's tool set.
 pub(crate) fn exists(core: &Core, binding: &Binding, name: &str) -> Result<bool, McpError> {
-    if builtin::is_builtin(name) {
-        return Ok(true);
-    }
     let state = core.state();
     let session = state
         .live_session(&binding.session_id)

@@ -60,23 +60,24 @@ pub(crate) fn register_session(
                 s.info.foreground = Some(false);
             }
         }
-        state.sessions.insert(
-            id.clone(),
-            Session {
-                info: info.clone(),
-                busy: BusyState::Idle,
-                host: host_id.to_string(),
-                bound: Vec::new(),
-                tools: HashMap::new(),
-                tool_revision: 0,
-                toolset_changed: notify.clone(),
-                cancel: cancel.clone(),
-                idle: Arc::new(Notify::new()),
-                ending: None,
-                project_tokens: Vec::new(),
-                pending_acks: Vec::new(),
-            },
-        );
+        let mut session = Session {
+            info: info.clone(),
+            busy: BusyState::Idle,
+            host: host_id.to_string(),
+            bound: Vec::new(),
+            tools: HashMap::new(),
+            tool_revision: 0,
+            toolset_changed: notify.clone(),
+            cancel: cancel.clone(),
+            idle: Arc::new(Notify::new()),
+            ending: None,
+            project_tokens: Vec::new(),
+            pending_acks: Vec::new(),
+        };
+        // The gateway's built-in tools are there from the first tool set on.
+        session.install_builtins();
+        let first_tools = session.host_tools(core.config.default_tool_timeout);
+        state.sessions.insert(id.clone(), session);
         state.session_order.push(id.clone());
         if let Some(host) = state.hosts.get_mut(host_id) {
             host.sessions.insert(id.clone());
@@ -87,7 +88,7 @@ pub(crate) fn register_session(
             host.send(&HostEvent::SessionTools(SessionTools {
                 session_id: id.clone(),
                 revision: 0,
-                tools: Vec::new(),
+                tools: first_tools,
             }));
         }
         broadcast_sessions(&state);

@@ -24,6 +24,8 @@ pub(crate) enum ToolKind {
     Shared(Vec<Holder>),
     /// The generated `list_<name>_instances`, answered by the gateway itself.
     ListInstances,
+    /// One of the gateway's built-in `tap_*` tools (`crate::builtin`).
+    Builtin,
 }
 
 /// A provider connection holding a tool.

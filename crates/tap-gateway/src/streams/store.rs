@@ -94,6 +94,23 @@ impl StreamStore {
         history_of(&inner, session, select, last)
     }
 
+    /// Each stream of a session as `(stream, provider)` → how many events it holds and
+    /// when the newest came.
+    pub fn summary(
+        &self,
+        session: &str,
+    ) -> BTreeMap<(String, String), (usize, Option<SystemTime>)> {
+        let inner = self.inner.lock().unwrap();
+        let mut out = BTreeMap::new();
+        for (provider, streams) in inner.get(session).into_iter().flatten() {
+            for (stream, events) in streams {
+                let newest = events.back().map(|e| e.at);
+                out.insert((stream.clone(), provider.clone()), (events.len(), newest));
+            }
+        }
+        out
+    }
+
     pub fn drop_session(&self, session: &str) {
         self.inner.lock().unwrap().remove(session);
     }

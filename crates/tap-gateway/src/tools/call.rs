@@ -7,6 +7,7 @@ use super::table::PendingCall;
 use crate::socket::frame::frame;
 use crate::state::Core;
 use crate::trace::OpenSpan;
+use std::sync::Arc;
 use tap_protocol::provider::{GatewayMessage, ToolCall, ToolCancel};
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::oneshot;
@@ -20,7 +21,7 @@ use tokio::sync::oneshot;
 /// else to the most recently active one; the generated `list_<name>_instances` is
 /// answered here. A failure the provider marks `retryable` on a call the gateway routed
 /// itself (no `target`) is retried once on another instance holding the tool.
-pub(crate) async fn call_tool(core: &Core, req: CallRequest) -> Result<Json, CallError> {
+pub(crate) async fn call_tool(core: &Arc<Core>, req: CallRequest) -> Result<Json, CallError> {
     let mut root = super::traced::open_call(
         core,
         &req.session_id,
@@ -36,7 +37,7 @@ pub(crate) async fn call_tool(core: &Core, req: CallRequest) -> Result<Json, Cal
 /// [`call_tool`] under a root span the caller opened (and ends): the call's spans become
 /// its children, and the root learns which provider answered.
 pub(crate) async fn call_tool_in(
-    core: &Core,
+    core: &Arc<Core>,
     req: CallRequest,
     root: &mut OpenSpan,
 ) -> Result<Json, CallError> {
@@ -50,6 +51,11 @@ pub(crate) async fn call_tool_in(
     let route = match resolve(core, &req.session_id, &req.tool, want)? {
         Resolved::ListInstances(provider) => {
             return super::list_instances::answer(core, &req.session_id, &provider)
+        }
+        Resolved::Builtin => {
+            root.provider(crate::builtin::PROVIDER);
+            return crate::builtin::call(core, &req.session_id, req.caller, &req.tool, &req.args)
+                .await;
         }
         Resolved::Call(route) => route,
     };
@@ -130,7 +136,9 @@ async fn attempt(
         };
         let moved = match resolve(core, &req.session_id, &req.tool, again) {
             Ok(Resolved::Call(r)) => r,
-            Ok(Resolved::ListInstances(_)) => return (Err(gone(&req.tool)), route),
+            Ok(Resolved::ListInstances(_) | Resolved::Builtin) => {
+                return (Err(gone(&req.tool)), route)
+            }
             Err(e) => return (Err(e), route),
         };
         let same = moved.provider_id == route.provider_id;

@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 /// provider sent just before its result is already queued when the result lands, and must
 /// reach the caller before it.
 pub(crate) async fn call_tool_reporting<F, Fut>(
-    core: &Core,
+    core: &std::sync::Arc<Core>,
     mut request: CallRequest,
     root: &mut OpenSpan,
     mut on_progress: F,

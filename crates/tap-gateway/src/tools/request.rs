@@ -20,6 +20,19 @@ pub struct CallRequest {
     /// The caller's W3C trace context (`traceparent`): the call's `tool.call` span joins
     /// that trace under that span. `None`: a trace of its own.
     pub traceparent: Option<String>,
+    /// On whose behalf: the gateway's built-in tools protect what the user owns from the
+    /// agent.
+    pub caller: Caller,
+}
+
+/// Who makes a call.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// The session's agent (a session host, an MCP client): the default.
+    #[default]
+    Agent,
+    /// The user, through the panel's playground or the CLI.
+    User,
 }
 
 /// The failure outcome of a call: a spec error code and a human message.

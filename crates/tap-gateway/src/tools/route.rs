@@ -45,6 +45,8 @@ pub(crate) enum Resolved {
     Call(Route),
     /// The generated `list_<name>_instances` of this provider name.
     ListInstances(String),
+    /// One of the gateway's built-in tools.
+    Builtin,
 }
 
 /// Resolves where a call of `tool` in `session_id` goes, under the state lock.
@@ -81,6 +83,7 @@ fn in_session(
             )))
         }
         ToolKind::ListInstances => return Ok(Resolved::ListInstances(entry.provider_name.clone())),
+        ToolKind::Builtin => return Ok(Resolved::Builtin),
         ToolKind::Shared(holders) => holders,
     };
     let name = &entry.provider_name;

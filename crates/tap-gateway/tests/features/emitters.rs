@@ -39,6 +39,7 @@ async fn runs_until(
         session_id: session.into(),
         name: name.into(),
         force: None,
+        lifespan: None,
     };
     eventually(what, || {
         let runs = g

@@ -5,6 +5,7 @@
 //!
 //! Run one feature with `cargo test -p tap-gateway --test features pairing::`.
 
+mod agent_tools;
 mod all_binding;
 mod close_codes;
 mod concurrency;
@@ -13,6 +14,7 @@ mod control_plane;
 mod control_streams;
 mod copilot_token_file;
 mod diagnostics;
+mod emitter_config_edits;
 mod emitters;
 mod file_results;
 mod gateway_stop;

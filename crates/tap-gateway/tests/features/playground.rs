@@ -61,7 +61,14 @@ async fn an_opened_session_lists_its_tools_with_their_schemas() {
         .ok("playground.tools", json!({"sessionId": session}))
         .await;
     assert_eq!(r["sessionId"], session.as_str());
-    let tools = r["tools"].as_array().unwrap();
+    // The provider's tool, and the gateway's built-in ones the user may try too.
+    let all = r["tools"].as_array().unwrap();
+    assert!(
+        all.iter()
+            .any(|t| t["name"] == "tap_post" && t["provider"] == "tap"),
+        "{r}"
+    );
+    let tools: Vec<&serde_json::Value> = all.iter().filter(|t| t["provider"] != "tap").collect();
     assert_eq!(tools.len(), 1, "{r}");
     assert_eq!(tools[0]["name"], "deploy");
     assert_eq!(tools[0]["description"], "Deploys a service");

@@ -401,6 +401,7 @@ async fn the_in_process_call_path_has_the_same_semantics() {
             cancel,
             progress,
             traceparent: None,
+            ..Default::default()
         };
         tokio::spawn(async move { gateway.call_tool(req).await })
     };

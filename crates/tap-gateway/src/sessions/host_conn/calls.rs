@@ -54,6 +54,7 @@ impl HostConn {
                 cancel,
                 progress: None,
                 traceparent: None,
+                caller: crate::tools::request::Caller::Agent,
             };
             let outcome = call_tool_reporting(&core, request, &mut root, |message| {
                 let progress = HostEvent::ToolProgress(HostToolProgress {
