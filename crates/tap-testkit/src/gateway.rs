@@ -35,6 +35,18 @@ impl TestGateway {
         Self { handle, dir }
     }
 
+    /// A gateway whose emitter commands get a `HOME` of their own: `bash -lc` then reads
+    /// no login profile of this machine's (a slow `pyenv init`, or one a killed test left
+    /// locked). The tests are about tap, not about the machine's dotfiles.
+    pub async fn for_emitters() -> Self {
+        Self::start_with(|c| {
+            let home = c.data_dir.with_file_name("emitter-home");
+            std::fs::create_dir_all(&home).unwrap();
+            c.emitter_env = vec![("HOME".into(), home.display().to_string())];
+        })
+        .await
+    }
+
     /// `ws://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("ws://{}", self.handle.gateway().address())

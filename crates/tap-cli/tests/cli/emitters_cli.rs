@@ -64,6 +64,15 @@ impl Drop for KillLeftovers {
     }
 }
 
+/// `sleep SECS.NNNNNNNNN`: a command line no other test runs, to find in /proc.
+fn unique_sleep(secs: u32) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("sleep {secs}.{nanos:09}")
+}
+
 /// A gateway whose commands see a `HOME` of their own: emitters run `bash -lc`, and a login
 /// shell runs the user's startup files, which here may block (`pyenv init` in `~/.bashrc`
 /// takes a machine-wide lock that a killed shell can leave behind, stalling every login
@@ -236,12 +245,7 @@ async fn stopping_a_continuous_emitter_ends_its_process() {
     let gw = gateway().await;
     let s = session(&gw).await;
     let id = s.id.as_str();
-    // A sleep no other test runs, to find in /proc.
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    let sleep = format!("sleep 1000.{nanos:09}");
+    let sleep = unique_sleep(1000);
     let _leftovers = KillLeftovers(sleep.clone());
 
     let out = gw
@@ -499,11 +503,7 @@ async fn a_config_files_bad_entries_are_warnings_on_stderr() {
 async fn emitters_a_killed_gateway_left_running_are_stopped_by_the_next_one() {
     let gw = gateway().await;
     let s = session(&gw).await;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    let sleep = format!("sleep 1001.{nanos:09}");
+    let sleep = unique_sleep(1001);
     let _leftovers = KillLeftovers(sleep.clone());
     // The command and a grandchild in the background.
     let command = format!("{sleep} & {sleep}");

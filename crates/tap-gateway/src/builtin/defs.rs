@@ -73,6 +73,25 @@ fn event_filter_arg() -> Json {
     })
 }
 
+/// `tap_enable_injector`'s and `tap_disable_injector`'s arguments (only enabling takes a
+/// delivery and a description).
+fn injector_args(enable: bool) -> Json {
+    let mut p = json!({
+        "channel": stream_arg("EventStream name."),
+        "stream": stream_arg("Same as channel."),
+        "scope": lifespan_arg(),
+        "lifespan": lifespan_arg(),
+        "managedBy": ownership_arg(),
+        "ownership": ownership_arg(),
+        "force": force_arg("session injector")
+    });
+    if enable {
+        p["delivery"] = delivery_arg();
+        p["description"] = json!({"type": "string", "maxLength": 500, "description": "Optional description of the stream."});
+    }
+    object(p, &[])
+}
+
 fn object(properties: Json, required: &[&str]) -> Json {
     json!({"type": "object", "properties": properties, "required": required})
 }
@@ -121,36 +140,12 @@ pub(crate) fn all() -> Vec<ToolDef> {
         def(
             ENABLE_INJECTOR,
             "Turns on the session injector of an emitter EventStream: its lines reach this session as the delivery mode says.",
-            object(
-                json!({
-                    "channel": stream_arg("EventStream name."),
-                    "stream": stream_arg("Same as channel."),
-                    "description": {"type": "string", "maxLength": 500, "description": "Optional description of the stream."},
-                    "delivery": delivery_arg(),
-                    "scope": lifespan_arg(),
-                    "lifespan": lifespan_arg(),
-                    "managedBy": ownership_arg(),
-                    "ownership": ownership_arg(),
-                    "force": force_arg("session injector")
-                }),
-                &[],
-            ),
+            injector_args(true),
         ),
         def(
             DISABLE_INJECTOR,
             "Turns off the session injector of an emitter EventStream: its lines are still kept, none reaches the session.",
-            object(
-                json!({
-                    "channel": stream_arg("EventStream name."),
-                    "stream": stream_arg("Same as channel."),
-                    "scope": lifespan_arg(),
-                    "lifespan": lifespan_arg(),
-                    "managedBy": ownership_arg(),
-                    "ownership": ownership_arg(),
-                    "force": force_arg("session injector")
-                }),
-                &[],
-            ),
+            injector_args(false),
         ),
         def(
             LIST_EMITTERS,

@@ -11,15 +11,8 @@ use tap_protocol::host::{HostEvent, HostToolResult, SessionRegister};
 use tap_protocol::provider::PushLevel;
 use tap_testkit::*;
 
-/// A gateway whose emitter commands get a `HOME` of their own (no login profile of this
-/// machine's is read by `bash -lc`).
 async fn gateway() -> TestGateway {
-    TestGateway::start_with(|c| {
-        let home = c.data_dir.with_file_name("emitter-home");
-        std::fs::create_dir_all(&home).unwrap();
-        c.emitter_env = vec![("HOME".into(), home.display().to_string())];
-    })
-    .await
+    TestGateway::for_emitters().await
 }
 
 async fn call(host: &HostClient, session: &str, tool: &str, args: Value) -> HostToolResult {

@@ -9,12 +9,7 @@ use tap_protocol::host::{HostEvent, SessionRegister};
 use tap_testkit::*;
 
 async fn gateway() -> TestGateway {
-    TestGateway::start_with(|c| {
-        let home = c.data_dir.with_file_name("emitter-home");
-        std::fs::create_dir_all(&home).unwrap();
-        c.emitter_env = vec![("HOME".into(), home.display().to_string())];
-    })
-    .await
+    TestGateway::for_emitters().await
 }
 
 fn write(path: &Path, v: Value) {

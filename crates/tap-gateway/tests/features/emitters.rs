@@ -9,15 +9,8 @@ use tap_protocol::emitters::EmitterRef;
 use tap_protocol::host::{Delivery, HostEvent};
 use tap_testkit::*;
 
-/// A gateway whose emitter commands get a `HOME` of their own: `bash -lc` then reads no
-/// login profile of this machine's (a slow `pyenv init`, or one a killed test left locked).
 async fn gateway() -> TestGateway {
-    TestGateway::start_with(|c| {
-        let home = c.data_dir.with_file_name("emitter-home");
-        std::fs::create_dir_all(&home).unwrap();
-        c.emitter_env = vec![("HOME".into(), home.display().to_string())];
-    })
-    .await
+    TestGateway::for_emitters().await
 }
 
 async fn start(c: &mut Control, session: &str, def: Value) -> Value {
