@@ -5,8 +5,9 @@
 use crate::bind::{self, recv, send, Bound, Previous, Ws};
 use crate::discovery::{discover, Endpoint, ProcessEnv};
 use crate::dispatch::{self, Answer};
+use crate::outbox::Outgoing;
 use crate::requests::{History, Waiters};
-use crate::state::{Binding, Outgoing, Shared};
+use crate::state::{Binding, Shared};
 use crate::types::{Error, Event};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;

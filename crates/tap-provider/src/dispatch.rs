@@ -2,8 +2,10 @@
 //! transforms. Each handler runs in a task of its own, so a slow or panicking one never stops
 //! the connection; its answer goes back through the outbox, stamped with its connection.
 
-use crate::state::{Outbox, Outgoing, Shared};
-use crate::tool::{CallContext, ToolError};
+use crate::errors::ToolError;
+use crate::outbox::{Outbox, Outgoing};
+use crate::state::Shared;
+use crate::tool::CallContext;
 use crate::types::Event;
 use crate::Verdict;
 use std::sync::Arc;

@@ -26,7 +26,9 @@ mod bind;
 mod conn;
 pub mod discovery;
 mod dispatch;
+mod errors;
 mod hooks;
+mod outbox;
 mod output;
 mod provider;
 mod requests;
@@ -35,11 +37,12 @@ mod tool;
 mod types;
 
 pub use discovery::Endpoint;
+pub use errors::{BadSchema, ToolError};
 pub use hooks::{context_rule, deny_rule, gate_rule, RuleExt, Transform, Verdict};
 pub use output::{FileResult, Output, DEFAULT_FILE_TTL};
 pub use provider::{Builder, Provider, Pushed};
 pub use requests::History;
-pub use tool::{BadSchema, CallContext, Tool, ToolError};
+pub use tool::{CallContext, Tool};
 pub use types::{Chooser, Error, Event, PushOptions, SessionChoice};
 
 /// Handlers take and give JSON: re-exported so a provider needs no `serde_json` of its own.

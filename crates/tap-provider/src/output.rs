@@ -2,7 +2,7 @@
 //! wrote into the provider's `persistDir` (the result's `file`, for answers over the 5 MB a
 //! `tool.result` may carry: screenshots, archives).
 
-use crate::tool::ToolError;
+use crate::errors::ToolError;
 use serde::Serialize;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};

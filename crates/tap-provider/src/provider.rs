@@ -3,11 +3,12 @@
 use crate::bind;
 use crate::conn::{self, Command};
 use crate::discovery::{discover, Endpoint, ProcessEnv};
+use crate::errors::{BadSchema, ToolError};
 use crate::hooks::{gate_handler, Transform};
 use crate::output::Output;
 use crate::requests::History;
 use crate::state::{Binding, Declaration, Shared};
-use crate::tool::{BadSchema, CallContext, Tool, ToolError};
+use crate::tool::{CallContext, Tool};
 use crate::types::{Config, Error, Event, PushOptions, SessionChoice};
 use crate::Verdict;
 use serde_json::Value as Json;

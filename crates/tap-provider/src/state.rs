@@ -8,8 +8,8 @@ use crate::types::{Config, Event};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
-use tap_protocol::provider::{FilterRule, HookRule, Hooks, ProviderMessage};
-use tokio::sync::{broadcast, mpsc};
+use tap_protocol::provider::{FilterRule, HookRule, Hooks};
+use tokio::sync::broadcast;
 
 /// The provider's declaration as it stands now. Changed by the handle before an update is
 /// sent (so a reconnect meanwhile declares it) and put back if the gateway refuses it.
@@ -52,16 +52,6 @@ pub(crate) struct Binding {
     pub session_id: String,
     pub persist_dir: Option<PathBuf>,
 }
-
-/// A frame a handler's task wants sent, stamped with the connection it belongs to: an
-/// answer to a call from a connection that has since dropped is not sent on the next one
-/// (the gateway already failed that call).
-pub(crate) struct Outgoing {
-    pub generation: u64,
-    pub msg: ProviderMessage,
-}
-
-pub(crate) type Outbox = mpsc::UnboundedSender<Outgoing>;
 
 pub(crate) struct Shared {
     pub config: Config,

@@ -38,7 +38,7 @@ pub enum Error {
     NoToken(#[from] crate::discovery::NoToken),
     /// A tool's schema does not compile (from [`crate::Builder::tool_fn`]).
     #[error(transparent)]
-    BadSchema(#[from] crate::tool::BadSchema),
+    BadSchema(#[from] crate::errors::BadSchema),
     /// The socket could not be opened or broke.
     #[error("cannot reach the gateway at {url}: {why}")]
     Unreachable {
