@@ -137,7 +137,7 @@ class Host {
     this.ending = false;
     this.backoff = RECONNECT_MIN_MS;
     this.awayLogged = false;
-    this.firstTools = null; // resolves when the first non-empty tool set arrives
+    this.firstTools = null; // resolves when the first set with a provider's tool arrives
   }
 
   id(prefix) {
@@ -295,7 +295,9 @@ class Host {
         if (msg.sessionId !== this.sessionId || msg.revision <= this.revision) return;
         this.revision = msg.revision;
         this.tools = msg.tools;
-        if (this.tools.length > 0) this.firstTools?.resolve();
+        // Every set holds the gateway's built-in tap_* tools (provider "tap") from revision 0
+        // on; the first prompt waits for the project's own.
+        if (this.tools.some((t) => t.provider !== "tap")) this.firstTools?.resolve();
         if (this.joinedSignature !== null && signature(this.tools) !== this.joinedSignature) this.scheduleReload();
         return;
       case "tool.result": {
