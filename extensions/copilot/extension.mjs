@@ -295,9 +295,7 @@ class Host {
         if (msg.sessionId !== this.sessionId || msg.revision <= this.revision) return;
         this.revision = msg.revision;
         this.tools = msg.tools;
-        // Every set holds the gateway's built-in tap_* tools (provider "tap") from revision 0
-        // on; the first prompt waits for the project's own.
-        if (this.tools.some((t) => t.provider !== "tap")) this.firstTools?.resolve();
+        if (fromProviders(this.tools).length > 0) this.firstTools?.resolve();
         if (this.joinedSignature !== null && signature(this.tools) !== this.joinedSignature) this.scheduleReload();
         return;
       case "tool.result": {
@@ -455,6 +453,12 @@ class Host {
   }
 }
 
+/** The providers' tools of a set: every set also holds the gateway's built-in tap_* tools
+ * (provider "tap") from its first revision on, and the first prompt waits for the project's. */
+function fromProviders(tools) {
+  return tools.filter((t) => t.provider !== "tap");
+}
+
 const saved = takeSavedState();
 const host = new Host(saved);
 
@@ -465,7 +469,7 @@ const connected = await Promise.race([
   new Promise((r) => setTimeout(() => r(false), CONNECT_TIMEOUT_MS)),
 ]);
 if (!connected && !host.ws) host.reconnectLater();
-if (connected && !saved && host.tools.length === 0 && hasProjectConfig(cwd)) {
+if (connected && !saved && fromProviders(host.tools).length === 0 && hasProjectConfig(cwd)) {
   let resolveFirst;
   const first = new Promise((r) => (resolveFirst = r));
   host.firstTools = { resolve: resolveFirst };
@@ -473,7 +477,7 @@ if (connected && !saved && host.tools.length === 0 && hasProjectConfig(cwd)) {
   await first;
   clearTimeout(timer);
   host.firstTools = null;
-  if (host.tools.length === 0) host.log(`Tap: the project's providers offered no tools within ${FIRST_TOOLS_WAIT_MS} ms; they are added when they arrive.`, "warning");
+  if (fromProviders(host.tools).length === 0) host.log(`Tap: the project's providers offered no tools within ${FIRST_TOOLS_WAIT_MS} ms; they are added when they arrive.`, "warning");
 }
 
 host.joinedSignature = signature(host.tools);
