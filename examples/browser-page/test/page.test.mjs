@@ -1,12 +1,14 @@
 // The template in real Chromium: serve.mjs serves the page, the page pairs through the code a
-// user would read from the tray (here `tap pairing list --json`) typed into its form, then
-// `tap call` reaches its tools and the Bookmark button stores an event on the session's stream.
+// user reads in the gateway's panel (logged in with `tap ui --no-open`'s link, Pairing page, in
+// the same Chromium) typed into its form, then `tap call` reaches its tools and the Bookmark
+// button stores an event on the session's stream.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startGateway, openSession, run, waitFor, WAIT_MS } from "./helpers/gateway.mjs";
+import { openPanelPairing, codeFromPanel, pendingRequest } from "./helpers/panel.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
@@ -47,21 +49,26 @@ test("serve.mjs serves the page and the SDK, nothing else", async () => {
   }
 });
 
-test("the page pairs with the code typed into its form", async () => {
+test("the page pairs with the code from the panel typed into its form", async () => {
+  const login = await gw.tap(["ui", "--no-open"]);
+  assert.equal(login.code, 0, login.stderr);
+  const panel = await openPanelPairing(browser, login.stdout);
+  const origin = new URL(pageUrl).origin;
   await page.goto(pageUrl);
   await page.locator("#pairing").waitFor({ state: "visible", timeout: WAIT_MS });
   assert.equal(await page.textContent("#pairing-message"), "Type the code from your tray");
-  const pending = await waitFor(async () => {
-    const r = await gw.tap(["pairing", "list", "--json"]);
-    return JSON.parse(r.stdout).find((e) => e.state === "pending" && e.name === "browser-page");
-  }, "the pending pairing");
+  const code = await codeFromPanel(panel, { origin, name: "browser-page" });
   // A typo is caught by the form before it costs one of the gateway's code attempts.
   await page.fill("#code", "12");
   await page.click("#pair-button");
   assert.equal(await page.textContent("#pairing-hint"), "The code is 6 digits.");
-  await page.fill("#code", pending.code);
+  await page.fill("#code", code);
   await page.click("#pair-button");
   await page.waitForFunction((sid) => document.getElementById("status").textContent === `Connected to session ${sid}`, session.id, { timeout: WAIT_MS });
+  // Paired: the request leaves the panel's pending list.
+  await pendingRequest(panel, origin).waitFor({ state: "detached", timeout: WAIT_MS });
+  assert.deepEqual(panel.errors, []);
+  await panel.close();
 });
 
 test("`tap call` reaches page_title and page_text", async () => {

@@ -1,5 +1,6 @@
-// The browser build in real Chromium: the page pairs through the code (read here with
-// `tap pairing list --json`, typed into the page's callback), then `tap call` reaches its handler.
+// The browser build in real Chromium: the page pairs through the code a user reads in the
+// gateway's panel (logged in with `tap ui --no-open`'s link, Pairing page, in the same Chromium)
+// and types into the page's callback, then `tap call` reaches its handler.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -7,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { join, dirname, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { startGateway, openHost, tap, waitFor, WAIT_MS } from "../helpers/gateway.mjs";
+import { startGateway, openHost, tap, WAIT_MS } from "../helpers/gateway.mjs";
+import { openPanelPairing, codeFromPanel, pendingRequest } from "../helpers/panel.mjs";
 
 const DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist");
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
@@ -60,20 +62,22 @@ test("the browser build imports nothing from Node", () => {
   assert.ok(seen.size > 3);
 });
 
-test("pairs through the code from `tap pairing list`, then `tap call` reaches the page's handler", async () => {
+test("pairs through the code read in the panel, then `tap call` reaches the page's handler", async () => {
   const s = await host.register("s-page");
+  const login = await tap(gw, ["ui", "--no-open"]).done;
+  assert.equal(login.code, 0, login.stderr);
+  const panel = await openPanelPairing(browser, login.stdout);
+  const origin = `http://127.0.0.1:${server.address().port}`;
   const page = await browser.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(`http://127.0.0.1:${server.address().port}/?gw=${encodeURIComponent(gw.url)}`);
+  await page.goto(`${origin}/?gw=${encodeURIComponent(gw.url)}`);
   await page.waitForFunction(() => document.getElementById("status").textContent === "Type the code from your tray", null, { timeout: WAIT_MS });
-  const pending = await waitFor(async () => {
-    const out = await tap(gw, ["pairing", "list", "--json"]).done;
-    return JSON.parse(out.stdout).find((e) => e.state === "pending" && e.name === "page-tools");
-  }, "the pending pairing");
-  assert.match(pending.code, /^\d{6}$/);
-  await page.evaluate((code) => window.enterCode(code), pending.code);
+  const code = await codeFromPanel(panel, { origin, name: "page-tools" });
+  await page.evaluate((code) => window.enterCode(code), code);
   await page.waitForFunction((sid) => document.getElementById("status").textContent === `bound to ${sid}`, s, { timeout: WAIT_MS });
+  // Paired: the request leaves the panel's pending list.
+  await pendingRequest(panel, origin).waitFor({ state: "detached", timeout: WAIT_MS });
   await host.toolsInclude(s, "page_title");
   const called = await tap(gw, ["call", "--session", s, "page_title"]).done;
   assert.equal(called.stdout, '"Tap test page"');
@@ -81,5 +85,7 @@ test("pairs through the code from `tap pairing list`, then `tap call` reaches th
   const paired = JSON.parse((await tap(gw, ["pairing", "list", "--json"]).done).stdout).find((e) => e.name === "page-tools");
   assert.equal(paired.state, "paired");
   assert.deepEqual(errors, []);
+  assert.deepEqual(panel.errors, []);
   await page.close();
+  await panel.close();
 });
