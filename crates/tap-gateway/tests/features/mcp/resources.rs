@@ -91,7 +91,7 @@ async fn a_subscribed_stream_notifies_new_events_in_both_generations() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_surface_push_reaches_an_initialize_generation_client_as_a_log_message() {
+async fn surface_and_inject_pushes_reach_an_initialize_generation_client_as_log_messages() {
     let gw = TestGateway::start().await;
     let mut c = client(&gw, "work", "legacy").await;
     let session = session_id(&gw, "work").await;
@@ -109,6 +109,25 @@ async fn a_surface_push_reaches_an_initialize_generation_client_as_a_log_message
     assert_eq!(n["data"]["event"], "deploy done", "{n}");
     assert_eq!(n["data"]["provider"], "ci", "{n}");
     assert_eq!(n["data"]["stream"], "deploys", "{n}");
+    assert_eq!(n["level"], "info", "{n}");
+
+    // An inject is shown too (MCP has no way to start a turn), one level up, with its
+    // prompt.
+    p.send(
+        json!({"type": "push", "level": "inject", "event": "tests failed",
+                  "stream": "deploys", "prompt": "Fix the failing test."}),
+    )
+    .await;
+    let n = loop {
+        let n = c.expect("notice").await;
+        if n["kind"] == "message" {
+            break n;
+        }
+    };
+    assert_eq!(n["data"]["event"], "tests failed", "{n}");
+    assert_eq!(n["data"]["level"], "inject", "{n}");
+    assert_eq!(n["data"]["prompt"], "Fix the failing test.", "{n}");
+    assert_eq!(n["level"], "notice", "{n}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

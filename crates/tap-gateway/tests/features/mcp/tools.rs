@@ -248,3 +248,45 @@ async fn the_built_in_history_tool_checks_its_arguments() {
     assert_eq!(r["isError"], false, "{r}");
     assert_eq!(r["structured"]["streams"], json!({}), "{r}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_result_is_a_resource_link_with_the_small_file_embedded_in_both_generations() {
+    for mode in MODES {
+        let gw = TestGateway::start().await;
+        let mut c = client(&gw, "work", mode).await;
+        let session = session_id(&gw, "work").await;
+        let (mut p, _) = gw.authed().await;
+        p.send(
+            json!({"type": "hello", "name": "files", "protocolVersion": 2,
+                      "session": session, "tools": [tool("shot")]}),
+        )
+        .await;
+        let ack = p.expect("hello.ack").await;
+        let dir = std::path::PathBuf::from(ack["persistDir"].as_str().unwrap());
+        wait_listed(&mut c, "shot").await;
+
+        c.start_call("1", "shot", json!({}), false).await;
+        let call = p.expect_next("tool.call").await;
+        let original = dir.join("notes.txt");
+        std::fs::write(&original, "line one\nline two\n").unwrap();
+        p.send(json!({"type": "tool.result", "id": call["id"],
+                      "file": {"path": original, "mimeType": "text/plain", "size": 18, "ttl": 60}}))
+            .await;
+        let r = c.outcome("1").await;
+        assert_eq!(r["isError"], false, "{mode}: {r}");
+        let blocks = r["content"].as_array().unwrap();
+        assert_eq!(blocks[0]["type"], "resource_link", "{mode}: {r}");
+        assert_eq!(blocks[0]["mimeType"], "text/plain", "{r}");
+        let uri = blocks[0]["uri"].as_str().unwrap();
+        // The gateway's copy, not the provider's file (which may go away).
+        let copy = uri.strip_prefix("file://").expect("a file:// link");
+        assert_ne!(copy, original.to_str().unwrap(), "{r}");
+        assert_eq!(
+            std::fs::read_to_string(copy).unwrap(),
+            "line one\nline two\n"
+        );
+        assert_eq!(blocks[1]["type"], "resource", "embedded: {r}");
+        assert_eq!(blocks[1]["uri"], uri, "{r}");
+        assert_eq!(blocks[1]["text"], "line one\nline two\n", "{r}");
+    }
+}
