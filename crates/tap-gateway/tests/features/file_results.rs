@@ -11,14 +11,9 @@ use tap_testkit::*;
 
 /// A provider bound with one tool `shot`; returns it and its `persistDir`.
 async fn provider_with_persist_dir(gw: &TestGateway, session: &str) -> (Provider, PathBuf) {
-    let (mut p, _) = gw.authed().await;
-    p.send(
-        json!({"type": "hello", "name": "files", "protocolVersion": 2,
-                  "session": session, "tools": [tool("shot")]}),
-    )
-    .await;
-    let ack = p.expect("hello.ack").await;
-    p.expect("session.lifecycle").await;
+    let (p, ack) = gw
+        .bind("files", session, json!({"tools": [tool("shot")]}))
+        .await;
     (p, PathBuf::from(ack["persistDir"].as_str().unwrap()))
 }
 

@@ -90,6 +90,16 @@ async fn a_subscribed_stream_notifies_new_events_in_both_generations() {
     }
 }
 
+/// The client's next `notifications/message`, past other notices.
+async fn next_message(c: &mut tap_testkit::McpClient) -> serde_json::Value {
+    loop {
+        let n = c.expect("notice").await;
+        if n["kind"] == "message" {
+            return n;
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn surface_and_inject_pushes_reach_an_initialize_generation_client_as_log_messages() {
     let gw = TestGateway::start().await;
@@ -100,12 +110,7 @@ async fn surface_and_inject_pushes_reach_an_initialize_generation_client_as_log_
         json!({"type": "push", "level": "surface", "event": "deploy done", "stream": "deploys"}),
     )
     .await;
-    let n = loop {
-        let n = c.expect("notice").await;
-        if n["kind"] == "message" {
-            break n;
-        }
-    };
+    let n = next_message(&mut c).await;
     assert_eq!(n["data"]["event"], "deploy done", "{n}");
     assert_eq!(n["data"]["provider"], "ci", "{n}");
     assert_eq!(n["data"]["stream"], "deploys", "{n}");
@@ -118,12 +123,7 @@ async fn surface_and_inject_pushes_reach_an_initialize_generation_client_as_log_
                   "stream": "deploys", "prompt": "Fix the failing test."}),
     )
     .await;
-    let n = loop {
-        let n = c.expect("notice").await;
-        if n["kind"] == "message" {
-            break n;
-        }
-    };
+    let n = next_message(&mut c).await;
     assert_eq!(n["data"]["event"], "tests failed", "{n}");
     assert_eq!(n["data"]["level"], "inject", "{n}");
     assert_eq!(n["data"]["prompt"], "Fix the failing test.", "{n}");

@@ -255,13 +255,9 @@ async fn a_file_result_is_a_resource_link_with_the_small_file_embedded_in_both_g
         let gw = TestGateway::start().await;
         let mut c = client(&gw, "work", mode).await;
         let session = session_id(&gw, "work").await;
-        let (mut p, _) = gw.authed().await;
-        p.send(
-            json!({"type": "hello", "name": "files", "protocolVersion": 2,
-                      "session": session, "tools": [tool("shot")]}),
-        )
-        .await;
-        let ack = p.expect("hello.ack").await;
+        let (mut p, ack) = gw
+            .bind("files", &session, json!({"tools": [tool("shot")]}))
+            .await;
         let dir = std::path::PathBuf::from(ack["persistDir"].as_str().unwrap());
         wait_listed(&mut c, "shot").await;
 
