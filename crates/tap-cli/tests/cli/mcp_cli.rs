@@ -64,6 +64,66 @@ async fn the_python_client_uses_a_provider_through_tap_mcp_in_both_generations()
     }
 }
 
+/// Through `tap mcp` as over HTTP: progress before the result and an explicit cancel in
+/// both generations, and a stream read as a resource (the `initialize` generation).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_cancel_and_stream_resources_work_through_tap_mcp() {
+    let gw = Gateway::start().await;
+    for mode in ["legacy", "2026-07-28"] {
+        let label = format!("more-{mode}");
+        let (mut c, _) =
+            McpClient::python_stdio(Path::new(tap_bin()), &gw.home, &label, mode, gw.log_dir())
+                .await;
+        c.tool_names().await; // names the session
+        let (mut p, _) = greeter(&gw, &label).await;
+        // `greeter` waited for the gateway to publish the tool.
+        assert!(
+            c.tool_names().await.contains(&"greet".to_string()),
+            "{mode}"
+        );
+
+        c.start_call("p", "greet", json!({"name": "Ada"}), true)
+            .await;
+        let call = p.expect_next("tool.call").await;
+        p.send(json!({"type": "tool.progress", "id": call["id"], "message": "halfway"}))
+            .await;
+        p.send(json!({"type": "tool.result", "id": call["id"], "data": "done"}))
+            .await;
+        assert_eq!(c.expect("progress").await["message"], "halfway", "{mode}");
+        assert_eq!(c.outcome("p").await["content"][0]["text"], "done", "{mode}");
+
+        c.start_call("c", "greet", json!({"name": "Bo"}), false)
+            .await;
+        let call = p.expect_next("tool.call").await;
+        c.send(json!({"op": "cancel", "id": "c"})).await;
+        let cancel = p.expect_next("tool.cancel").await;
+        assert_eq!(cancel["id"], call["id"], "{mode}");
+        assert_eq!(c.outcome("c").await["op"], "cancelled", "{mode}");
+
+        if mode == "legacy" {
+            p.send(json!({"type": "push", "level": "keep", "event": "noted", "stream": "notes"}))
+                .await;
+            // The push is stored as it arrives; a read may come first.
+            let mut text = None;
+            for _ in 0..200 {
+                c.send(json!({"op": "read", "uri": "tap://streams/greeter/notes"}))
+                    .await;
+                let r = c.expect("read").await;
+                text = r["text"]
+                    .as_str()
+                    .filter(|t| t.contains("noted"))
+                    .map(str::to_string);
+                if text.is_some() {
+                    break;
+                }
+            }
+            let text = text.expect("the pushed event in the stream resource");
+            let event: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+            assert_eq!(event["event"], "noted");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_goes_away_mid_call_cancels_it_at_the_provider() {
     let gw = Gateway::start().await;
