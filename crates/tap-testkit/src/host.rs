@@ -113,26 +113,17 @@ pub async fn next_delivery(host: &mut HostClient) -> Delivery {
 }
 
 /// Next `session.tools` for `session` whose providers' tool names are exactly `want`
-/// (sorted; see [`next_host_event`] for the built-in ones).
+/// (sorted; [`next_host_event`] has left the built-in ones aside).
 pub async fn tools_published(host: &mut HostClient, session: &str, want: &[&str]) -> SessionTools {
     let e = next_host_event(host, |e| {
         matches!(e, HostEvent::SessionTools(t) if t.session_id == session
-            && provider_tools(t) == want)
+            && t.tools.iter().map(|t| t.name.as_str()).eq(want.iter().copied()))
     })
     .await;
     match e {
         HostEvent::SessionTools(t) => t,
         _ => unreachable!(),
     }
-}
-
-/// The names in a published tool set that providers hold (not the gateway's built-ins).
-pub fn provider_tools(t: &SessionTools) -> Vec<&str> {
-    t.tools
-        .iter()
-        .filter(|t| t.provider != tap_gateway::BUILTIN_PROVIDER)
-        .map(|t| t.name.as_str())
-        .collect()
 }
 
 /// Event texts stored in `key` (`stream@provider`) of `session`, newest first.

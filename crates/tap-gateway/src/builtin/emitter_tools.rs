@@ -2,10 +2,9 @@
 //! the agent's side of `emitters::api` (the same checks and limits as the panel's).
 
 use super::{to_json, Answer, Args};
-use crate::emitters::api::{self, Origin};
+use crate::emitters::api;
 use crate::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
-use crate::tools::request::Caller;
 use serde_json::json;
 use std::sync::Arc;
 use tap_protocol::emitters::{EmitterRef, EmitterStart, Lifespan};
@@ -14,13 +13,6 @@ use tap_protocol::ErrorCode;
 pub(super) fn list(core: &Core, session_id: &str) -> Answer {
     core.state().live_session(session_id)?;
     to_json(api::list(core, Some(session_id)))
-}
-
-fn origin(a: &Args<'_>) -> Origin {
-    match a.caller {
-        Caller::Agent => Origin::Agent,
-        Caller::User => Origin::User,
-    }
 }
 
 fn rules(a: &Args<'_>) -> Result<Vec<tap_protocol::emitters::EmitterRule>, (ErrorCode, String)> {
@@ -59,7 +51,7 @@ pub(super) async fn start(core: &Arc<Core>, session_id: &str, a: &Args<'_>) -> A
     if delivery.is_some() {
         injector.check_change(&stream, a.by(), a.force())?;
     }
-    let info = api::start(core, &p, a.ownership(), origin(a))?;
+    let info = api::start(core, &p, a.ownership(), a.origin())?;
     if let Some(delivery) = delivery {
         let policy = Policy {
             delivery,

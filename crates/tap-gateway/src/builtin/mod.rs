@@ -15,6 +15,7 @@ pub(crate) mod defs;
 mod emitter_tools;
 mod stream_tools;
 
+use crate::emitters::api::Origin;
 use crate::state::Core;
 use crate::tools::request::{CallError, Caller};
 use crate::tools::schema::{Schema, ToolList};
@@ -145,11 +146,16 @@ impl Args<'_> {
     }
 
     /// Who acts: the agent, or the user (the panel, the CLI).
-    fn by(&self) -> Ownership {
+    fn origin(&self) -> Origin {
         match self.caller {
-            Caller::Agent => Ownership::ModelOwned,
-            Caller::User => Ownership::UserOwned,
+            Caller::Agent => Origin::Agent,
+            Caller::User => Origin::User,
         }
+    }
+
+    /// Whose protection applies to what this call changes.
+    fn by(&self) -> Ownership {
+        self.origin().by()
     }
 
     /// Who will own what this call makes: as asked, else whoever acts.

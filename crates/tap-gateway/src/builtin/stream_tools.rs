@@ -8,10 +8,8 @@
 use super::{to_json, Answer, Args};
 use crate::emitters::injector::{DeliveryMode, Policy};
 use crate::emitters::persist;
-use crate::emitters::route::EMITTERS_PROVIDER;
-use crate::ledger::record::{EventRow, Record};
+use crate::emitters::route::{self, StreamEvent, EMITTERS_PROVIDER};
 use crate::state::Core;
-use crate::streams::store::Stored;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -68,38 +66,28 @@ pub(super) async fn post(core: &Arc<Core>, session_id: &str, a: &Args<'_>) -> An
     let at = SystemTime::now();
     let mut metadata = serde_json::Map::new();
     metadata.insert("source".into(), source.into());
-    let stored = Stored {
-        at,
-        event: message.clone(),
+    let event = StreamEvent {
+        session_id,
+        stream: &stream,
+        text: message.clone(),
         level,
-        metadata: Some(metadata.clone()),
+        metadata,
+        at,
+        trace_id: None,
     };
-    core.streams
-        .append(session_id, EMITTERS_PROVIDER, &stream, stored)
-        .map_err(|_| {
-            (
-                ErrorCode::RateLimited,
-                format!(
-                    "Session '{session_id}' already has {} emitter streams; post to one of them",
-                    tap_protocol::limits::MAX_STREAMS_PER_PROVIDER
-                ),
-            )
-        })?;
+    let record = route::keep(core, event).map_err(|_| {
+        (
+            ErrorCode::RateLimited,
+            format!(
+                "Session '{session_id}' already has {} emitter streams; post to one of them",
+                tap_protocol::limits::MAX_STREAMS_PER_PROVIDER
+            ),
+        )
+    })?;
     // Waits while the ledger's queue is full: a posting agent is slowed, never dropped.
-    core.ledger
-        .write(Record::Event(EventRow {
-            at,
-            session_id: session_id.to_string(),
-            provider: EMITTERS_PROVIDER.to_string(),
-            stream: stream.clone(),
-            outcome: level.into(),
-            text: message.clone(),
-            metadata: Some(metadata),
-            trace_id: None,
-        }))
-        .await;
+    core.ledger.write(record).await;
     let shown = level == PushLevel::Surface
-        && crate::emitters::route::deliver(core, session_id, &stream, level, &message, None, at);
+        && route::deliver(core, session_id, &stream, level, &message, None, at);
     Ok(json!({
         "posted": true,
         "stream": stream,

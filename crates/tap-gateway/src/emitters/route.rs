@@ -10,12 +10,13 @@
 use crate::ledger::record::{EventRow, Record};
 use crate::ledger::Full;
 use crate::state::Core;
-use crate::streams::store::Stored;
+use crate::streams::store::{Stored, TooManyStreams};
 use std::time::{Duration, Instant, SystemTime};
 use tap_protocol::emitters::LineCounts;
 use tap_protocol::host::{BusyState, Delivery, HostEvent};
 use tap_protocol::ledger::EventOutcome;
 use tap_protocol::provider::PushLevel;
+use tap_protocol::JsonObject;
 
 /// The "provider" emitter streams are stored under: `<stream>@emitters`.
 pub(crate) const EMITTERS_PROVIDER: &str = "emitters";
@@ -128,35 +129,19 @@ impl<'a> Router<'a> {
         metadata.insert("emitter".into(), self.emitter.into());
         metadata.insert("run".into(), self.run.into());
         metadata.insert("source".into(), source.into());
-        let stored = Stored {
-            at,
-            event: text.clone(),
+        let event = StreamEvent {
+            session_id: self.session_id,
+            stream: self.stream,
+            text,
             level,
-            metadata: Some(metadata.clone()),
+            metadata,
+            at,
+            trace_id: Some(self.trace_id.clone()),
         };
-        if self
-            .core
-            .streams
-            .append(self.session_id, EMITTERS_PROVIDER, self.stream, stored)
-            .is_err()
-        {
-            return (false, None);
+        match keep(self.core, event) {
+            Ok(record) => (true, self.core.ledger.try_write(record).err()),
+            Err(_) => (false, None),
         }
-        let full = self
-            .core
-            .ledger
-            .try_write(Record::Event(EventRow {
-                at,
-                session_id: self.session_id.to_string(),
-                provider: EMITTERS_PROVIDER.to_string(),
-                stream: self.stream.to_string(),
-                outcome: level.into(),
-                text,
-                metadata: Some(metadata),
-                trace_id: Some(self.trace_id.clone()),
-            }))
-            .err();
-        (true, full)
     }
 
     /// Delivers what waited for the session to go idle; `true` when nothing waits now.
@@ -224,6 +209,42 @@ impl<'a> Router<'a> {
             at,
         );
     }
+}
+
+/// One event of an emitter stream (`<stream>@emitters`): an emitter's line, or the agent's
+/// post (`tap_post`).
+pub(crate) struct StreamEvent<'a> {
+    pub session_id: &'a str,
+    pub stream: &'a str,
+    pub text: String,
+    pub level: PushLevel,
+    pub metadata: JsonObject,
+    pub at: SystemTime,
+    pub trace_id: Option<String>,
+}
+
+/// Appends `e` to the session's stream; the ledger record to write for it (each caller
+/// writes it its own way: a run waits for room, reading no further meanwhile). `Err`: the
+/// session already has its limit of emitter streams and this one is new.
+pub(crate) fn keep(core: &Core, e: StreamEvent<'_>) -> Result<Record, TooManyStreams> {
+    let stored = Stored {
+        at: e.at,
+        event: e.text.clone(),
+        level: e.level,
+        metadata: Some(e.metadata.clone()),
+    };
+    core.streams
+        .append(e.session_id, EMITTERS_PROVIDER, e.stream, stored)?;
+    Ok(Record::Event(EventRow {
+        at: e.at,
+        session_id: e.session_id.to_string(),
+        provider: EMITTERS_PROVIDER.to_string(),
+        stream: e.stream.to_string(),
+        outcome: e.level.into(),
+        text: e.text,
+        metadata: Some(e.metadata),
+        trace_id: e.trace_id,
+    }))
 }
 
 /// Sends a delivery to the session's host; `false` when it has none connected.
