@@ -252,13 +252,14 @@ async fn emit_into(
     })
 }
 
-/// Rows of the emitters' stream `stream` in `events`, and the microseconds from its first
-/// row's `at_us` to its last's, read on a connection of our own.
+/// Lines of the emitters' stream `stream` in `events` (chunk rows hold many: their
+/// `lines`), and the microseconds from its first row's `at_us` to its last's, read on a
+/// connection of our own.
 fn count_stream(path: &Path, stream: &str) -> Result<(u64, Option<i64>), String> {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     conn.query_row(
-        "SELECT count(*), max(at_us) - min(at_us) FROM events
+        "SELECT coalesce(sum(lines), 0), max(at_us) - min(at_us) FROM events
          WHERE provider = 'emitters' AND stream = ?1",
         [stream],
         |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Option<i64>>(1)?)),

@@ -59,12 +59,13 @@ pub(crate) fn reap_group(pid: Option<u32>) {
     }
 }
 
-/// Reads `pipe` a line at a time (lossy UTF-8, trimmed; empty lines skipped; a line over
-/// [`MAX_EMITTER_LINE_BYTES`] cut with a marker). Never buffers more than one line: the
-/// next line is read only once the previous one was handled.
+/// Reads `pipe` in lines (lossy UTF-8, trimmed; empty lines skipped; a line over
+/// [`MAX_EMITTER_LINE_BYTES`] cut with a marker), every complete line of one read at a
+/// time. Holds at most one read buffer and one partial line: the pipe is read again only
+/// once the previous lines were handled, so a fast writer waits for the emitter.
 ///
 /// Cancel-safe: a partly read line lives in the struct, not in the future, so a `select!`
-/// that drops [`Lines::next`] (the other pipe had a line first) loses nothing.
+/// that drops [`Lines::next_batch`] (the other pipe had lines first) loses nothing.
 pub(crate) struct Lines<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
@@ -81,45 +82,64 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         }
     }
 
-    /// The next non-empty line; `None` at the end of the output.
-    pub async fn next(&mut self) -> Option<String> {
+    /// Appends to `out` the non-empty lines of the next read that completes one (waiting
+    /// for it); `false` at the end of the output, once its last partial line was given.
+    pub async fn next_batch(&mut self, out: &mut Vec<String>) -> bool {
         loop {
-            // The one await: nothing of the line is taken before it completes.
+            // The one await: nothing is taken from the buffer before it completes.
             let buf = match self.reader.fill_buf().await {
-                Ok([]) | Err(_) => return self.take(),
+                Ok([]) | Err(_) => {
+                    let last = take(&mut self.line, &mut self.cut, &[]);
+                    let some = last.is_some();
+                    out.extend(last);
+                    return some;
+                }
                 Ok(buf) => buf,
             };
-            let (chunk, newline) = match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => (&buf[..i], true),
-                None => (buf, false),
-            };
-            let room = MAX_EMITTER_LINE_BYTES.saturating_sub(self.line.len());
-            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            self.cut += chunk.len().saturating_sub(room);
-            let used = chunk.len() + usize::from(newline);
+            let mut rest = buf;
+            while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+                out.extend(take(&mut self.line, &mut self.cut, &rest[..i]));
+                rest = &rest[i + 1..];
+            }
+            add(&mut self.line, &mut self.cut, rest);
+            let used = buf.len();
             self.reader.consume(used);
-            if newline {
-                if let Some(text) = self.take() {
-                    return Some(text);
-                }
+            if !out.is_empty() {
+                return true;
             }
         }
     }
+}
 
-    /// The line read so far, trimmed (`None` when empty); the buffer is reset.
-    fn take(&mut self) -> Option<String> {
-        let text = String::from_utf8_lossy(&self.line).trim().to_string();
-        let cut = std::mem::take(&mut self.cut);
-        self.line.clear();
-        if text.is_empty() {
-            return None;
-        }
-        Some(if cut > 0 {
-            format!("{text}… [line cut: {cut} more bytes]")
-        } else {
-            text
-        })
+/// Adds `part` to the line being read, up to the limit; counts what is cut.
+fn add(line: &mut Vec<u8>, cut: &mut usize, part: &[u8]) {
+    let room = MAX_EMITTER_LINE_BYTES.saturating_sub(line.len());
+    line.extend_from_slice(&part[..part.len().min(room)]);
+    *cut += part.len().saturating_sub(room);
+}
+
+/// The line that ends with `tail`, trimmed (`None` when empty); the partial line is reset.
+/// A line read in one piece (the common case) is decoded straight from the buffer.
+fn take(line: &mut Vec<u8>, cut: &mut usize, tail: &[u8]) -> Option<String> {
+    let whole: &[u8] = if line.is_empty() {
+        let n = tail.len().min(MAX_EMITTER_LINE_BYTES);
+        *cut += tail.len() - n;
+        &tail[..n]
+    } else {
+        add(line, cut, tail);
+        line
+    };
+    let text = String::from_utf8_lossy(whole).trim().to_string();
+    let cut_bytes = std::mem::take(cut);
+    line.clear();
+    if text.is_empty() {
+        return None;
     }
+    Some(if cut_bytes > 0 {
+        format!("{text}… [line cut: {cut_bytes} more bytes]")
+    } else {
+        text
+    })
 }
 
 #[cfg(test)]
@@ -129,9 +149,7 @@ mod tests {
     async fn all(input: &[u8]) -> Vec<String> {
         let mut lines = Lines::new(input);
         let mut out = Vec::new();
-        while let Some(l) = lines.next().await {
-            out.push(l);
-        }
+        while lines.next_batch(&mut out).await {}
         out
     }
 

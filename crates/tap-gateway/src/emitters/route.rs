@@ -7,16 +7,19 @@
 //! busy waits for idle, and what arrives meanwhile is batched into that one prompt, at most
 //! [`MAX_LINES_PER_INJECT`] lines with the count of the rest folded into its text.
 
-use crate::ledger::record::{EventRow, Record};
+use crate::ledger::lines::MAX_LINES_PER_ROW;
+use crate::ledger::record::{EventRow, LinesRow, Record};
 use crate::ledger::Full;
 use crate::state::Core;
 use crate::streams::store::{Stored, TooManyStreams};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tap_protocol::emitters::LineCounts;
 use tap_protocol::host::{BusyState, Delivery, HostEvent};
 use tap_protocol::ledger::EventOutcome;
 use tap_protocol::provider::PushLevel;
 use tap_protocol::JsonObject;
+use tokio::sync::Semaphore;
 
 /// The "provider" emitter streams are stored under: `<stream>@emitters`.
 pub(crate) const EMITTERS_PROVIDER: &str = "emitters";
@@ -26,6 +29,14 @@ pub(crate) const MAX_EMITTER_DELIVERIES_PER_SECOND: u32 = 10;
 
 /// Lines one batched inject prompt carries; the rest are counted in its text.
 pub(crate) const MAX_LINES_PER_INJECT: usize = 4;
+
+/// A chunk of stored lines is cut once it holds this many bytes (or
+/// [`MAX_LINES_PER_ROW`] lines).
+pub(crate) const MAX_CHUNK_BYTES: usize = 256 * 1024;
+
+/// Chunks one run may have queued for the ledger; beyond, it reads no further until one
+/// is written. Bounds a run's memory to about this times [`MAX_CHUNK_BYTES`].
+pub(crate) const MAX_CHUNKS_QUEUED: usize = 16;
 
 /// One run's routing.
 pub(crate) struct Router<'a> {
@@ -43,6 +54,8 @@ pub(crate) struct Router<'a> {
     window: (Instant, u32),
     pending: Vec<String>,
     folded: u64,
+    /// Chunks of this run queued for the ledger and not yet written.
+    queued: Arc<Semaphore>,
 }
 
 impl<'a> Router<'a> {
@@ -68,80 +81,130 @@ impl<'a> Router<'a> {
             window: (Instant::now(), 0),
             pending: Vec::new(),
             folded: 0,
+            queued: Arc::new(Semaphore::new(MAX_CHUNKS_QUEUED)),
         }
     }
 
-    /// Routes one line; returns the ledger record the queue had no room for (the caller
-    /// waits for it before reading on: backpressure into the pipe).
-    pub fn line(&mut self, text: String, source: &'static str) -> Option<Full> {
-        self.counts.lines += 1;
+    /// Routes the lines of one read, `batch` emptied. Consecutive stored lines of one
+    /// outcome go to the stream and the ledger together (a chunk: one lock, one row);
+    /// waits while this run's chunks fill its share of the ledger's queue, so the pipe is
+    /// read no faster than the history is written.
+    pub async fn lines(&mut self, batch: &mut Vec<String>, source: &'static str) {
         if self.em.filter_changed(self.filter_generation) {
             (self.filter, self.filter_generation) = self.em.filter();
         }
-        let (_, outcome) = self.filter.decide(&text);
-        let level = match self.injector.deliver_as(outcome) {
-            EventOutcome::Drop => {
-                self.counts.dropped += 1;
-                return None;
-            }
-            EventOutcome::Keep => PushLevel::Keep,
-            EventOutcome::Surface | EventOutcome::Inject if !self.within_rate() => PushLevel::Keep,
-            EventOutcome::Surface => PushLevel::Surface,
-            EventOutcome::Inject => PushLevel::Inject,
-        };
         let at = SystemTime::now();
-        let (stored, full) = self.store(text.clone(), level, source, at);
-        if !stored {
+        let mut chunk: Vec<String> = Vec::new();
+        let mut chunk_level = PushLevel::Keep;
+        let mut chunk_bytes = 0;
+        for text in batch.drain(..) {
+            self.counts.lines += 1;
+            let (_, outcome) = self.filter.decide(&text);
+            let level = match self.injector.deliver_as(outcome) {
+                EventOutcome::Drop => {
+                    self.counts.dropped += 1;
+                    continue;
+                }
+                EventOutcome::Keep => PushLevel::Keep,
+                EventOutcome::Surface | EventOutcome::Inject if !self.within_rate() => {
+                    PushLevel::Keep
+                }
+                EventOutcome::Surface => PushLevel::Surface,
+                EventOutcome::Inject => PushLevel::Inject,
+            };
+            let full = chunk.len() >= MAX_LINES_PER_ROW || chunk_bytes >= MAX_CHUNK_BYTES;
+            if !chunk.is_empty() && (level != chunk_level || full) {
+                self.store_chunk(std::mem::take(&mut chunk), chunk_level, source, at)
+                    .await;
+                chunk_bytes = 0;
+            }
+            chunk_level = level;
+            chunk_bytes += text.len();
+            chunk.push(text);
+        }
+        if !chunk.is_empty() {
+            self.store_chunk(chunk, chunk_level, source, at).await;
+        }
+    }
+
+    /// Stores a chunk, counts it, delivers its lines when they surface or inject (the
+    /// rate above lets through a few a second), then queues its ledger row.
+    async fn store_chunk(
+        &mut self,
+        lines: Vec<String>,
+        level: PushLevel,
+        source: &'static str,
+        at: SystemTime,
+    ) {
+        let n = lines.len() as u64;
+        let metadata = self.metadata(source);
+        let stored = self.core.streams.append_lines(
+            self.session_id,
+            EMITTERS_PROVIDER,
+            self.stream,
+            &lines,
+            level,
+            &metadata,
+            at,
+        );
+        if stored.is_err() {
             // Beyond the streams a session may hold: counted, never silently.
-            self.counts.dropped += 1;
-            return None;
+            self.counts.dropped += n;
+            return;
         }
         match level {
-            PushLevel::Keep => self.counts.kept += 1,
+            PushLevel::Keep => self.counts.kept += n,
             PushLevel::Surface => {
-                self.counts.surfaced += 1;
-                self.deliver(PushLevel::Surface, &text, None, at);
+                self.counts.surfaced += n;
+                for line in &lines {
+                    self.deliver(PushLevel::Surface, line, None, at);
+                }
             }
             PushLevel::Inject => {
-                self.counts.injected += 1;
-                self.inject(text, at);
+                self.counts.injected += n;
+                for line in &lines {
+                    self.inject(line.clone(), at);
+                }
             }
         }
-        full
+        let permit = self.queued.clone().acquire_owned().await.ok();
+        let row = LinesRow {
+            at,
+            session_id: self.session_id.to_string(),
+            provider: EMITTERS_PROVIDER,
+            stream: self.stream.to_string(),
+            outcome: level.into(),
+            lines,
+            metadata,
+            trace_id: Some(self.trace_id.clone()),
+            _permit: permit,
+        };
+        self.core.ledger.write(Record::Lines(Box::new(row))).await;
     }
 
     /// Keeps a prompt emitter's prompt in its stream (it was delivered by the caller).
     pub fn keep_prompt(&mut self, text: String) -> Option<Full> {
-        self.store(text, PushLevel::Inject, "emitter:prompt", SystemTime::now())
-            .1
-    }
-
-    /// Appends to the session's stream and the ledger: whether the stream took it, and
-    /// the ledger record the queue had no room for.
-    fn store(
-        &mut self,
-        text: String,
-        level: PushLevel,
-        source: &'static str,
-        at: SystemTime,
-    ) -> (bool, Option<Full>) {
-        let mut metadata = serde_json::Map::new();
-        metadata.insert("emitter".into(), self.emitter.into());
-        metadata.insert("run".into(), self.run.into());
-        metadata.insert("source".into(), source.into());
         let event = StreamEvent {
             session_id: self.session_id,
             stream: self.stream,
             text,
-            level,
-            metadata,
-            at,
+            level: PushLevel::Inject,
+            metadata: self.metadata("emitter:prompt"),
+            at: SystemTime::now(),
             trace_id: Some(self.trace_id.clone()),
         };
-        match keep(self.core, event) {
-            Ok(record) => (true, self.core.ledger.try_write(record).err()),
-            Err(_) => (false, None),
-        }
+        keep(self.core, event)
+            .ok()
+            .and_then(|record| self.core.ledger.try_write(record).err())
+    }
+
+    /// What every stored line of this run carries: the emitter, the run, the pipe.
+    fn metadata(&self, source: &'static str) -> JsonObject {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("emitter".into(), self.emitter.into());
+        metadata.insert("run".into(), self.run.into());
+        metadata.insert("source".into(), source.into());
+        metadata
     }
 
     /// Delivers what waited for the session to go idle; `true` when nothing waits now.

@@ -28,9 +28,6 @@ pub(crate) const IDLE_AFTER_SUCCESS: Duration = Duration::from_secs(2);
 /// …and this long after a failed one.
 pub(crate) const IDLE_AFTER_FAILURE: Duration = Duration::from_secs(5);
 
-/// Live counters are published every this many lines (and at the end of each run).
-const COUNTS_EVERY: u64 = 256;
-
 /// How one run ended.
 struct Ended {
     ok: bool,
@@ -253,37 +250,44 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
     let base = em.live().counts;
     let mut router = Router::new(core, em, run.run, run.trace_id.clone());
     let mut stopped = false;
-    let mut since_publish = 0u64;
+    // A batch per pipe: both reads are pending in the `select!` at once.
+    let (mut out_lines, mut err_lines) = (Vec::new(), Vec::new());
     while out.is_some() || err.is_some() {
-        let full = tokio::select! {
+        let source = tokio::select! {
             _ = em.cancel.cancelled() => {
                 stopped = true;
                 em.set_status(EmitterStatus::Stopping);
                 crate::providers::spawn::stop_group(&mut child, pid).await;
                 break;
             }
-            line = next(&mut out) => match line {
-                Some(text) => router.line(text, "emitter:stdout"),
-                None => { out = None; None }
+            more = next(&mut out, &mut out_lines) => {
+                if !more {
+                    out = None;
+                }
+                Some(("emitter:stdout", &mut out_lines))
             },
-            line = next(&mut err) => match line {
+            more = next(&mut err, &mut err_lines) => {
+                if !more {
+                    err = None;
+                }
                 // Read either way, so a chatty stderr never blocks the child.
-                Some(text) if em.spec.include_stderr => router.line(text, "emitter:stderr"),
-                Some(_) => None,
-                None => { err = None; None }
+                if em.spec.include_stderr {
+                    Some(("emitter:stderr", &mut err_lines))
+                } else {
+                    err_lines.clear();
+                    None
+                }
             },
             _ = idle.notified(), if router.waiting() => {
                 router.flush_injects();
                 None
             }
         };
-        if let Some(full) = full {
-            core.ledger.wait(full).await;
-        }
-        since_publish += 1;
-        if since_publish >= COUNTS_EVERY {
-            since_publish = 0;
-            em.live().counts = add(base, router.counts);
+        if let Some((source, lines)) = source {
+            if !lines.is_empty() {
+                router.lines(lines, source).await;
+                em.live().counts = add(base, router.counts);
+            }
         }
     }
     let status = if stopped {
@@ -340,9 +344,12 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
     Ended { ok }
 }
 
-async fn next<R: tokio::io::AsyncRead + Unpin>(lines: &mut Option<Lines<R>>) -> Option<String> {
+async fn next<R: tokio::io::AsyncRead + Unpin>(
+    lines: &mut Option<Lines<R>>,
+    batch: &mut Vec<String>,
+) -> bool {
     match lines {
-        Some(l) => l.next().await,
+        Some(l) => l.next_batch(batch).await,
         None => std::future::pending().await,
     }
 }

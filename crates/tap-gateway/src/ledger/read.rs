@@ -2,6 +2,7 @@
 //! trace's spans, sessions and providers as they came and went. Blocking SQLite reads on
 //! the read connection: callers run them on `spawn_blocking`.
 
+use super::lines::{self, Terms, MAX_LINES_PER_ROW};
 use super::Ledger;
 use rusqlite::{params, Row};
 use std::time::{Duration, SystemTime};
@@ -25,7 +26,8 @@ fn page(limit: Option<u32>) -> u32 {
     limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE)
 }
 
-/// A page of events, newest first.
+/// A page of events, newest first. Chunk rows (an emitter's lines, `ledger::lines`) are
+/// shown line by line; a page may end inside one, and the next begins where it ended.
 pub(crate) fn events(ledger: &Ledger, p: &EventsListParams) -> rusqlite::Result<EventsPage> {
     let limit = page(p.limit);
     let (stream, provider_in_stream) = match p.stream.as_deref() {
@@ -37,34 +39,56 @@ pub(crate) fn events(ledger: &Ledger, p: &EventsListParams) -> rusqlite::Result<
     };
     let provider = p.provider.as_deref().or(provider_in_stream);
     let search = p.search.as_deref().and_then(fts_query);
-    let events = ledger.read(|c| {
+    let terms = p.search.as_deref().map(Terms::parse);
+    let want = limit as usize + 1;
+    let mut events = Vec::with_capacity(want);
+    let mut before = p.before;
+    ledger.read(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT e.id, e.at_us, e.session_id, s.label, e.provider, e.stream, e.outcome, e.text,
-                    e.metadata, e.trace_id
+                    e.metadata, e.trace_id, e.lines, e.indexed
              FROM events e LEFT JOIN sessions s ON s.id = e.session_id
              WHERE (?1 IS NULL OR e.session_id = ?1)
                AND (?2 IS NULL OR e.provider = ?2)
                AND (?3 IS NULL OR e.stream = ?3)
                AND (?4 IS NULL OR e.outcome = ?4)
                AND (?5 IS NULL OR e.at_us >= ?5)
-               AND (?6 IS NULL OR e.id < ?6)
-               AND (?7 IS NULL OR e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?7))
+               AND (?6 IS NULL OR (e.id < ?6 + ?9 AND e.id - e.lines + 1 < ?6))
+               AND (?7 IS NULL OR e.indexed = 0
+                    OR e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?7))
              ORDER BY e.id DESC LIMIT ?8",
         )?;
-        let rows = stmt.query_map(
-            params![
-                p.session_id,
-                provider,
-                stream,
-                p.outcome.map(|o| o.as_str()),
-                p.since_us.map(|t| t as i64),
-                p.before,
-                search,
-                limit + 1
-            ],
-            event_row,
-        )?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
+        // Each row gives at least one line, unless a search rules out all of a chunk's:
+        // then another round of rows, until the page is full or the rows run out.
+        loop {
+            let rows = stmt
+                .query_map(
+                    params![
+                        p.session_id,
+                        provider,
+                        stream,
+                        p.outcome.map(|o| o.as_str()),
+                        p.since_us.map(|t| t as i64),
+                        before,
+                        search,
+                        want as i64,
+                        MAX_LINES_PER_ROW as i64
+                    ],
+                    raw_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let exhausted = rows.len() < want;
+            for row in rows {
+                before = Some(row.id - row.lines.max(1) + 1);
+                push_lines(&mut events, row, p.before, terms.as_ref(), want);
+                if events.len() >= want {
+                    return Ok(());
+                }
+            }
+            if exhausted {
+                return Ok(());
+            }
+        }
     })?;
     let (events, next_before) = more(events, limit, |e| e.id);
     Ok(EventsPage {
@@ -74,22 +98,73 @@ pub(crate) fn events(ledger: &Ledger, p: &EventsListParams) -> rusqlite::Result<
     })
 }
 
-fn event_row(r: &Row<'_>) -> rusqlite::Result<LedgerEvent> {
+/// An `events` row as read, before it is shown as one event or many (a chunk).
+struct RawRow {
+    id: i64,
+    lines: i64,
+    indexed: bool,
+    event: LedgerEvent,
+    metadata_text: Option<String>,
+}
+
+fn raw_row(r: &Row<'_>) -> rusqlite::Result<RawRow> {
     let at: i64 = r.get(1)?;
     let outcome: String = r.get(6)?;
     let metadata: Option<String> = r.get(8)?;
-    Ok(LedgerEvent {
+    Ok(RawRow {
         id: r.get(0)?,
-        ts: crate::time::rfc3339(from_micros(at)),
-        session_id: r.get(2)?,
-        session_label: r.get(3)?,
-        provider: r.get(4)?,
-        stream: r.get(5)?,
-        outcome: outcome_of(&outcome),
-        text: r.get(7)?,
-        metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
-        trace_id: r.get(9)?,
+        lines: r.get(10)?,
+        indexed: r.get::<_, i64>(11)? != 0,
+        event: LedgerEvent {
+            id: r.get(0)?,
+            ts: crate::time::rfc3339(from_micros(at)),
+            session_id: r.get(2)?,
+            session_label: r.get(3)?,
+            provider: r.get(4)?,
+            stream: r.get(5)?,
+            outcome: outcome_of(&outcome),
+            text: r.get(7)?,
+            metadata: metadata
+                .as_deref()
+                .and_then(|m| serde_json::from_str(m).ok()),
+            trace_id: r.get(9)?,
+        },
+        metadata_text: metadata,
     })
+}
+
+/// Appends `row`'s events, newest first, up to `want` in all: a plain row as it is; a
+/// chunk's lines below the page's cursor and, with a search, only those that match it
+/// (the index, when it has the chunk, says only that one of its lines does).
+fn push_lines(
+    out: &mut Vec<LedgerEvent>,
+    mut row: RawRow,
+    before: Option<i64>,
+    terms: Option<&Terms>,
+    want: usize,
+) {
+    if row.lines <= 1 && row.indexed {
+        out.push(row.event);
+        return;
+    }
+    // Taken out so each line's event copies the row's fields, not the whole chunk.
+    let text = std::mem::take(&mut row.event.text);
+    for (id, line) in lines::expand(row.id, row.lines, &text) {
+        if out.len() >= want {
+            return;
+        }
+        if before.is_some_and(|b| id >= b) {
+            continue;
+        }
+        if terms.is_some_and(|t| !t.matches(line, row.metadata_text.as_deref())) {
+            continue;
+        }
+        out.push(LedgerEvent {
+            id,
+            text: line.to_string(),
+            ..row.event.clone()
+        });
+    }
 }
 
 /// A page of traces (their root spans), newest first.

@@ -11,6 +11,8 @@ use tap_protocol::JsonObject;
 pub(crate) enum Record {
     /// A stream event and what the filter made of it.
     Event(EventRow),
+    /// Consecutive lines of one emitter run with one outcome, stored as one chunk row.
+    Lines(Box<LinesRow>),
     /// A finished span.
     Span(Box<SpanRow>),
     /// A session registered.
@@ -69,6 +71,25 @@ pub(crate) struct EventRow {
     pub metadata: Option<JsonObject>,
     /// The push's trace, when it has one (deliveries).
     pub trace_id: Option<String>,
+}
+
+/// Lines an emitter run stored together (one read of its pipe, one outcome): one `events`
+/// row whose `text` is the lines joined by '\n' and whose ids are the lines' (see
+/// `ledger::lines`). Writing a row per line would pace an emitter at the database's row
+/// rate; a chunk costs one row for up to [`super::lines::MAX_LINES_PER_ROW`] lines.
+#[derive(Debug)]
+pub(crate) struct LinesRow {
+    pub at: SystemTime,
+    pub session_id: String,
+    pub provider: &'static str,
+    pub stream: String,
+    pub outcome: EventOutcome,
+    pub lines: Vec<String>,
+    /// The same for every line: the emitter, its run, the pipe.
+    pub metadata: JsonObject,
+    pub trace_id: Option<String>,
+    /// Held until the row is written: bounds what one run has queued (its memory).
+    pub _permit: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// One emitter run, as `emitters.runs` shows it.

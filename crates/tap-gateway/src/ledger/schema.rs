@@ -103,6 +103,24 @@ pub(super) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX emitter_runs_started ON emitter_runs(started_us);
     "#,
+    // 3: an emitter's lines stored as chunks. A chunk row holds `lines` lines joined by
+    // '\n'; its `id` is its newest line's, and the ids below it (down to id - lines + 1)
+    // are its other lines', so every line keeps an id of its own. A chunk is indexed for
+    // search after it is committed (`indexed` = 0 until then), off the emitter's path.
+    r#"
+    ALTER TABLE events ADD COLUMN lines INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE events ADD COLUMN indexed INTEGER NOT NULL DEFAULT 1;
+    CREATE INDEX events_unindexed ON events(id) WHERE indexed = 0;
+    DROP TRIGGER events_fts_insert;
+    CREATE TRIGGER events_fts_insert AFTER INSERT ON events WHEN new.indexed = 1 BEGIN
+        INSERT INTO events_fts(rowid, text, metadata) VALUES (new.id, new.text, new.metadata);
+    END;
+    DROP TRIGGER events_fts_delete;
+    CREATE TRIGGER events_fts_delete AFTER DELETE ON events WHEN old.indexed = 1 BEGIN
+        INSERT INTO events_fts(events_fts, rowid, text, metadata)
+            VALUES ('delete', old.id, old.text, old.metadata);
+    END;
+    "#,
 ];
 
 /// The schema version this gateway writes.

@@ -8,7 +8,7 @@
 
 use super::open::open_memory;
 use super::record::{micros, Attr, EventRow, PairingAudit, Record, SpanRow};
-use super::{retention, Shared};
+use super::{lines, retention, Shared};
 use rusqlite::{params, Connection, Transaction};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -24,7 +24,25 @@ pub(crate) fn run(
     shared: Arc<Shared>,
 ) {
     let mut batch = Vec::with_capacity(WRITE_BATCH);
-    while let Some(first) = rx.blocking_recv() {
+    // Chunks wait to be indexed for search: done while the queue is empty, and before a
+    // flush is answered.
+    let mut backlog = lines::backlog(&conn.lock().unwrap_or_else(|e| e.into_inner()));
+    loop {
+        let first = if backlog {
+            match rx.try_recv() {
+                Ok(r) => r,
+                Err(mpsc::error::TryRecvError::Empty) => {
+                    backlog = index_step(&conn);
+                    continue;
+                }
+                Err(mpsc::error::TryRecvError::Disconnected) => break,
+            }
+        } else {
+            match rx.blocking_recv() {
+                Some(r) => r,
+                None => break,
+            }
+        };
         batch.push(first);
         while batch.len() < WRITE_BATCH {
             match rx.try_recv() {
@@ -61,12 +79,19 @@ pub(crate) fn run(
             })
             .count();
         shared.written.fetch_add(written as u64, Ordering::Relaxed);
+        backlog |= batch.iter().any(|r| matches!(r, Record::Lines(_)));
         for record in batch.drain(..) {
             match record {
                 Record::Flush(done) => {
+                    while backlog {
+                        backlog = index_step(&conn);
+                    }
                     let _ = done.send(());
                 }
                 Record::Checkpoint(done) => {
+                    while backlog {
+                        backlog = index_step(&conn);
+                    }
                     let c = conn.lock().unwrap_or_else(|e| e.into_inner());
                     if let Err(e) = c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
                         tracing::warn!(error = %e, "folding the history's log into its file failed");
@@ -93,6 +118,16 @@ pub(crate) fn run(
     }
 }
 
+/// One step of indexing chunks for search; whether more wait. A failure is logged and
+/// ends the backlog for this run (the next start finds the rows and tries again).
+fn index_step(conn: &Mutex<Connection>) -> bool {
+    let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
+    lines::index_step(&mut c).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "indexing history for search failed");
+        false
+    })
+}
+
 /// Writes every row of `batch` in one transaction.
 fn write_batch(conn: &mut Connection, batch: &[Record]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
@@ -105,6 +140,7 @@ fn write_batch(conn: &mut Connection, batch: &[Record]) -> rusqlite::Result<()> 
 fn write(tx: &Transaction<'_>, record: &Record) -> rusqlite::Result<()> {
     match record {
         Record::Event(e) => event(tx, e),
+        Record::Lines(l) => lines::write(tx, l),
         Record::Span(s) => span(tx, s),
         Record::SessionStarted { id, label, cwd, at } => tx
             .prepare_cached(

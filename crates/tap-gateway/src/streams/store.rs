@@ -46,22 +46,7 @@ impl StreamStore {
         item: Stored,
     ) -> Result<(), TooManyStreams> {
         let mut inner = self.inner.lock().unwrap();
-        let by_provider = match inner.get_mut(session) {
-            Some(m) => m,
-            None => inner.entry(session.to_string()).or_default(),
-        };
-        let by_stream = match by_provider.get_mut(provider) {
-            Some(m) => m,
-            None => by_provider.entry(provider.to_string()).or_default(),
-        };
-        let count = by_stream.len();
-        let events = match by_stream.get_mut(stream) {
-            Some(q) => q,
-            None if count >= MAX_STREAMS_PER_PROVIDER => return Err(TooManyStreams),
-            None => by_stream
-                .entry(stream.to_string())
-                .or_insert_with(|| VecDeque::with_capacity(16)),
-        };
+        let events = queue(&mut inner, session, provider, stream)?;
         if events.len() == STREAM_RETENTION {
             events.pop_front();
         }
@@ -71,6 +56,44 @@ impl StreamStore {
             key: format!("{stream}@{provider}"),
             entry: entry_of(events.back().expect("just pushed")),
         });
+        Ok(())
+    }
+
+    /// Appends consecutive events of one level and one metadata (an emitter's lines)
+    /// under one lock: followers get every one, the stream keeps the newest
+    /// [`STREAM_RETENTION`], so only those are copied.
+    #[allow(clippy::too_many_arguments)]
+    pub fn append_lines(
+        &self,
+        session: &str,
+        provider: &str,
+        stream: &str,
+        lines: &[String],
+        level: PushLevel,
+        metadata: &JsonObject,
+        at: SystemTime,
+    ) -> Result<(), TooManyStreams> {
+        let mut inner = self.inner.lock().unwrap();
+        let events = queue(&mut inner, session, provider, stream)?;
+        let stored = |line: &String| Stored {
+            at,
+            event: line.clone(),
+            level,
+            metadata: Some(metadata.clone()),
+        };
+        for line in lines {
+            self.tail.publish(|| TailEntry {
+                session: session.to_string(),
+                key: format!("{stream}@{provider}"),
+                entry: entry_of(&stored(line)),
+            });
+        }
+        let kept = &lines[lines.len().saturating_sub(STREAM_RETENTION)..];
+        let room = STREAM_RETENTION - kept.len();
+        while events.len() > room {
+            events.pop_front();
+        }
+        events.extend(kept.iter().map(stored));
         Ok(())
     }
 
@@ -114,6 +137,33 @@ impl StreamStore {
     pub fn drop_session(&self, session: &str) {
         self.inner.lock().unwrap().remove(session);
     }
+}
+
+/// The events of one stream, made on first use; refuses a new stream beyond
+/// [`MAX_STREAMS_PER_PROVIDER`] for the provider in the session.
+fn queue<'a>(
+    inner: &'a mut HashMap<String, SessionStreams>,
+    session: &str,
+    provider: &str,
+    stream: &str,
+) -> Result<&'a mut VecDeque<Stored>, TooManyStreams> {
+    // Looked up by `&str` first: the keys are allocated only for a new session, provider
+    // or stream.
+    if !inner.contains_key(session) {
+        inner.insert(session.to_string(), SessionStreams::default());
+    }
+    let by_provider = inner.get_mut(session).expect("just made");
+    if !by_provider.contains_key(provider) {
+        by_provider.insert(provider.to_string(), HashMap::default());
+    }
+    let by_stream = by_provider.get_mut(provider).expect("just made");
+    if !by_stream.contains_key(stream) {
+        if by_stream.len() >= MAX_STREAMS_PER_PROVIDER {
+            return Err(TooManyStreams);
+        }
+        by_stream.insert(stream.to_string(), VecDeque::with_capacity(16));
+    }
+    Ok(by_stream.get_mut(stream).expect("just made"))
 }
 
 fn history_of(
@@ -199,6 +249,36 @@ mod tests {
         store.append("s", "p", "st0", item("y")).unwrap();
         store.append("s", "q", "one-more", item("x")).unwrap();
         store.append("t", "p", "one-more", item("x")).unwrap();
+    }
+
+    #[test]
+    fn lines_appended_together_keep_the_newest_200_and_reach_every_follower() {
+        let store = StreamStore::default();
+        store.append("s", "p", "st", item("before")).unwrap();
+        let (mut rx, _) = store.follow("s");
+        let lines: Vec<String> = (0..250).map(|i| i.to_string()).collect();
+        let meta = JsonObject::from_iter([("run".to_string(), 1.into())]);
+        let at = SystemTime::now();
+        store
+            .append_lines("s", "p", "st", &lines[..3], PushLevel::Keep, &meta, at)
+            .unwrap();
+        let h = store.history("s", None, usize::MAX);
+        let got: Vec<_> = h["st@p"].iter().map(|e| e.event.as_str()).collect();
+        assert_eq!(got, ["2", "1", "0", "before"]);
+        store
+            .append_lines("s", "p", "st", &lines, PushLevel::Keep, &meta, at)
+            .unwrap();
+        let h = store.history("s", None, usize::MAX);
+        let events = &h["st@p"];
+        assert_eq!(events.len(), STREAM_RETENTION);
+        assert_eq!(events[0].event, "249");
+        assert_eq!(events[199].event, "50");
+        assert_eq!(events[0].metadata.as_ref(), Some(&meta));
+        let mut followed = 0;
+        while rx.rx.try_recv().is_ok() {
+            followed += 1;
+        }
+        assert_eq!(followed, 253, "every line reaches a follower");
     }
 
     #[test]

@@ -444,14 +444,38 @@ async fn long_lines_are_cut_stderr_only_when_asked_and_a_chatty_command_loses_no
     );
     let db =
         rusqlite::Connection::open(Path::new(&gw.dir.path().join("home/history.sqlite3"))).unwrap();
-    let n: i64 = db
+    // Stored in chunks (a row holds many lines), each line with an id of its own.
+    let (n, rows): (i64, i64) = db
         .query_row(
-            "SELECT count(*) FROM events WHERE stream = 'chatty'",
+            "SELECT sum(lines), count(*) FROM events WHERE stream = 'chatty'",
             [],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
     assert_eq!(n, 20000, "every kept line in the ledger");
+    assert!(rows < n / 10, "{rows} rows for {n} lines");
+    // …and read back one by one, page by page.
+    let (mut seen, mut before, mut last_id) = (0, None::<i64>, i64::MAX);
+    loop {
+        let page = c
+            .ok(
+                "events.list",
+                json!({"stream": "chatty@emitters", "limit": 1000, "before": before}),
+            )
+            .await;
+        for e in page["events"].as_array().unwrap() {
+            assert_eq!(e["text"], "tick");
+            let id = e["id"].as_i64().unwrap();
+            assert!(id < last_id, "ids fall one line at a time");
+            last_id = id;
+            seen += 1;
+        }
+        match page["nextBefore"].as_i64() {
+            Some(b) => before = Some(b),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 20000);
 }
 
 #[tokio::test]
