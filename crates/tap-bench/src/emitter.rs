@@ -13,8 +13,9 @@
 //! The filter (see [`rules`]): the last line (`^N$`) is `surface` (the "done" line reaching
 //! the timeline), lines ending in 7 are `drop` (noise), lines starting with 9 `keep`
 //! explicitly, and the rest are kept by the no-match default. For N = 1,000,000 that stores
-//! 900,000 lines (899,999 kept + 1 surfaced) and drops 100,000: the ledger writes a row per
-//! stored line, so this keep share decides its cost. A second, information-only variant
+//! 900,000 lines (899,999 kept + 1 surfaced) and drops 100,000. The ledger stores them in
+//! chunk rows (many lines a row, each line with its own id) and indexes them for search
+//! after the run's rows are committed: the "start to flushed" rate includes that indexing. A second, information-only variant
 //! keeps line 1 (`^1$`), surfaces the last and drops everything else (`.`): the same
 //! reading and three-rule matching with (almost) no stream or ledger work, to show what
 //! the stored lines cost.

@@ -294,7 +294,7 @@ pub(crate) fn keep(core: &Core, e: StreamEvent<'_>) -> Result<Record, TooManyStr
         at: e.at,
         event: e.text.clone(),
         level: e.level,
-        metadata: Some(e.metadata.clone()),
+        metadata: Some(Arc::new(e.metadata.clone())),
     };
     core.streams
         .append(e.session_id, EMITTERS_PROVIDER, e.stream, stored)?;

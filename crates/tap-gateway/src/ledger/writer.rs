@@ -12,10 +12,17 @@ use super::{lines, retention, Shared};
 use rusqlite::{params, Connection, Transaction};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 /// Records committed in one transaction at most.
 pub(crate) const WRITE_BATCH: usize = 1024;
+
+/// Chunks are indexed once no record has come for this long…
+const INDEX_WHEN_IDLE_FOR: Duration = Duration::from_millis(250);
+
+/// …or, while records keep coming, once the oldest has waited this long.
+const INDEX_AT_THE_LATEST: Duration = Duration::from_secs(2);
 
 /// Runs until every sender is gone.
 pub(crate) fn run(
@@ -24,24 +31,46 @@ pub(crate) fn run(
     shared: Arc<Shared>,
 ) {
     let mut batch = Vec::with_capacity(WRITE_BATCH);
-    // Chunks wait to be indexed for search: done while the queue is empty, and before a
-    // flush is answered.
-    let mut backlog = lines::backlog(&conn.lock().unwrap_or_else(|e| e.into_inner()));
+    // Chunks wait to be indexed for search (`lines`): done once the queue has been empty
+    // for a moment, so a burst of lines is committed at the rows' pace and indexed after
+    // it; under a flood that lasts, in steps between batches; always before a flush.
+    let mut backlog =
+        lines::backlog(&conn.lock().unwrap_or_else(|e| e.into_inner())).then(Instant::now);
+    // Only to wait for the queue with a timeout; the writer does all its work in this
+    // thread, outside any async runtime.
+    let clock = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a timer for the ledger's writer");
+    let mut indexing = false;
     loop {
-        let first = if backlog {
-            match rx.try_recv() {
-                Ok(r) => r,
-                Err(mpsc::error::TryRecvError::Empty) => {
-                    backlog = index_step(&conn);
-                    continue;
+        let first = match backlog {
+            Some(since) => {
+                let wait = if indexing || since.elapsed() >= INDEX_AT_THE_LATEST {
+                    Duration::ZERO
+                } else {
+                    INDEX_WHEN_IDLE_FOR
+                };
+                match clock.block_on(async { tokio::time::timeout(wait, rx.recv()).await }) {
+                    Ok(Some(r)) => {
+                        indexing = false;
+                        r
+                    }
+                    Ok(None) => break,
+                    Err(_) => {
+                        // Step after step until a record comes or nothing is left.
+                        indexing = index_step(&conn);
+                        if !indexing {
+                            backlog = None;
+                        }
+                        continue;
+                    }
                 }
-                Err(mpsc::error::TryRecvError::Disconnected) => break,
             }
-        } else {
-            match rx.blocking_recv() {
+            None => match rx.blocking_recv() {
                 Some(r) => r,
                 None => break,
-            }
+            },
         };
         batch.push(first);
         while batch.len() < WRITE_BATCH {
@@ -79,19 +108,19 @@ pub(crate) fn run(
             })
             .count();
         shared.written.fetch_add(written as u64, Ordering::Relaxed);
-        backlog |= batch.iter().any(|r| matches!(r, Record::Lines(_)));
+        if backlog.is_none() && batch.iter().any(|r| matches!(r, Record::Lines(_))) {
+            backlog = Some(Instant::now());
+        }
         for record in batch.drain(..) {
             match record {
                 Record::Flush(done) => {
-                    while backlog {
-                        backlog = index_step(&conn);
-                    }
+                    while backlog.is_some() && index_step(&conn) {}
+                    backlog = None;
                     let _ = done.send(());
                 }
                 Record::Checkpoint(done) => {
-                    while backlog {
-                        backlog = index_step(&conn);
-                    }
+                    while backlog.is_some() && index_step(&conn) {}
+                    backlog = None;
                     let c = conn.lock().unwrap_or_else(|e| e.into_inner());
                     if let Err(e) = c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
                         tracing::warn!(error = %e, "folding the history's log into its file failed");

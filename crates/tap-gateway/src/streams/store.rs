@@ -1,6 +1,6 @@
 use super::tail::{Tail, TailEntry, TailReceiver};
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 use tap_protocol::limits::{MAX_STREAMS_PER_PROVIDER, STREAM_RETENTION};
 use tap_protocol::provider::{PushLevel, StreamEntry};
@@ -16,7 +16,8 @@ pub(crate) struct Stored {
     pub at: SystemTime,
     pub event: String,
     pub level: PushLevel,
-    pub metadata: Option<JsonObject>,
+    /// Shared by the lines an emitter stores together.
+    pub metadata: Option<Arc<JsonObject>>,
 }
 
 /// session → provider → stream → newest events (at most [`STREAM_RETENTION`]).
@@ -75,6 +76,7 @@ impl StreamStore {
     ) -> Result<(), TooManyStreams> {
         let mut inner = self.inner.lock().unwrap();
         let events = queue(&mut inner, session, provider, stream)?;
+        let metadata = Arc::new(metadata.clone());
         let stored = |line: &String| Stored {
             at,
             event: line.clone(),
@@ -203,7 +205,7 @@ fn entry_of(e: &Stored) -> StreamEntry {
         ts: crate::time::rfc3339(e.at),
         event: e.event.clone(),
         level: Some(e.level),
-        metadata: e.metadata.clone(),
+        metadata: e.metadata.as_deref().cloned(),
     }
 }
 

@@ -120,7 +120,7 @@ impl Conn {
             at,
             event: text,
             level,
-            metadata: p.metadata,
+            metadata: p.metadata.map(std::sync::Arc::new),
         };
         if streams.append(&session, provider, &stream, stored).is_err() {
             self.core.diagnostics.limit_hit(Limit::StreamCount);
