@@ -167,7 +167,13 @@ impl<'a> Router<'a> {
                 }
             }
         }
-        let permit = self.queued.clone().acquire_owned().await.ok();
+        let permit = match self.queued.clone().try_acquire_owned() {
+            Ok(p) => Some(p),
+            Err(_) => {
+                self.core.ledger.count_wait();
+                self.queued.clone().acquire_owned().await.ok()
+            }
+        };
         let row = LinesRow {
             at,
             session_id: self.session_id.to_string(),

@@ -13,7 +13,7 @@ use super::record::{micros, LinesRow};
 use rusqlite::{params, Connection, Transaction};
 
 /// Lines one chunk row holds at most (the emitter's router cuts its chunks to it).
-pub(crate) const MAX_LINES_PER_ROW: usize = 1024;
+pub(crate) const MAX_LINES_PER_ROW: usize = 4096;
 
 /// Lines indexed for search in one step of the writer, between looks at its queue.
 const INDEX_STEP_LINES: i64 = 8192;

@@ -189,6 +189,12 @@ impl Ledger {
         }
     }
 
+    /// Counts a wait for room that a producer made on its own terms (an emitter run's
+    /// share of the queue), so Diagnostics shows it with the others.
+    pub fn count_wait(&self) {
+        self.shared.waits.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Resolves once everything queued before it is committed.
     pub async fn flush(&self) {
         let (done, wait) = std::sync::mpsc::sync_channel(1);
