@@ -84,21 +84,20 @@ impl<R: AsyncRead + Unpin> Lines<R> {
 
     /// Appends to `out` the non-empty lines of the next read that completes one (waiting
     /// for it); `false` at the end of the output, once its last partial line was given.
-    pub async fn next_batch(&mut self, out: &mut Vec<String>) -> bool {
+    pub async fn next_batch(&mut self, out: &mut Batch) -> bool {
         loop {
             // The one await: nothing is taken from the buffer before it completes.
             let buf = match self.reader.fill_buf().await {
                 Ok([]) | Err(_) => {
-                    let last = take(&mut self.line, &mut self.cut, &[]);
-                    let some = last.is_some();
-                    out.extend(last);
-                    return some;
+                    let before = out.len();
+                    take(&mut self.line, &mut self.cut, &[], out);
+                    return out.len() > before;
                 }
                 Ok(buf) => buf,
             };
             let mut rest = buf;
             while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-                out.extend(take(&mut self.line, &mut self.cut, &rest[..i]));
+                take(&mut self.line, &mut self.cut, &rest[..i], out);
                 rest = &rest[i + 1..];
             }
             add(&mut self.line, &mut self.cut, rest);
@@ -118,9 +117,10 @@ fn add(line: &mut Vec<u8>, cut: &mut usize, part: &[u8]) {
     *cut += part.len().saturating_sub(room);
 }
 
-/// The line that ends with `tail`, trimmed (`None` when empty); the partial line is reset.
-/// A line read in one piece (the common case) is decoded straight from the buffer.
-fn take(line: &mut Vec<u8>, cut: &mut usize, tail: &[u8]) -> Option<String> {
+/// Adds the line that ends with `tail` to `out`, trimmed (nothing when empty); the partial
+/// line is reset. A line read in one piece (the common case) is decoded straight from the
+/// buffer, and valid UTF-8 is not copied until it lands in `out`.
+fn take(line: &mut Vec<u8>, cut: &mut usize, tail: &[u8], out: &mut Batch) {
     let whole: &[u8] = if line.is_empty() {
         let n = tail.len().min(MAX_EMITTER_LINE_BYTES);
         *cut += tail.len() - n;
@@ -129,17 +129,55 @@ fn take(line: &mut Vec<u8>, cut: &mut usize, tail: &[u8]) -> Option<String> {
         add(line, cut, tail);
         line
     };
-    let text = String::from_utf8_lossy(whole).trim().to_string();
+    let decoded = String::from_utf8_lossy(whole);
+    let text = decoded.trim();
     let cut_bytes = std::mem::take(cut);
-    line.clear();
-    if text.is_empty() {
-        return None;
+    if !text.is_empty() {
+        if cut_bytes > 0 {
+            out.push(&format!("{text}… [line cut: {cut_bytes} more bytes]"));
+        } else {
+            out.push(text);
+        }
     }
-    Some(if cut_bytes > 0 {
-        format!("{text}… [line cut: {cut_bytes} more bytes]")
-    } else {
-        text
-    })
+    drop(decoded);
+    line.clear();
+}
+
+/// The lines of one read, back to back in one string, and where each ends: no allocation
+/// per line.
+#[derive(Default)]
+pub(crate) struct Batch {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Batch {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let line = &self.text[start..end];
+            start = end;
+            line
+        })
+    }
+
+    fn push(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.ends.push(self.text.len());
+    }
 }
 
 #[cfg(test)]
@@ -148,9 +186,9 @@ mod tests {
 
     async fn all(input: &[u8]) -> Vec<String> {
         let mut lines = Lines::new(input);
-        let mut out = Vec::new();
+        let mut out = Batch::default();
         while lines.next_batch(&mut out).await {}
-        out
+        out.iter().map(String::from).collect()
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@
 //! busy waits for idle, and what arrives meanwhile is batched into that one prompt, at most
 //! [`MAX_LINES_PER_INJECT`] lines with the count of the rest folded into its text.
 
+use super::process::Batch;
 use crate::ledger::lines::MAX_LINES_PER_ROW;
 use crate::ledger::record::{EventRow, LinesRow, Record};
 use crate::ledger::Full;
@@ -89,17 +90,15 @@ impl<'a> Router<'a> {
     /// outcome go to the stream and the ledger together (a chunk: one lock, one row);
     /// waits while this run's chunks fill its share of the ledger's queue, so the pipe is
     /// read no faster than the history is written.
-    pub async fn lines(&mut self, batch: &mut Vec<String>, source: &'static str) {
+    pub async fn lines(&mut self, batch: &mut Batch, source: &'static str) {
         if self.em.filter_changed(self.filter_generation) {
             (self.filter, self.filter_generation) = self.em.filter();
         }
         let at = SystemTime::now();
-        let mut chunk: Vec<String> = Vec::new();
-        let mut chunk_level = PushLevel::Keep;
-        let mut chunk_bytes = 0;
-        for text in batch.drain(..) {
-            self.counts.lines += 1;
-            let (_, outcome) = self.filter.decide(&text);
+        let mut chunk = Chunk::default();
+        self.counts.lines += batch.len() as u64;
+        for text in batch.iter() {
+            let (_, outcome) = self.filter.decide(text);
             let level = match self.injector.deliver_as(outcome) {
                 EventOutcome::Drop => {
                     self.counts.dropped += 1;
@@ -112,37 +111,30 @@ impl<'a> Router<'a> {
                 EventOutcome::Surface => PushLevel::Surface,
                 EventOutcome::Inject => PushLevel::Inject,
             };
-            let full = chunk.len() >= MAX_LINES_PER_ROW || chunk_bytes >= MAX_CHUNK_BYTES;
-            if !chunk.is_empty() && (level != chunk_level || full) {
-                self.store_chunk(std::mem::take(&mut chunk), chunk_level, source, at)
+            let full = chunk.lines >= MAX_LINES_PER_ROW || chunk.text.len() >= MAX_CHUNK_BYTES;
+            if chunk.lines > 0 && (level != chunk.level || full) {
+                self.store_chunk(std::mem::take(&mut chunk), source, at)
                     .await;
-                chunk_bytes = 0;
             }
-            chunk_level = level;
-            chunk_bytes += text.len();
-            chunk.push(text);
+            chunk.push(text, level);
         }
-        if !chunk.is_empty() {
-            self.store_chunk(chunk, chunk_level, source, at).await;
+        batch.clear();
+        if chunk.lines > 0 {
+            self.store_chunk(chunk, source, at).await;
         }
     }
 
     /// Stores a chunk, counts it, delivers its lines when they surface or inject (the
     /// rate above lets through a few a second), then queues its ledger row.
-    async fn store_chunk(
-        &mut self,
-        lines: Vec<String>,
-        level: PushLevel,
-        source: &'static str,
-        at: SystemTime,
-    ) {
-        let n = lines.len() as u64;
+    async fn store_chunk(&mut self, chunk: Chunk, source: &'static str, at: SystemTime) {
+        let n = chunk.lines as u64;
+        let level = chunk.level;
         let metadata = self.metadata(source);
         let stored = self.core.streams.append_lines(
             self.session_id,
             EMITTERS_PROVIDER,
             self.stream,
-            &lines,
+            &chunk.text,
             level,
             &metadata,
             at,
@@ -156,14 +148,14 @@ impl<'a> Router<'a> {
             PushLevel::Keep => self.counts.kept += n,
             PushLevel::Surface => {
                 self.counts.surfaced += n;
-                for line in &lines {
+                for line in chunk.text.split('\n') {
                     self.deliver(PushLevel::Surface, line, None, at);
                 }
             }
             PushLevel::Inject => {
                 self.counts.injected += n;
-                for line in &lines {
-                    self.inject(line.clone(), at);
+                for line in chunk.text.split('\n') {
+                    self.inject(line.to_string(), at);
                 }
             }
         }
@@ -180,7 +172,8 @@ impl<'a> Router<'a> {
             provider: EMITTERS_PROVIDER,
             stream: self.stream.to_string(),
             outcome: level.into(),
-            lines,
+            text: chunk.text,
+            lines: chunk.lines,
             metadata,
             trace_id: Some(self.trace_id.clone()),
             _permit: permit,
@@ -277,6 +270,35 @@ impl<'a> Router<'a> {
             prompt,
             at,
         );
+    }
+}
+
+/// Consecutive stored lines of one level, joined by '\n' (a line never holds one: the
+/// pipe is split on them).
+struct Chunk {
+    text: String,
+    lines: usize,
+    level: PushLevel,
+}
+
+impl Default for Chunk {
+    fn default() -> Self {
+        Self {
+            text: String::new(),
+            lines: 0,
+            level: PushLevel::Keep,
+        }
+    }
+}
+
+impl Chunk {
+    fn push(&mut self, line: &str, level: PushLevel) {
+        if self.lines > 0 {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        self.lines += 1;
+        self.level = level;
     }
 }
 

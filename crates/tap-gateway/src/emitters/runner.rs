@@ -3,7 +3,7 @@
 //! is a trace: `emitter.run` with `spawn`, `lines` (counts by outcome) or `prompt.dispatch`.
 
 use super::emitter::Emitter;
-use super::process::{self, Lines};
+use super::process::{self, Batch, Lines};
 use super::route::{deliver, Router};
 use crate::ledger::record::{EmitterRunRow, Record};
 use crate::state::Core;
@@ -251,7 +251,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
     let mut router = Router::new(core, em, run.run, run.trace_id.clone());
     let mut stopped = false;
     // A batch per pipe: both reads are pending in the `select!` at once.
-    let (mut out_lines, mut err_lines) = (Vec::new(), Vec::new());
+    let (mut out_lines, mut err_lines) = (Batch::default(), Batch::default());
     while out.is_some() || err.is_some() {
         let source = tokio::select! {
             _ = em.cancel.cancelled() => {
@@ -346,7 +346,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
 
 async fn next<R: tokio::io::AsyncRead + Unpin>(
     lines: &mut Option<Lines<R>>,
-    batch: &mut Vec<String>,
+    batch: &mut Batch,
 ) -> bool {
     match lines {
         Some(l) => l.next_batch(batch).await,

@@ -21,7 +21,7 @@ const INDEX_STEP_LINES: i64 = 8192;
 /// Inserts `row` as one chunk with the ids its lines need; not yet indexed.
 pub(super) fn write(tx: &Transaction<'_>, row: &LinesRow) -> rusqlite::Result<()> {
     let metadata = serde_json::to_string(&row.metadata).unwrap_or_default();
-    let lines = row.lines.len().max(1) as i64;
+    let lines = row.lines.max(1) as i64;
     tx.prepare_cached(
         "INSERT INTO events(id, at_us, session_id, provider, stream, outcome, text, metadata,
                             trace_id, lines, indexed)
@@ -35,7 +35,7 @@ pub(super) fn write(tx: &Transaction<'_>, row: &LinesRow) -> rusqlite::Result<()
         row.provider,
         row.stream,
         row.outcome.as_str(),
-        row.lines.join("\n"),
+        row.text,
         metadata,
         row.trace_id
     ])
@@ -160,7 +160,8 @@ mod tests {
             provider: "emitters",
             stream: stream.into(),
             outcome: EventOutcome::Keep,
-            lines: lines.iter().map(|l| l.to_string()).collect(),
+            text: lines.join("\n"),
+            lines: lines.len(),
             metadata: metadata.as_object().unwrap().clone(),
             trace_id: None,
             _permit: None,

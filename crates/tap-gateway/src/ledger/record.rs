@@ -84,7 +84,9 @@ pub(crate) struct LinesRow {
     pub provider: &'static str,
     pub stream: String,
     pub outcome: EventOutcome,
-    pub lines: Vec<String>,
+    /// The lines joined by '\n' (none holds one).
+    pub text: String,
+    pub lines: usize,
     /// The same for every line: the emitter, its run, the pipe.
     pub metadata: JsonObject,
     pub trace_id: Option<String>,

@@ -60,16 +60,16 @@ impl StreamStore {
         Ok(())
     }
 
-    /// Appends consecutive events of one level and one metadata (an emitter's lines)
-    /// under one lock: followers get every one, the stream keeps the newest
-    /// [`STREAM_RETENTION`], so only those are copied.
+    /// Appends consecutive events of one level and one metadata (an emitter's lines,
+    /// `text` holding them joined by '\n') under one lock: followers get every one, the
+    /// stream keeps the newest [`STREAM_RETENTION`], so only those are copied.
     #[allow(clippy::too_many_arguments)]
     pub fn append_lines(
         &self,
         session: &str,
         provider: &str,
         stream: &str,
-        lines: &[String],
+        text: &str,
         level: PushLevel,
         metadata: &JsonObject,
         at: SystemTime,
@@ -77,25 +77,26 @@ impl StreamStore {
         let mut inner = self.inner.lock().unwrap();
         let events = queue(&mut inner, session, provider, stream)?;
         let metadata = Arc::new(metadata.clone());
-        let stored = |line: &String| Stored {
+        let stored = |line: &str| Stored {
             at,
-            event: line.clone(),
+            event: line.to_string(),
             level,
             metadata: Some(metadata.clone()),
         };
-        for line in lines {
+        for line in text.split('\n') {
             self.tail.publish(|| TailEntry {
                 session: session.to_string(),
                 key: format!("{stream}@{provider}"),
                 entry: entry_of(&stored(line)),
             });
         }
-        let kept = &lines[lines.len().saturating_sub(STREAM_RETENTION)..];
-        let room = STREAM_RETENTION - kept.len();
+        let mut newest: Vec<&str> = text.rsplit('\n').take(STREAM_RETENTION).collect();
+        newest.reverse();
+        let room = STREAM_RETENTION - newest.len();
         while events.len() > room {
             events.pop_front();
         }
-        events.extend(kept.iter().map(stored));
+        events.extend(newest.into_iter().map(stored));
         Ok(())
     }
 
@@ -262,13 +263,29 @@ mod tests {
         let meta = JsonObject::from_iter([("run".to_string(), 1.into())]);
         let at = SystemTime::now();
         store
-            .append_lines("s", "p", "st", &lines[..3], PushLevel::Keep, &meta, at)
+            .append_lines(
+                "s",
+                "p",
+                "st",
+                &lines[..3].join("\n"),
+                PushLevel::Keep,
+                &meta,
+                at,
+            )
             .unwrap();
         let h = store.history("s", None, usize::MAX);
         let got: Vec<_> = h["st@p"].iter().map(|e| e.event.as_str()).collect();
         assert_eq!(got, ["2", "1", "0", "before"]);
         store
-            .append_lines("s", "p", "st", &lines, PushLevel::Keep, &meta, at)
+            .append_lines(
+                "s",
+                "p",
+                "st",
+                &lines.join("\n"),
+                PushLevel::Keep,
+                &meta,
+                at,
+            )
             .unwrap();
         let h = store.history("s", None, usize::MAX);
         let events = &h["st@p"];
