@@ -3,6 +3,8 @@
 //! `tools::call::call_tool` (arguments checked against the schema, gates, concurrency,
 //! timeouts). MCP progress tokens get the provider's `tool.progress`; the request's
 //! cancellation (`notifications/cancelled`, or the client gone) sends `tool.cancel`.
+//! Both ways a call arrives go through [`call`]: rmcp's handler and the endpoint's own
+//! answer to a plain stateless call (`fast.rs`).
 
 use super::binding::Binding;
 use super::{attach, content};
@@ -10,16 +12,33 @@ use crate::state::Core;
 use crate::tools::progress::call_tool_reporting;
 use crate::tools::request::CallRequest;
 use crate::tools::traced;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
-use rmcp::service::RequestContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ProgressNotificationParam, RequestMetaObject,
+};
+use rmcp::service::Peer;
 use rmcp::{ErrorData as McpError, RoleServer};
 use tap_protocol::Json;
+use tokio_util::sync::CancellationToken;
+
+/// What a `tools/call` brings besides its name and arguments, however it arrived.
+pub(crate) struct Asked<'a> {
+    /// The request's `_meta` (`traceparent`, `progressToken`).
+    pub meta: &'a RequestMetaObject,
+    /// The request's cancellation.
+    pub cancel: CancellationToken,
+    /// Where progress notifications go: rmcp's peer. The endpoint's own answer has none,
+    /// and takes no request with a progress token.
+    pub peer: Option<&'a Peer<RoleServer>>,
+    /// Which way it came: `rmcp` or `endpoint` (`fast.rs`), noted on the call's span as
+    /// `mcp.path` for whoever reads a trace wondering which path served a call.
+    pub path: &'static str,
+}
 
 pub(crate) async fn call(
     core: &std::sync::Arc<Core>,
     binding: &Binding,
     request: CallToolRequestParams,
-    context: &RequestContext<RoleServer>,
+    context: Asked<'_>,
 ) -> Result<CallToolResult, McpError> {
     let name = request.name.to_string();
     let args = Json::Object(request.arguments.unwrap_or_default());
@@ -45,6 +64,7 @@ pub(crate) async fn call(
         traceparent.as_deref(),
         "mcp",
     );
+    root.set("mcp.path", context.path);
     let context_text =
         match crate::hooks::decide::precheck_call(core, &binding.session_id, &name, &args, &root)
             .await
@@ -60,22 +80,23 @@ pub(crate) async fn call(
         session_id: binding.session_id.clone(),
         tool: name,
         args,
-        cancel: context.ct.clone(),
+        cancel: context.cancel,
         progress: None,
         traceparent: None,
         caller: crate::tools::request::Caller::Agent,
     };
-    let token = context.meta.get_progress_token();
+    // Sent only to a client that asked (a progress token) and can hear it (a peer).
+    let progress = context.meta.get_progress_token().zip(context.peer);
     let mut step = 0u32;
     let outcome = call_tool_reporting(core, request, &mut root, |message| {
-        // Numbered for the client; sent only to a client that asked (a progress token).
+        // Numbered for the client.
         step += 1;
-        let note = token
-            .clone()
-            .map(|t| ProgressNotificationParam::new(t, f64::from(step)).with_message(message));
-        let peer = context.peer.clone();
+        let note = progress.clone().map(|(t, peer)| {
+            let note = ProgressNotificationParam::new(t, f64::from(step)).with_message(message);
+            (note, peer.clone())
+        });
         async move {
-            if let Some(note) = note {
+            if let Some((note, peer)) = note {
                 // A client that stopped listening to progress still gets its result.
                 let _ = peer.notify_progress(note).await;
             }

@@ -122,7 +122,13 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let binding = self.binding(&context.extensions)?;
-        super::calls::call(&self.core, &binding, request, &context)
+        let asked = super::calls::Asked {
+            meta: &context.meta,
+            cancel: context.ct.clone(),
+            peer: Some(&context.peer),
+            path: "rmcp",
+        };
+        super::calls::call(&self.core, &binding, request, asked)
             .await
             .map(CallToolResponse::Complete)
     }

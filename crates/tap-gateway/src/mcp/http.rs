@@ -1,8 +1,9 @@
 //! `/mcp/<session>`: the MCP facade's endpoint. Every request is checked here first: the
 //! `Origin` (a web page other than the panel is refused, so a site the user visits cannot
 //! call tools) and `Authorization: Bearer <host token>` (never a token in the URL). Then a
-//! WebSocket upgrade is `tap mcp` (`ws.rs`) and anything else is Streamable HTTP, served by
-//! rmcp's service for both MCP generations.
+//! WebSocket upgrade is `tap mcp` (`ws.rs`), a plain stateless `tools/call` is answered
+//! here (`fast.rs`), and anything else is Streamable HTTP, served by rmcp's service for both
+//! MCP generations.
 
 use super::handler::{McpHandler, Target};
 use crate::auth::origin::{self, Allowed};
@@ -54,7 +55,7 @@ pub(crate) async fn endpoint(
     service: Service,
     Path(name): Path<String>,
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
-    mut req: Request,
+    req: Request,
 ) -> Response {
     if let Err(why) = origin::check(req.headers(), core.address, MCP_ENDPOINT) {
         tracing::warn!(%remote, why, "MCP request refused");
@@ -81,6 +82,11 @@ pub(crate) async fn endpoint(
             super::ws::serve(core2, ws, remote, target)
         });
     }
+    // A plain stateless `tools/call` is answered here, in this task (`fast.rs`).
+    let mut req = match super::fast::answer(&core, &target, req).await {
+        Ok(response) => return response,
+        Err(req) => req,
+    };
     req.extensions_mut().insert(target);
     let mut service = service;
     match tower_service::Service::call(&mut service, req).await {

@@ -1,7 +1,8 @@
 //! The MCP facade: any MCP client is a session of this gateway (`docs/mcp.md`).
 //!
-//! `http`: the `/mcp/<session>` endpoint (auth, `Origin`), Streamable HTTP through rmcp or a
-//! WebSocket for `tap mcp` (`ws`). `handler`: the MCP server over one `binding`, the
+//! `http`: the `/mcp/<session>` endpoint (auth, `Origin`), Streamable HTTP through rmcp (a
+//! plain stateless `tools/call` answered by the endpoint itself: `fast`) or a WebSocket for
+//! `tap mcp` (`ws`). `handler`: the MCP server over one `binding`, the
 //! gateway session the client named, joined or registered by `attach`, watched by `watch`
 //! for changes that `notify` (or `subscriptions/listen`) passes on, ended by `ending`. `tools`,
 //! `calls`, `content`, `resources` and `prompts` answer the requests (the gateway's own
@@ -13,6 +14,7 @@ mod calls;
 mod content;
 mod ending;
 mod errors;
+mod fast;
 mod handler;
 pub(crate) mod http;
 mod notify;

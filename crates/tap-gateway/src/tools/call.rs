@@ -206,6 +206,15 @@ async fn dispatch(
         route.link.calls.take(&id);
         return Err(disconnected(&route.provider_name));
     }
+    // A caller whose future is dropped mid-call never reaches the `select!` below (the MCP
+    // fast path runs the call in the HTTP connection's own task, which hyper drops when the
+    // client goes away): the guard then takes the entry and sends `tool.cancel`. Otherwise
+    // the entry is already taken when it drops, and it does nothing.
+    let _abandoned = Abandoned {
+        route,
+        id: &id,
+        session_id: &req.session_id,
+    };
 
     let give_up = tokio::select! {
         outcome = &mut done_rx => return outcome.unwrap_or_else(|_| Err(disconnected(&route.provider_name))),
@@ -225,12 +234,33 @@ async fn dispatch(
             .unwrap_or_else(|_| Err(disconnected(&route.provider_name)));
     }
     let cancel = GatewayMessage::ToolCancel(ToolCancel {
-        id,
+        id: id.clone(),
         session_id: req.session_id.clone(),
         reason: reason.to_string(),
     });
     route.link.send(&cancel);
     Err(CallError::new(code, message))
+}
+
+/// Sends `tool.cancel` for a call still pending when the future waiting for it is dropped.
+struct Abandoned<'a> {
+    route: &'a Route,
+    id: &'a str,
+    session_id: &'a str,
+}
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        if self.route.link.calls.take(self.id).is_some() {
+            self.route
+                .link
+                .send(&GatewayMessage::ToolCancel(ToolCancel {
+                    id: self.id.to_string(),
+                    session_id: self.session_id.to_string(),
+                    reason: "cancelled".to_string(),
+                }));
+        }
+    }
 }
 
 fn same_schema(a: &Route, b: &Route) -> bool {
