@@ -83,7 +83,7 @@ impl StreamStore {
             level,
             metadata: Some(metadata.clone()),
         };
-        for line in text.split('\n') {
+        for line in text.split('\n').take_while(|_| self.tail.has_followers()) {
             self.tail.publish(|| TailEntry {
                 session: session.to_string(),
                 key: format!("{stream}@{provider}"),

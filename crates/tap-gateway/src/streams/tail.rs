@@ -42,6 +42,11 @@ impl Tail {
         }
     }
 
+    /// Whether anyone follows now (a batch of entries need not be walked otherwise).
+    pub fn has_followers(&self) -> bool {
+        self.followers.load(Ordering::Relaxed) > 0
+    }
+
     pub fn subscribe(&self) -> TailReceiver {
         self.followers.fetch_add(1, Ordering::Relaxed);
         TailReceiver {
