@@ -6,7 +6,7 @@
 //! and the reference's legacy `includePattern` / `excludePattern` / `notifyPattern`,
 //! compiled in its order: exclude → drop, notify → inject, include → keep, then `.*` → drop.
 
-use regex::{RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 use tap_protocol::emitters::EmitterRule;
 use tap_protocol::ledger::EventOutcome;
@@ -17,24 +17,12 @@ pub(crate) const MAX_EMITTER_RULES: usize = 64;
 /// A pattern's compiled size bound (the hook rules' bound).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-/// A compiled filter: the rules as one `RegexSet`, so a line is scanned once for all of
-/// them (a regex per rule cost a search each, most of a line's routing time).
-#[derive(Debug)]
+/// A compiled filter.
+#[derive(Debug, Default)]
 pub(crate) struct EventFilter {
-    set: RegexSet,
-    outcomes: Vec<EventOutcome>,
+    rules: Vec<(Regex, EventOutcome)>,
     /// The rules as given, for listing.
     pub source: Vec<EmitterRule>,
-}
-
-impl Default for EventFilter {
-    fn default() -> Self {
-        Self {
-            set: RegexSet::empty(),
-            outcomes: Vec::new(),
-            source: Vec::new(),
-        }
-    }
 }
 
 impl EventFilter {
@@ -46,36 +34,33 @@ impl EventFilter {
                 rules.len()
             ));
         }
-        // Each rule alone first, so a bad one is named by its index.
-        for (i, r) in rules.iter().enumerate() {
-            RegexBuilder::new(&r.pattern)
-                .case_insensitive(true)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .map_err(|e| {
-                    format!(
-                        "eventFilter rule {i}: '{}' is not a valid regex: {e}",
-                        r.pattern
-                    )
-                })?;
-        }
-        let set = RegexSetBuilder::new(rules.iter().map(|r| &r.pattern))
-            .case_insensitive(true)
-            .size_limit(REGEX_SIZE_LIMIT * rules.len().max(1))
-            .build()
-            .map_err(|e| format!("eventFilter: the rules together are too large: {e}"))?;
+        let compiled = rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                RegexBuilder::new(&r.pattern)
+                    .case_insensitive(true)
+                    .size_limit(REGEX_SIZE_LIMIT)
+                    .build()
+                    .map(|re| (re, r.outcome))
+                    .map_err(|e| {
+                        format!(
+                            "eventFilter rule {i}: '{}' is not a valid regex: {e}",
+                            r.pattern
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
-            set,
-            outcomes: rules.iter().map(|r| r.outcome).collect(),
+            rules: compiled,
             source: rules.to_vec(),
         })
     }
 
     /// The index of the rule that matched (none: kept) and the outcome.
     pub fn decide(&self, line: &str) -> (Option<usize>, EventOutcome) {
-        // The set reports every rule that matches, in rule order: the first one decides.
-        match self.set.matches(line).iter().next() {
-            Some(i) => (Some(i), self.outcomes[i]),
+        match self.rules.iter().position(|(re, _)| re.is_match(line)) {
+            Some(i) => (Some(i), self.rules[i].1),
             None => (None, EventOutcome::Keep),
         }
     }
