@@ -33,11 +33,11 @@ pub(crate) const MAX_LINES_PER_INJECT: usize = 4;
 
 /// A chunk of stored lines is cut once it holds this many bytes (or
 /// [`MAX_LINES_PER_ROW`] lines).
-pub(crate) const MAX_CHUNK_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Chunks one run may have queued for the ledger; beyond, it reads no further until one
 /// is written. Bounds a run's memory to about this times [`MAX_CHUNK_BYTES`].
-pub(crate) const MAX_CHUNKS_QUEUED: usize = 16;
+pub(crate) const MAX_CHUNKS_QUEUED: usize = 32;
 
 /// One run's routing.
 pub(crate) struct Router<'a> {
