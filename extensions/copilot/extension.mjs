@@ -135,6 +135,7 @@ class Host {
     this.reloadWanted = false; // a reload waits for this process's tool calls
     this.reloading = false;
     this.ending = false;
+    this.joining = null; // the connect() in progress
     this.backoff = RECONNECT_MIN_MS;
     this.awayLogged = false;
     this.firstTools = null; // resolves when the first set with a provider's tool arrives
@@ -180,7 +181,7 @@ class Host {
     const found = discover();
     debug("connect:", found.error ?? found.address);
     if (found.error) return Promise.resolve(this.away(found.error));
-    return new Promise((resolve) => {
+    this.joining = new Promise((resolve) => {
       let settled = false;
       const done = (ok) => {
         if (!settled) {
@@ -220,6 +221,7 @@ class Host {
       };
       ws.onerror = () => {}; // onclose follows and says what to do
     });
+    return this.joining;
   }
 
   away(reason) {
@@ -409,6 +411,12 @@ class Host {
   async end() {
     if (this.reloading || this.ending) return;
     this.ending = true;
+    // The process a reload started may still be joining when the session ends (the user
+    // quit right after a tool change): let it finish, so the session ends now rather than
+    // after the gateway's resume window.
+    if (!this.registered && this.ws && this.joining) {
+      await Promise.race([this.joining, new Promise((r) => setTimeout(r, END_WAIT_MS))]);
+    }
     if (!this.registered) return this.ws?.close(1000);
     await this.request({ type: "session.end", sessionId: this.sessionId }, END_WAIT_MS).catch(() => {});
     this.ws?.close(1000, "session ended");
