@@ -103,21 +103,16 @@ async fn progress_cancel_and_stream_resources_work_through_tap_mcp() {
         if mode == "legacy" {
             p.send(json!({"type": "push", "level": "keep", "event": "noted", "stream": "notes"}))
                 .await;
-            // The push is stored as it arrives; a read may come first.
-            let mut text = None;
-            for _ in 0..200 {
-                c.send(json!({"op": "read", "uri": "tap://streams/greeter/notes"}))
-                    .await;
-                let r = c.expect("read").await;
-                text = r["text"]
-                    .as_str()
-                    .filter(|t| t.contains("noted"))
-                    .map(str::to_string);
-                if text.is_some() {
-                    break;
-                }
-            }
-            let text = text.expect("the pushed event in the stream resource");
+            // Once the gateway answered a later frame of this provider, the push is stored
+            // (a read before that finds no stream yet: an error, not a read).
+            tap_testkit::until_fence(&mut p).await;
+            c.send(json!({"op": "read", "uri": "tap://streams/greeter/notes"}))
+                .await;
+            let r = c.expect("read").await;
+            let text = r["text"]
+                .as_str()
+                .filter(|t| t.contains("noted"))
+                .expect("the pushed event in the stream resource");
             let event: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
             assert_eq!(event["event"], "noted");
         }
