@@ -47,17 +47,17 @@ impl StreamStore {
         item: Stored,
     ) -> Result<(), TooManyStreams> {
         let mut inner = self.inner.lock().unwrap();
-        let events = queue(&mut inner, session, provider, stream)?;
-        if events.len() == STREAM_RETENTION {
-            events.pop_front();
-        }
-        events.push_back(item);
-        self.tail.publish(|| TailEntry {
-            session: session.to_string(),
-            key: format!("{stream}@{provider}"),
-            entry: entry_of(events.back().expect("just pushed")),
-        });
-        Ok(())
+        with_queue(&mut inner, session, provider, stream, |events| {
+            if events.len() == STREAM_RETENTION {
+                events.pop_front();
+            }
+            events.push_back(item);
+            self.tail.publish(|| TailEntry {
+                session: session.to_string(),
+                key: format!("{stream}@{provider}"),
+                entry: entry_of(events.back().expect("just pushed")),
+            });
+        })
     }
 
     /// Appends consecutive events of one level and one metadata (an emitter's lines,
@@ -75,29 +75,29 @@ impl StreamStore {
         at: SystemTime,
     ) -> Result<(), TooManyStreams> {
         let mut inner = self.inner.lock().unwrap();
-        let events = queue(&mut inner, session, provider, stream)?;
-        let metadata = Arc::new(metadata.clone());
-        let stored = |line: &str| Stored {
-            at,
-            event: line.to_string(),
-            level,
-            metadata: Some(metadata.clone()),
-        };
-        for line in text.split('\n').take_while(|_| self.tail.has_followers()) {
-            self.tail.publish(|| TailEntry {
-                session: session.to_string(),
-                key: format!("{stream}@{provider}"),
-                entry: entry_of(&stored(line)),
-            });
-        }
-        let mut newest: Vec<&str> = text.rsplit('\n').take(STREAM_RETENTION).collect();
-        newest.reverse();
-        let room = STREAM_RETENTION - newest.len();
-        while events.len() > room {
-            events.pop_front();
-        }
-        events.extend(newest.into_iter().map(stored));
-        Ok(())
+        with_queue(&mut inner, session, provider, stream, |events| {
+            let metadata = Arc::new(metadata.clone());
+            let stored = |line: &str| Stored {
+                at,
+                event: line.to_string(),
+                level,
+                metadata: Some(metadata.clone()),
+            };
+            for line in text.split('\n').take_while(|_| self.tail.has_followers()) {
+                self.tail.publish(|| TailEntry {
+                    session: session.to_string(),
+                    key: format!("{stream}@{provider}"),
+                    entry: entry_of(&stored(line)),
+                });
+            }
+            let mut newest: Vec<&str> = text.rsplit('\n').take(STREAM_RETENTION).collect();
+            newest.reverse();
+            let room = STREAM_RETENTION - newest.len();
+            while events.len() > room {
+                events.pop_front();
+            }
+            events.extend(newest.into_iter().map(stored));
+        })
     }
 
     /// The session's whole history (as [`StreamStore::history`] with no selection), and
@@ -142,31 +142,34 @@ impl StreamStore {
     }
 }
 
-/// The events of one stream, made on first use; refuses a new stream beyond
-/// [`MAX_STREAMS_PER_PROVIDER`] for the provider in the session.
-fn queue<'a>(
-    inner: &'a mut HashMap<String, SessionStreams>,
+/// Runs `f` on the events of one stream, made on first use; refuses a new stream beyond
+/// [`MAX_STREAMS_PER_PROVIDER`] for the provider in the session. A closure rather than a
+/// returned reference: that lets each map be looked up once by `&str` (the push path),
+/// its key allocated only for a new session, provider or stream.
+fn with_queue<R>(
+    inner: &mut HashMap<String, SessionStreams>,
     session: &str,
     provider: &str,
     stream: &str,
-) -> Result<&'a mut VecDeque<Stored>, TooManyStreams> {
-    // Looked up by `&str` first: the keys are allocated only for a new session, provider
-    // or stream.
-    if !inner.contains_key(session) {
-        inner.insert(session.to_string(), SessionStreams::default());
-    }
-    let by_provider = inner.get_mut(session).expect("just made");
-    if !by_provider.contains_key(provider) {
-        by_provider.insert(provider.to_string(), HashMap::default());
-    }
-    let by_stream = by_provider.get_mut(provider).expect("just made");
-    if !by_stream.contains_key(stream) {
-        if by_stream.len() >= MAX_STREAMS_PER_PROVIDER {
-            return Err(TooManyStreams);
-        }
-        by_stream.insert(stream.to_string(), VecDeque::with_capacity(16));
-    }
-    Ok(by_stream.get_mut(stream).expect("just made"))
+    f: impl FnOnce(&mut VecDeque<Stored>) -> R,
+) -> Result<R, TooManyStreams> {
+    let by_provider = match inner.get_mut(session) {
+        Some(m) => m,
+        None => inner.entry(session.to_string()).or_default(),
+    };
+    let by_stream = match by_provider.get_mut(provider) {
+        Some(m) => m,
+        None => by_provider.entry(provider.to_string()).or_default(),
+    };
+    let count = by_stream.len();
+    let events = match by_stream.get_mut(stream) {
+        Some(q) => q,
+        None if count >= MAX_STREAMS_PER_PROVIDER => return Err(TooManyStreams),
+        None => by_stream
+            .entry(stream.to_string())
+            .or_insert_with(|| VecDeque::with_capacity(16)),
+    };
+    Ok(f(events))
 }
 
 fn history_of(
