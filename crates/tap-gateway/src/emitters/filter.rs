@@ -5,8 +5,16 @@
 //! Config accepts both forms, `"eventFilter": [ … ]` and `"eventFilter": {"rules": [ … ]}`,
 //! and the reference's legacy `includePattern` / `excludePattern` / `notifyPattern`,
 //! compiled in its order: exclude → drop, notify → inject, include → keep, then `.*` → drop.
+//!
+//! A run's lines are decided a read at a time ([`EventFilter::decide_all`]): a rule whose
+//! regex cannot match across a line break is searched over the read's lines at once, in
+//! multi-line mode, instead of once per line. Most lines match no rule, and one search
+//! over a 64 KiB read skips them at the regex engine's literal-scan speed, where a search
+//! per line pays the engine's per-search set-up for every line.
 
+use super::process::Batch;
 use regex::{Regex, RegexBuilder};
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use serde_json::Value;
 use tap_protocol::emitters::EmitterRule;
 use tap_protocol::ledger::EventOutcome;
@@ -17,12 +25,28 @@ pub(crate) const MAX_EMITTER_RULES: usize = 64;
 /// A pattern's compiled size bound (the hook rules' bound).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
+/// In [`EventFilter::decide_all`]'s answer: the line matched no rule.
+pub(crate) const NO_RULE: u8 = u8::MAX;
+
+// A rule's index must fit the answer's bytes, with `NO_RULE` to spare.
+const _: () = assert!(MAX_EMITTER_RULES < NO_RULE as usize);
+
 /// A compiled filter.
 #[derive(Debug, Default)]
 pub(crate) struct EventFilter {
-    rules: Vec<(Regex, EventOutcome)>,
+    rules: Vec<Rule>,
     /// The rules as given, for listing.
     pub source: Vec<EmitterRule>,
+}
+
+#[derive(Debug)]
+struct Rule {
+    /// Matches one line.
+    line: Regex,
+    /// The same pattern in multi-line mode, when it cannot match a line break: it then
+    /// matches within a line of many joined by `\n` exactly where `line` matches that line.
+    lines: Option<Regex>,
+    outcome: EventOutcome,
 }
 
 impl EventFilter {
@@ -38,19 +62,22 @@ impl EventFilter {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                RegexBuilder::new(&r.pattern)
-                    .case_insensitive(true)
-                    .size_limit(REGEX_SIZE_LIMIT)
-                    .build()
-                    .map(|re| (re, r.outcome))
-                    .map_err(|e| {
-                        format!(
-                            "eventFilter rule {i}: '{}' is not a valid regex: {e}",
-                            r.pattern
-                        )
-                    })
+                let line = build(&r.pattern, false).map_err(|e| {
+                    format!(
+                        "eventFilter rule {i}: '{}' is not a valid regex: {e}",
+                        r.pattern
+                    )
+                })?;
+                let lines = within_a_line(&r.pattern)
+                    .then(|| build(&r.pattern, true).ok())
+                    .flatten();
+                Ok(Rule {
+                    line,
+                    lines,
+                    outcome: r.outcome,
+                })
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, String>>()?;
         Ok(Self {
             rules: compiled,
             source: rules.to_vec(),
@@ -59,10 +86,126 @@ impl EventFilter {
 
     /// The index of the rule that matched (none: kept) and the outcome.
     pub fn decide(&self, line: &str) -> (Option<usize>, EventOutcome) {
-        match self.rules.iter().position(|(re, _)| re.is_match(line)) {
-            Some(i) => (Some(i), self.rules[i].1),
+        match self.rules.iter().position(|r| r.line.is_match(line)) {
+            Some(i) => (Some(i), self.rules[i].outcome),
             None => (None, EventOutcome::Keep),
         }
+    }
+
+    /// What [`Self::decide`] gives each line of `batch`, as `out[i]`: the rule's index, or
+    /// [`NO_RULE`]. Rules are tried in order, each only on the lines no earlier rule took.
+    pub fn decide_all(&self, batch: &Batch, out: &mut Vec<u8>) {
+        out.clear();
+        out.resize(batch.len(), NO_RULE);
+        let mut open = batch.len();
+        for (i, rule) in self.rules.iter().enumerate() {
+            if open == 0 {
+                break;
+            }
+            let i = i as u8;
+            match &rule.lines {
+                Some(re) => open -= search_lines(re, batch, i, out),
+                None => {
+                    for (line, decided) in batch.iter().zip(out.iter_mut()) {
+                        if *decided == NO_RULE && rule.line.is_match(line) {
+                            *decided = i;
+                            open -= 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The outcome of a rule index [`Self::decide_all`] gave.
+    pub fn outcome(&self, rule: u8) -> EventOutcome {
+        match self.rules.get(rule as usize) {
+            Some(r) => r.outcome,
+            None => EventOutcome::Keep,
+        }
+    }
+}
+
+fn build(pattern: &str, multi_line: bool) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .multi_line(multi_line)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+}
+
+/// Gives rule `rule` the lines of `batch` that `re` (multi-line) matches within and no
+/// earlier rule took; how many it took. One search per matching line at most: after a
+/// match the search goes on from the next line.
+fn search_lines(re: &Regex, batch: &Batch, rule: u8, out: &mut [u8]) -> usize {
+    let (text, ends) = (batch.text(), batch.ends());
+    let (mut line, mut taken, mut at) = (0, 0, 0);
+    while let Some(m) = re.find_at(text, at) {
+        // `ends[line]` is where the line's text ends (its `\n`); a match, which holds no
+        // `\n`, lies in the first line ending at or after its start.
+        while line < ends.len() && ends[line] < m.start() {
+            line += 1;
+        }
+        let Some(&end) = ends.get(line) else { break };
+        if out[line] == NO_RULE {
+            out[line] = rule;
+            taken += 1;
+        }
+        line += 1;
+        at = end + 1;
+        if at >= text.len() {
+            break;
+        }
+    }
+    taken
+}
+
+/// Whether every match of `pattern` (case-insensitive, multi-line) lies within one line,
+/// with the same anchors there as in that line alone: it matches no `\n`, and looks only
+/// at line starts and ends (`^`, `$`) and word boundaries (a `\n` is not a word
+/// character, like a text's edge). `\A`, `\z` and CRLF anchors, or a class or literal
+/// holding `\n` (`(?s).`, `\s`, `[^a]`), make a rule go line by line instead.
+fn within_a_line(pattern: &str) -> bool {
+    let parsed = regex_syntax::ParserBuilder::new()
+        .case_insensitive(true)
+        .multi_line(true)
+        .build()
+        .parse(pattern);
+    parsed.is_ok_and(|hir| stays_in_line(&hir))
+}
+
+fn stays_in_line(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Empty => true,
+        HirKind::Literal(lit) => !lit.0.contains(&b'\n'),
+        HirKind::Class(Class::Unicode(c)) => !c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= '\n' && '\n' <= r.end()),
+        HirKind::Class(Class::Bytes(c)) => !c
+            .ranges()
+            .iter()
+            .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
+        HirKind::Look(look) => matches!(
+            look,
+            Look::StartLF
+                | Look::EndLF
+                | Look::WordAscii
+                | Look::WordAsciiNegate
+                | Look::WordUnicode
+                | Look::WordUnicodeNegate
+                | Look::WordStartAscii
+                | Look::WordEndAscii
+                | Look::WordStartUnicode
+                | Look::WordEndUnicode
+                | Look::WordStartHalfAscii
+                | Look::WordEndHalfAscii
+                | Look::WordStartHalfUnicode
+                | Look::WordEndHalfUnicode
+        ),
+        HirKind::Repetition(r) => stays_in_line(&r.sub),
+        HirKind::Capture(c) => stays_in_line(&c.sub),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().all(stays_in_line),
     }
 }
 
@@ -160,5 +303,83 @@ mod tests {
                 .unwrap()
         )
         .is_err());
+    }
+
+    /// `decide_all` over a read must give each line what `decide` gives it alone, for
+    /// every kind of pattern: anchors, word boundaries, empty matches, classes that hold a
+    /// line break (those go line by line), and rules that take lines before later ones.
+    #[test]
+    fn deciding_a_read_at_once_agrees_with_deciding_each_line() {
+        let patterns = [
+            "^9",
+            "7$",
+            "^1000$",
+            ".",
+            "",
+            "x*",
+            "$",
+            "^",
+            "^$",
+            r"\bfoo\b",
+            r"\Bo",
+            r"o\B",
+            r"\s",
+            r"(?s).o",
+            r"\Afoo",
+            r"bar\z",
+            r"[^a]",
+            "é",
+            "(?-m)^foo",
+            "(?m)^bar$",
+            "foo|^ba",
+            r"\d{3}",
+            "(?i)ERROR",
+            r"(?u:\b)x",
+            "a+$",
+            r"\n",
+            r"[\s\S]",
+        ];
+        let lines = [
+            "foo", "bar", "foo bar", "error: x", "9 ends 7", "1000", "17", "x", "é", "o", "foobar",
+            "ab", "  ", "bar foo", "999", "a", "aaa",
+        ];
+        let mut batch = Batch::default();
+        for l in lines {
+            batch.push(l);
+        }
+        let mut out = Vec::new();
+        for a in patterns {
+            for b in patterns {
+                let f = EventFilter::compile(&[
+                    EmitterRule {
+                        pattern: a.into(),
+                        outcome: Drop,
+                    },
+                    EmitterRule {
+                        pattern: b.into(),
+                        outcome: Surface,
+                    },
+                ])
+                .unwrap();
+                f.decide_all(&batch, &mut out);
+                for (line, &rule) in lines.iter().zip(&out) {
+                    let want = f.decide(line);
+                    let got = ((rule != NO_RULE).then_some(rule as usize), f.outcome(rule));
+                    assert_eq!(got, want, "rules [{a:?}, {b:?}], line {line:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_patterns_that_stay_in_a_line_search_a_read_at_once() {
+        for p in ["^9", "7$", r"\bx", "a.b", "[a-z]+", ""] {
+            assert!(within_a_line(p), "{p}");
+        }
+        for p in [
+            r"\s", "(?s).", r"\A", r"\z", "[^a]", r"\n", "(?-m)^x", "(?R)$",
+        ] {
+            assert!(!within_a_line(p), "{p}");
+        }
     }
 }

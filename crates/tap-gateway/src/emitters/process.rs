@@ -96,7 +96,10 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                 Ok(buf) => buf,
             };
             let mut rest = buf;
-            while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            if self.line.is_empty() {
+                rest = whole_lines(rest, &mut self.cut, out);
+            }
+            while let Some(i) = memchr::memchr(b'\n', rest) {
                 take(&mut self.line, &mut self.cut, &rest[..i], out);
                 rest = &rest[i + 1..];
             }
@@ -108,6 +111,29 @@ impl<R: AsyncRead + Unpin> Lines<R> {
             }
         }
     }
+}
+
+/// Adds to `out` the complete lines at the start of `buf` when they are valid UTF-8 (the
+/// common case), decoded with one check for all of them; returns the rest of `buf`, which
+/// [`take`] goes through line by line.
+fn whole_lines<'b>(buf: &'b [u8], cut: &mut usize, out: &mut Batch) -> &'b [u8] {
+    let Some(last) = memchr::memrchr(b'\n', buf) else {
+        return buf;
+    };
+    let Ok(whole) = std::str::from_utf8(&buf[..last]) else {
+        return buf;
+    };
+    for line in whole.split('\n') {
+        if line.len() > MAX_EMITTER_LINE_BYTES {
+            take(&mut Vec::new(), cut, line.as_bytes(), out);
+            continue;
+        }
+        let text = line.trim();
+        if !text.is_empty() {
+            out.push(text);
+        }
+    }
+    &buf[last + 1..]
 }
 
 /// Adds `part` to the line being read, up to the limit; counts what is cut.
@@ -143,8 +169,8 @@ fn take(line: &mut Vec<u8>, cut: &mut usize, tail: &[u8], out: &mut Batch) {
     line.clear();
 }
 
-/// The lines of one read, back to back in one string, and where each ends: no allocation
-/// per line.
+/// The lines of one read in one string, joined by `\n`, and where each ends: no
+/// allocation per line, and the filter can search them all at once.
 #[derive(Default)]
 pub(crate) struct Batch {
     text: String,
@@ -169,12 +195,25 @@ impl Batch {
         let mut start = 0;
         self.ends.iter().map(move |&end| {
             let line = &self.text[start..end];
-            start = end;
+            start = end + 1;
             line
         })
     }
 
-    fn push(&mut self, line: &str) {
+    /// The lines joined by `\n` (none after the last).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Where each line's text ends in [`Self::text`].
+    pub fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    pub(crate) fn push(&mut self, line: &str) {
+        if !self.ends.is_empty() {
+            self.text.push('\n');
+        }
         self.text.push_str(line);
         self.ends.push(self.text.len());
     }
@@ -204,5 +243,19 @@ mod tests {
             &got[0][got[0].len() - 40..]
         );
         assert_eq!(got[1], "next");
+    }
+
+    #[tokio::test]
+    async fn bad_utf8_is_replaced_in_its_line_only_and_lines_join_across_reads() {
+        assert_eq!(
+            all(b"ok\n\xff bad \nfine\n").await,
+            ["ok", "\u{fffd} bad", "fine"]
+        );
+        use tokio::io::AsyncReadExt;
+        let mut lines = Lines::new((&b" a"[..]).chain(&b"b \nc\n\nd"[..]));
+        let mut out = Batch::default();
+        while lines.next_batch(&mut out).await {}
+        assert_eq!(out.iter().collect::<Vec<_>>(), ["ab", "c", "d"]);
+        assert_eq!(out.text(), "ab\nc\nd");
     }
 }

@@ -57,6 +57,8 @@ pub(crate) struct Router<'a> {
     folded: u64,
     /// Chunks of this run queued for the ledger and not yet written.
     queued: Arc<Semaphore>,
+    /// The filter's answer for the read being routed, kept for its allocation.
+    decided: Vec<u8>,
 }
 
 impl<'a> Router<'a> {
@@ -83,6 +85,7 @@ impl<'a> Router<'a> {
             pending: Vec::new(),
             folded: 0,
             queued: Arc::new(Semaphore::new(MAX_CHUNKS_QUEUED)),
+            decided: Vec::new(),
         }
     }
 
@@ -97,8 +100,10 @@ impl<'a> Router<'a> {
         let at = SystemTime::now();
         let mut chunk = Chunk::default();
         self.counts.lines += batch.len() as u64;
-        for text in batch.iter() {
-            let (_, outcome) = self.filter.decide(text);
+        let mut decided = std::mem::take(&mut self.decided);
+        self.filter.decide_all(batch, &mut decided);
+        for (text, &rule) in batch.iter().zip(&decided) {
+            let outcome = self.filter.outcome(rule);
             let level = match self.injector.deliver_as(outcome) {
                 EventOutcome::Drop => {
                     self.counts.dropped += 1;
@@ -119,6 +124,7 @@ impl<'a> Router<'a> {
             chunk.push(text, level);
         }
         batch.clear();
+        self.decided = decided;
         if chunk.lines > 0 {
             self.store_chunk(chunk, source, at).await;
         }
