@@ -104,7 +104,7 @@ impl EventFilter {
             }
             let i = i as u8;
             match &rule.lines {
-                Some(re) => open -= search_lines(re, batch, i, out),
+                Some(re) => open -= search_lines(re, &rule.line, batch, i, out),
                 None => {
                     for (line, decided) in batch.iter().zip(out.iter_mut()) {
                         if *decided == NO_RULE && rule.line.is_match(line) {
@@ -134,12 +134,18 @@ fn build(pattern: &str, multi_line: bool) -> Result<Regex, regex::Error> {
         .build()
 }
 
+/// A whole-read search turns into a search per line once it has found a match in more
+/// than one line in this many: past that, each match costs a search of its own anyway,
+/// and a whole-read search costs more per call than one over a single line.
+const DENSE_MATCHES: usize = 4;
+
 /// Gives rule `rule` the lines of `batch` that `re` (multi-line) matches within and no
 /// earlier rule took; how many it took. One search per matching line at most: after a
-/// match the search goes on from the next line.
-fn search_lines(re: &Regex, batch: &Batch, rule: u8, out: &mut [u8]) -> usize {
+/// match the search goes on from the next line. When matches turn out dense, the rest of
+/// the lines are tried one by one with `line_re`.
+fn search_lines(re: &Regex, line_re: &Regex, batch: &Batch, rule: u8, out: &mut [u8]) -> usize {
     let (text, ends) = (batch.text(), batch.ends());
-    let (mut line, mut taken, mut at) = (0, 0, 0);
+    let (mut line, mut taken, mut found, mut at) = (0, 0, 0, 0);
     while let Some(m) = re.find_at(text, at) {
         // `ends[line]` is where the line's text ends (its `\n`); a match, which holds no
         // `\n`, lies in the first line ending at or after its start.
@@ -151,9 +157,19 @@ fn search_lines(re: &Regex, batch: &Batch, rule: u8, out: &mut [u8]) -> usize {
             out[line] = rule;
             taken += 1;
         }
+        found += 1;
         line += 1;
         at = end + 1;
         if at >= text.len() {
+            break;
+        }
+        if line >= 64 && found * DENSE_MATCHES > line {
+            for (l, decided) in batch.iter().zip(out.iter_mut()).skip(line) {
+                if *decided == NO_RULE && line_re.is_match(l) {
+                    *decided = rule;
+                    taken += 1;
+                }
+            }
             break;
         }
     }
