@@ -359,8 +359,16 @@ mod tests {
             "foo", "bar", "foo bar", "error: x", "9 ends 7", "1000", "17", "x", "é", "o", "foobar",
             "ab", "  ", "bar foo", "999", "a", "aaa",
         ];
+        // Past 64 lines a dense rule goes on line by line: the read repeats the lines so
+        // both halves of that switch are checked.
+        let lines: Vec<&str> = lines
+            .iter()
+            .copied()
+            .cycle()
+            .take(lines.len() * 5)
+            .collect();
         let mut batch = Batch::default();
-        for l in lines {
+        for l in &lines {
             batch.push(l);
         }
         let mut out = Vec::new();
