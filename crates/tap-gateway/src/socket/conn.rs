@@ -194,7 +194,11 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
                 // Still stoppable while waiting: the wait ends when the writer takes it.
                 tokio::select! {
                     _ = handler.relieve() => {}
-                    _ = kill.cancelled() => break End::Close(CloseCode::Away, "gateway stopping"),
+                    _ = kill.cancelled() => break if out.overflowed() {
+                        End::Dropped(Stall::Overflow)
+                    } else {
+                        End::Close(CloseCode::Away, "gateway stopping")
+                    },
                 }
             }
         }

@@ -263,3 +263,35 @@ async fn a_control_client_that_stops_reading_a_stream_follow_is_dropped() {
     p.send(push(i)).await;
     good.event_of("stream.entry").await;
 }
+
+#[tokio::test]
+async fn a_provider_that_does_not_take_one_large_call_in_time_is_dropped() {
+    // One frame larger than any kernel buffer on the way: the queue never fills, the write
+    // stalls, and the write timeout ends it.
+    let gw = TestGateway::start_with(|c| {
+        c.outbound.peer_write_timeout = Duration::from_millis(300);
+    })
+    .await;
+    let (host, session) = gw.host_with_session().await;
+    let mut slow = Provider::connect_small_window(&gw.url(), WINDOW).await;
+    slow.send(json!({"type": "auth", "token": gw.token()}))
+        .await;
+    slow.expect("sessions").await;
+    slow.send(hello("slow", &session.id, json!({"tools": [tool("sink")]})))
+        .await;
+    expect_bound(&mut slow, &session.id).await;
+    wait_until("the tool listed", || async {
+        session_tool_names(&host, &session.id)
+            .await
+            .contains(&"sink".to_string())
+    })
+    .await;
+
+    let big = "x".repeat(8 * 1024 * 1024);
+    let r = result_of(invoke(&host, &session.id, "sink", json!({ "pad": big }))).await;
+    assert_eq!(code(&r), Some("DISCONNECTED"), "{r:?}");
+    let d = diagnostics(&gw);
+    assert_eq!(slow_consumer_hits(&d), 1, "{:?}", d.limits);
+    assert_eq!(d.connections.providers.bound, 0, "{d:?}");
+    assert_eq!(d.connections.providers.queued.bytes, 0, "{d:?}");
+}
