@@ -279,12 +279,15 @@ impl Stall {
 }
 
 /// Writes `first` and up to [`WRITE_BATCH`] more queued frames, then flushes.
-async fn write_batch(
-    ws: &mut WsStream,
+async fn write_batch<W>(
+    ws: &mut W,
     first: Message,
     out: &mut OutReceiver,
     timeout: Duration,
-) -> Result<(), Stall> {
+) -> Result<(), Stall>
+where
+    W: futures_util::Sink<Message, Error = tungstenite::Error> + Unpin,
+{
     let write = async {
         ws.feed(first).await?;
         for _ in 1..WRITE_BATCH {
@@ -299,5 +302,49 @@ async fn write_batch(
         Ok(Ok(())) => Ok(()),
         Ok(Err(_)) => Err(Stall::Failed),
         Err(_) => Err(Stall::WriteTimeout),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::OutboundLimits;
+    use crate::socket::outbound::channel;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    /// A peer that never takes a byte: the sink is never ready.
+    struct Stuck;
+
+    impl futures_util::Sink<Message> for Stuck {
+        type Error = tungstenite::Error;
+        fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+        fn start_send(self: Pin<&mut Self>, _: Message) -> Result<(), Self::Error> {
+            unreachable!("never ready")
+        }
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+        fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_batch_the_peer_does_not_take_ends_exactly_at_the_write_timeout() {
+        let limits = OutboundLimits::default();
+        let (_tx, mut rx) = channel(limits, CancellationToken::new(), Default::default());
+        let start = Instant::now();
+        let r = write_batch(
+            &mut Stuck,
+            Message::text("x"),
+            &mut rx,
+            limits.peer_write_timeout,
+        )
+        .await;
+        assert_eq!(r, Err(Stall::WriteTimeout));
+        assert_eq!(start.elapsed(), tap_protocol::limits::PEER_WRITE_TIMEOUT);
     }
 }
