@@ -59,6 +59,34 @@ pub struct GatewayConfig {
     /// `http://`. Spans carry session ids, provider, tool and stream names and error
     /// messages, never tool arguments or results. `None`: no export.
     pub otlp_endpoint: Option<String>,
+    /// How much may wait for one peer that is not reading, and how long one write may take.
+    pub outbound: OutboundLimits,
+}
+
+/// Slow consumers: the bounds of each connection's outbound queue and its write timeouts.
+/// Defaults from [`tap_protocol::limits`]; tests shrink them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutboundLimits {
+    /// Bytes queued for one peer and not yet written (`MAX_OUTBOUND_QUEUED_BYTES`).
+    pub max_queued_bytes: usize,
+    /// Messages queued for one peer and not yet written (`MAX_OUTBOUND_QUEUED_MESSAGES`).
+    pub max_queued_messages: usize,
+    /// How long a provider or session host may take to accept one batch of frames
+    /// (`PEER_WRITE_TIMEOUT`).
+    pub peer_write_timeout: Duration,
+    /// The same for a control client (`CONTROL_WRITE_TIMEOUT`).
+    pub control_write_timeout: Duration,
+}
+
+impl Default for OutboundLimits {
+    fn default() -> Self {
+        Self {
+            max_queued_bytes: limits::MAX_OUTBOUND_QUEUED_BYTES,
+            max_queued_messages: limits::MAX_OUTBOUND_QUEUED_MESSAGES,
+            peer_write_timeout: limits::PEER_WRITE_TIMEOUT,
+            control_write_timeout: limits::CONTROL_WRITE_TIMEOUT,
+        }
+    }
 }
 
 /// Where the ledger keeps history.
@@ -93,6 +121,7 @@ impl GatewayConfig {
             history: History::File,
             emitter_env: Vec::new(),
             otlp_endpoint: None,
+            outbound: OutboundLimits::default(),
         }
     }
 }

@@ -56,7 +56,7 @@ mod trace;
 mod transforms;
 
 pub use auth::files::{read_secret_file, GatewayFiles};
-pub use config::{GatewayConfig, History};
+pub use config::{GatewayConfig, History, OutboundLimits};
 pub use error::GatewayError;
 pub use events::GatewayEvent;
 pub use gateway::{Gateway, HistoryError};

@@ -52,6 +52,8 @@ pub(crate) struct Core {
     pub invocations: TaskTracker,
     /// Connection slots, one permit per open socket of each kind.
     pub slots: Slots,
+    /// What is queued for each kind of connection and not yet written.
+    pub outbound: crate::socket::outbound::Gauges,
     /// The remembered pairings' file (`$TAP_HOME/paired-providers.json`).
     pub pairing: crate::pairing::store::Store,
     /// Changes for the control plane.
@@ -150,6 +152,7 @@ impl Core {
                     tap_protocol::limits::MAX_CONTROL_CONNECTIONS,
                 )),
             },
+            outbound: Default::default(),
             pairing,
             events,
             ui_logins: LoginCodes::default(),

@@ -114,6 +114,9 @@ pub struct ProviderConnections {
     pub bound: usize,
     /// Was bound; its session ended or a rebind failed.
     pub unbound: usize,
+    /// What is queued for these sockets and not yet written (slow consumers).
+    #[serde(default)]
+    pub queued: OutboundQueue,
 }
 
 /// Session-host sockets, and hosts whose socket dropped but whose sessions wait for it.
@@ -129,6 +132,9 @@ pub struct HostConnections {
     pub attached: usize,
     /// Hosts without a socket, within their resume grace.
     pub detached: usize,
+    /// What is queued for these sockets and not yet written (slow consumers).
+    #[serde(default)]
+    pub queued: OutboundQueue,
 }
 
 /// Control-plane sockets.
@@ -139,6 +145,27 @@ pub struct ControlConnections {
     pub open: usize,
     /// At most this many at once.
     pub max: usize,
+    /// What is queued for these sockets and not yet written (slow consumers).
+    #[serde(default)]
+    pub queued: OutboundQueue,
+}
+
+/// Frames queued for one kind of socket and not yet written. A peer that stops reading
+/// is disconnected once its own queue would pass `maxBytes` or `maxMessages`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OutboundQueue {
+    /// Bytes queued now, over every socket of this kind.
+    pub bytes: usize,
+    /// Messages queued now, over every socket of this kind.
+    pub messages: usize,
+    /// The most bytes one socket of this kind ever had queued.
+    pub peak_bytes: usize,
+    /// One socket's limit in bytes.
+    pub max_bytes: usize,
+    /// One socket's limit in messages.
+    pub max_messages: usize,
 }
 
 /// Something that went wrong: an `error` sent to a provider, or a limit that closed or

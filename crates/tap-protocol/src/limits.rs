@@ -152,6 +152,20 @@ pub const STOP_INVOCATIONS_WAIT: Duration = Duration::from_secs(2);
 /// close before the gateway returns without them.
 pub const STOP_CONNECTIONS_WAIT: Duration = Duration::from_secs(5);
 
+// ---------------------------------------------------------------- slow consumers
+
+/// Bytes the gateway queues for one peer (provider, session host, control client) that
+/// it has not yet written. A peer that stops reading fills its queue; past this (or
+/// [`MAX_OUTBOUND_QUEUED_MESSAGES`]) its connection is dropped instead of the gateway's
+/// memory growing. Twice the hard frame cap, so one largest frame always fits.
+pub const MAX_OUTBOUND_QUEUED_BYTES: usize = 2 * HARD_FRAME_CAP_BYTES;
+/// Messages queued for one peer and not yet written; past this its connection is dropped.
+/// Small messages (deliveries, progress) hit this before the byte limit.
+pub const MAX_OUTBOUND_QUEUED_MESSAGES: usize = 10_000;
+/// A provider or session host that does not take a batch of frames within this long
+/// stopped reading: its connection is dropped (control clients: [`CONTROL_WRITE_TIMEOUT`]).
+pub const PEER_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
 // ---------------------------------------------------------------- control plane
 
 /// A control client that does not take a frame within this long stopped reading: its

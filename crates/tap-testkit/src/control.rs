@@ -36,6 +36,15 @@ impl Control {
         })
     }
 
+    /// A client on a socket opened elsewhere (e.g. [`Provider::connect_small_window`]).
+    pub fn from_sock(sock: Provider) -> Self {
+        Self {
+            sock,
+            events: VecDeque::new(),
+            next_id: 1,
+        }
+    }
+
     /// Connected to `/control` and authenticated; returns the client and the snapshot.
     pub async fn authed(gw: &TestGateway) -> (Self, Value) {
         let mut c = Self::open(gw, None).await.unwrap();

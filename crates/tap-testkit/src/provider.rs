@@ -33,6 +33,15 @@ impl Provider {
         Self::from_ws(ws)
     }
 
+    /// Connects with a receive buffer of about `recv_buffer` bytes
+    /// ([`wire::connect_small_window`]): for peers that stop reading.
+    pub async fn connect_small_window(url: &str, recv_buffer: u32) -> Self {
+        let ws = wire::connect_small_window(url, recv_buffer)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        Self::from_ws(ws)
+    }
+
     /// Wraps a socket opened elsewhere.
     pub fn from_ws(ws: Ws) -> Self {
         Self {

@@ -30,6 +30,36 @@ pub async fn connect(url: impl IntoClientRequest + Unpin, nodelay: bool) -> Resu
     Ok(ws)
 }
 
+/// Opens a client socket to `url` whose kernel receive buffer is about `recv_buffer`
+/// bytes, set before connecting so the TCP window stays that small: a peer that then
+/// stops reading stalls the gateway's writes after a few KiB instead of megabytes (slow
+/// consumer tests). Nagle off.
+pub async fn connect_small_window(url: &str, recv_buffer: u32) -> Result<Ws, String> {
+    let req = url
+        .into_client_request()
+        .map_err(|e| format!("bad request: {e}"))?;
+    let uri = req.uri();
+    let addr = format!(
+        "{}:{}",
+        uri.host().ok_or("no host")?,
+        uri.port_u16().ok_or("no port")?
+    );
+    let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("{addr}: {e}"))?;
+    let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+    socket
+        .set_recv_buffer_size(recv_buffer)
+        .map_err(|e| format!("SO_RCVBUF: {e}"))?;
+    let stream = tokio::time::timeout(PATIENCE, socket.connect(addr))
+        .await
+        .map_err(|_| format!("connecting to {addr} timed out"))?
+        .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let (ws, _) = tokio_tungstenite::client_async(req, MaybeTlsStream::Plain(stream))
+        .await
+        .map_err(|e| format!("handshake with {addr} failed: {e}"))?;
+    Ok(ws)
+}
+
 /// Sends one text frame.
 pub async fn send_text(ws: &mut Ws, text: impl Into<Utf8Bytes>) -> Result<(), String> {
     ws.send(Message::Text(text.into()))

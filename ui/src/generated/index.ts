@@ -46,6 +46,7 @@ export type { LogRecord } from "./LogRecord";
 export type { LogsParams } from "./LogsParams";
 export type { LogsRecent } from "./LogsRecent";
 export type { OtlpExport } from "./OtlpExport";
+export type { OutboundQueue } from "./OutboundQueue";
 export type { Ownership } from "./Ownership";
 export type { PairingConfigure } from "./PairingConfigure";
 export type { PairingConfigureResult } from "./PairingConfigureResult";

@@ -16,23 +16,23 @@ use crate::gateway::Gateway;
 use crate::socket::accept::Kind;
 use crate::socket::conn::auth_timeout_message;
 use crate::socket::conn::{Handler, Socket, Step};
+use crate::socket::outbound::{self, OutSender};
 use crate::socket::upgrade::WsStream;
 use std::net::SocketAddr;
 use tap_protocol::control::{
     AuthParams, ControlCall, ControlError, ControlEvent, ControlRequest, EventFrame, ServerFrame,
 };
-use tap_protocol::limits::CONTROL_WRITE_TIMEOUT;
 use tap_protocol::ErrorCode;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::broadcast::Receiver;
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Serves one control socket until it closes.
 pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
-    let (out, rx) = mpsc::unbounded_channel();
     let core = gw.core().clone();
+    let kill = core.stopping.child_token();
+    let (out, rx) = outbound::for_connection(&core, Kind::Control, kill.clone());
     let conn = Conn {
         gw,
         remote,
@@ -47,9 +47,9 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
         kind: Kind::Control,
         remote,
         out: rx,
-        kill: core.stopping.child_token(),
+        kill,
         stopping: core.stopping.clone(),
-        write_timeout: Some(CONTROL_WRITE_TIMEOUT),
+        write_timeout: outbound::write_timeout(&core, Kind::Control),
         diagnostics: core.diagnostics.clone(),
         authed: false,
     };
@@ -60,7 +60,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
 struct Conn {
     gw: Gateway,
     remote: SocketAddr,
-    out: mpsc::UnboundedSender<Message>,
+    out: OutSender,
     /// Engine events; subscribed once authenticated.
     events: Option<Receiver<GatewayEvent>>,
     /// The seq of the last event sent; 0 before the first.

@@ -1,9 +1,10 @@
 //! Connection states, read from the registry and the connection slots when asked.
 
 use crate::providers::entry::Phase;
+use crate::socket::outbound::Gauge;
 use crate::state::Core;
 use tap_protocol::diagnostics::{
-    Connections, ControlConnections, HostConnections, ProviderConnections,
+    Connections, ControlConnections, HostConnections, OutboundQueue, ProviderConnections,
 };
 use tap_protocol::limits::{
     MAX_CONTROL_CONNECTIONS, MAX_HOST_CONNECTIONS, MAX_PROVIDER_CONNECTIONS,
@@ -13,6 +14,16 @@ use tokio::sync::Semaphore;
 /// Sockets holding a slot: upgraded or upgrading, until their task ends.
 fn open(slots: &Semaphore, max: usize) -> usize {
     max.saturating_sub(slots.available_permits())
+}
+
+fn queued(core: &Core, gauge: &Gauge) -> OutboundQueue {
+    OutboundQueue {
+        bytes: gauge.bytes(),
+        messages: gauge.messages(),
+        peak_bytes: gauge.peak_bytes(),
+        max_bytes: core.config.outbound.max_queued_bytes,
+        max_messages: core.config.outbound.max_queued_messages,
+    }
 }
 
 pub(super) fn states(core: &Core) -> Connections {
@@ -25,6 +36,7 @@ pub(super) fn states(core: &Core) -> Connections {
         await_hello: 0,
         bound: 0,
         unbound: 0,
+        queued: queued(core, &core.outbound.providers),
     };
     let state = core.state();
     for p in state.providers.values() {
@@ -47,10 +59,12 @@ pub(super) fn states(core: &Core) -> Connections {
             max: MAX_HOST_CONNECTIONS,
             attached,
             detached: state.hosts.len() - attached,
+            queued: queued(core, &core.outbound.hosts),
         },
         control_clients: ControlConnections {
             open: open(&slots.control, MAX_CONTROL_CONNECTIONS),
             max: MAX_CONTROL_CONNECTIONS,
+            queued: queued(core, &core.outbound.control),
         },
         sessions: state.sessions.len(),
     }

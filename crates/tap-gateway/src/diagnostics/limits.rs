@@ -9,6 +9,10 @@ use tap_protocol::limits::{
     MAX_REBINDS_PER_MINUTE, MAX_STREAMS_PER_PROVIDER, MAX_STREAM_QUERY_LAST,
     MAX_TOOLS_PER_PROVIDER, MAX_TOOL_RESULT_BYTES,
 };
+use tap_protocol::limits::{
+    CONTROL_WRITE_TIMEOUT, MAX_OUTBOUND_QUEUED_BYTES, MAX_OUTBOUND_QUEUED_MESSAGES,
+    PEER_WRITE_TIMEOUT,
+};
 
 /// A limit a peer can hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,11 +35,12 @@ pub(crate) enum Limit {
     CallQueue,
     ControlLag,
     EmittersPerSession,
+    SlowConsumer,
 }
 
 impl Limit {
     /// In the order the panel lists them.
-    pub const ALL: [Limit; 18] = [
+    pub const ALL: [Limit; 19] = [
         Limit::PayloadSize,
         Limit::FrameCap,
         Limit::PreAuthBytes,
@@ -54,6 +59,7 @@ impl Limit {
         Limit::CallQueue,
         Limit::ControlLag,
         Limit::EmittersPerSession,
+        Limit::SlowConsumer,
     ];
 
     pub fn index(self) -> usize {
@@ -81,6 +87,7 @@ impl Limit {
             Limit::CallQueue => "callQueue",
             Limit::ControlLag => "controlLag",
             Limit::EmittersPerSession => "emittersPerSession",
+            Limit::SlowConsumer => "slowConsumer",
         }
     }
 
@@ -149,6 +156,12 @@ impl Limit {
                 "{} emitters in one session: another is refused RATE_LIMITED",
                 crate::emitters::MAX_EMITTERS_PER_SESSION
             ),
+            Limit::SlowConsumer => format!(
+                "A peer that stops reading: more than {} MiB or {MAX_OUTBOUND_QUEUED_MESSAGES} messages queued for it, or a write not taken within {} s ({} s for control clients): disconnected",
+                MAX_OUTBOUND_QUEUED_BYTES / MB,
+                PEER_WRITE_TIMEOUT.as_secs(),
+                CONTROL_WRITE_TIMEOUT.as_secs()
+            ),
         }
     }
 
@@ -163,6 +176,7 @@ impl Limit {
                 | Limit::HostConnections
                 | Limit::ControlConnections
                 | Limit::ControlLag
+                | Limit::SlowConsumer
         )
     }
 }

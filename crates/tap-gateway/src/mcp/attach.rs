@@ -9,14 +9,13 @@
 
 use super::binding::Binding;
 use crate::sessions::hosts::HostEntry;
+use crate::socket::accept::Kind;
 use crate::state::Core;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tap_protocol::host::{BusyState, SessionRegister};
 use tap_protocol::limits::MAX_SESSION_ID_LEN;
 use tap_protocol::ErrorCode;
-use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::Message;
 
 /// One MCP client's hold on a binding; dropping the last one starts the end timer (run by
 /// the binding's watcher, `watch.rs`).
@@ -105,14 +104,10 @@ fn register(
     cwd: Option<String>,
 ) -> Result<Arc<Binding>, (ErrorCode, String)> {
     let host_id = crate::ids::short("mcp");
-    let (out, rx) = mpsc::unbounded_channel::<Message>();
+    let kill = core.stopping.child_token();
+    let (out, rx) = crate::socket::outbound::for_connection(core, Kind::Host, kill.clone());
     // Nobody resumes an in-process host; its resume token is never handed out.
-    let host = HostEntry::new(
-        host_id.clone(),
-        format!("mcp:{name}"),
-        out,
-        core.stopping.child_token(),
-    );
+    let host = HostEntry::new(host_id.clone(), format!("mcp:{name}"), out, kill);
     core.state().hosts.insert(host_id.clone(), host);
     // The newest agent session the user started is the one they work in: providers that
     // bind to "the foreground session" should find it.

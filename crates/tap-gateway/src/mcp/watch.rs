@@ -5,18 +5,15 @@
 
 use super::binding::{split_key, stream_uri, Binding, Notice};
 use crate::events::GatewayEvent;
+use crate::socket::outbound::OutReceiver;
 use crate::state::Core;
 use std::sync::Arc;
 use tap_protocol::host::HostEvent;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
-pub(crate) fn spawn(
-    core: &Arc<Core>,
-    binding: &Arc<Binding>,
-    host_rx: Option<mpsc::UnboundedReceiver<Message>>,
-) {
+pub(crate) fn spawn(core: &Arc<Core>, binding: &Arc<Binding>, host_rx: Option<OutReceiver>) {
     let tasks = core.tasks.clone();
     let core = core.clone();
     let binding = binding.clone();
@@ -100,7 +97,7 @@ async fn sleep_until_some(at: Option<Instant>) {
 }
 
 /// The next frame for the facade's own host; pending forever for a joined session.
-async fn next_frame(rx: &mut Option<mpsc::UnboundedReceiver<Message>>) -> Option<Message> {
+async fn next_frame(rx: &mut Option<OutReceiver>) -> Option<Message> {
     match rx {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,

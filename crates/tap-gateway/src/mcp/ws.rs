@@ -7,6 +7,7 @@ use super::handler::{McpHandler, Target};
 use crate::diagnostics::Limit;
 use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Socket, Step};
+use crate::socket::outbound::{self, OutSender};
 use crate::socket::upgrade::WsStream;
 use crate::state::Core;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
@@ -23,9 +24,9 @@ use tokio_tungstenite::tungstenite::Message;
 /// Serves one `tap mcp` connection until it closes. The peer authenticated with the
 /// `Authorization` header before the upgrade.
 pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, target: Target) {
-    let (out, out_rx) = mpsc::unbounded_channel::<Message>();
-    let (to_mcp, from_conn) = mpsc::unbounded_channel();
     let kill = core.stopping.child_token();
+    let (out, out_rx) = outbound::for_connection(&core, Kind::Host, kill.clone());
+    let (to_mcp, from_conn) = mpsc::unbounded_channel();
     let handler = McpHandler::new(core.clone(), Some(target));
     let transport = Channels {
         out: out.clone(),
@@ -47,7 +48,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, tar
         out: out_rx,
         kill: kill.clone(),
         stopping: core.stopping.clone(),
-        write_timeout: None,
+        write_timeout: outbound::write_timeout(&core, Kind::Host),
         diagnostics: core.diagnostics.clone(),
         authed: true,
     };
@@ -64,7 +65,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, tar
 struct McpConn {
     core: Arc<Core>,
     to_mcp: mpsc::UnboundedSender<RxJsonRpcMessage<RoleServer>>,
-    out: mpsc::UnboundedSender<Message>,
+    out: OutSender,
 }
 
 impl McpConn {
@@ -111,7 +112,7 @@ impl Handler for McpConn {
 
 /// rmcp's side of the connection.
 struct Channels {
-    out: mpsc::UnboundedSender<Message>,
+    out: OutSender,
     incoming: mpsc::UnboundedReceiver<RxJsonRpcMessage<RoleServer>>,
 }
 

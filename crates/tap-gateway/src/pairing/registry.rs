@@ -329,8 +329,13 @@ mod tests {
     use tokio_util::sync::CancellationToken;
 
     fn link() -> ProviderLink {
+        let (out, _) = crate::socket::outbound::channel(
+            Default::default(),
+            CancellationToken::new(),
+            Arc::default(),
+        );
         ProviderLink {
-            out: tokio::sync::mpsc::unbounded_channel().0,
+            out,
             calls: Arc::new(CallTable::default()),
             gates: Arc::default(),
             kill: CancellationToken::new(),

@@ -3,19 +3,19 @@
 use crate::hooks::gates::GateTable;
 use crate::providers::activity::Activity;
 use crate::socket::frame::frame;
+use crate::socket::outbound::OutSender;
 use crate::tools::table::CallTable;
 use std::sync::Arc;
 use tap_protocol::provider::{GatewayMessage, ToolCancel};
 use tap_protocol::ErrorCode;
-use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
 /// What the rest of the gateway holds to talk to one provider connection.
 #[derive(Clone)]
 pub(crate) struct ProviderLink {
-    /// Frames for the provider; the connection task writes them in order.
-    pub out: mpsc::UnboundedSender<Message>,
+    /// Frames for the provider; the connection task writes them in order. Bounded: a
+    /// provider that does not take them is disconnected (its calls fail `DISCONNECTED`).
+    pub out: OutSender,
     /// Calls in flight on this connection.
     pub calls: Arc<CallTable>,
     /// `gate.check`s awaiting this provider's `gate.result`.
@@ -27,7 +27,8 @@ pub(crate) struct ProviderLink {
 }
 
 impl ProviderLink {
-    /// Queues a message for the provider; one for a closed connection is dropped.
+    /// Queues a message for the provider; one for a closed connection, or past a full
+    /// queue (the connection is then closing), is dropped.
     pub fn send(&self, msg: &GatewayMessage) {
         let _ = self.out.send(frame(msg));
     }

@@ -10,12 +10,12 @@
 use super::connection::Conn;
 use super::entry::Trust;
 use crate::socket::conn::Step;
+use crate::socket::outbound::OutReceiver;
 use crate::state::Core;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use tap_protocol::provider::{GatewayMessage, ProviderMessage};
 use tokio::sync::mpsc;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
 /// An in-process provider connection with internal trust; see `Gateway::connect_local`.
@@ -23,7 +23,8 @@ use tokio_util::sync::CancellationToken;
 pub struct LocalProvider {
     provider_id: String,
     to_gateway: mpsc::UnboundedSender<Vec<u8>>,
-    from_gateway: mpsc::UnboundedReceiver<Message>,
+    /// Bounded like a socket's: an embedder that stops receiving is disconnected.
+    from_gateway: OutReceiver,
     kill: CancellationToken,
 }
 
@@ -35,9 +36,8 @@ pub struct LocalClosed;
 /// Connects an in-process provider (trust internal). It is authenticated already: the
 /// first message it receives is `sessions`; then it sends `hello` as any provider.
 pub(crate) fn connect(core: &Arc<Core>) -> LocalProvider {
-    let (out, from_gateway) = mpsc::unbounded_channel();
     let remote = SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0));
-    let mut conn = Conn::new(core.clone(), remote, None, out);
+    let (mut conn, from_gateway) = Conn::new(core.clone(), remote, None);
     let kill = conn.link.kill.clone();
     let provider_id = {
         let mut state = core.state();

@@ -1,7 +1,7 @@
+use crate::socket::outbound::OutSender;
 use std::collections::{HashMap, HashSet, VecDeque};
 use tap_protocol::host::HostEvent;
 use tap_protocol::limits::HOST_OUTBOX_CAP;
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
@@ -12,8 +12,10 @@ pub(crate) struct HostEntry {
     pub id: String,
     pub name: String,
     pub resume_token: String,
-    /// The attached connection's outbound queue; `None` while detached.
-    pub out: Option<mpsc::UnboundedSender<Message>>,
+    /// The attached connection's outbound queue; `None` while detached. Bounded: a host
+    /// that does not take what it is sent is dropped, and is then a detached host that may
+    /// resume.
+    pub out: Option<OutSender>,
     /// Closes the attached connection (when another takes over by resuming).
     pub kill: CancellationToken,
     /// Bumped on every attach, so a stale grace timer knows it lost.
@@ -29,12 +31,7 @@ pub(crate) struct HostEntry {
 impl HostEntry {
     /// A new host, attached to the connection whose queue is `out` (closed by `kill`), with
     /// a fresh resume token.
-    pub fn new(
-        id: String,
-        name: String,
-        out: mpsc::UnboundedSender<Message>,
-        kill: CancellationToken,
-    ) -> Self {
+    pub fn new(id: String, name: String, out: OutSender, kill: CancellationToken) -> Self {
         Self {
             id,
             name,
@@ -50,10 +47,13 @@ impl HostEntry {
     }
 
     pub fn send(&mut self, event: &HostEvent) {
-        let frame = crate::socket::frame::frame(event);
+        let mut frame = crate::socket::frame::frame(event);
         if let Some(out) = &self.out {
-            if out.send(frame.clone()).is_ok() {
-                return;
+            // Refused (the socket closed, or its queue is full and it is being dropped):
+            // kept for a resume, after what was queued (`detach` puts that in front).
+            match out.send(frame) {
+                Ok(()) => return,
+                Err(refused) => frame = refused.into_message(),
             }
         }
         if self.outbox.len() >= HOST_OUTBOX_CAP {

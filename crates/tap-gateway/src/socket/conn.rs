@@ -3,13 +3,16 @@
 //! The loop alone reads and writes its WebSocket. Everything else reaches the peer by
 //! pushing ready-made frames into the connection's outbound queue, which the loop writes in
 //! order and in batches, so frames leave in the order they were produced and a slow or
-//! hostile peer only ever stalls its own task. The loop owns what every protocol needs the
+//! hostile peer only ever stalls its own task. That queue is bounded (`socket::outbound`)
+//! and every batch must be taken within the kind's write timeout: a peer that stops
+//! reading is dropped, not buffered for. The loop owns what every protocol needs the
 //! same way: the auth deadline, the pre-auth byte budget (lifted once the handler says the
 //! peer authenticated), the hard frame cap, closing on the gateway's stop or the handler's
 //! kill token, the bounded final flush and close frame, and a tracing span per connection.
 //! What the frames mean is the [`Handler`]'s business.
 
 use super::accept::Kind;
+use super::outbound::OutReceiver;
 use super::upgrade::WsStream;
 use crate::diagnostics::recorder::Recorder;
 use crate::diagnostics::Limit;
@@ -18,7 +21,6 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tap_protocol::limits::{AUTH_TIMEOUT, CLOSE_HANDSHAKE_TIMEOUT};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -89,7 +91,8 @@ pub(crate) struct Socket {
     pub kind: Kind,
     pub remote: SocketAddr,
     /// The outbound queue's receiving end; its senders live wherever the protocol keeps them.
-    pub out: mpsc::UnboundedReceiver<Message>,
+    /// An overflow cancels `kill`.
+    pub out: OutReceiver,
     /// Closes this connection (a revoke, a deny, a session host resumed elsewhere); a child
     /// of the gateway's `stopping`, so one branch of the loop watches both (each watched
     /// token costs a waiter registration on every turn of a busy loop).
@@ -97,9 +100,8 @@ pub(crate) struct Socket {
     /// The gateway's stop: not watched (the kill token is its child), only read to say in
     /// the close frame why the connection ends.
     pub stopping: CancellationToken,
-    /// A batch the peer does not take within this long ends the connection (the control
-    /// plane's clients); `None` waits as long as the peer does (its own task only).
-    pub write_timeout: Option<Duration>,
+    /// A batch the peer does not take within this long ends the connection.
+    pub write_timeout: Duration,
     pub diagnostics: Recorder,
     /// Authenticated before the upgrade (an HTTP header): no auth deadline, no budget.
     pub authed: bool,
@@ -114,6 +116,7 @@ pub(crate) async fn run<H: Handler>(socket: Socket, handler: H) {
 async fn serve<H: Handler>(socket: Socket, mut handler: H) {
     let Socket {
         mut ws,
+        kind,
         mut out,
         kill,
         stopping,
@@ -128,17 +131,32 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
     }
     let deadline = tokio::time::sleep(AUTH_TIMEOUT);
     tokio::pin!(deadline);
+    let overflow = out.overflow();
     let end = loop {
         let step = tokio::select! {
             biased;
-            Some(msg) = out.recv() => match write_batch(&mut ws, msg, &mut out, write_timeout).await {
-                Ok(()) => Step::Continue,
-                Err(()) => break End::Gone,
+            Some(msg) = out.recv() => {
+                // A peer that stopped reading blocks this write; its queue overflowing
+                // meanwhile ends the wait at once.
+                let written = tokio::select! {
+                    biased;
+                    _ = overflow.cancelled() => Err(Stall::Overflow),
+                    r = write_batch(&mut ws, msg, &mut out, write_timeout) => r,
+                };
+                match written {
+                    Ok(()) => Step::Continue,
+                    Err(Stall::Failed) => break End::Gone,
+                    Err(stall) => break End::Dropped(stall),
+                }
             },
-            _ = kill.cancelled() => break End::Close(
-                CloseCode::Away,
-                if stopping.is_cancelled() { "gateway stopping" } else { "closed by the gateway" },
-            ),
+            _ = kill.cancelled() => break if out.overflowed() {
+                End::Dropped(Stall::Overflow)
+            } else {
+                End::Close(
+                    CloseCode::Away,
+                    if stopping.is_cancelled() { "gateway stopping" } else { "closed by the gateway" },
+                )
+            },
             _ = &mut deadline, if !authed => {
                 handler.on_auth_deadline();
                 break End::Close(CloseCode::Policy, "no auth in time");
@@ -176,18 +194,33 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
                 // Still stoppable while waiting: the wait ends when the writer takes it.
                 tokio::select! {
                     _ = handler.relieve() => {}
-                    _ = kill.cancelled() => break End::Close(CloseCode::Away, "gateway stopping"),
+                    _ = kill.cancelled() => break if out.overflowed() {
+                        End::Dropped(Stall::Overflow)
+                    } else {
+                        End::Close(CloseCode::Away, "gateway stopping")
+                    },
                 }
             }
         }
     };
+    if let End::Dropped(stall) = &end {
+        let (bytes, messages) = out.queued();
+        tracing::warn!(
+            kind = kind.name(),
+            reason = stall.reason(),
+            queued_bytes = bytes,
+            queued_messages = messages,
+            "peer is not reading; dropping its connection"
+        );
+        diagnostics.limit_hit(Limit::SlowConsumer);
+    }
     handler.closing();
     // Best effort, bounded: the peer may be the reason we are closing.
     let _ = tokio::time::timeout(CLOSE_HANDSHAKE_TIMEOUT, async {
         match end {
             End::Close(code, reason) => {
                 tracing::debug!(%code, reason, "closing");
-                while let Ok(msg) = out.try_recv() {
+                while let Some(msg) = out.try_recv() {
                     ws.feed(msg).await?;
                 }
                 ws.close(Some(CloseFrame {
@@ -199,12 +232,14 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
             // Completes the close handshake: without it the peer sees 1006 (abnormal
             // closure) instead of its own code. Nothing else may be sent after a close.
             End::PeerClosed => ws.flush().await,
-            End::Gone => Ok(()),
+            // The peer is not reading: anything more would wait behind what it has not
+            // taken, so the socket is dropped without a close frame (the peer sees 1006).
+            End::Gone | End::Dropped(_) => Ok(()),
         }
     })
     .await;
     let mut unsent = Vec::new();
-    while let Ok(msg) = out.try_recv() {
+    while let Some(msg) = out.try_recv() {
         unsent.push(msg);
     }
     handler.closed(unsent);
@@ -218,30 +253,98 @@ enum End {
     PeerClosed,
     /// The socket failed or the peer went away without a close frame.
     Gone,
+    /// The peer stopped reading; the gateway drops it.
+    Dropped(Stall),
+}
+
+/// Why a peer that stopped reading is dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stall {
+    /// Its outbound queue went past its limits.
+    Overflow,
+    /// It did not take a batch within the write timeout.
+    WriteTimeout,
+    /// Writing failed: the socket broke, which is not the peer being slow.
+    Failed,
+}
+
+impl Stall {
+    fn reason(self) -> &'static str {
+        match self {
+            Stall::Overflow => "outbound queue full",
+            Stall::WriteTimeout => "write timed out",
+            Stall::Failed => "write failed",
+        }
+    }
 }
 
 /// Writes `first` and up to [`WRITE_BATCH`] more queued frames, then flushes.
-async fn write_batch(
-    ws: &mut WsStream,
+async fn write_batch<W>(
+    ws: &mut W,
     first: Message,
-    out: &mut mpsc::UnboundedReceiver<Message>,
-    timeout: Option<Duration>,
-) -> Result<(), ()> {
+    out: &mut OutReceiver,
+    timeout: Duration,
+) -> Result<(), Stall>
+where
+    W: futures_util::Sink<Message, Error = tungstenite::Error> + Unpin,
+{
     let write = async {
         ws.feed(first).await?;
         for _ in 1..WRITE_BATCH {
             match out.try_recv() {
-                Ok(m) => ws.feed(m).await?,
-                Err(_) => break,
+                Some(m) => ws.feed(m).await?,
+                None => break,
             }
         }
         ws.flush().await
     };
-    match timeout {
-        Some(t) => match tokio::time::timeout(t, write).await {
-            Ok(Ok(())) => Ok(()),
-            _ => Err(()),
-        },
-        None => write.await.map_err(|_| ()),
+    match tokio::time::timeout(timeout, write).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => Err(Stall::Failed),
+        Err(_) => Err(Stall::WriteTimeout),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::OutboundLimits;
+    use crate::socket::outbound::channel;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    /// A peer that never takes a byte: the sink is never ready.
+    struct Stuck;
+
+    impl futures_util::Sink<Message> for Stuck {
+        type Error = tungstenite::Error;
+        fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+        fn start_send(self: Pin<&mut Self>, _: Message) -> Result<(), Self::Error> {
+            unreachable!("never ready")
+        }
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+        fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Pending
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_batch_the_peer_does_not_take_ends_exactly_at_the_write_timeout() {
+        let limits = OutboundLimits::default();
+        let (_tx, mut rx) = channel(limits, CancellationToken::new(), Default::default());
+        let start = Instant::now();
+        let r = write_batch(
+            &mut Stuck,
+            Message::text("x"),
+            &mut rx,
+            limits.peer_write_timeout,
+        )
+        .await;
+        assert_eq!(r, Err(Stall::WriteTimeout));
+        assert_eq!(start.elapsed(), tap_protocol::limits::PEER_WRITE_TIMEOUT);
     }
 }

@@ -1,10 +1,11 @@
 //! The one connection type: accepting a WebSocket within its kind's slot limit
 //! (`accept`), the handshake and frame limits (`upgrade`), the pre-auth byte budget
-//! (`metered`), frames (`frame`), and the connection loop every protocol handler runs on
-//! (`conn`).
+//! (`metered`), frames (`frame`), the bounded outbound queue (`outbound`), and the
+//! connection loop every protocol handler runs on (`conn`).
 
 pub(crate) mod accept;
 pub(crate) mod conn;
 pub(crate) mod frame;
 pub(crate) mod metered;
+pub(crate) mod outbound;
 pub(crate) mod upgrade;

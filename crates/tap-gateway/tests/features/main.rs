@@ -41,6 +41,7 @@ mod push_budgets;
 mod session_events;
 mod sessions;
 mod settings;
+mod slow_consumers;
 mod smoke;
 mod spawn;
 mod stream_filters;

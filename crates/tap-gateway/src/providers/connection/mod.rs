@@ -30,6 +30,7 @@ use crate::providers::entry::{Phase, Trust};
 use crate::providers::link::ProviderLink;
 use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Socket, Step};
+use crate::socket::outbound::{self, OutReceiver};
 use crate::socket::upgrade::WsStream;
 use crate::state::{Core, State};
 use crate::tools::table::CallTable;
@@ -39,7 +40,6 @@ use std::sync::Arc;
 use tap_protocol::limits::{MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES};
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, ProviderMessage};
 use tap_protocol::{decode, ErrorCode};
-use tokio::sync::mpsc;
 // Tokio's clock, like every other timer here, so the rebind window follows a paused test clock.
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -54,8 +54,7 @@ pub(crate) async fn serve(
     remote: SocketAddr,
     origin: Option<String>,
 ) {
-    let (out, rx) = mpsc::unbounded_channel();
-    let conn = Conn::new(core.clone(), remote, origin, out);
+    let (conn, rx) = Conn::new(core.clone(), remote, origin);
     let socket = Socket {
         ws,
         kind: Kind::Provider,
@@ -63,7 +62,7 @@ pub(crate) async fn serve(
         out: rx,
         kill: conn.link.kill.clone(),
         stopping: core.stopping.clone(),
-        write_timeout: None,
+        write_timeout: outbound::write_timeout(&core, Kind::Provider),
         diagnostics: core.diagnostics.clone(),
         authed: false,
     };
@@ -109,21 +108,23 @@ impl Handler for Conn {
 }
 
 impl Conn {
-    /// A connection that has not authenticated yet, writing into `out`.
+    /// A connection that has not authenticated yet, and the receiving end of its bounded
+    /// outbound queue (an overflow cancels its kill token: the provider is disconnected).
     pub(crate) fn new(
         core: Arc<Core>,
         remote: SocketAddr,
         origin: Option<String>,
-        out: mpsc::UnboundedSender<tokio_tungstenite::tungstenite::Message>,
-    ) -> Self {
+    ) -> (Self, OutReceiver) {
+        let kill = core.stopping.child_token();
+        let (out, rx) = outbound::for_connection(&core, Kind::Provider, kill.clone());
         let link = ProviderLink {
             out,
             calls: Arc::new(CallTable::default()),
             gates: Arc::default(),
-            kill: core.stopping.child_token(),
+            kill,
             activity: Arc::default(),
         };
-        Self {
+        let conn = Self {
             core,
             remote,
             origin,
@@ -133,7 +134,8 @@ impl Conn {
             pairing_span: None,
             hellos: VecDeque::new(),
             ledger_backlog: Vec::new(),
-        }
+        };
+        (conn, rx)
     }
 }
 

@@ -51,8 +51,9 @@ impl HostConn {
                 if host.dropped > 0 {
                     tracing::warn!(host = %id, dropped = host.dropped, "host outbox overflowed while detached");
                 }
+                // Held already: requeued whatever the queue's limits (see `requeue`).
                 for (m, _) in host.outbox.drain(..) {
-                    let _ = self.out.send(m);
+                    let _ = self.out.requeue(m);
                 }
                 let sessions: Vec<String> = host.sessions.iter().cloned().collect();
                 (id, host.epoch, sessions)

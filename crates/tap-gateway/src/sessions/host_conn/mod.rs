@@ -15,6 +15,7 @@ use crate::socket::accept::Kind;
 use crate::socket::conn::auth_timeout_message;
 use crate::socket::conn::{Handler, Socket, Step};
 use crate::socket::frame::frame;
+use crate::socket::outbound::{self, OutSender};
 use crate::socket::upgrade::WsStream;
 use crate::state::Core;
 use std::net::SocketAddr;
@@ -22,15 +23,14 @@ use std::sync::Arc;
 use tap_protocol::host::{HostError, HostEvent, HostRequest, StatusReply, StreamsHistoryReply};
 use tap_protocol::limits::STREAM_RETENTION;
 use tap_protocol::{decode, ErrorCode};
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
 /// Serves one session-host socket until it closes.
 pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
-    let (out, rx) = mpsc::unbounded_channel::<Message>();
     let kill = core.stopping.child_token();
+    let (out, rx) = outbound::for_connection(&core, Kind::Host, kill.clone());
     let conn = HostConn {
         core: core.clone(),
         remote,
@@ -45,7 +45,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
         out: rx,
         kill,
         stopping: core.stopping.clone(),
-        write_timeout: None,
+        write_timeout: outbound::write_timeout(&core, Kind::Host),
         diagnostics: core.diagnostics.clone(),
         authed: false,
     };
@@ -79,7 +79,7 @@ impl Handler for HostConn {
 struct HostConn {
     core: Arc<Core>,
     remote: SocketAddr,
-    out: mpsc::UnboundedSender<Message>,
+    out: OutSender,
     /// (host id, epoch) once authenticated.
     attached: Option<(String, u64)>,
     kill: CancellationToken,
