@@ -188,3 +188,7 @@ pub const MAX_PLAYGROUND_SESSIONS: usize = 8;
 pub const MAX_PLAYGROUND_CALLS: usize = 32;
 /// Longest `callId` of a `playground.call`.
 pub const MAX_PLAYGROUND_CALL_ID_LEN: usize = 128;
+/// `tool.progress` messages of one call kept as events on its trace span; the rest still
+/// reach the caller and are counted in one `tool.progress.unrecorded` event, so a provider
+/// that reports progress without end cannot grow a span without bound.
+pub const MAX_PROGRESS_EVENTS_PER_CALL: usize = 256;

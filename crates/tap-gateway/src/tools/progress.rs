@@ -7,6 +7,7 @@ use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::future::Future;
 use std::time::SystemTime;
+use tap_protocol::limits::MAX_PROGRESS_EVENTS_PER_CALL;
 use tap_protocol::Json;
 use tokio::sync::mpsc;
 
@@ -29,6 +30,7 @@ where
     request.progress = Some(progress);
     // The root is the call's while it runs; its progress events are added after.
     let mut seen = Vec::new();
+    let mut unrecorded = 0usize;
     let outcome = {
         let run = super::call::call_tool_in(core, request, root);
         tokio::pin!(run);
@@ -36,7 +38,11 @@ where
             tokio::select! {
                 biased;
                 Some(message) = progress_rx.recv() => {
-                    seen.push((SystemTime::now(), message.clone()));
+                    if seen.len() < MAX_PROGRESS_EVENTS_PER_CALL {
+                        seen.push((SystemTime::now(), message.clone()));
+                    } else {
+                        unrecorded += 1;
+                    }
                     on_progress(message).await
                 }
                 outcome = &mut run => break outcome,
@@ -45,6 +51,13 @@ where
     };
     for (at, message) in seen {
         root.event_at("tool.progress", at, vec![("message", message.into())]);
+    }
+    if unrecorded > 0 {
+        root.event_at(
+            "tool.progress.unrecorded",
+            SystemTime::now(),
+            vec![("count", unrecorded.into())],
+        );
     }
     outcome
 }

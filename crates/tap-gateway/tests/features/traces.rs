@@ -3,6 +3,7 @@
 //! `traceparent` joined, and the provider handed a `traceparent` it can continue.
 
 use serde_json::{json, Value};
+use tap_protocol::limits::MAX_PROGRESS_EVENTS_PER_CALL;
 use tap_testkit::*;
 
 /// Every span of the one trace of `tool`, once the ledger has it.
@@ -111,6 +112,50 @@ async fn a_gated_progressing_call_is_one_tree_and_the_provider_gets_its_tracepar
     assert!(spans
         .iter()
         .all(|s| s["startUs"].as_u64().unwrap() >= start));
+}
+
+#[tokio::test]
+async fn a_call_keeps_a_bounded_number_of_progress_events_and_counts_the_rest() {
+    let gw = TestGateway::start().await;
+    let (mut c, _) = Control::authed(&gw).await;
+    let s = c
+        .ok("playground.open", json!({"name": "chatty", "cwd": "/tmp"}))
+        .await;
+    let sid = s["sessionId"].as_str().unwrap().to_string();
+    let (mut p, _) = gw.authed().await;
+    p.send(
+        json!({"type": "hello", "name": "ci", "protocolVersion": 2, "session": sid,
+                  "tools": [tool("build")]}),
+    )
+    .await;
+    p.expect("hello.ack").await;
+    p.expect("session.lifecycle").await;
+    c.send(
+        json!({"type": "request", "id": "r1", "method": "playground.call",
+                  "params": {"callId": "r1", "sessionId": sid, "tool": "build", "args": {}}}),
+    )
+    .await;
+    let call = p.expect("tool.call").await;
+    let extra = 40;
+    for i in 0..MAX_PROGRESS_EVENTS_PER_CALL + extra {
+        p.send(json!({"type": "tool.progress", "id": call["id"], "message": format!("step {i}")}))
+            .await;
+    }
+    p.send(json!({"type": "tool.result", "id": call["id"], "data": "built"}))
+        .await;
+    let r = c.response("r1").await;
+    assert_eq!(r["result"]["data"], "built", "{r}");
+
+    let spans = trace_of(&gw, &mut c, "build").await;
+    let root = one(&spans, "tool.call");
+    let events = root["events"].as_array().unwrap();
+    let progress = events.iter().filter(|e| e["name"] == "tool.progress");
+    assert_eq!(progress.count(), MAX_PROGRESS_EVENTS_PER_CALL);
+    let rest = events
+        .iter()
+        .find(|e| e["name"] == "tool.progress.unrecorded")
+        .expect("the rest are counted");
+    assert_eq!(rest["attributes"]["count"], extra as u64, "{rest}");
 }
 
 #[tokio::test]
