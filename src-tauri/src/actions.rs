@@ -15,6 +15,15 @@ use tokio::time::Instant;
 
 /// Shows and focuses the panel. Failures shown there count as seen.
 pub fn open_panel(app: &AppHandle) {
+    // Noted before the window is made: its page may report its first render at once.
+    if app.get_webview_window(windows::PANEL).is_none() {
+        let desktop = app.state::<Desktop>();
+        desktop
+            .opening
+            .lock()
+            .unwrap()
+            .insert(windows::PANEL.into(), Instant::now().into_std());
+    }
     windows::show_panel(app);
     let changed = app
         .state::<Desktop>()
@@ -30,6 +39,14 @@ pub fn open_panel(app: &AppHandle) {
 /// Shows the pairing popup by the tray icon (or in its corner) and tells the watcher
 /// whether it could: a popup that cannot be shown is replaced by notifications.
 pub fn show_popup(app: &AppHandle, focus: bool) {
+    if app.get_webview_window(windows::POPUP).is_none() {
+        let desktop = app.state::<Desktop>();
+        desktop
+            .opening
+            .lock()
+            .unwrap()
+            .insert(windows::POPUP.into(), Instant::now().into_std());
+    }
     let shown = windows::show_popup(app, focus, tray_rect(app));
     if let Err(e) = &shown {
         tracing::warn!(error = %e, "could not show the pairing popup; notifying instead");

@@ -1,7 +1,11 @@
 //! Builds and runs the Tauri app around the engine.
+//!
+//! Order matters for what a login costs: the engine starts first, on a tokio runtime made
+//! here and lent to Tauri, so the gateway answers before GTK and WebKit are even loaded.
+//! No window exists until one is opened (`windows`).
 
 use crate::state::Desktop;
-use crate::{actions, commands, tray};
+use crate::{actions, commands, tray, windows};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -14,7 +18,7 @@ use tap_desktop_core::popup;
 use tap_desktop_core::signals::Signals;
 use tap_desktop_core::watcher::{self, Watcher};
 use tap_gateway::logs::LogBuffer;
-use tauri::{AppHandle, Manager, RunEvent, WindowEvent};
+use tauri::{AppHandle, Manager, RunEvent};
 use tauri_plugin_autostart::ManagerExt;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -26,7 +30,33 @@ pub fn run(
     failures: UnboundedReceiver<ProviderFailure>,
     logs: LogBuffer,
 ) -> i32 {
-    let failures = Mutex::new(Some(failures));
+    let context = tauri::generate_context!();
+    // One runtime for the engine and Tauri (which would otherwise make its own); it lives
+    // as long as the process (the event loop never returns).
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => Box::leak(Box::new(rt)),
+        Err(e) => refuse_start(&home, &format!("cannot start the async runtime: {e}")),
+    };
+    tauri::async_runtime::set(runtime.handle().clone());
+    let signals = runtime.block_on(async { Signals::register() });
+    // A second launch hands over to the first (the single-instance plugin, below) and must
+    // not start an engine first: with another TAP_HOME or port it would bind and write its
+    // files only to be cut short by the handover's exit. Then the engine waits for `setup`,
+    // which runs only if the first instance went away meanwhile.
+    let engine = if instance_running(&context.config().identifier) {
+        tracing::debug!("another instance runs in this session: handing over");
+        None
+    } else {
+        let start = Engine::start(StartOptions::desktop(home.clone(), listen, logs.clone()));
+        match runtime.block_on(start) {
+            Ok(engine) => Some(engine),
+            Err(e) => refuse_start(&home, &e),
+        }
+    };
+    let early = Mutex::new(Some((engine, signals, failures)));
     let home_for_errors = home.clone();
     let built = tauri::Builder::default()
         // First, so a second launch hands over and exits before anything else starts.
@@ -52,21 +82,18 @@ pub fn run(
             commands::open_panel,
             commands::hide_window,
             commands::fit_popup,
+            commands::page_rendered,
         ])
-        .on_window_event(|window, event| {
-            if let WindowEvent::CloseRequested { api, .. } = event {
-                // The app lives in the tray: closing a window hides it.
-                api.prevent_close();
-                let _ = window.hide();
-            }
-        })
         .setup(move |app| {
-            let failures = failures.lock().unwrap().take().expect("setup runs once");
+            let (engine, signals, failures) =
+                early.lock().unwrap().take().expect("setup runs once");
             let started = setup(
                 app.handle(),
                 &options,
+                engine,
                 home.clone(),
                 listen,
+                signals,
                 failures,
                 logs.clone(),
             );
@@ -77,7 +104,7 @@ pub fn run(
             }
             Ok(())
         })
-        .build(tauri::generate_context!());
+        .build(context);
     let app = match built {
         Ok(app) => app,
         Err(e) => refuse_start(&home_for_errors, &e.to_string()),
@@ -86,7 +113,8 @@ pub fn run(
         RunEvent::ExitRequested {
             code: None, api, ..
         } => {
-            // No window left open is not a reason to quit a tray app.
+            // No window left open is not a reason to quit a tray app: windows are
+            // destroyed when closed, and this comes after the last one.
             api.prevent_exit();
         }
         RunEvent::Exit => {
@@ -101,20 +129,52 @@ pub fn run(
     0
 }
 
+/// Whether the single-instance plugin's D-Bus name (`IDENTIFIER.SingleInstance`, see
+/// tauri-plugin-single-instance's linux.rs) has an owner: another `tap-desktop` runs in
+/// this session. No session bus: false (the plugin then launches normally too).
+#[cfg(target_os = "linux")]
+fn instance_running(identifier: &str) -> bool {
+    let name = format!("{identifier}.SingleInstance");
+    let Ok(name) = zbus::names::BusName::try_from(name.as_str()) else {
+        return false;
+    };
+    zbus::blocking::Connection::session()
+        .and_then(|c| {
+            zbus::blocking::fdo::DBusProxy::new(&c)?
+                .name_has_owner(name)
+                .map_err(Into::into)
+        })
+        .unwrap_or(false)
+}
+
+/// Elsewhere the plugin's lock is taken before anything else is done in `build`, and a
+/// second launch's engine refuses to start beside the first one's gateway.json.
+#[cfg(not(target_os = "linux"))]
+fn instance_running(_identifier: &str) -> bool {
+    false
+}
+
+#[allow(clippy::too_many_arguments)]
 fn setup(
     app: &AppHandle,
     options: &Options,
+    engine: Option<Engine>,
     home: PathBuf,
     listen: SocketAddr,
+    signals: Signals,
     failures: UnboundedReceiver<ProviderFailure>,
     logs: LogBuffer,
 ) -> Result<(), String> {
-    let signals = tauri::async_runtime::block_on(async { Signals::register() });
-    let engine = tauri::async_runtime::block_on(Engine::start(StartOptions::desktop(
-        home.clone(),
-        listen,
-        logs,
-    )))?;
+    let engine = match engine {
+        Some(engine) => engine,
+        // Another instance was running at launch, but the handover did not exit this one:
+        // it went away meanwhile, so this one serves after all.
+        None => tauri::async_runtime::block_on(Engine::start(StartOptions::desktop(
+            home.clone(),
+            listen,
+            logs,
+        )))?,
+    };
     let gateway = engine.gateway().clone();
     let address = gateway.address();
     // Subscribe before reading the state, so nothing between the two is missed.
@@ -132,6 +192,7 @@ fn setup(
         watcher: watcher.clone(),
         tray: Mutex::new(None),
         engine: Mutex::new(Some(engine)),
+        opening: Mutex::new(Default::default()),
     });
     tracing::info!(%address, home = %home.display(), "Tap Gateway desktop app running");
 
@@ -159,6 +220,10 @@ fn setup(
 
     if options.show {
         actions::open_panel(app);
+    } else if windows::automated() {
+        // WebKitWebDriver attaches to the app's first webview: under WebDriver the panel
+        // is made at start (hidden), or a session could never begin.
+        windows::make_panel(app, false);
     }
     let follower = app.clone();
     tauri::async_runtime::spawn(watcher::follow(

@@ -36,11 +36,28 @@ pub fn open_panel(app: AppHandle) {
     actions::open_panel(&app);
 }
 
+/// The calling window goes away: destroyed, not hidden (see `windows`). Tauri carries the
+/// destruction out on a later turn of the event loop, after this answer.
 #[tauri::command]
 pub fn hide_window(window: WebviewWindow) -> Result<(), IpcError> {
     window
-        .hide()
+        .destroy()
         .map_err(|e| IpcError::new(IpcErrorCode::WindowFailed, e))
+}
+
+/// The calling window's page has drawn its first frame: logged with the time since the
+/// window was asked for (`scripts/desktop-footprint.sh` reads it).
+#[tauri::command]
+pub fn page_rendered(window: WebviewWindow, desktop: State<'_, Desktop>) {
+    let asked = desktop.opening.lock().unwrap().remove(window.label());
+    match asked {
+        Some(at) => tracing::info!(
+            window = window.label(),
+            ms = at.elapsed().as_millis() as u64,
+            "page rendered (ms since the window was asked for)"
+        ),
+        None => tracing::info!(window = window.label(), "page rendered"),
+    }
 }
 
 /// The popup's page reports its content's height (CSS px); the popup window takes it,

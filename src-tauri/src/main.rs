@@ -2,6 +2,9 @@
 //! `tap gateway` runs) and adds a tray icon, the pairing popup, the control panel window,
 //! desktop notifications, the OS keyring, launch at login and a single instance.
 //!
+//! The engine starts first and the windows only when shown (see `app` and `windows`): at
+//! login the app is a gateway and a tray icon, with no webview.
+//!
 //! This crate is the Tauri shell, and only adapts: everything that can be decided or run
 //! without a display is in `tap-desktop-core`, with its unit tests. Here: `app` (builder,
 //! setup, run loop), `tray` and `windows` (Tauri objects), `state` (what they share),

@@ -2,9 +2,11 @@
 //! loop.
 
 use crate::tray::TrayHandles;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 use tap_desktop_core::engine::Engine;
 use tap_desktop_core::watcher::Watcher;
 
@@ -24,4 +26,7 @@ pub struct Desktop {
     pub tray: Mutex<Option<TrayHandles>>,
     /// The engine, taken out when the app exits to stop it.
     pub engine: Mutex<Option<Engine>>,
+    /// When each window being made was asked for, by label, until its page reports its
+    /// first render (`commands::page_rendered`).
+    pub opening: Mutex<HashMap<String, Instant>>,
 }

@@ -1,12 +1,14 @@
-//! The two windows: the panel (`main`, from `tauri.conf.json`, hidden at start) and the
-//! pairing popup (`popup`, made on first use: the panel's compact view,
-//! `index.html?view=popup`). Closing either hides it; the app lives on in the tray. Where
-//! the popup goes and how tall it is are `tap_desktop_core::popup`'s rules; this file
-//! measures the monitor and carries them out.
+//! The two windows: the panel (`main`) and the pairing popup (`popup`, the panel's compact
+//! view, `index.html?view=popup`). Both are made when shown and destroyed when closed or
+//! hidden: a webview costs a WebKit web process and a GL context (over 300 MiB in all),
+//! which a tray app sitting in the session all day must not keep for a window nobody sees.
+//! The app lives on in the tray with no window (`app`'s `ExitRequested`). Where the popup
+//! goes and how tall it is are `tap_desktop_core::popup`'s rules; this file measures the
+//! monitor and carries them out.
 
 use tap_desktop_core::popup;
 use tauri::{
-    AppHandle, LogicalSize, Manager, PhysicalPosition, WebviewUrl, WebviewWindow,
+    AppHandle, LogicalSize, Manager, PhysicalPosition, Runtime, WebviewUrl, WebviewWindow,
     WebviewWindowBuilder,
 };
 
@@ -15,11 +17,15 @@ pub const PANEL: &str = "main";
 /// The popup window's label.
 pub const POPUP: &str = "popup";
 
-/// Shows and focuses the panel window (`actions::open_panel` also marks failures seen).
+/// Shows and focuses the panel window, making it if there is none (`actions::open_panel`
+/// also marks failures seen).
 pub fn show_panel(app: &AppHandle) {
-    let Some(w) = app.get_webview_window(PANEL) else {
-        tracing::warn!("the panel window is missing");
-        return;
+    let w = match app.get_webview_window(PANEL) {
+        Some(w) => w,
+        None => match make_panel(app, true) {
+            Some(w) => w,
+            None => return,
+        },
     };
     let shown = w
         .show()
@@ -30,7 +36,31 @@ pub fn show_panel(app: &AppHandle) {
     }
 }
 
-/// Shows the popup, creating it the first time, by the tray icon (`tray`, when its position
+/// Makes the panel window (`visible`: shown at once, else hidden until `show_panel`).
+pub fn make_panel<R: Runtime>(app: &AppHandle<R>, visible: bool) -> Option<WebviewWindow<R>> {
+    let made = WebviewWindowBuilder::new(app, PANEL, WebviewUrl::App("index.html".into()))
+        .title("Tap Gateway")
+        .inner_size(1100.0, 760.0)
+        .min_inner_size(640.0, 420.0)
+        .visible(visible)
+        .focused(visible)
+        .build();
+    match made {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not make the panel window");
+            None
+        }
+    }
+}
+
+/// Whether a WebDriver session drives the app (tauri-driver sets this for the app it
+/// launches; tauri-runtime-wry reads the same variable to allow automation).
+pub fn automated() -> bool {
+    std::env::var("TAURI_WEBVIEW_AUTOMATION").as_deref() == Ok("true")
+}
+
+/// Shows the popup, making it if there is none, by the tray icon (`tray`, when its position
 /// is known) or in the bottom right corner (`popup::popup_position`). `focus`: the user
 /// asked for it (tray menu); a popup that opens by itself for a new request does not steal
 /// the keyboard. An error means it could not be shown (the caller then notifies instead).
@@ -52,11 +82,11 @@ pub fn show_popup(app: &AppHandle, focus: bool, tray: Option<popup::Rect>) -> ta
     Ok(())
 }
 
-/// Hides the popup if it exists.
+/// Hides the popup if it exists: destroys it (the next request makes a new one).
 pub fn hide_popup(app: &AppHandle) {
     if let Some(w) = app.get_webview_window(POPUP) {
-        if let Err(e) = w.hide() {
-            tracing::warn!(error = %e, "could not hide the pairing popup");
+        if let Err(e) = w.destroy() {
+            tracing::warn!(error = %e, "could not close the pairing popup");
         }
     }
 }

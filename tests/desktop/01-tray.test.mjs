@@ -1,5 +1,6 @@
 // The app in the tray: no tray host, no display, starting hidden, the login item, the
-// tray menu, the panel window, a second launch, Quit.
+// tray menu, the panel window (made when opened, destroyed when closed), a second launch,
+// Quit.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,6 +12,8 @@ import {
   SCREENSHOTS,
   appBin,
   closeNotifications,
+  closeWindow,
+  descendants,
   freshHome,
   gatewayInfo,
   mapState,
@@ -128,7 +131,10 @@ describe("in the tray (trayer)", () => {
     assert.ok(panelLine >= 0 && iconLine > panelLine, `icon ${icon} under trayer's panel:\n${tree}`);
     const indent = (i) => tree.split("\n")[i].search(/\S/);
     assert.ok(indent(iconLine) > indent(panelLine), "the icon is nested in the panel");
-    assert.notEqual(await mapState(PANEL), "IsViewable", "the panel stays hidden at start");
+    // Hidden means no window at all: no panel, so no webview and no WebKit web process.
+    assert.equal(await mapState(PANEL), null, "no panel window at start");
+    const children = await descendants(app.child.pid);
+    assert.ok(!children.some((n) => n.startsWith("WebKit")), `no WebKit process at start: ${children}`);
   });
 
   test("the first run writes the login item, launching the app with --hidden", async () => {
@@ -150,6 +156,22 @@ describe("in the tray (trayer)", () => {
     // which a notification on top cannot spoil).
     const b = await renderedPanelShot(path.join(SCRATCH, "panel-rendered.png"));
     assert.ok(b.mean > 0.2 && b.sd > 0.03, `not blank: ${JSON.stringify(b)}`);
+  });
+
+  test("closing the panel destroys it and its web process; opening it again makes a new one", async () => {
+    // `comm` is cut at 15 characters: "WebKitWebProces".
+    const webProcesses = async () => (await descendants(app.child.pid)).filter((n) => n.startsWith("WebKitWebProc")).length;
+    assert.ok((await webProcesses()) > 0, "the shown panel has a web process");
+    assert.ok(await closeWindow(PANEL), "the panel window to close");
+    await waitFor(async () => (await mapState(PANEL)) === null, "the panel window to be destroyed");
+    await waitFor(async () => (await webProcesses()) === 0, "the panel's WebKitWebProcess to exit");
+    assert.equal(app.child.exitCode, null, "the app runs on with no window");
+    await closeNotifications();
+    await trayMenu(1);
+    await waitFor(async () => (await mapState(PANEL)) === "IsViewable", "the panel to be shown again");
+    const b = await renderedPanelShot(path.join(SCRATCH, "panel-reopened.png"));
+    assert.ok(b.mean > 0.2 && b.sd > 0.03, `not blank: ${JSON.stringify(b)}`);
+    assert.match(app.output.stderr, /page rendered/, "the page reported its first render");
   });
 
   test("a second launch exits at once and shows the first instance's panel", async () => {

@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -199,6 +199,52 @@ export async function renderedShot(file, id) {
     const b = await brightness(file);
     return b.sd > 0.03 && b.mean > 0.2 && b.colors > 64 ? b : null;
   }, `a rendered (not blank) picture of window ${id}`);
+}
+
+/**
+ * Asks the window titled `name` to close as a window manager's close button does (a
+ * WM_DELETE_WINDOW message; Xvfb runs no window manager). The sender is
+ * scripts/lib/wm-close.c, compiled on first use. False when there is no such window.
+ */
+export async function closeWindow(name) {
+  const bin = path.join(SCRATCH, "wm-close");
+  if (!existsSync(bin)) {
+    const src = path.resolve(here, "../../scripts/lib/wm-close.c");
+    const cc = await run("cc", ["-O1", "-o", bin, src, "-lX11"]);
+    if (cc.code !== 0) throw new Error(`cc wm-close.c failed: ${cc.stderr}`);
+  }
+  const r = await run(bin, [name]);
+  if (r.code > 1) throw new Error(`wm-close failed (${r.code}): ${r.stderr}`);
+  return r.code === 0;
+}
+
+/**
+ * The names (`comm`) of every process under `pid`: WebKit runs each webview's page in a
+ * WebKitWebProcess and the network in a WebKitNetworkProcess, started by the app (under
+ * bwrap when sandboxed).
+ */
+export async function descendants(pid) {
+  const parents = new Map();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, "utf8").catch(() => null);
+    const ppid = status && /^PPid:\s*(\d+)/m.exec(status)?.[1];
+    const name = status && /^Name:\s*(.*)$/m.exec(status)?.[1];
+    if (ppid) parents.set(Number(entry), { ppid: Number(ppid), name });
+  }
+  const under = new Set([pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [p, { ppid }] of parents) {
+      if (!under.has(p) && under.has(ppid)) {
+        under.add(p);
+        grew = true;
+      }
+    }
+  }
+  under.delete(pid);
+  return [...under].map((p) => parents.get(p)?.name ?? "?");
 }
 
 /** The X window id of the top-level window titled `name`. */

@@ -102,6 +102,8 @@ export interface DesktopBridge {
   hideWindow(): Promise<void>; // the calling window hides itself (popup)
   /** the popup's content is `height` CSS px tall: the app sizes its window to it, within bounds */
   fitPopup(height: number): Promise<void>;
+  /** the page has drawn its first frame: the app logs how long the window took to open */
+  pageRendered(): Promise<void>;
 }
 
 export const desktop: DesktopBridge | null = tauri && {
@@ -111,6 +113,7 @@ export const desktop: DesktopBridge | null = tauri && {
   openPanel: () => call<void>(tauri, "open_panel"),
   hideWindow: () => call<void>(tauri, "hide_window"),
   fitPopup: (height) => call<void>(tauri, "fit_popup", { height }),
+  pageRendered: () => call<void>(tauri, "page_rendered"),
 };
 
 /** The app's gateway, as `control_endpoint` reported it (desktop only; kept in memory). */
