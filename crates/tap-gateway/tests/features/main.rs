@@ -44,6 +44,7 @@ mod settings;
 mod smoke;
 mod spawn;
 mod stream_filters;
+mod terminal_results;
 mod tool_arguments;
 mod tool_calls;
 mod tools_update;

@@ -30,14 +30,8 @@ use tokio_util::sync::CancellationToken;
 /// Serves one session-host socket until it closes.
 pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
     let (out, rx) = mpsc::unbounded_channel::<Message>();
-    let kill = core.stopping.child_token();
-    let conn = HostConn {
-        core: core.clone(),
-        remote,
-        out,
-        attached: None,
-        kill: kill.clone(),
-    };
+    let conn = HostConn::new(core.clone(), remote, out);
+    let kill = conn.kill.clone();
     let socket = Socket {
         ws,
         kind: Kind::Host,
@@ -76,7 +70,7 @@ impl Handler for HostConn {
     }
 }
 
-struct HostConn {
+pub(crate) struct HostConn {
     core: Arc<Core>,
     remote: SocketAddr,
     out: mpsc::UnboundedSender<Message>,
@@ -86,6 +80,23 @@ struct HostConn {
 }
 
 impl HostConn {
+    /// A connection that has not authenticated yet, writing into `out` (the socket's
+    /// queue; `crate::fuzzing` reads it directly).
+    pub(crate) fn new(
+        core: Arc<Core>,
+        remote: SocketAddr,
+        out: mpsc::UnboundedSender<Message>,
+    ) -> Self {
+        let kill = core.stopping.child_token();
+        Self {
+            core,
+            remote,
+            out,
+            attached: None,
+            kill,
+        }
+    }
+
     /// Errors before authentication go straight to the socket: there is no host yet.
     fn reply_direct(&self, code: ErrorCode, message: &str, reply_to: Option<&str>) {
         let e = HostEvent::Error(HostError {
