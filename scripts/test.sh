@@ -29,6 +29,10 @@ trap 'rm -f "$log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
+step "fuzz targets: a few seconds each on their corpus (nightly, cargo-fuzz; docs/reliability.md)"
+# Fails on a crash, hang or out-of-memory; the reproducer is left in fuzz/artifacts/.
+scripts/fuzz.sh all "${TAP_FUZZ_SECONDS:-5}" 2>&1 | tee -a "$log" || status=$?
+
 step "provider SDKs: Rust, TypeScript and Python, against the tap cargo test built"
 # The Rust SDK's own tests (crates/tap-provider) ran with cargo test; this packages it and
 # runs its quick start from the .crate files.
