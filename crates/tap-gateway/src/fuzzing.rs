@@ -83,7 +83,7 @@ impl World {
     pub fn provider(&self) -> Peer {
         let (out, rx) = mpsc::unbounded_channel();
         let conn = ProviderConn::new(self.core().clone(), Self::remote(), None, out);
-        Peer::new(Conn::Provider(conn), rx)
+        Peer::new(Conn::Provider(Box::new(conn)), rx)
     }
 
     /// An in-process provider (trust internal), authenticated: AwaitHello.
@@ -92,7 +92,7 @@ impl World {
         let mut conn = ProviderConn::new(self.core().clone(), Self::remote(), None, out);
         let id = conn.admit(&mut self.core().state(), Trust::Internal, None, None, None);
         conn.id = Some(id);
-        Peer::new(Conn::Provider(conn), rx)
+        Peer::new(Conn::Provider(Box::new(conn)), rx)
     }
 
     /// A session-host socket before `auth`.
@@ -157,7 +157,7 @@ impl Drop for World {
 }
 
 enum Conn {
-    Provider(ProviderConn),
+    Provider(Box<ProviderConn>),
     Host(HostConn),
     Control(Box<crate::control::connection::Conn>),
 }
@@ -183,7 +183,7 @@ impl Peer {
             return false;
         };
         let step = match conn {
-            Conn::Provider(c) => Handler::on_frame(c, frame),
+            Conn::Provider(c) => Handler::on_frame(c.as_mut(), frame),
             Conn::Host(c) => Handler::on_frame(c, frame),
             Conn::Control(c) => Handler::on_frame(c.as_mut(), frame),
         };
@@ -194,7 +194,7 @@ impl Peer {
             }
             Step::Backpressure => {
                 match conn {
-                    Conn::Provider(c) => Handler::relieve(c).await,
+                    Conn::Provider(c) => Handler::relieve(c.as_mut()).await,
                     Conn::Host(c) => Handler::relieve(c).await,
                     Conn::Control(c) => Handler::relieve(c.as_mut()).await,
                 }
