@@ -33,6 +33,10 @@ mod diagnostics;
 mod emitters;
 mod error;
 mod events;
+/// Entry points for the fuzz targets in `fuzz/` (`docs/reliability.md`). Not an API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod gateway;
 mod handle;
 mod hooks;

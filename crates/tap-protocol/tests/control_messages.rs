@@ -1,6 +1,8 @@
 //! The control protocol's frames (`tap_protocol::control`): exact wire shapes both ways,
 //! and how `ControlRequest::decode` classifies bad frames.
 
+mod fixtures;
+use fixtures::control_params;
 use serde_json::{json, Value};
 use tap_protocol::control::{
     AuthParams, ClientFrame, ControlCall, ControlError, ControlEvent, ControlRequest, Empty,
@@ -48,29 +50,10 @@ fn requests_serialize_as_type_id_method_params() {
 
 #[test]
 fn every_method_decodes_and_reports_its_name() {
-    let params = |m: &str| match m {
-        "auth" => json!({"token": "ctk-x"}),
-        "pairing.deny" | "pairing.revoke" => json!({"id": "pr-1"}),
-        "pairing.configure" => json!({"id": "pr-1", "session": "s-1"}),
-        "streams.history" => json!({"sessionId": "s-1"}),
-        "provider.disconnect" => json!({"id": "p-1"}),
-        "streams.follow" => json!({"sessionId": "s-1"}),
-        "unfollow" => json!({"topic": "logs"}),
-        "playground.open" => json!({"name": "try-it"}),
-        "playground.close" | "playground.tools" => json!({"sessionId": "s-1"}),
-        "playground.call" => {
-            json!({"callId": "c1", "sessionId": "s-1", "tool": "greet", "args": {"name": "Ada"}})
-        }
-        "playground.cancel" => json!({"callId": "c1"}),
-        "traces.get" => json!({"traceId": "4bf92f3577b34da6a3ce929d0e0e4736"}),
-        "emitters.start" => json!({"sessionId": "s-1", "name": "tests", "command": "true"}),
-        "emitters.stop" | "emitters.runs" => json!({"sessionId": "s-1", "name": "tests"}),
-        "emitters.testFilter" => json!({"eventFilter": [], "line": "x"}),
-        _ => json!({}),
-    };
     for m in ControlCall::METHODS {
-        let req = decode(json!({"type": "request", "id": "x", "method": m, "params": params(m)}))
-            .unwrap_or_else(|e| panic!("{m}: {e:?}"));
+        let req =
+            decode(json!({"type": "request", "id": "x", "method": m, "params": control_params(m)}))
+                .unwrap_or_else(|e| panic!("{m}: {e:?}"));
         assert_eq!(req.id, "x");
         assert_eq!(req.call.method(), *m);
     }

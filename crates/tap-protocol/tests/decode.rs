@@ -2,6 +2,8 @@
 //! the three failure classes (`InvalidJson`, `UnknownType`, `InvalidMessage`) and their
 //! error codes, and that the `TYPES` constants list exactly the enum variants.
 
+mod fixtures;
+use fixtures::{HOST_MINIMAL, PROVIDER_EXAMPLES, PROVIDER_MINIMAL};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use tap_protocol::host::{self, HostRequest};
@@ -15,42 +17,6 @@ fn decode_provider(frame: &str) -> Result<ProviderMessage, DecodeError> {
 fn decode_host(frame: &str) -> Result<HostRequest, DecodeError> {
     decode::<HostRequest>(frame.as_bytes(), HostRequest::TYPES)
 }
-
-/// One spec example per provider→gateway type (v2 document, verbatim up to whitespace).
-const PROVIDER_EXAMPLES: &[&str] = &[
-    r#"{ "type": "auth", "token": "ptk-a8f3..." }"#,
-    r#"{ "type": "auth", "mode": "pair" }"#,
-    r#"{ "type": "auth.confirm", "code": "847293" }"#,
-    r#"{ "type": "hello", "name": "my-provider", "protocolVersion": 2, "session": "abc123",
-        "instance": "tab-a3f8", "reconnectToken": "tok-xyz789",
-        "startup_context": "Provider loaded. Monitoring 3 endpoints.",
-        "metadata": { "url": "https://app.example.com", "title": "Dashboard" },
-        "tools": [ { "name": "my_tool", "description": "Does something useful", "timeout": 15000,
-            "parameters": { "type": "object", "properties": { "query": { "type": "string" } }, "required": ["query"] } } ],
-        "hooks": { "onPreToolUse": [ { "match": { "tool": "shell", "args": "git push" }, "action": "gate", "gateId": "check-before-push" } ],
-            "transforms": { "code_change_rules": { "action": "callback" },
-                "custom_instructions": { "action": "append", "content": "This repo uses pnpm, not npm." } } },
-        "subscribe": ["user.message", "assistant.message"],
-        "context": "CI is currently passing. No active deploys.",
-        "concurrency": { "max": 1, "scope": "instance" } }"#,
-    r#"{ "type": "goodbye", "reason": "shutting down" }"#,
-    r#"{ "type": "session.ready", "sessionId": "new-session-id" }"#,
-    r#"{ "type": "tool.result", "id": "call-123", "data": { "user": "alice", "role": "admin" } }"#,
-    r#"{ "type": "tool.result", "id": "call-123", "error": "Element not found: #submit-btn", "errorCode": "NOT_FOUND", "retryable": false }"#,
-    r#"{ "type": "tool.result", "id": "call-123", "file": { "path": "/home/user/.copilot/providers/browser/screenshot-abc.png", "mimeType": "image/png", "size": 8421000, "ttl": 300 } }"#,
-    r#"{ "type": "tool.progress", "id": "call-123", "message": "Capturing viewport... 60%" }"#,
-    r#"{ "type": "gate.result", "gateId": "check-before-push", "callId": "gate-456", "decision": "deny", "reason": "CI is failing on this branch. Fix tests first." }"#,
-    r#"{ "type": "transform.result", "callId": "tx-789", "content": "...existing content plus dynamic additions based on live state..." }"#,
-    r#"{ "type": "push", "stream": "ci-watch", "event": "CI failed on test/auth.spec.ts", "level": "inject", "metadata": { "kind": "ci-failure", "runId": 12345 } }"#,
-    r#"{ "type": "tools.update", "sessionId": "abc123", "tools": [ { "name": "new_tool", "description": "Just appeared", "parameters": {} } ], "remove": ["old_tool"] }"#,
-    r#"{ "type": "hooks.update", "sessionId": "abc123",
-        "onPreToolUse": [ { "match": { "tool": "edit", "file": "*.sql" }, "action": "context", "content": "This is a migration file. Ensure backward compatibility." } ],
-        "transforms": { "code_change_rules": { "action": "callback" }, "custom_instructions": null } }"#,
-    r#"{ "type": "context.update", "context": "CI is now passing. Deploy v2.4.3 completed." }"#,
-    r#"{ "type": "filter.set", "stream": "git-watch", "rules": [ { "match": "behind=0", "outcome": "drop" }, { "match": "conflicts=[1-9]", "outcome": "inject" }, { "match": ".*", "outcome": "keep" } ] }"#,
-    r#"{ "type": "stream.query", "queryId": "q-1", "sessionId": "abc123", "streams": ["ci-watch@ci-watcher", "git-watch@guardian"], "last": 10 }"#,
-    r#"{ "type": "shutdown.ready", "sessionId": "abc123" }"#,
-];
 
 /// The JSON with `"futureField": 1` added at the top level.
 fn with_future_field(json: &str) -> String {
@@ -522,44 +488,6 @@ fn provider_variant_type(m: &ProviderMessage) -> &'static str {
     }
 }
 
-/// The smallest valid message of each provider→gateway type.
-const PROVIDER_MINIMAL: &[(&str, &str)] = &[
-    ("auth", r#"{"type":"auth","token":"t"}"#),
-    ("auth.confirm", r#"{"type":"auth.confirm","code":"123456"}"#),
-    (
-        "hello",
-        r#"{"type":"hello","name":"p","protocolVersion":2}"#,
-    ),
-    ("goodbye", r#"{"type":"goodbye"}"#),
-    (
-        "session.ready",
-        r#"{"type":"session.ready","sessionId":"s"}"#,
-    ),
-    ("tool.result", r#"{"type":"tool.result","id":"c"}"#),
-    (
-        "tool.progress",
-        r#"{"type":"tool.progress","id":"c","message":"m"}"#,
-    ),
-    (
-        "gate.result",
-        r#"{"type":"gate.result","callId":"g","decision":"allow"}"#,
-    ),
-    (
-        "transform.result",
-        r#"{"type":"transform.result","callId":"t","content":""}"#,
-    ),
-    ("push", r#"{"type":"push","level":"keep","event":"e"}"#),
-    ("tools.update", r#"{"type":"tools.update","tools":[]}"#),
-    ("hooks.update", r#"{"type":"hooks.update"}"#),
-    ("context.update", r#"{"type":"context.update"}"#),
-    ("filter.set", r#"{"type":"filter.set","stream":"s"}"#),
-    ("stream.query", r#"{"type":"stream.query","queryId":"q"}"#),
-    (
-        "shutdown.ready",
-        r#"{"type":"shutdown.ready","sessionId":"s"}"#,
-    ),
-];
-
 #[test]
 fn provider_types_list_exactly_the_variants() {
     let types: BTreeSet<&str> = ProviderMessage::TYPES.iter().copied().collect();
@@ -601,44 +529,6 @@ fn host_variant_type(m: &HostRequest) -> &'static str {
         HostRequest::PromptApply(_) => "prompt.apply",
     }
 }
-
-const HOST_MINIMAL: &[(&str, &str)] = &[
-    ("auth", r#"{"type":"auth","token":"t","protocolVersion":1}"#),
-    (
-        "session.register",
-        r#"{"type":"session.register","requestId":"r"}"#,
-    ),
-    (
-        "session.end",
-        r#"{"type":"session.end","requestId":"r","sessionId":"s"}"#,
-    ),
-    (
-        "session.state",
-        r#"{"type":"session.state","sessionId":"s","state":"idle"}"#,
-    ),
-    (
-        "session.event",
-        r#"{"type":"session.event","sessionId":"s","event":"user.message"}"#,
-    ),
-    (
-        "tool.invoke",
-        r#"{"type":"tool.invoke","callId":"c","sessionId":"s","tool":"t"}"#,
-    ),
-    ("tool.cancel", r#"{"type":"tool.cancel","callId":"c"}"#),
-    ("status.get", r#"{"type":"status.get","requestId":"r"}"#),
-    (
-        "streams.history",
-        r#"{"type":"streams.history","requestId":"r","sessionId":"s"}"#,
-    ),
-    (
-        "tool.precheck",
-        r#"{"type":"tool.precheck","requestId":"r","sessionId":"s","tool":"t"}"#,
-    ),
-    (
-        "prompt.apply",
-        r#"{"type":"prompt.apply","requestId":"r","sessionId":"s"}"#,
-    ),
-];
 
 #[test]
 fn host_types_list_exactly_the_variants() {

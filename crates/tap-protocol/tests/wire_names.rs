@@ -3,6 +3,8 @@
 //! `tests/decode.rs`.) The expected names come from a hand-written match per enum, not from
 //! the `wire_messages!` list, so a typo in that list fails here.
 
+mod fixtures;
+use fixtures::{GATEWAY_MINIMAL, HOST_EVENT_MINIMAL};
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -57,55 +59,6 @@ fn gateway_expected(m: &GatewayMessage) -> &'static str {
     }
 }
 
-const GATEWAY_MINIMAL: &[(&str, &str)] = &[
-    ("auth.pairing", r#"{"type":"auth.pairing","prompt":"p"}"#),
-    ("sessions", r#"{"type":"sessions","active":[]}"#),
-    (
-        "sessions.updated",
-        r#"{"type":"sessions.updated","active":[]}"#,
-    ),
-    (
-        "hello.ack",
-        r#"{"type":"hello.ack","protocolVersion":2,"providerId":"p"}"#,
-    ),
-    (
-        "ack",
-        r#"{"type":"ack","requestId":"r","sessionId":"s","revision":1}"#,
-    ),
-    (
-        "error",
-        r#"{"type":"error","code":"INVALID_JSON","message":"m"}"#,
-    ),
-    (
-        "tool.call",
-        r#"{"type":"tool.call","id":"c","sessionId":"s","tool":"t","args":{}}"#,
-    ),
-    (
-        "tool.cancel",
-        r#"{"type":"tool.cancel","id":"c","sessionId":"s","reason":"timeout"}"#,
-    ),
-    (
-        "gate.check",
-        r#"{"type":"gate.check","callId":"c","sessionId":"s","tool":"t","args":{}}"#,
-    ),
-    (
-        "transform.request",
-        r#"{"type":"transform.request","callId":"c","sessionId":"s","section":"x","current":""}"#,
-    ),
-    (
-        "session.event",
-        r#"{"type":"session.event","sessionId":"s","event":"user.message","data":{}}"#,
-    ),
-    (
-        "session.lifecycle",
-        r#"{"type":"session.lifecycle","sessionId":"s","state":"idle"}"#,
-    ),
-    (
-        "stream.history",
-        r#"{"type":"stream.history","queryId":"q","streams":{}}"#,
-    ),
-];
-
 #[test]
 fn gateway_message_names_agree_with_serde() {
     check(
@@ -134,62 +87,6 @@ fn host_event_expected(m: &HostEvent) -> &'static str {
         HostEvent::Error(_) => "error",
     }
 }
-
-const HOST_EVENT_MINIMAL: &[(&str, &str)] = &[
-    (
-        "auth.ok",
-        r#"{"type":"auth.ok","protocolVersion":1,"hostId":"h","resumeToken":"r"}"#,
-    ),
-    (
-        "session.registered",
-        r#"{"type":"session.registered","requestId":"r","session":{"id":"s"}}"#,
-    ),
-    (
-        "session.ended",
-        r#"{"type":"session.ended","sessionId":"s","reason":"x"}"#,
-    ),
-    (
-        "session.tools",
-        r#"{"type":"session.tools","sessionId":"s","revision":1,"tools":[]}"#,
-    ),
-    (
-        "tool.progress",
-        r#"{"type":"tool.progress","callId":"c","message":"m"}"#,
-    ),
-    ("tool.result", r#"{"type":"tool.result","callId":"c"}"#),
-    (
-        "delivery",
-        r#"{"type":"delivery","sessionId":"s","level":"surface","stream":"x","provider":"p","event":"e","ts":"t"}"#,
-    ),
-    (
-        "status",
-        r#"{"type":"status","requestId":"r","status":{"address":"a","version":"v","startedAt":"t","uptimeMs":0,"sessions":[],"providers":[]}}"#,
-    ),
-    (
-        "streams.history",
-        r#"{"type":"streams.history","requestId":"r","sessionId":"s","streams":{}}"#,
-    ),
-    (
-        "prompt.applied",
-        r#"{"type":"prompt.applied","requestId":"r","sessionId":"s","prompt":"p","sections":{},"context":[]}"#,
-    ),
-    (
-        "session.context",
-        r#"{"type":"session.context","sessionId":"s","provider":"p","startupContext":"c"}"#,
-    ),
-    (
-        "tool.decision",
-        r#"{"type":"tool.decision","requestId":"r","decision":"allow"}"#,
-    ),
-    (
-        "session.warning",
-        r#"{"type":"session.warning","sessionId":"s","message":"m"}"#,
-    ),
-    (
-        "error",
-        r#"{"type":"error","code":"INVALID_JSON","message":"m"}"#,
-    ),
-];
 
 #[test]
 fn host_event_names_agree_with_serde() {

@@ -33,15 +33,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
     let core = gw.core().clone();
     let kill = core.stopping.child_token();
     let (out, rx) = outbound::for_connection(&core, Kind::Control, kill.clone());
-    let conn = Conn {
-        gw,
-        remote,
-        out,
-        events: None,
-        seq: 0,
-        follows: Follows::default(),
-        playground: Playground::default(),
-    };
+    let conn = Conn::new(gw, remote, out);
     let socket = Socket {
         ws,
         kind: Kind::Control,
@@ -57,7 +49,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
     tracing::debug!(%remote, "control client disconnected");
 }
 
-struct Conn {
+pub(crate) struct Conn {
     gw: Gateway,
     remote: SocketAddr,
     out: OutSender,
@@ -126,6 +118,20 @@ impl Handler for Conn {
 }
 
 impl Conn {
+    /// A connection that has not authenticated yet, writing into `out` (the socket's
+    /// queue; `crate::fuzzing` reads it directly).
+    pub(crate) fn new(gw: Gateway, remote: SocketAddr, out: OutSender) -> Self {
+        Self {
+            gw,
+            remote,
+            out,
+            events: None,
+            seq: 0,
+            follows: Follows::default(),
+            playground: Playground::default(),
+        }
+    }
+
     /// The first request must be `auth` with the control token: answered with a snapshot,
     /// after which events flow. Anything else gets `AUTH_FAILED` and the socket closes.
     fn authenticate(&mut self, frame: &[u8]) -> Step {

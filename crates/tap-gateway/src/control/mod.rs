@@ -6,7 +6,7 @@
 //! request. Everything after is dispatched to the engine and answered on this socket;
 //! engine events are forwarded, numbered per connection.
 
-mod connection;
+pub(crate) mod connection;
 mod dispatch;
 mod follow;
 mod playground;

@@ -21,22 +21,7 @@ use tokio::net::TcpListener;
 
 pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
     let stopping = gw.core().stopping.clone();
-    let mcp_core = gw.core().clone();
-    let mcp_service = crate::mcp::http::service(&mcp_core);
-    let app = Router::new()
-        .route(
-            "/mcp/{session}",
-            any(move |path, remote, req| {
-                crate::mcp::http::endpoint(mcp_core.clone(), mcp_service.clone(), path, remote, req)
-            }),
-        )
-        .route("/", get(provider_endpoint))
-        .route("/session", get(session_endpoint))
-        .route("/control", get(crate::control::endpoint))
-        .route("/healthz", get(healthz))
-        .route("/assets/{*path}", get(static_files::asset))
-        .route("/api/login", post(login::endpoint))
-        .with_state(gw);
+    let app = router(gw);
     // Every message on these sockets is small and latency-bound (a call, a result): no
     // Nagle delay waiting for a full segment.
     let listener = listener.tap_io(|tcp| {
@@ -53,6 +38,27 @@ pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
     if let Err(e) = served {
         tracing::error!(error = %e, "HTTP server failed");
     }
+}
+
+/// Every route on the gateway port. Handlers read the peer's address from
+/// `ConnectInfo<SocketAddr>`, which the server (or `crate::fuzzing`) puts in each request.
+pub(crate) fn router(gw: Gateway) -> Router {
+    let mcp_core = gw.core().clone();
+    let mcp_service = crate::mcp::http::service(&mcp_core);
+    Router::new()
+        .route(
+            "/mcp/{session}",
+            any(move |path, remote, req| {
+                crate::mcp::http::endpoint(mcp_core.clone(), mcp_service.clone(), path, remote, req)
+            }),
+        )
+        .route("/", get(provider_endpoint))
+        .route("/session", get(session_endpoint))
+        .route("/control", get(crate::control::endpoint))
+        .route("/healthz", get(healthz))
+        .route("/assets/{*path}", get(static_files::asset))
+        .route("/api/login", post(login::endpoint))
+        .with_state(gw)
 }
 
 /// Liveness for anyone on loopback. Says what is listening (so a second `tap gateway`

@@ -45,6 +45,7 @@ mod slow_consumers;
 mod smoke;
 mod spawn;
 mod stream_filters;
+mod terminal_results;
 mod tool_arguments;
 mod tool_calls;
 mod tools_update;

@@ -31,13 +31,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
     let kill = core.stopping.child_token();
     let (out, rx) = outbound::for_connection(&core, Kind::Host, kill.clone());
-    let conn = HostConn {
-        core: core.clone(),
-        remote,
-        out,
-        attached: None,
-        kill: kill.clone(),
-    };
+    let conn = HostConn::new(core.clone(), remote, out, kill.clone());
     let socket = Socket {
         ws,
         kind: Kind::Host,
@@ -76,7 +70,7 @@ impl Handler for HostConn {
     }
 }
 
-struct HostConn {
+pub(crate) struct HostConn {
     core: Arc<Core>,
     remote: SocketAddr,
     out: OutSender,
@@ -86,6 +80,23 @@ struct HostConn {
 }
 
 impl HostConn {
+    /// A connection that has not authenticated yet, writing into `out` (the socket's
+    /// queue; `crate::fuzzing` reads it directly).
+    pub(crate) fn new(
+        core: Arc<Core>,
+        remote: SocketAddr,
+        out: OutSender,
+        kill: CancellationToken,
+    ) -> Self {
+        Self {
+            core,
+            remote,
+            out,
+            attached: None,
+            kill,
+        }
+    }
+
     /// Errors before authentication go straight to the socket: there is no host yet.
     fn reply_direct(&self, code: ErrorCode, message: &str, reply_to: Option<&str>) {
         let e = HostEvent::Error(HostError {
