@@ -11,6 +11,8 @@
 
 mod bare;
 mod emitter;
+mod host_inline;
+mod http1;
 mod ledger;
 mod machine;
 mod mcp;
@@ -21,6 +23,7 @@ mod rss;
 mod scenarios;
 mod stats;
 mod tempdir;
+mod threads;
 mod wire;
 
 use machine::{print_background_load, print_machine};
@@ -700,6 +703,24 @@ async fn s7(n: &Counts, rig: &scenarios::Rig, main: &str, out: &mut Report) {
                 &format!("{S7} (host socket)"),
                 "per call",
                 &r.host,
+            ));
+            // Information only: both clients in the caller's task (no client-side task
+            // hand-offs on either side), to tell the clients' cost from the gateway's.
+            let label = format!("{S7} (2026-07-28, in-task clients)");
+            let (l, h) = (&r.stateless_inline, &r.host_inline);
+            out.rows.extend([
+                Row::info(&label, "p50", micros(l.p50())).vs(
+                    format!("host {}", micros(h.p50())),
+                    ratio(secs(l.p50()), secs(h.p50())),
+                ),
+                Row::info(&label, "calls", per_sec(l.rate()))
+                    .vs(per_sec(h.rate()), ratio(l.rate(), h.rate())),
+            ]);
+            out.rows.extend(switches_row(&label, "per call", l));
+            out.rows.extend(switches_row(
+                &format!("{S7} (host socket, in-task client)"),
+                "per call",
+                h,
             ));
         }
         Err(e) => out.fail(S7, e),

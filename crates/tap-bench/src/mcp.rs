@@ -1,9 +1,18 @@
 //! S7: sequential MCP `tools/call` over Streamable HTTP, in each MCP generation (one
 //! kept-alive connection each, as MCP clients run it), against the same call through the
 //! session-host WebSocket (S1b's path), interleaved in the same run.
+//!
+//! The target is judged on hyper's client against `HostClient`. In the same rounds, for
+//! information, the stateless call and the host invoke also run through clients that work
+//! in the caller's task (`http1.rs`, `host_inline.rs`): neither side then pays client-side
+//! task hand-offs, so that pair compares the gateway's two paths alone (docs/performance.md,
+//! run 13). `TAP_BENCH_THREADS=1` prints each phase's context switches per thread.
 
+use crate::host_inline::HostInline;
+use crate::http1::Http1;
 use crate::scenarios::{call_via_host, Rig};
 use crate::stats::{Latencies, Sampler};
+use crate::threads::PerThread;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
@@ -16,14 +25,26 @@ pub struct McpResults {
     pub legacy: Latencies,
     pub stateless: Latencies,
     pub host: Latencies,
+    /// The stateless generation through `http1.rs` (in the caller's task).
+    pub stateless_inline: Latencies,
+    /// The host socket through `host_inline.rs` (in the caller's task).
+    pub host_inline: Latencies,
 }
 
 /// The stateless generation's protocol version.
 const STATELESS: &str = "2026-07-28";
 
-/// An MCP client of the `initialize` generation on one HTTP/1.1 connection.
+/// How an [`McpHttp`] speaks HTTP/1.1.
+enum Transport {
+    /// hyper's client, its connection driven by a task of its own.
+    Hyper(SendRequest<Full<Bytes>>),
+    /// `http1.rs`, in the caller's task.
+    Inline(Http1),
+}
+
+/// An MCP client of either generation on one HTTP/1.1 connection.
 struct McpHttp {
-    send: SendRequest<Full<Bytes>>,
+    transport: Transport,
     authority: String,
     path: String,
     token: String,
@@ -39,21 +60,27 @@ impl McpHttp {
         token: &str,
         session: &str,
         stateless: bool,
+        inline: bool,
     ) -> Result<Self, String> {
-        let tcp = tokio::net::TcpStream::connect(addr)
-            .await
-            .map_err(|e| format!("connect: {e}"))?;
-        tcp.set_nodelay(true).map_err(|e| e.to_string())?;
-        let (send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
-            .await
-            .map_err(|e| format!("HTTP handshake: {e}"))?;
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                eprintln!("tap-bench: S7's HTTP connection failed: {e}");
-            }
-        });
+        let transport = if inline {
+            Transport::Inline(Http1::connect(addr).await?)
+        } else {
+            let tcp = tokio::net::TcpStream::connect(addr)
+                .await
+                .map_err(|e| format!("connect: {e}"))?;
+            tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+            let (send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+                .await
+                .map_err(|e| format!("HTTP handshake: {e}"))?;
+            tokio::spawn(async move {
+                if let Err(e) = conn.await {
+                    eprintln!("tap-bench: S7's HTTP connection failed: {e}");
+                }
+            });
+            Transport::Hyper(send)
+        };
         let mut client = Self {
-            send,
+            transport,
             authority: addr.to_string(),
             path: format!("/mcp/{session}"),
             token: token.to_string(),
@@ -75,48 +102,70 @@ impl McpHttp {
         Ok(client)
     }
 
-    fn post(&self, body: Value) -> Result<Request<Full<Bytes>>, String> {
+    /// POSTs `body` (a JSON-RPC message); the status, the `Mcp-Session-Id` answered and
+    /// the response body.
+    async fn post(&mut self, body: Value) -> Result<(u16, Option<String>, Bytes), String> {
         // The stateless generation routes on headers that repeat the body's method and
         // name (SEP-2243).
         let method = body["method"].as_str().unwrap_or_default().to_string();
         let name = body["params"]["name"].as_str().map(str::to_string);
-        let mut req = Request::post(&self.path)
-            .header("host", &self.authority)
-            .header("authorization", format!("Bearer {}", self.token))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
+        let authorization = format!("Bearer {}", self.token);
+        let mut headers = vec![
+            ("host", self.authority.as_str()),
+            ("authorization", authorization.as_str()),
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+        ];
         if let Some(s) = &self.session {
-            req = req.header("mcp-session-id", s);
+            headers.push(("mcp-session-id", s));
         }
         if self.stateless {
-            req = req
-                .header("mcp-protocol-version", STATELESS)
-                .header("mcp-method", method);
-            if let Some(name) = name {
-                req = req.header("mcp-name", name);
+            headers.push(("mcp-protocol-version", STATELESS));
+            headers.push(("mcp-method", &method));
+            if let Some(name) = &name {
+                headers.push(("mcp-name", name));
             }
         }
-        req.body(Full::new(Bytes::from(body.to_string())))
-            .map_err(|e| e.to_string())
-    }
-
-    /// The connection takes the next request only once the previous exchange is over.
-    async fn ready(&mut self) -> Result<(), String> {
-        self.send
-            .ready()
-            .await
-            .map_err(|e| format!("connection: {e}"))
+        let body = body.to_string();
+        match &mut self.transport {
+            Transport::Inline(http) => {
+                let res = http
+                    .send("POST", &self.path, &headers, body.as_bytes())
+                    .await?;
+                let session = res.header("mcp-session-id").map(str::to_string);
+                Ok((res.status, session, res.body))
+            }
+            Transport::Hyper(send) => {
+                let mut req = Request::post(&self.path);
+                for (name, value) in headers {
+                    req = req.header(name, value);
+                }
+                let req = req
+                    .body(Full::new(Bytes::from(body)))
+                    .map_err(|e| e.to_string())?;
+                // The connection takes the next request only once the previous exchange
+                // is over.
+                send.ready().await.map_err(|e| format!("connection: {e}"))?;
+                let res = send.send_request(req).await.map_err(|e| e.to_string())?;
+                let status = res.status().as_u16();
+                let session = match res.headers().get("mcp-session-id") {
+                    Some(s) => Some(s.to_str().map_err(|e| e.to_string())?.to_string()),
+                    None => None,
+                };
+                let body = res.into_body().collect().await.map_err(|e| e.to_string())?;
+                Ok((status, session, body.to_bytes()))
+            }
+        }
     }
 
     async fn notify(&mut self, method: &str) -> Result<(), String> {
-        let req = self.post(json!({"jsonrpc": "2.0", "method": method}))?;
-        self.ready().await?;
-        let res = self
-            .send
-            .send_request(req)
-            .await
-            .map_err(|e| e.to_string())?;
-        res.into_body().collect().await.map_err(|e| e.to_string())?;
+        let (status, _, body) = self
+            .post(json!({"jsonrpc": "2.0", "method": method}))
+            .await?;
+        if !(200..300).contains(&status) {
+            let body = String::from_utf8_lossy(&body);
+            return Err(format!("{method}: HTTP {status}: {body}"));
+        }
         Ok(())
     }
 
@@ -131,32 +180,18 @@ impl McpHttp {
                 "io.modelcontextprotocol/clientCapabilities": {},
             });
         }
-        let req =
-            self.post(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
-        self.ready().await?;
-        let res = self
-            .send
-            .send_request(req)
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let (status, session, body) = self
+            .post(message)
             .await
             .map_err(|e| format!("{method}: {e}"))?;
-        if !res.status().is_success() {
-            let status = res.status();
-            let body = res.into_body().collect().await.map(|b| b.to_bytes());
-            let body = body.map(|b| String::from_utf8_lossy(&b).into_owned());
-            return Err(format!(
-                "{method}: HTTP {status}: {}",
-                body.unwrap_or_default()
-            ));
+        if !(200..300).contains(&status) {
+            let body = String::from_utf8_lossy(&body);
+            return Err(format!("{method}: HTTP {status}: {body}"));
         }
-        if let Some(s) = res.headers().get("mcp-session-id") {
-            self.session = Some(s.to_str().map_err(|e| e.to_string())?.to_string());
+        if session.is_some() {
+            self.session = session;
         }
-        let body = res
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| e.to_string())?
-            .to_bytes();
         let text = std::str::from_utf8(&body).map_err(|e| e.to_string())?;
         let message = text
             .lines()
@@ -186,6 +221,23 @@ impl McpHttp {
     }
 }
 
+/// One of S7's clients.
+enum Client {
+    Mcp(McpHttp),
+    Host(std::sync::Arc<tap_client::HostClient>),
+    HostInline(HostInline),
+}
+
+impl Client {
+    async fn call(&mut self, session: &str) -> Result<(), String> {
+        match self {
+            Client::Mcp(c) => c.call("echo").await,
+            Client::Host(h) => call_via_host(h, session, "echo").await,
+            Client::HostInline(h) => h.call(session, "echo").await,
+        }
+    }
+}
+
 /// `n` MCP calls and `n` host calls of `echo` in `session`, after `warmup` of each,
 /// alternating in `rounds` rounds.
 pub async fn s7(
@@ -196,39 +248,60 @@ pub async fn s7(
     rounds: usize,
 ) -> Result<McpResults, String> {
     let gw = rig.gateway();
-    let host = rig.host();
-    let mut legacy = McpHttp::connect(gw.address(), gw.host_token(), session, false).await?;
-    let mut stateless = McpHttp::connect(gw.address(), gw.host_token(), session, true).await?;
+    let (addr, token) = (gw.address(), gw.host_token());
+    // In this order, round after round: the two hyper/`HostClient` pairs the target is
+    // judged on, then the same calls with clients that run in the caller's task.
+    let mut phases = [
+        Client::Mcp(McpHttp::connect(addr, token, session, false, false).await?),
+        Client::Mcp(McpHttp::connect(addr, token, session, true, false).await?),
+        Client::Host(rig.host()),
+        Client::Mcp(McpHttp::connect(addr, token, session, true, true).await?),
+        Client::HostInline(HostInline::connect(addr, token).await?),
+    ];
+    const NAMES: [&str; 5] = [
+        "initialize",
+        "stateless",
+        "host",
+        "stateless-inline",
+        "host-inline",
+    ];
     for _ in 0..warmup {
-        legacy.call("echo").await?;
-        stateless.call("echo").await?;
-        call_via_host(&host, session, "echo").await?;
+        for c in phases.iter_mut() {
+            c.call(session).await?;
+        }
     }
-    let (mut l, mut s, mut h) = (Sampler::new(n), Sampler::new(n), Sampler::new(n));
+    let mut samplers: Vec<(Sampler, PerThread)> = phases
+        .iter()
+        .map(|_| (Sampler::new(n), PerThread::default()))
+        .collect();
     let per_round = n.div_ceil(rounds.max(1));
     let mut left = n;
     while left > 0 {
         let k = per_round.min(left);
         left -= k;
-        l.begin();
-        for _ in 0..k {
-            l.time(legacy.call("echo")).await?;
+        for (c, (sampler, threads)) in phases.iter_mut().zip(samplers.iter_mut()) {
+            sampler.begin();
+            threads.begin();
+            for _ in 0..k {
+                sampler.time(c.call(session)).await?;
+            }
+            threads.end();
+            sampler.end();
         }
-        l.end();
-        s.begin();
-        for _ in 0..k {
-            s.time(stateless.call("echo")).await?;
-        }
-        s.end();
-        h.begin();
-        for _ in 0..k {
-            h.time(call_via_host(&host, session, "echo")).await?;
-        }
-        h.end();
     }
+    let mut results = samplers
+        .into_iter()
+        .zip(NAMES)
+        .map(|((sampler, threads), name)| {
+            threads.print(name, n);
+            sampler.finish()
+        });
+    let mut next = || results.next().expect("one result per phase");
     Ok(McpResults {
-        legacy: l.finish(),
-        stateless: s.finish(),
-        host: h.finish(),
+        legacy: next(),
+        stateless: next(),
+        host: next(),
+        stateless_inline: next(),
+        host_inline: next(),
     })
 }
