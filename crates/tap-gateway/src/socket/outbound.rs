@@ -178,13 +178,7 @@ impl OutSender {
             }
             return Err(Refused::Overflow(msg));
         }
-        s.gauge.bytes.fetch_add(len, Ordering::Relaxed);
-        s.gauge.messages.fetch_add(1, Ordering::Relaxed);
-        s.gauge.peak_bytes.fetch_max(bytes, Ordering::Relaxed);
-        self.tx.send(msg).map_err(|e| {
-            s.take(len);
-            Refused::Closed(e.0)
-        })
+        self.enqueue(msg, len, bytes)
     }
 }
 
@@ -197,6 +191,13 @@ impl OutSender {
         let len = msg.len();
         let bytes = s.bytes.fetch_add(len, Ordering::Relaxed) + len;
         s.messages.fetch_add(1, Ordering::Relaxed);
+        self.enqueue(msg, len, bytes)
+    }
+
+    /// Puts `msg` (`len` bytes, counted in the queue already, which now holds `bytes`) on
+    /// the channel and into the gauge; a closed channel takes the count back.
+    fn enqueue(&self, msg: Message, len: usize, bytes: usize) -> Result<(), Refused> {
+        let s = &*self.shared;
         s.gauge.bytes.fetch_add(len, Ordering::Relaxed);
         s.gauge.messages.fetch_add(1, Ordering::Relaxed);
         s.gauge.peak_bytes.fetch_max(bytes, Ordering::Relaxed);
