@@ -16,7 +16,7 @@ use crate::providers::entry::Trust;
 use crate::sessions::host_conn::HostConn;
 use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Step};
-use crate::socket::outbound::{self, OutReceiver};
+use crate::socket::outbound::OutReceiver;
 use crate::state::Core;
 use axum::extract::ConnectInfo;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -96,7 +96,7 @@ impl World {
     /// A session-host socket before `auth`.
     pub fn host(&self) -> Peer {
         let kill = self.core().stopping.child_token();
-        let (out, rx) = outbound::for_connection(self.core(), Kind::Host, kill.clone());
+        let (out, rx) = self.core().outbound_queue(Kind::Host, kill.clone());
         let conn = HostConn::new(self.core().clone(), Self::remote(), out, kill);
         Peer::new(Conn::Host(conn), rx)
     }
@@ -104,7 +104,7 @@ impl World {
     /// A control socket before `auth`.
     pub fn control(&self) -> Peer {
         let kill = self.core().stopping.child_token();
-        let (out, rx) = outbound::for_connection(self.core(), Kind::Control, kill);
+        let (out, rx) = self.core().outbound_queue(Kind::Control, kill);
         let conn = crate::control::connection::Conn::new(self.gw.clone(), Self::remote(), out);
         Peer::new(Conn::Control(Box::new(conn)), rx)
     }

@@ -14,6 +14,8 @@ use crate::providers::entry::ProviderEntry;
 use crate::providers::identity::Identities;
 use crate::sessions::hosts::HostEntry;
 use crate::sessions::session::Session;
+use crate::socket::kind::Kind;
+use crate::socket::outbound::{self, OutReceiver, OutSender};
 use crate::streams::budget::StreamControls;
 use crate::streams::store::StreamStore;
 use crate::tools::limits::Limits;
@@ -103,6 +105,24 @@ pub(crate) struct State {
 }
 
 impl Core {
+    /// The outbound queue of a new connection of `kind` closed by `kill`, with the
+    /// configured limits, counted in that kind's gauge.
+    pub(crate) fn outbound_queue(
+        &self,
+        kind: Kind,
+        kill: CancellationToken,
+    ) -> (OutSender, OutReceiver) {
+        outbound::channel(self.config.outbound, kill, self.outbound.of(kind).clone())
+    }
+
+    /// How long a peer of `kind` may take to accept one batch of frames.
+    pub(crate) fn write_timeout(&self, kind: Kind) -> std::time::Duration {
+        match kind {
+            Kind::Provider | Kind::Host => self.config.outbound.peer_write_timeout,
+            Kind::Control => self.config.outbound.control_write_timeout,
+        }
+    }
+
     /// Builds the core of a gateway listening on `address`.
     pub fn new(
         config: GatewayConfig,

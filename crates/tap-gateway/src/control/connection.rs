@@ -16,7 +16,7 @@ use crate::gateway::Gateway;
 use crate::socket::accept::Kind;
 use crate::socket::conn::auth_timeout_message;
 use crate::socket::conn::{Handler, Socket, Step};
-use crate::socket::outbound::{self, OutSender};
+use crate::socket::outbound::OutSender;
 use crate::socket::upgrade::WsStream;
 use std::net::SocketAddr;
 use tap_protocol::control::{
@@ -32,7 +32,7 @@ use tokio_tungstenite::tungstenite::Message;
 pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
     let core = gw.core().clone();
     let kill = core.stopping.child_token();
-    let (out, rx) = outbound::for_connection(&core, Kind::Control, kill.clone());
+    let (out, rx) = core.outbound_queue(Kind::Control, kill.clone());
     let conn = Conn::new(gw, remote, out);
     let socket = Socket {
         ws,
@@ -41,7 +41,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
         out: rx,
         kill,
         stopping: core.stopping.clone(),
-        write_timeout: outbound::write_timeout(&core, Kind::Control),
+        write_timeout: core.write_timeout(Kind::Control),
         diagnostics: core.diagnostics.clone(),
         authed: false,
     };

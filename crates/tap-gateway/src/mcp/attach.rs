@@ -105,7 +105,7 @@ fn register(
 ) -> Result<Arc<Binding>, (ErrorCode, String)> {
     let host_id = crate::ids::short("mcp");
     let kill = core.stopping.child_token();
-    let (out, rx) = crate::socket::outbound::for_connection(core, Kind::Host, kill.clone());
+    let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
     // Nobody resumes an in-process host; its resume token is never handed out.
     let host = HostEntry::new(host_id.clone(), format!("mcp:{name}"), out, kill);
     core.state().hosts.insert(host_id.clone(), host);

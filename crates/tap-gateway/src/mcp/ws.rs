@@ -7,7 +7,7 @@ use super::handler::{McpHandler, Target};
 use crate::diagnostics::Limit;
 use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Socket, Step};
-use crate::socket::outbound::{self, OutSender};
+use crate::socket::outbound::OutSender;
 use crate::socket::upgrade::WsStream;
 use crate::state::Core;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
@@ -25,7 +25,7 @@ use tokio_tungstenite::tungstenite::Message;
 /// `Authorization` header before the upgrade.
 pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, target: Target) {
     let kill = core.stopping.child_token();
-    let (out, out_rx) = outbound::for_connection(&core, Kind::Host, kill.clone());
+    let (out, out_rx) = core.outbound_queue(Kind::Host, kill.clone());
     let (to_mcp, from_conn) = mpsc::unbounded_channel();
     let handler = McpHandler::new(core.clone(), Some(target));
     let transport = Channels {
@@ -48,7 +48,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, tar
         out: out_rx,
         kill: kill.clone(),
         stopping: core.stopping.clone(),
-        write_timeout: outbound::write_timeout(&core, Kind::Host),
+        write_timeout: core.write_timeout(Kind::Host),
         diagnostics: core.diagnostics.clone(),
         authed: true,
     };

@@ -10,24 +10,11 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
-/// The kinds of connection, each with its own slot pool and limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Provider,
-    Host,
-    Control,
-}
+pub(crate) use super::kind::Kind;
 
+// The kind's slot pool and limit live here, with the accepting that uses them; the kind
+// itself is in `kind.rs`, which needs nothing of the gateway's state.
 impl Kind {
-    /// For logs and refusals.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Provider => "provider",
-            Kind::Host => "session-host",
-            Kind::Control => "control",
-        }
-    }
-
     fn limit(self) -> Limit {
         match self {
             Kind::Provider => Limit::ProviderConnections,

@@ -6,6 +6,7 @@
 pub(crate) mod accept;
 pub(crate) mod conn;
 pub(crate) mod frame;
+pub(crate) mod kind;
 pub(crate) mod metered;
 pub(crate) mod outbound;
 pub(crate) mod upgrade;

@@ -8,9 +8,8 @@
 //! protocol. One slow peer therefore costs at most its limits, never the engine's time or
 //! another connection's service.
 
-use super::accept::Kind;
+use super::kind::Kind;
 use crate::config::OutboundLimits;
-use crate::state::Core;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -57,23 +56,6 @@ impl Gauges {
             Kind::Host => &self.hosts,
             Kind::Control => &self.control,
         }
-    }
-}
-
-/// The queue of a new connection of `kind` closed by `kill`, with the configured limits.
-pub(crate) fn for_connection(
-    core: &Core,
-    kind: Kind,
-    kill: CancellationToken,
-) -> (OutSender, OutReceiver) {
-    channel(core.config.outbound, kill, core.outbound.of(kind).clone())
-}
-
-/// How long a peer of `kind` may take to accept one batch of frames.
-pub(crate) fn write_timeout(core: &Core, kind: Kind) -> std::time::Duration {
-    match kind {
-        Kind::Provider | Kind::Host => core.config.outbound.peer_write_timeout,
-        Kind::Control => core.config.outbound.control_write_timeout,
     }
 }
 

@@ -30,7 +30,7 @@ use crate::providers::entry::{Phase, Trust};
 use crate::providers::link::ProviderLink;
 use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Socket, Step};
-use crate::socket::outbound::{self, OutReceiver};
+use crate::socket::outbound::OutReceiver;
 use crate::socket::upgrade::WsStream;
 use crate::state::{Core, State};
 use crate::tools::table::CallTable;
@@ -62,7 +62,7 @@ pub(crate) async fn serve(
         out: rx,
         kill: conn.link.kill.clone(),
         stopping: core.stopping.clone(),
-        write_timeout: outbound::write_timeout(&core, Kind::Provider),
+        write_timeout: core.write_timeout(Kind::Provider),
         diagnostics: core.diagnostics.clone(),
         authed: false,
     };
@@ -116,7 +116,7 @@ impl Conn {
         origin: Option<String>,
     ) -> (Self, OutReceiver) {
         let kill = core.stopping.child_token();
-        let (out, rx) = outbound::for_connection(&core, Kind::Provider, kill.clone());
+        let (out, rx) = core.outbound_queue(Kind::Provider, kill.clone());
         let link = ProviderLink {
             out,
             calls: Arc::new(CallTable::default()),

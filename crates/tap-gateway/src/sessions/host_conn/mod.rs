@@ -15,7 +15,7 @@ use crate::socket::accept::Kind;
 use crate::socket::conn::auth_timeout_message;
 use crate::socket::conn::{Handler, Socket, Step};
 use crate::socket::frame::frame;
-use crate::socket::outbound::{self, OutSender};
+use crate::socket::outbound::OutSender;
 use crate::socket::upgrade::WsStream;
 use crate::state::Core;
 use std::net::SocketAddr;
@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 /// Serves one session-host socket until it closes.
 pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
     let kill = core.stopping.child_token();
-    let (out, rx) = outbound::for_connection(&core, Kind::Host, kill.clone());
+    let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
     let conn = HostConn::new(core.clone(), remote, out, kill.clone());
     let socket = Socket {
         ws,
@@ -39,7 +39,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
         out: rx,
         kill,
         stopping: core.stopping.clone(),
-        write_timeout: outbound::write_timeout(&core, Kind::Host),
+        write_timeout: core.write_timeout(Kind::Host),
         diagnostics: core.diagnostics.clone(),
         authed: false,
     };
