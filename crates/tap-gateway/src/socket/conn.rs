@@ -137,13 +137,16 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
             biased;
             Some(msg) = out.recv() => {
                 // A peer that stopped reading blocks this write; its queue overflowing
-                // meanwhile ends the wait at once.
+                // meanwhile ends the wait at once. The write is polled first: one the
+                // socket takes at once (the common case) registers no waiter on the
+                // overflow token, and an overflow it raced is caught just after.
                 let written = tokio::select! {
                     biased;
-                    _ = overflow.cancelled() => Err(Stall::Overflow),
                     r = write_batch(&mut ws, msg, &mut out, write_timeout) => r,
+                    _ = overflow.cancelled() => Err(Stall::Overflow),
                 };
                 match written {
+                    Ok(()) if out.overflowed() => break End::Dropped(Stall::Overflow),
                     Ok(()) => Step::Continue,
                     Err(Stall::Failed) => break End::Gone,
                     Err(stall) => break End::Dropped(stall),
