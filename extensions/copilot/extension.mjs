@@ -409,6 +409,7 @@ class Host {
 
   /** The Copilot session ends: end the gateway session so it leaves `tap status` at once. */
   async end() {
+    debug("ending; registered:", this.registered, "reloading:", this.reloading);
     if (this.reloading || this.ending) return;
     this.ending = true;
     // The process a reload started may still be joining when the session ends (the user
@@ -469,6 +470,12 @@ function fromProviders(tools) {
 
 const saved = takeSavedState();
 const host = new Host(saved);
+// The CLI stops extensions with SIGTERM when it exits. Not onSessionEnd: in prompt mode it
+// fires before the turns queued by inject pushes have run. Installed before anything is
+// awaited: the CLI may run this process's hooks, and exit, before `joinSession` resolves,
+// and without the handler the default action would kill the process with its session
+// still registered (left for the gateway's resume window instead of ending at once).
+process.on("SIGTERM", () => host.end().finally(() => process.exit(0)));
 
 // Before joining: the tools the first prompt should see. After a reload the saved set is the
 // current one; on a fresh start a project with tap.config.json gets a bounded wait for its tools.
@@ -523,6 +530,3 @@ debug("joined with tools:", host.tools.map((t) => t.name).join(",") || "-", save
 host.flushQueued();
 // Tool-set changes that arrived while joining.
 if (signature(host.tools) !== host.joinedSignature) host.scheduleReload();
-// The CLI stops extensions with SIGTERM when it exits. Not onSessionEnd: in prompt mode it
-// fires before the turns queued by inject pushes have run.
-process.on("SIGTERM", () => host.end().finally(() => process.exit(0)));

@@ -254,7 +254,8 @@ test("interactive: the extension registers when the gateway starts after the CLI
   assert.equal(tap(["install", "copilot", "--copilot-home", copilotHome]).code, 0);
   const work = path.join(late, "work");
   fs.mkdirSync(work);
-  const run = runInteractiveCopilot({ cwd: work, firstPrompt: "no gateway yet", copilotHome, tapHome, modelUrl: model.url });
+  const debugFile = path.join(late, "extension-debug.log");
+  const run = runInteractiveCopilot({ cwd: work, firstPrompt: "no gateway yet", copilotHome, tapHome, modelUrl: model.url, debugFile });
   let gateway;
   try {
     // The CLI works without a gateway.
@@ -278,7 +279,7 @@ test("interactive: the extension registers when the gateway starts after the CLI
     await run.exit();
     await eventually("the session ended with the CLI", () => !gateway.status().sessions.find(ours), SESSION_END_MS);
   } catch (e) {
-    e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- logs ---\n${copilotLogs(copilotHome)}`;
+    e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- debug ---\n${fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : ""}\n--- logs ---\n${copilotLogs(copilotHome)}`;
     throw e;
   } finally {
     if (run.child.exitCode === null) run.kill();
