@@ -119,10 +119,14 @@ pub struct RssTrace {
     pub before: u64,
     /// Highest over the run: the samples and `VmHWM` (reset at the start).
     pub peak: u64,
-    /// Highest sample in each quarter of the run (the first holds the ramp: the ledger's
-    /// queue filling, SQLite's cache warming).
+    /// Highest sample in each quarter of the run's lines (by the emitter's live count of
+    /// lines routed, not by time: the login shell's start takes a third of a fast run, and
+    /// time quarters would compare RSS before the first line with RSS during the flow). The
+    /// first quarter holds the ramp: the ledger's queue filling, SQLite's cache warming.
     pub quarters: [u64; 4],
     pub samples: usize,
+    /// Samples taken before the first line was routed (the spawn).
+    pub before_first_line: usize,
 }
 
 /// One S6 run.
@@ -190,14 +194,21 @@ async fn emit_into(
     let pid = std::process::id();
     let peak = PeakRss::reset();
     let before = rss::vm_kib(pid, "VmRSS").ok();
-    let mut samples: Vec<u64> = Vec::new();
+    // (VmRSS KiB, lines routed so far) per poll.
+    let mut samples: Vec<(u64, u64)> = Vec::new();
     let start = Instant::now();
     gw.emitters_start(&start_params)
         .map_err(|(code, m)| format!("emitters.start: {code:?}: {m}"))?;
     let done = loop {
         tokio::time::sleep(POLL).await;
         if let Ok(kib) = rss::vm_kib(pid, "VmRSS") {
-            samples.push(kib);
+            let routed = gw
+                .emitters_list(Some(&at.session_id))
+                .emitters
+                .iter()
+                .find(|e| e.name == name)
+                .map_or(0, |e| e.counts.lines);
+            samples.push((kib, routed));
         }
         let runs = gw
             .emitters_runs(&at)
@@ -229,14 +240,13 @@ async fn emit_into(
         .await
         .map_err(|e| format!("counting rows: {e}"))??;
     let rss = before.map(|before| {
-        let max = |s: &[u64]| s.iter().copied().max().unwrap_or(before);
-        let sampled = max(&samples);
-        let quarter = |q: usize| max(&samples[q * samples.len() / 4..(q + 1) * samples.len() / 4]);
+        let sampled = samples.iter().map(|&(k, _)| k).max().unwrap_or(before);
         RssTrace {
             before,
             peak: hwm.map_or(sampled, |(_, p)| p.max(sampled)),
-            quarters: [quarter(0), quarter(1), quarter(2), quarter(3)],
+            quarters: line_quarters(&samples, lines as u64, before),
             samples: samples.len(),
+            before_first_line: samples.iter().take_while(|&&(_, n)| n == 0).count(),
         }
     });
     Ok(EmitterRunResult {
@@ -251,6 +261,27 @@ async fn emit_into(
         waits,
         rss,
     })
+}
+
+/// The highest RSS sample in each quarter of `total` lines routed; samples before the first
+/// line are left out. A quarter passed between two polls takes the first sample after it
+/// (the RSS as the run left that quarter), so a fast run still has four figures.
+fn line_quarters(samples: &[(u64, u64)], total: u64, before: u64) -> [u64; 4] {
+    let quarter_of = |n: u64| ((n.saturating_mul(4)) / total.max(1)).min(3) as usize;
+    let mut out = [None::<u64>; 4];
+    for &(kib, n) in samples.iter().filter(|&&(_, n)| n > 0) {
+        let q = quarter_of(n);
+        out[q] = Some(out[q].map_or(kib, |m| m.max(kib)));
+    }
+    let mut result = [before; 4];
+    for q in (0..4).rev() {
+        result[q] = match out[q] {
+            Some(kib) => kib,
+            None if q < 3 => result[q + 1],
+            None => samples.last().map_or(before, |&(k, _)| k),
+        };
+    }
+    result
 }
 
 /// Lines of the emitters' stream `stream` in `events` (chunk rows hold many: their
@@ -341,6 +372,30 @@ pub async fn count_lines<R: AsyncRead + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rss_quarters_follow_the_lines_routed_and_skip_the_spawn() {
+        // Four polls during the spawn at 10 MiB, then the flow.
+        let samples = [
+            (10, 0),
+            (10, 0),
+            (10, 0),
+            (10, 0),
+            (20, 100),
+            (21, 300),
+            (22, 600),
+            (23, 900),
+            (24, 1000),
+        ];
+        assert_eq!(line_quarters(&samples, 1000, 9), [20, 21, 22, 24]);
+        // A quarter passed between two polls takes the next sample.
+        assert_eq!(
+            line_quarters(&[(5, 0), (30, 100), (31, 900)], 1000, 4),
+            [30, 31, 31, 31]
+        );
+        // No line at all: the last sample throughout.
+        assert_eq!(line_quarters(&[(7, 0), (8, 0)], 1000, 6), [8, 8, 8, 8]);
+    }
 
     /// The rules applied by hand to `seq 1 n`.
     fn brute(n: usize, filter: Filter) -> LineCounts {

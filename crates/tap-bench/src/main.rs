@@ -909,7 +909,10 @@ async fn s6(n: &Counts, out: &mut Report) {
     if let Some(t) = rss {
         out.rows.push(Row::info(
             &label,
-            &format!("RSS before / peak ({} samples)", t.samples),
+            &format!(
+                "RSS before / peak ({} samples, {} before the first line)",
+                t.samples, t.before_first_line
+            ),
             format!(
                 "{} / {} (+{})",
                 mib(t.before),
@@ -922,7 +925,7 @@ async fn s6(n: &Counts, out: &mut Report) {
         let [a, b, c, d] = t.quarters.map(|k| format!("{:.1}", k as f64 / 1024.0));
         out.rows.push(Row::info(
             &label,
-            "RSS peak by quarter (highest-peak run)",
+            "RSS peak by quarter of the lines (highest-peak run)",
             format!("{a} / {b} / {c} / {d} MiB"),
         ));
     }
@@ -930,7 +933,7 @@ async fn s6(n: &Counts, out: &mut Report) {
         out.rows.push(
             Row::info(
                 &label,
-                "RSS growth, 2nd quarter to 4th (worst run)",
+                "RSS growth, 2nd line quarter to 4th (worst run)",
                 format!("+{}", mib(g)),
             )
             .target("flat: <= +4 MiB", g <= 4 * 1024),
