@@ -18,16 +18,20 @@ use tap_protocol::limits::MAX_SESSION_ID_LEN;
 use tap_protocol::ErrorCode;
 
 /// One MCP client's hold on a binding; dropping the last one starts the end timer (run by
-/// the binding's watcher, `watch.rs`).
+/// the binding's watcher, `watch.rs`) unless it is already running.
 pub(crate) struct Presence {
     pub binding: Arc<Binding>,
 }
 
 impl Drop for Presence {
     fn drop(&mut self) {
-        if self.binding.clients.fetch_sub(1, Ordering::SeqCst) == 1 {
+        let b = &self.binding;
+        b.leaving();
+        if b.clients.fetch_sub(1, Ordering::SeqCst) == 1
+            && !b.timer_armed.swap(true, Ordering::SeqCst)
+        {
             // `notify_one` keeps the wake-up if the watcher is busy right now.
-            self.binding.idle.notify_one();
+            b.idle.notify_one();
         }
     }
 }

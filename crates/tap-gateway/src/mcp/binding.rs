@@ -2,9 +2,11 @@
 //! MCP client that names the session (`/mcp/<session>`, `tap mcp --session`). Data only;
 //! `attach` creates and ends them.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
 use tap_protocol::host::Delivery;
 use tokio::sync::{broadcast, Notify};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Notices buffered for a slow MCP client before it misses some. A missed tool-list
@@ -39,9 +41,16 @@ pub(crate) struct Binding {
     /// Bumped whenever a client arrives, so an end timer started before knows it lost.
     pub epoch: AtomicU64,
     pub notices: broadcast::Sender<Notice>,
-    /// Woken when the last client leaves: the binding's watcher starts the end timer (one
-    /// timer per binding, however many stateless requests come and go).
+    /// Woken when the last client leaves and the end timer is not armed: the binding's
+    /// watcher arms it. While it is armed, clients come and go without waking anyone (a
+    /// stateless client is one per request); the timer looks at [`Binding::left`] when it
+    /// runs out.
     pub idle: Notify,
+    /// Whether the watcher's end timer is armed (or about to be: `idle` was notified).
+    pub timer_armed: AtomicBool,
+    /// When a client last left, in microseconds since `born`.
+    left_us: AtomicU64,
+    born: Instant,
     /// Cancelled when the binding is gone (its session ended, or it was given up).
     pub gone: CancellationToken,
 }
@@ -62,8 +71,23 @@ impl Binding {
             epoch: AtomicU64::new(0),
             notices: broadcast::channel(NOTICE_BUFFER).0,
             idle: Notify::new(),
+            timer_armed: AtomicBool::new(false),
+            left_us: AtomicU64::new(0),
+            born: Instant::now(),
             gone,
         }
+    }
+
+    /// Notes that a client leaves now. Called before the client count drops, so whoever
+    /// sees the count at zero also sees this time.
+    pub fn leaving(&self) {
+        let us = self.born.elapsed().as_micros().min(u64::MAX as u128) as u64;
+        self.left_us.fetch_max(us, Ordering::SeqCst);
+    }
+
+    /// When the binding may end if no client comes back: `grace` after a client last left.
+    pub fn end_at(&self, grace: Duration) -> Instant {
+        self.born + Duration::from_micros(self.left_us.load(Ordering::SeqCst)) + grace
     }
 
     /// Whether the facade registered (and so owns) the session.

@@ -68,6 +68,7 @@ pub(crate) fn register_session(
             tools: HashMap::new(),
             tool_revision: 0,
             toolset_changed: notify.clone(),
+            watchers: tokio::sync::watch::Sender::new(()),
             cancel: cancel.clone(),
             idle: Arc::new(Notify::new()),
             ending: None,
@@ -145,6 +146,7 @@ pub(crate) async fn end_session(
             done: done.clone(),
             late_requests: Vec::new(),
         });
+        session.watchers.send_replace(());
         let bound = session.bound.clone();
         let pending = GatewayMessage::SessionLifecycle(SessionLifecycle {
             session_id: id.clone(),

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tap_protocol::host::BusyState;
 use tap_protocol::provider::SessionInfo;
-use tokio::sync::Notify;
+use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
 
 /// One registered session.
@@ -23,6 +23,11 @@ pub(crate) struct Session {
     pub tool_revision: u64,
     /// Poked on every tool-set change; the session's debouncer publishes.
     pub toolset_changed: Arc<Notify>,
+    /// Changed when a tool set is published and when the session starts ending; dropped
+    /// with the session, which closes every receiver. The MCP facade's watchers
+    /// (`mcp/watch.rs`) wait on it rather than on every gateway-wide status change (each
+    /// busy/idle flip of each session).
+    pub watchers: watch::Sender<()>,
     /// Ends the session's own tasks (the debouncer, its emitters).
     pub cancel: CancellationToken,
     /// Notified each time the session goes from busy to idle (idle emitters, batched

@@ -46,6 +46,7 @@ fn publish(core: &Core, session_id: &str) {
         return;
     };
     session.tool_revision += 1;
+    session.watchers.send_replace(());
     let msg = HostEvent::SessionTools(SessionTools {
         session_id: session_id.to_string(),
         revision: session.tool_revision,
