@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Diagnostics as Data, Failure, LedgerState, LimitHits, ProviderStatus } from "../generated";
+import type { Diagnostics as Data, Failure, LedgerState, LimitHits, OutboundQueue, ProviderStatus } from "../generated";
 import { store, useControlEvents, useNow, type PanelState } from "../store";
 import { ago, bytes, clock, fullTime } from "../format";
 import { reportLedger } from "../ledger";
@@ -97,6 +97,7 @@ export function Diagnostics({ state }: { state: PanelState }) {
           />
           <Stat label="Sessions" value={c.sessions} testid="sessions" />
           <Stat label="Control clients" value={`${c.controlClients.open} / ${c.controlClients.max}`} testid="control" />
+          <Queued providers={p.queued} hosts={c.sessionHosts.queued} control={c.controlClients.queued} />
         </div>
       </section>
 
@@ -257,6 +258,24 @@ function FailureRow({ f, names }: { f: Failure; names: Map<string, string> }) {
       <td class="small">{f.provider ? <span title={f.provider}>{names.get(f.provider) ?? <span class="mono">{f.provider}</span>}</span> : <span class="muted">—</span>}</td>
       <td class="mono small">{f.session ?? <span class="muted">—</span>}</td>
     </tr>
+  );
+}
+
+/** Frames written to no socket yet, over every kind: near zero unless a peer stops reading
+ * (then it is disconnected at its queue's limit, and the slowConsumer limit counts it). */
+function Queued(props: { providers: OutboundQueue; hosts: OutboundQueue; control: OutboundQueue }) {
+  const all = [props.providers, props.hosts, props.control];
+  const sum = (f: (q: OutboundQueue) => number) => all.reduce((n, q) => n + f(q), 0);
+  const peak = Math.max(...all.map((q) => q.peakBytes));
+  const q = props.providers;
+  return (
+    <Stat
+      label="Queued to peers"
+      value={bytes(sum((q) => q.bytes))}
+      hint={`${sum((q) => q.messages)} messages · peak ${bytes(peak)} · ${bytes(q.maxBytes)} a socket at most`}
+      tone={sum((q) => q.bytes) > q.maxBytes / 2 ? "attention" : undefined}
+      testid="queued"
+    />
   );
 }
 

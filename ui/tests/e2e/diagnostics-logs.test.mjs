@@ -48,6 +48,10 @@ describe("Diagnostics and Logs", () => {
     await cardIs("hosts", "1");
     await cardIs("control", "1 / 16");
     await cardIs("providers-open", "0 / 50");
+    // Nothing waits to be written to a reading peer; the card says each socket's limit.
+    await cardIs("queued", "0 B");
+    const queuedCard = card("queued").locator("..");
+    assert.match(await queuedCard.innerText(), /0 messages · peak .* · 32\.0 MiB a socket at most/);
     await panel.getByText("No provider has been sent an error.").waitFor();
 
     // A socket that never authenticates, sending garbage: INVALID_JSON, awaiting auth.
