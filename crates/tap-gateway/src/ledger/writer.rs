@@ -18,6 +18,14 @@ use tokio::sync::mpsc;
 /// Records committed in one transaction at most.
 pub(crate) const WRITE_BATCH: usize = 1024;
 
+/// After a commit that emptied the queue, the writer waits this long before it looks again,
+/// instead of parking on the queue: records that come meanwhile wake nobody (a producer
+/// wakes the writer only when it is parked), and the next commit takes them together. Without
+/// it each tool call's spans woke this thread on their own (2 of S1b's 7.4 context switches
+/// per call, docs/performance.md run 17). A record is still committed at most this long
+/// after it is queued; one that comes after a quiet time wakes the writer at once.
+pub(crate) const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(2);
+
 /// Chunks are indexed once no record has come for this long…
 const INDEX_WHEN_IDLE_FOR: Duration = Duration::from_millis(250);
 
@@ -143,6 +151,9 @@ pub(crate) fn run(
                 }
                 _ => {}
             }
+        }
+        if rx.is_empty() {
+            std::thread::sleep(GROUP_COMMIT_WINDOW);
         }
     }
 }
