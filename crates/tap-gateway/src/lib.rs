@@ -71,7 +71,9 @@ pub use providers::local::{LocalClosed, LocalProvider};
 pub use providers::project::RestartPolicy;
 pub use providers::spawn::SpawnSpec;
 pub use server::embedded_panel::EmbeddedPanel;
-pub use tools::request::{CallError, CallRequest, Caller};
+pub use tools::request::{
+    CallError, CallRequest, Caller, ProgressSink, MAX_PROGRESS_QUEUED_PER_CALL,
+};
 pub use trace::otlp::otlp_endpoint_from_env;
 
 /// The provider name the built-in tools are listed under in `session.tools`.

@@ -2,14 +2,13 @@
 //! caller that shows progress needs (the session-host socket, the MCP facade, the panel's
 //! playground).
 
-use super::request::{CallError, CallRequest};
+use super::request::{CallError, CallRequest, ProgressSink};
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::future::Future;
 use std::time::SystemTime;
 use tap_protocol::limits::MAX_PROGRESS_EVENTS_PER_CALL;
 use tap_protocol::Json;
-use tokio::sync::mpsc;
 
 /// Runs `request` on the call path under `root` (the caller's `tool.call` span, which the
 /// caller ends), handing each progress message to `on_progress` as it arrives; each one is
@@ -26,8 +25,8 @@ where
     F: FnMut(String) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let (progress, mut progress_rx) = mpsc::unbounded_channel();
-    request.progress = Some(progress);
+    let (progress, mut progress_rx) = ProgressSink::channel();
+    request.progress = Some(progress.clone());
     // The root is the call's while it runs; its progress events are added after.
     let mut seen = Vec::new();
     let mut unrecorded = 0usize;
@@ -51,6 +50,15 @@ where
     };
     for (at, message) in seen {
         root.event_at("tool.progress", at, vec![("message", message.into())]);
+    }
+    // Messages that came faster than the caller took them; its peer never heard them.
+    let dropped = progress.dropped();
+    if dropped > 0 {
+        root.event_at(
+            "tool.progress.dropped",
+            SystemTime::now(),
+            vec![("count", (dropped as i64).into())],
+        );
     }
     if unrecorded > 0 {
         root.event_at(

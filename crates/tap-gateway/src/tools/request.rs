@@ -1,8 +1,50 @@
 //! What a caller hands the call path, and the failure it may get back.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+/// `tool.progress` messages of one call that wait for its caller to take them. A provider
+/// may send progress as fast as its socket goes, each message up to a frame's size, while
+/// the caller hands each on to a slower peer (an MCP client's event stream): beyond this,
+/// newer messages are dropped and counted (progress is advisory; the result never waits
+/// behind it and is never dropped).
+pub const MAX_PROGRESS_QUEUED_PER_CALL: usize = 64;
+
+/// Where a call's `tool.progress` messages go: a bounded queue, and a count of those it
+/// had no room for.
+#[derive(Debug, Clone)]
+pub struct ProgressSink {
+    tx: mpsc::Sender<String>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl ProgressSink {
+    /// A sink of [`MAX_PROGRESS_QUEUED_PER_CALL`] messages and its receiving end.
+    pub fn channel() -> (Self, mpsc::Receiver<String>) {
+        let (tx, rx) = mpsc::channel(MAX_PROGRESS_QUEUED_PER_CALL);
+        let sink = Self {
+            tx,
+            dropped: Arc::new(AtomicU64::new(0)),
+        };
+        (sink, rx)
+    }
+
+    /// Queues `message`, or counts it when the caller has fallen that far behind. Never
+    /// waits: it runs on the provider's socket task.
+    pub fn offer(&self, message: String) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(message) {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Messages dropped so far because the queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
 
 /// A tool invocation from a session host (or from in-process code).
 #[derive(Debug, Default)]
@@ -16,7 +58,7 @@ pub struct CallRequest {
     /// Cancelled by the caller: the provider gets `tool.cancel`, the call ends `CANCELLED`.
     pub cancel: CancellationToken,
     /// Where `tool.progress` messages go.
-    pub progress: Option<mpsc::UnboundedSender<String>>,
+    pub progress: Option<ProgressSink>,
     /// The caller's W3C trace context (`traceparent`): the call's `tool.call` span joins
     /// that trace under that span. `None`: a trace of its own.
     pub traceparent: Option<String>,

@@ -3,13 +3,13 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use tap_protocol::ErrorCode;
 use tap_protocol::Json;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 /// A call sent to a provider and not yet answered.
 pub(crate) struct PendingCall {
     pub session_id: String,
     pub done: oneshot::Sender<Result<Json, CallError>>,
-    pub progress: Option<mpsc::UnboundedSender<String>>,
+    pub progress: Option<super::request::ProgressSink>,
 }
 
 /// The calls in flight on one provider connection.
@@ -64,8 +64,8 @@ impl CallTable {
         let inner = self.inner.lock().unwrap();
         match inner.calls.get(id) {
             Some(call) => {
-                if let Some(tx) = &call.progress {
-                    let _ = tx.send(message);
+                if let Some(sink) = &call.progress {
+                    sink.offer(message);
                 }
                 true
             }

@@ -392,7 +392,7 @@ async fn a_retry_carries_progress_to_the_caller() {
     let (_host, s) = gw.host_with_session().await;
     let mut a = tab(&gw, &s.id, "tab-a").await;
     let mut b = tab(&gw, &s.id, "tab-b").await;
-    let (progress, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (progress, mut progress_rx) = tap_gateway::ProgressSink::channel();
     let session = s.id.clone();
     let call = tokio::spawn(async move {
         gateway

@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;
 use tap_client::HostClient;
-use tap_gateway::{CallError, CallRequest};
+use tap_gateway::{CallError, CallRequest, ProgressSink, MAX_PROGRESS_QUEUED_PER_CALL};
 use tap_protocol::host::HostEvent;
 use tap_protocol::ErrorCode;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
@@ -407,7 +407,7 @@ async fn the_in_process_call_path_has_the_same_semantics() {
     };
 
     // Success, with progress.
-    let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
+    let (progress_tx, mut progress_rx) = ProgressSink::channel();
     let task = call("echo", CancellationToken::new(), Some(progress_tx));
     let c = p.expect("tool.call").await;
     assert_eq!(c["args"], json!({"x": 1}));
@@ -453,4 +453,61 @@ async fn the_in_process_call_path_has_the_same_semantics() {
     assert_eq!(tc["id"], c["id"]);
     assert_eq!(tc["reason"], "cancelled");
     assert_eq!(task.await.unwrap().unwrap_err().code, ErrorCode::Cancelled);
+}
+
+/// A provider that sends progress as fast as its socket goes, to a caller that takes none:
+/// the gateway keeps the first [`MAX_PROGRESS_QUEUED_PER_CALL`] messages, counts the rest as
+/// dropped, and the result still comes.
+#[tokio::test]
+async fn progress_flooding_a_caller_that_does_not_take_it_is_bounded_and_counted() {
+    let gw = TestGateway::start().await;
+    let (_host, s) = gw.host_with_session().await;
+    let mut p = gw.bound("prov", &s.id, json!([tool("echo")])).await;
+    let gateway = gw.handle.gateway().clone();
+    let (sink, mut progress_rx) = ProgressSink::channel();
+    let counted = sink.clone();
+    let req = CallRequest {
+        session_id: s.id.clone(),
+        tool: "echo".into(),
+        args: json!({"x": 1}),
+        progress: Some(sink),
+        ..Default::default()
+    };
+    let task = tokio::spawn(async move { gateway.call_tool(req).await });
+    let c = p.expect("tool.call").await;
+    const SENT: usize = 1000;
+    let mut frames: Vec<Value> = (0..SENT)
+        .map(|i| json!({"type": "tool.progress", "id": c["id"], "message": format!("p{i}")}))
+        .collect();
+    frames.push(json!({"type": "tool.result", "id": c["id"], "data": "done"}));
+    send_together(&mut p, &frames).await;
+    assert_eq!(task.await.unwrap(), Ok(json!("done")));
+    let mut kept = Vec::new();
+    while let Ok(m) = progress_rx.try_recv() {
+        kept.push(m);
+    }
+    let first: Vec<String> = (0..MAX_PROGRESS_QUEUED_PER_CALL)
+        .map(|i| format!("p{i}"))
+        .collect();
+    assert_eq!(kept, first, "the oldest messages, in order");
+    assert_eq!(
+        counted.dropped(),
+        (SENT - MAX_PROGRESS_QUEUED_PER_CALL) as u64
+    );
+    // The provider's connection is fine: the next call works.
+    let gateway = gw.handle.gateway().clone();
+    let session = s.id.clone();
+    let next = tokio::spawn(async move {
+        gateway
+            .call_tool(CallRequest {
+                session_id: session,
+                tool: "echo".into(),
+                ..Default::default()
+            })
+            .await
+    });
+    let c = p.expect("tool.call").await;
+    p.send(json!({"type": "tool.result", "id": c["id"], "data": 2}))
+        .await;
+    assert_eq!(next.await.unwrap(), Ok(json!(2)));
 }
