@@ -72,7 +72,8 @@ pub use providers::project::RestartPolicy;
 pub use providers::spawn::SpawnSpec;
 pub use server::embedded_panel::EmbeddedPanel;
 pub use tools::request::{
-    CallError, CallRequest, Caller, ProgressSink, MAX_PROGRESS_QUEUED_PER_CALL,
+    CallError, CallRequest, Caller, ProgressReceiver, ProgressSink,
+    MAX_PROGRESS_QUEUED_BYTES_PER_CALL, MAX_PROGRESS_QUEUED_PER_CALL,
 };
 pub use trace::otlp::otlp_endpoint_from_env;
 

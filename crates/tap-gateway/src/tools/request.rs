@@ -1,48 +1,87 @@
 //! What a caller hands the call path, and the failure it may get back.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// `tool.progress` messages of one call that wait for its caller to take them. A provider
-/// may send progress as fast as its socket goes, each message up to a frame's size, while
-/// the caller hands each on to a slower peer (an MCP client's event stream): beyond this,
-/// newer messages are dropped and counted (progress is advisory; the result never waits
+/// `tool.progress` messages of one call that wait for its caller to take them, and their
+/// bytes. A provider may send progress as fast as its socket goes, each message up to a
+/// frame's size, while the caller hands each on to a slower peer (an MCP client's event
+/// stream). Bursts of small messages fit (a build's output, line by line); beyond either
+/// bound newer messages are dropped and counted (progress is advisory; the result never waits
 /// behind it and is never dropped).
-pub const MAX_PROGRESS_QUEUED_PER_CALL: usize = 64;
+pub const MAX_PROGRESS_QUEUED_PER_CALL: usize = 1024;
+/// The bytes bound of [`MAX_PROGRESS_QUEUED_PER_CALL`]'s queue: a few frames' worth.
+pub const MAX_PROGRESS_QUEUED_BYTES_PER_CALL: usize = 4 * 1024 * 1024;
 
 /// Where a call's `tool.progress` messages go: a bounded queue, and a count of those it
 /// had no room for.
 #[derive(Debug, Clone)]
 pub struct ProgressSink {
     tx: mpsc::Sender<String>,
-    dropped: Arc<AtomicU64>,
+    counts: Arc<Counts>,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    /// Bytes of the messages queued now.
+    bytes: AtomicUsize,
+    dropped: AtomicU64,
+}
+
+/// The caller's end of a [`ProgressSink`].
+#[derive(Debug)]
+pub struct ProgressReceiver {
+    rx: mpsc::Receiver<String>,
+    counts: Arc<Counts>,
 }
 
 impl ProgressSink {
-    /// A sink of [`MAX_PROGRESS_QUEUED_PER_CALL`] messages and its receiving end.
-    pub fn channel() -> (Self, mpsc::Receiver<String>) {
+    /// A sink bounded by [`MAX_PROGRESS_QUEUED_PER_CALL`] and
+    /// [`MAX_PROGRESS_QUEUED_BYTES_PER_CALL`], and its receiving end.
+    pub fn channel() -> (Self, ProgressReceiver) {
         let (tx, rx) = mpsc::channel(MAX_PROGRESS_QUEUED_PER_CALL);
+        let counts = Arc::new(Counts::default());
         let sink = Self {
             tx,
-            dropped: Arc::new(AtomicU64::new(0)),
+            counts: counts.clone(),
         };
-        (sink, rx)
+        (sink, ProgressReceiver { rx, counts })
     }
 
     /// Queues `message`, or counts it when the caller has fallen that far behind. Never
     /// waits: it runs on the provider's socket task.
     pub fn offer(&self, message: String) {
-        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(message) {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
+        let len = message.len();
+        let before = self.counts.bytes.fetch_add(len, Ordering::SeqCst);
+        let fits = before + len <= MAX_PROGRESS_QUEUED_BYTES_PER_CALL;
+        if !fits || self.tx.try_send(message).is_err() {
+            self.counts.bytes.fetch_sub(len, Ordering::SeqCst);
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 
     /// Messages dropped so far because the queue was full.
     pub fn dropped(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
+        self.counts.dropped.load(Ordering::Relaxed)
+    }
+}
+
+impl ProgressReceiver {
+    /// The next message; `None` once every sink is gone and the queue is empty.
+    pub async fn recv(&mut self) -> Option<String> {
+        let m = self.rx.recv().await?;
+        self.counts.bytes.fetch_sub(m.len(), Ordering::SeqCst);
+        Some(m)
+    }
+
+    /// The next message if one is queued.
+    pub fn try_recv(&mut self) -> Option<String> {
+        let m = self.rx.try_recv().ok()?;
+        self.counts.bytes.fetch_sub(m.len(), Ordering::SeqCst);
+        Some(m)
     }
 }
 

@@ -7,7 +7,10 @@ use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;
 use tap_client::HostClient;
-use tap_gateway::{CallError, CallRequest, ProgressSink, MAX_PROGRESS_QUEUED_PER_CALL};
+use tap_gateway::{
+    CallError, CallRequest, ProgressSink, MAX_PROGRESS_QUEUED_BYTES_PER_CALL,
+    MAX_PROGRESS_QUEUED_PER_CALL,
+};
 use tap_protocol::host::HostEvent;
 use tap_protocol::ErrorCode;
 use tokio::sync::oneshot;
@@ -456,44 +459,48 @@ async fn the_in_process_call_path_has_the_same_semantics() {
 }
 
 /// A provider that sends progress as fast as its socket goes, to a caller that takes none:
-/// the gateway keeps the first [`MAX_PROGRESS_QUEUED_PER_CALL`] messages, counts the rest as
-/// dropped, and the result still comes.
+/// the gateway keeps the oldest messages up to [`MAX_PROGRESS_QUEUED_PER_CALL`] (or
+/// [`MAX_PROGRESS_QUEUED_BYTES_PER_CALL`] for big ones), counts the rest as dropped, and the
+/// result still comes.
 #[tokio::test]
 async fn progress_flooding_a_caller_that_does_not_take_it_is_bounded_and_counted() {
     let gw = TestGateway::start().await;
     let (_host, s) = gw.host_with_session().await;
     let mut p = gw.bound("prov", &s.id, json!([tool("echo")])).await;
-    let gateway = gw.handle.gateway().clone();
-    let (sink, mut progress_rx) = ProgressSink::channel();
-    let counted = sink.clone();
-    let req = CallRequest {
-        session_id: s.id.clone(),
-        tool: "echo".into(),
-        args: json!({"x": 1}),
-        progress: Some(sink),
-        ..Default::default()
-    };
-    let task = tokio::spawn(async move { gateway.call_tool(req).await });
-    let c = p.expect("tool.call").await;
-    const SENT: usize = 1000;
-    let mut frames: Vec<Value> = (0..SENT)
-        .map(|i| json!({"type": "tool.progress", "id": c["id"], "message": format!("p{i}")}))
-        .collect();
-    frames.push(json!({"type": "tool.result", "id": c["id"], "data": "done"}));
-    send_together(&mut p, &frames).await;
-    assert_eq!(task.await.unwrap(), Ok(json!("done")));
-    let mut kept = Vec::new();
-    while let Ok(m) = progress_rx.try_recv() {
-        kept.push(m);
+    // Many small messages, then a few of 1 MiB each.
+    let small = MAX_PROGRESS_QUEUED_PER_CALL + 500;
+    let big = "x".repeat(1024 * 1024);
+    for (count, message) in [(small, None), (10, Some(big.as_str()))] {
+        let gateway = gw.handle.gateway().clone();
+        let (sink, mut progress_rx) = ProgressSink::channel();
+        let counted = sink.clone();
+        let req = CallRequest {
+            session_id: s.id.clone(),
+            tool: "echo".into(),
+            progress: Some(sink),
+            ..Default::default()
+        };
+        let task = tokio::spawn(async move { gateway.call_tool(req).await });
+        let c = p.expect("tool.call").await;
+        let text = |i: usize| message.map_or_else(|| format!("p{i}"), str::to_string);
+        let mut frames: Vec<Value> = (0..count)
+            .map(|i| json!({"type": "tool.progress", "id": c["id"], "message": text(i)}))
+            .collect();
+        frames.push(json!({"type": "tool.result", "id": c["id"], "data": "done"}));
+        send_together(&mut p, &frames).await;
+        assert_eq!(task.await.unwrap(), Ok(json!("done")));
+        let mut kept = Vec::new();
+        while let Some(m) = progress_rx.try_recv() {
+            kept.push(m);
+        }
+        let room = match message {
+            None => MAX_PROGRESS_QUEUED_PER_CALL,
+            Some(m) => MAX_PROGRESS_QUEUED_BYTES_PER_CALL / m.len(),
+        };
+        let oldest: Vec<String> = (0..room).map(text).collect();
+        assert_eq!(kept, oldest, "the oldest messages, in order");
+        assert_eq!(counted.dropped(), (count - room) as u64);
     }
-    let first: Vec<String> = (0..MAX_PROGRESS_QUEUED_PER_CALL)
-        .map(|i| format!("p{i}"))
-        .collect();
-    assert_eq!(kept, first, "the oldest messages, in order");
-    assert_eq!(
-        counted.dropped(),
-        (SENT - MAX_PROGRESS_QUEUED_PER_CALL) as u64
-    );
     // The provider's connection is fine: the next call works.
     let gateway = gw.handle.gateway().clone();
     let session = s.id.clone();
