@@ -128,10 +128,7 @@ fn whole_lines<'b>(buf: &'b [u8], cut: &mut usize, out: &mut Batch) -> &'b [u8] 
             take(&mut Vec::new(), cut, line.as_bytes(), out);
             continue;
         }
-        let text = line.trim();
-        if !text.is_empty() {
-            out.push(text);
-        }
+        push_line(out, line, 0);
     }
     &buf[last + 1..]
 }
@@ -156,17 +153,23 @@ fn take(line: &mut Vec<u8>, cut: &mut usize, tail: &[u8], out: &mut Batch) {
         line
     };
     let decoded = String::from_utf8_lossy(whole);
-    let text = decoded.trim();
-    let cut_bytes = std::mem::take(cut);
-    if !text.is_empty() {
-        if cut_bytes > 0 {
-            out.push(&format!("{text}… [line cut: {cut_bytes} more bytes]"));
-        } else {
-            out.push(text);
-        }
-    }
+    push_line(out, &decoded, std::mem::take(cut));
     drop(decoded);
     line.clear();
+}
+
+/// Adds `line` to `out` trimmed, marked when `cut` bytes of it were cut; an empty line adds
+/// nothing.
+fn push_line(out: &mut Batch, line: &str, cut: usize) {
+    let text = line.trim();
+    if text.is_empty() {
+        return;
+    }
+    if cut > 0 {
+        out.push(&format!("{text}… [line cut: {cut} more bytes]"));
+    } else {
+        out.push(text);
+    }
 }
 
 /// The lines of one read in one string, joined by `\n`, and where each ends: no
