@@ -14,8 +14,10 @@ use crate::providers::entry::ProviderEntry;
 use crate::providers::identity::Identities;
 use crate::sessions::hosts::HostEntry;
 use crate::sessions::session::Session;
+use crate::socket::conn::Socket;
 use crate::socket::kind::Kind;
 use crate::socket::outbound::{self, OutReceiver, OutSender};
+use crate::socket::upgrade::WsStream;
 use crate::streams::budget::StreamControls;
 use crate::streams::store::StreamStore;
 use crate::tools::limits::Limits;
@@ -113,6 +115,30 @@ impl Core {
         kill: CancellationToken,
     ) -> (OutSender, OutReceiver) {
         outbound::channel(self.config.outbound, kill, self.outbound.of(kind).clone())
+    }
+
+    /// The socket loop's half of a new connection of `kind`: the WebSocket, the receiving end
+    /// of its queue (from [`Core::outbound_queue`]) and the kill token that queue cancels,
+    /// with this kind's write timeout. Not authenticated yet.
+    pub(crate) fn socket(
+        &self,
+        ws: WsStream,
+        kind: Kind,
+        remote: SocketAddr,
+        out: OutReceiver,
+        kill: CancellationToken,
+    ) -> Socket {
+        Socket {
+            ws,
+            kind,
+            remote,
+            out,
+            kill,
+            stopping: self.stopping.clone(),
+            write_timeout: self.write_timeout(kind),
+            diagnostics: self.diagnostics.clone(),
+            authed: false,
+        }
     }
 
     /// How long a peer of `kind` may take to accept one batch of frames.

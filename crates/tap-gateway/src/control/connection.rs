@@ -15,7 +15,7 @@ use crate::events::GatewayEvent;
 use crate::gateway::Gateway;
 use crate::socket::accept::Kind;
 use crate::socket::conn::auth_timeout_message;
-use crate::socket::conn::{Handler, Socket, Step};
+use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutSender;
 use crate::socket::upgrade::WsStream;
 use std::net::SocketAddr;
@@ -34,17 +34,7 @@ pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Control, kill.clone());
     let conn = Conn::new(gw, remote, out);
-    let socket = Socket {
-        ws,
-        kind: Kind::Control,
-        remote,
-        out: rx,
-        kill,
-        stopping: core.stopping.clone(),
-        write_timeout: core.write_timeout(Kind::Control),
-        diagnostics: core.diagnostics.clone(),
-        authed: false,
-    };
+    let socket = core.socket(ws, Kind::Control, remote, rx, kill);
     crate::socket::conn::run(socket, conn).await;
     tracing::debug!(%remote, "control client disconnected");
 }

@@ -6,7 +6,7 @@
 use super::handler::{McpHandler, Target};
 use crate::diagnostics::Limit;
 use crate::socket::accept::Kind;
-use crate::socket::conn::{Handler, Socket, Step};
+use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutSender;
 use crate::socket::upgrade::WsStream;
 use crate::state::Core;
@@ -41,17 +41,9 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, tar
             Err(e) => tracing::debug!(error = %e, "MCP session over WebSocket did not start"),
         }
     });
-    let socket = Socket {
-        ws,
-        kind: Kind::Host,
-        remote,
-        out: out_rx,
-        kill: kill.clone(),
-        stopping: core.stopping.clone(),
-        write_timeout: core.write_timeout(Kind::Host),
-        diagnostics: core.diagnostics.clone(),
-        authed: true,
-    };
+    let mut socket = core.socket(ws, Kind::Host, remote, out_rx, kill.clone());
+    // Authenticated by its `Authorization` header before the upgrade.
+    socket.authed = true;
     let conn = McpConn {
         core: core.clone(),
         to_mcp,

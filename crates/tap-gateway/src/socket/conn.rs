@@ -11,7 +11,7 @@
 //! kill token, the bounded final flush and close frame, and a tracing span per connection.
 //! What the frames mean is the [`Handler`]'s business.
 
-use super::accept::Kind;
+use super::kind::Kind;
 use super::outbound::OutReceiver;
 use super::upgrade::WsStream;
 use crate::diagnostics::recorder::Recorder;

@@ -29,7 +29,7 @@ use crate::diagnostics::Limit;
 use crate::providers::entry::{Phase, Trust};
 use crate::providers::link::ProviderLink;
 use crate::socket::accept::Kind;
-use crate::socket::conn::{Handler, Socket, Step};
+use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutReceiver;
 use crate::socket::upgrade::WsStream;
 use crate::state::{Core, State};
@@ -55,17 +55,7 @@ pub(crate) async fn serve(
     origin: Option<String>,
 ) {
     let (conn, rx) = Conn::new(core.clone(), remote, origin);
-    let socket = Socket {
-        ws,
-        kind: Kind::Provider,
-        remote,
-        out: rx,
-        kill: conn.link.kill.clone(),
-        stopping: core.stopping.clone(),
-        write_timeout: core.write_timeout(Kind::Provider),
-        diagnostics: core.diagnostics.clone(),
-        authed: false,
-    };
+    let socket = core.socket(ws, Kind::Provider, remote, rx, conn.link.kill.clone());
     crate::socket::conn::run(socket, conn).await;
 }
 

@@ -13,7 +13,7 @@ use super::lifecycle;
 use crate::diagnostics::Limit;
 use crate::socket::accept::Kind;
 use crate::socket::conn::auth_timeout_message;
-use crate::socket::conn::{Handler, Socket, Step};
+use crate::socket::conn::{Handler, Step};
 use crate::socket::frame::frame;
 use crate::socket::outbound::OutSender;
 use crate::socket::upgrade::WsStream;
@@ -32,17 +32,7 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
     let conn = HostConn::new(core.clone(), remote, out, kill.clone());
-    let socket = Socket {
-        ws,
-        kind: Kind::Host,
-        remote,
-        out: rx,
-        kill,
-        stopping: core.stopping.clone(),
-        write_timeout: core.write_timeout(Kind::Host),
-        diagnostics: core.diagnostics.clone(),
-        authed: false,
-    };
+    let socket = core.socket(ws, Kind::Host, remote, rx, kill);
     crate::socket::conn::run(socket, conn).await;
 }
 
