@@ -100,8 +100,7 @@ pub async fn run(
 /// the spec's message limit (and, with `hard_cap`, one above the hard frame cap), without
 /// authenticating. Returns how many frames were written before the gateway cut it off.
 async fn hostile_connection(address: &str, path: &str, hard_cap: bool) -> u64 {
-    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(format!("{address}{path}")).await
-    else {
+    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(format!("{address}{path}")).await else {
         return 0;
     };
     let mut frames = vec![
@@ -132,7 +131,9 @@ async fn abandoned(address: &str, hostport: &str, kind: u64) {
         1 => {
             if let Ok(mut s) = TcpStream::connect(hostport).await {
                 let _ = s
-                    .write_all(b"GET /session HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n")
+                    .write_all(
+                        b"GET /session HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n",
+                    )
                     .await;
             }
         }

@@ -9,7 +9,9 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
-use tap_protocol::host::{HostAuth, HostAuthOk, HostEvent, HostRequest, SessionRegister, SessionTools, ToolInvoke};
+use tap_protocol::host::{
+    HostAuth, HostAuthOk, HostEvent, HostRequest, SessionRegister, SessionTools, ToolInvoke,
+};
 use tap_protocol::HOST_PROTOCOL_VERSION;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -306,7 +308,10 @@ impl Host {
 
 /// The providers' tools in a tool set (the gateway adds tools of its own).
 fn echo_tools(t: &SessionTools) -> usize {
-    t.tools.iter().filter(|t| t.name.starts_with("echo_")).count()
+    t.tools
+        .iter()
+        .filter(|t| t.name.starts_with("echo_"))
+        .count()
 }
 
 async fn send(ws: &mut Ws, req: &HostRequest) -> Result<(), String> {

@@ -51,6 +51,11 @@ const BIND_WITHIN: Duration = Duration::from_secs(30);
 const SETTLE_WITHIN: Duration = Duration::from_secs(15);
 /// Waiting for the chaos's last sockets to close before the baseline is taken.
 const STEADY_WITHIN: Duration = Duration::from_secs(5);
+/// The whole soak is bounded: this much for starting, binding and settling…
+const FIXED_LIMIT: Duration = Duration::from_secs(120);
+/// …plus the calls at this rate, well below what a debug build does under the chaos
+/// (about 400 calls/s on 2 cores), so only a soak that has stalled hits the bound.
+const MIN_CALLS_PER_SEC: u64 = 50;
 /// The gateway writes `gateway.json` within this after it starts.
 const START_WITHIN: Duration = Duration::from_secs(10);
 
@@ -84,7 +89,9 @@ fn parse(args: &[String]) -> Result<Option<Plan>, String> {
         }
     }
     if plan.calls <= WARMUP_MIN_CALLS {
-        return Err(format!("--calls: more than the warm-up's {WARMUP_MIN_CALLS}"));
+        return Err(format!(
+            "--calls: more than the warm-up's {WARMUP_MIN_CALLS}"
+        ));
     }
     Ok(Some(plan))
 }
@@ -133,7 +140,10 @@ async fn run(plan: Plan) -> Result<Vec<String>, String> {
     let home = dir.path().join("home");
     let log_path = dir.path().join("gateway.log");
     let mut gateway = start_gateway(&tap, dir.path(), &home, &log_path)?;
-    let result = soak(&plan, &exe, &mut gateway, &home).await;
+    let limit = FIXED_LIMIT + Duration::from_secs(plan.calls / MIN_CALLS_PER_SEC);
+    let result = tokio::time::timeout(limit, soak(&plan, &exe, &mut gateway, &home))
+        .await
+        .unwrap_or_else(|_| Err(format!("did not finish within {} s", limit.as_secs())));
     let _ = gateway.start_kill();
     let _ = gateway.wait().await;
     result.map_err(|e| {
@@ -179,16 +189,22 @@ async fn soak(
     let mut host = Host::connect(&format!("{address}/session"), &host_token).await?;
     host.register(providers::SESSION).await?;
     let fleet = providers::Fleet::start(exe, &format!("{address}/"), &provider_token, PROVIDERS);
-    host.wait_tools(PROVIDERS, BIND_WITHIN)
-        .await
-        .map_err(|e| format!("providers binding: {e} ({} of {PROVIDERS} bound)", host.tools_now))?;
+    host.wait_tools(PROVIDERS, BIND_WITHIN).await.map_err(|e| {
+        format!(
+            "providers binding: {e} ({} of {PROVIDERS} bound)",
+            host.tools_now
+        )
+    })?;
 
     let mut tally = Tally::default();
     let warmup = (plan.calls * WARMUP_PERCENT / 100).max(WARMUP_MIN_CALLS);
     let warm = phase(&mut host, &fleet, &address, warmup, &mut tally).await?;
     host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
     let base = probe::steady(pid, STEADY_WITHIN).await?;
-    eprintln!("soak: warm-up done ({warmup} calls); baseline {base:?}; running {} more", plan.calls - warmup);
+    eprintln!(
+        "soak: warm-up done ({warmup} calls); baseline {base:?}; running {} more",
+        plan.calls - warmup
+    );
 
     let main = phase(&mut host, &fleet, &address, plan.calls - warmup, &mut tally).await?;
     host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
@@ -302,7 +318,10 @@ fn failures(
         ));
     }
     if t.lost > excused {
-        f.push(format!("{} calls in flight at a host drop never got a result", t.lost));
+        f.push(format!(
+            "{} calls in flight at a host drop never got a result",
+            t.lost
+        ));
     }
     if t.hung > 0 {
         f.push(format!("{} calls hung past their timeout", t.hung));
@@ -317,7 +336,9 @@ fn failures(
         f.push("vacuous: no successful call, provider kill or host drop".into());
     }
     if growth >= MAX_RSS_GROWTH_PERCENT {
-        f.push(format!("RSS grew {growth:.1}% (limit {MAX_RSS_GROWTH_PERCENT}%)"));
+        f.push(format!(
+            "RSS grew {growth:.1}% (limit {MAX_RSS_GROWTH_PERCENT}%)"
+        ));
     }
     if end.fds > base.fds {
         f.push(format!("open descriptors {} -> {}", base.fds, end.fds));
@@ -345,7 +366,12 @@ mod tests {
         let p = parse(&args(&["--calls", "200_000"])).unwrap().unwrap();
         assert_eq!(p.calls, 200_000);
         assert!(parse(&args(&["--calls", "5000"])).is_err());
-        assert!(parse(&args(&["--allow-drop-loss"])).unwrap().unwrap().allow_drop_loss);
+        assert!(
+            parse(&args(&["--allow-drop-loss"]))
+                .unwrap()
+                .unwrap()
+                .allow_drop_loss
+        );
         assert!(parse(&args(&["--bogus"])).is_err());
         assert!(parse(&args(&["--help"])).unwrap().is_none());
     }
