@@ -29,6 +29,16 @@ trap 'rm -f "$log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
+step "soak with faults, short: 50 provider processes, 15,000 calls, chaos (tap-bench soak)"
+# Under 60 s on 2 cores (debug build), against the tap cargo test built. --allow-drop-loss:
+# calls in flight at a host drop can lose their result (docs/reliability.md, "Soak"); they
+# are still counted and printed, and every other assertion holds.
+if cargo build -p tap-bench --locked; then
+  "$CARGO_TARGET_DIR/debug/tap-bench" soak --short --allow-drop-loss --tap "$CARGO_TARGET_DIR/debug/tap" 2>&1 | tee -a "$log" || status=$?
+else
+  status=1
+fi
+
 step "provider SDKs: Rust, TypeScript and Python, against the tap cargo test built"
 # The Rust SDK's own tests (crates/tap-provider) ran with cargo test; this packages it and
 # runs its quick start from the .crate files.

@@ -4,6 +4,7 @@
 //! ```text
 //! cargo build --release -p tap-cli          # S5 runs the `tap` binary as a child
 //! cargo run --release -p tap-bench [-- --quick] [--only s1,s3,s6] [--history on|off|both] [--tap PATH]
+//! cargo run -p tap-bench -- soak [--short] [--calls N]   # the gateway under faults
 //! ```
 //!
 //! `docs/performance.md` says what each scenario measures and how to read the numbers.
@@ -21,6 +22,7 @@ mod provider;
 mod report;
 mod rss;
 mod scenarios;
+mod soak;
 mod stats;
 mod tempdir;
 mod threads;
@@ -37,6 +39,14 @@ use std::time::Duration;
 use tap_gateway::History;
 
 fn main() -> ExitCode {
+    // `soak` is a mode of its own (issue 14); `soak-provider N` is one of its provider
+    // processes, this binary run again.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("soak") => return soak::main(&args[1..]),
+        Some("soak-provider") => return soak::provider_main(args.get(1).map_or("0", |s| s)),
+        _ => {}
+    }
     let opts = match Options::parse() {
         Ok(Some(o)) => o,
         Ok(None) => {

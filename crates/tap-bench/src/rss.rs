@@ -146,7 +146,7 @@ async fn invoke(host: &HostClient, session: &str, tool: &str) -> Result<(), Stri
 }
 
 /// Polls `gateway.json` (written once the gateway listens) until it names our child.
-async fn wait_for_gateway(child: &mut Child, home: &Path, pid: u32) -> Result<String, String> {
+pub async fn wait_for_gateway(child: &mut Child, home: &Path, pid: u32) -> Result<String, String> {
     let path = home.join("gateway.json");
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -169,7 +169,7 @@ async fn wait_for_gateway(child: &mut Child, home: &Path, pid: u32) -> Result<St
     }
 }
 
-fn read_token(path: &Path) -> Result<String, String> {
+pub fn read_token(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path)
         .map(|t| t.trim().to_string())
         .map_err(|e| format!("cannot read {}: {e}", path.display()))
