@@ -58,17 +58,25 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    let Some(runtime) = runtime("tap-bench") else {
+        return ExitCode::FAILURE;
+    };
+    runtime.block_on(run(opts))
+}
+
+/// The multi-thread runtime every mode runs on; `None` (said on stderr as `who`) when it
+/// cannot start.
+fn runtime(who: &str) -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
-        Ok(rt) => rt,
+        Ok(rt) => Some(rt),
         Err(e) => {
-            eprintln!("tap-bench: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
+            eprintln!("{who}: cannot start the runtime: {e}");
+            None
         }
-    };
-    runtime.block_on(run(opts))
+    }
 }
 
 /// Runs `fut` for at most `limit`.

@@ -57,18 +57,7 @@ pub async fn measure(tap: &Path, load_calls: usize) -> Result<RssReport, String>
     let dir = TempDir::new("proc")?;
     let home = dir.path().join("home");
     let log_path = dir.path().join("gateway.log");
-    let log = std::fs::File::create(&log_path).map_err(|e| format!("log file: {e}"))?;
-    let mut child = Command::new(tap)
-        .args(["gateway", "--listen", "127.0.0.1:0"])
-        .env("TAP_HOME", &home)
-        .env("COPILOT_HOME", dir.path().join("copilot"))
-        .env("TAP_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", tap.display()))?;
+    let mut child = start_gateway(tap, dir.path(), &home, &log_path)?;
     let result = stages(&mut child, &home, load_calls).await;
     let _ = child.start_kill();
     let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
@@ -80,6 +69,23 @@ pub async fn measure(tap: &Path, load_calls: usize) -> Result<RssReport, String>
             format!("{e}\ngateway log:\n{}", log.trim_end())
         }
     })
+}
+
+/// `tap gateway` on `127.0.0.1:0` as a child with `TAP_HOME` = `home` (and `COPILOT_HOME`
+/// under `dir`), warnings and errors to `log`; killed if dropped.
+pub fn start_gateway(tap: &Path, dir: &Path, home: &Path, log: &Path) -> Result<Child, String> {
+    let log = std::fs::File::create(log).map_err(|e| format!("log file: {e}"))?;
+    Command::new(tap)
+        .args(["gateway", "--listen", "127.0.0.1:0"])
+        .env("TAP_HOME", home)
+        .env("COPILOT_HOME", dir.join("copilot"))
+        .env("TAP_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", tap.display()))
 }
 
 async fn stages(child: &mut Child, home: &Path, load_calls: usize) -> Result<RssReport, String> {

@@ -265,15 +265,17 @@ function FailureRow({ f, names }: { f: Failure; names: Map<string, string> }) {
  * (then it is disconnected at its queue's limit, and the slowConsumer limit counts it). */
 function Queued(props: { providers: OutboundQueue; hosts: OutboundQueue; control: OutboundQueue }) {
   const all = [props.providers, props.hosts, props.control];
-  const sum = (f: (q: OutboundQueue) => number) => all.reduce((n, q) => n + f(q), 0);
+  const queued = all.reduce((n, q) => n + q.bytes, 0);
+  const messages = all.reduce((n, q) => n + q.messages, 0);
   const peak = Math.max(...all.map((q) => q.peakBytes));
-  const q = props.providers;
+  // One socket's limit; every kind has the same (`GatewayConfig::outbound`).
+  const limit = props.providers.maxBytes;
   return (
     <Stat
       label="Queued to peers"
-      value={bytes(sum((q) => q.bytes))}
-      hint={`${sum((q) => q.messages)} messages · peak ${bytes(peak)} · ${bytes(q.maxBytes)} a socket at most`}
-      tone={sum((q) => q.bytes) > q.maxBytes / 2 ? "attention" : undefined}
+      value={bytes(queued)}
+      hint={`${messages} messages · peak ${bytes(peak)} · ${bytes(limit)} a socket at most`}
+      tone={queued > limit / 2 ? "attention" : undefined}
       testid="queued"
     />
   );

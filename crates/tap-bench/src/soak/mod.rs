@@ -13,9 +13,9 @@ mod providers;
 use crate::tempdir::TempDir;
 use host::{Host, Tally};
 use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -109,15 +109,8 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("tap-bench soak: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = crate::runtime("tap-bench soak") else {
+        return ExitCode::FAILURE;
     };
     match runtime.block_on(run(plan)) {
         Ok(failures) if failures.is_empty() => ExitCode::SUCCESS,
@@ -139,7 +132,7 @@ async fn run(plan: Plan) -> Result<Vec<String>, String> {
     let dir = TempDir::new("soak")?;
     let home = dir.path().join("home");
     let log_path = dir.path().join("gateway.log");
-    let mut gateway = start_gateway(&tap, dir.path(), &home, &log_path)?;
+    let mut gateway = crate::rss::start_gateway(&tap, dir.path(), &home, &log_path)?;
     let limit = FIXED_LIMIT + Duration::from_secs(plan.calls / MIN_CALLS_PER_SEC);
     let result = tokio::time::timeout(limit, soak(&plan, &exe, &mut gateway, &home))
         .await
@@ -152,21 +145,6 @@ async fn run(plan: Plan) -> Result<Vec<String>, String> {
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         format!("{e}\ngateway log (last lines):\n{}", tail.join("\n"))
     })
-}
-
-fn start_gateway(tap: &Path, dir: &Path, home: &Path, log: &Path) -> Result<Child, String> {
-    let log = std::fs::File::create(log).map_err(|e| format!("log file: {e}"))?;
-    Command::new(tap)
-        .args(["gateway", "--listen", "127.0.0.1:0"])
-        .env("TAP_HOME", home)
-        .env("COPILOT_HOME", dir.join("copilot"))
-        .env("TAP_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", tap.display()))
 }
 
 async fn soak(

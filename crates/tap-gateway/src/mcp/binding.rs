@@ -43,7 +43,7 @@ pub(crate) struct Binding {
     pub notices: broadcast::Sender<Notice>,
     /// Woken when the last client leaves and the end timer is not armed: the binding's
     /// watcher arms it. While it is armed, clients come and go without waking anyone (a
-    /// stateless client is one per request); the timer looks at [`Binding::left`] when it
+    /// stateless client is one per request); the timer looks at [`Binding::end_at`] when it
     /// runs out.
     pub idle: Notify,
     /// Whether the watcher's end timer is armed (or about to be: `idle` was notified).
