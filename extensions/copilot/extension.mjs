@@ -197,8 +197,10 @@ class Host {
       }
       this.ws = ws;
       ws.onopen = () => {
-        ws.send(JSON.stringify({ type: "auth", token: found.token, protocolVersion: 1, hostName: HOST_NAME,
-                                 ...(this.resumeToken ? { resumeToken: this.resumeToken } : {}) }));
+        // On a resume, the calls still waiting: the gateway answers each one exactly once,
+        // even one whose answer the dropped socket lost.
+        const resume = this.resumeToken ? { resumeToken: this.resumeToken, pendingCalls: [...this.calls.keys()] } : {};
+        ws.send(JSON.stringify({ type: "auth", token: found.token, protocolVersion: 1, hostName: HOST_NAME, ...resume }));
       };
       ws.onmessage = (ev) => {
         let msg;

@@ -30,6 +30,7 @@ impl HostInline {
             protocol_version: HOST_PROTOCOL_VERSION,
             host_name: Some("tap-bench-inline".into()),
             resume_token: None,
+            pending_calls: None,
         });
         host.send(&auth).await?;
         match host.next().await? {

@@ -59,6 +59,9 @@ impl HostClient {
             protocol_version: HOST_PROTOCOL_VERSION,
             host_name: Some(host_name.to_string()),
             resume_token,
+            // Calls do not outlive a connection here (they end `Closed`), so there is
+            // nothing to list.
+            pending_calls: None,
         });
         sink.send(Message::text(
             serde_json::to_string(&auth).expect("serializes"),

@@ -74,6 +74,14 @@ pub const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(10);
 pub const HOST_RESUME_GRACE: Duration = Duration::from_secs(30);
 /// Messages kept for a detached session host while it may still resume.
 pub const HOST_OUTBOX_CAP: usize = 10_000;
+/// Terminal answers (`tool.result`, a refused `tool.invoke`) kept per session host after
+/// they were sent, so that a resume can send again what a dropped socket lost unread.
+pub const HOST_RECENT_ANSWERS: usize = 1024;
+/// The bytes those kept answers may take per host (above one largest tool result).
+pub const HOST_RECENT_ANSWER_BYTES: usize = 8 * 1024 * 1024;
+/// The most `callId`s a resuming host may list in `auth.pendingCalls` (the whole `auth`
+/// frame must also fit in `MAX_PRE_AUTH_BYTES`).
+pub const MAX_RESUME_PENDING_CALLS: usize = 4096;
 /// Longest tool name (the MCP and OpenAI tool-name limit).
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 /// Longest session id a session host may choose.

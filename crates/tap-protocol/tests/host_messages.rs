@@ -49,6 +49,7 @@ fn all_requests() -> Vec<HostRequest> {
             protocol_version: 1,
             host_name: Some("tap-cli".into()),
             resume_token: Some("rt-9".into()),
+            pending_calls: Some(vec!["call-1".into(), "call-2".into()]),
         }),
         HostRequest::Auth(HostAuth {
             token: "htk-1".into(),
@@ -331,7 +332,8 @@ fn host_auth_shape() {
             "token": "htk-1",
             "protocolVersion": 1,
             "hostName": "tap-cli",
-            "resumeToken": "rt-9"
+            "resumeToken": "rt-9",
+            "pendingCalls": ["call-1", "call-2"]
         })
     );
     // Absent optionals are omitted, not null.

@@ -2,8 +2,10 @@
 //! flight, so that a dropped socket loses nothing on this side. `HostClient` wakes every
 //! waiting call with `Closed` when its socket drops and numbers call ids from 1 on each
 //! connection, so it cannot carry calls across a resume; this client can: after a drop it
-//! authenticates again with its `resumeToken` and keeps waiting for the same `callId`s,
-//! which the gateway replays from the host's outbox (docs/session-host-protocol.md, Resume).
+//! authenticates again with its `resumeToken`, lists the `callId`s it still waits on
+//! (`pendingCalls`) and keeps waiting for them: the gateway answers each one exactly once,
+//! from the host's outbox, from the answers it keeps, or `DISCONNECTED`
+//! (docs/session-host-protocol.md, Resume).
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
@@ -84,7 +86,7 @@ pub struct Host {
 
 impl Host {
     pub async fn connect(url: &str, token: &str) -> Result<Self, String> {
-        let (ws, ok) = authenticate(url, token, None).await?;
+        let (ws, ok) = authenticate(url, token, None, None).await?;
         Ok(Self {
             ws: Some(ws),
             url: url.to_string(),
@@ -224,7 +226,16 @@ impl Host {
         };
         match event {
             HostEvent::ToolResult(r) => {
-                let code = r.error_code.map(|c| c.to_string());
+                // Told apart in the summary: calls a drop kept from reaching the gateway,
+                // which the resume answered (they did not run).
+                let unsent = r
+                    .error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("did not reach the gateway"));
+                let code = r.error_code.map(|c| match unsent {
+                    true => format!("{c} (unsent at a drop)"),
+                    false => c.to_string(),
+                });
                 self.settle(&r.call_id, code, tally);
             }
             // The only `error` for a `tool.invoke` is a refusal, which ends the call.
@@ -278,7 +289,17 @@ impl Host {
         drop(self.ws.take());
         let mut wait = RESUME_BACKOFF;
         for attempt in 1..=RESUME_ATTEMPTS {
-            match authenticate(&self.url, &self.token, Some(&self.resume_token)).await {
+            // Every call still owed: the gateway answers each exactly once, including
+            // those whose answer the dropped socket lost unread.
+            let pending = self.pending.keys().cloned().collect();
+            match authenticate(
+                &self.url,
+                &self.token,
+                Some(&self.resume_token),
+                Some(pending),
+            )
+            .await
+            {
                 Ok((ws, ok)) if ok.resumed.contains(&self.session) => {
                     self.ws = Some(ws);
                     return Ok(());
@@ -325,6 +346,7 @@ async fn authenticate(
     url: &str,
     token: &str,
     resume_token: Option<&str>,
+    pending_calls: Option<Vec<String>>,
 ) -> Result<(Ws, HostAuthOk), String> {
     let attempt = async {
         let (mut ws, _) = tokio_tungstenite::connect_async(url)
@@ -335,6 +357,7 @@ async fn authenticate(
             protocol_version: HOST_PROTOCOL_VERSION,
             host_name: Some("tap-soak".into()),
             resume_token: resume_token.map(str::to_string),
+            pending_calls,
         });
         send(&mut ws, &auth).await?;
         loop {

@@ -22,14 +22,11 @@ use tokio_util::sync::CancellationToken;
 pub use providers::provider_main;
 
 const USAGE: &str = "\
-usage: tap-bench soak [--short] [--calls N] [--allow-drop-loss] [--tap PATH]
+usage: tap-bench soak [--short] [--calls N] [--tap PATH]
 
   --short            the CI version: 15,000 calls (under a minute on 2 cores, debug build)
   --calls N          calls in all (default 1,000,000); the first 5% (at least 5,000) are
                      the warm-up
-  --allow-drop-loss  calls in flight at a host drop that never get a result are counted
-                     and printed but do not fail the soak (a known gap of the resume, see
-                     docs/reliability.md; CI uses it until the gateway closes it)
   --tap PATH         the `tap` binary (default: `tap` next to this executable)";
 
 /// Provider processes (issue 14; also the gateway's `MAX_PROVIDER_CONNECTIONS`).
@@ -61,21 +58,18 @@ const START_WITHIN: Duration = Duration::from_secs(10);
 
 struct Plan {
     calls: u64,
-    allow_drop_loss: bool,
     tap: Option<PathBuf>,
 }
 
 fn parse(args: &[String]) -> Result<Option<Plan>, String> {
     let mut plan = Plan {
         calls: LONG_CALLS,
-        allow_drop_loss: false,
         tap: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--short" => plan.calls = SHORT_CALLS,
-            "--allow-drop-loss" => plan.allow_drop_loss = true,
             "--calls" => {
                 let v = it.next().ok_or("--calls needs a value")?;
                 plan.calls = v
@@ -286,8 +280,7 @@ fn failures(
     growth: f64,
 ) -> Vec<String> {
     let mut f = Vec::new();
-    let excused = if plan.allow_drop_loss { t.lost } else { 0 };
-    if t.issued != plan.calls || t.terminal() + excused != plan.calls {
+    if t.issued != plan.calls || t.terminal() != plan.calls {
         f.push(format!(
             "{} calls issued, {} terminal results, {} expected",
             t.issued,
@@ -295,7 +288,7 @@ fn failures(
             plan.calls
         ));
     }
-    if t.lost > excused {
+    if t.lost > 0 {
         f.push(format!(
             "{} calls in flight at a host drop never got a result",
             t.lost
@@ -344,21 +337,14 @@ mod tests {
         let p = parse(&args(&["--calls", "200_000"])).unwrap().unwrap();
         assert_eq!(p.calls, 200_000);
         assert!(parse(&args(&["--calls", "5000"])).is_err());
-        assert!(
-            parse(&args(&["--allow-drop-loss"]))
-                .unwrap()
-                .unwrap()
-                .allow_drop_loss
-        );
         assert!(parse(&args(&["--bogus"])).is_err());
         assert!(parse(&args(&["--help"])).unwrap().is_none());
     }
 
     #[test]
     fn a_clean_run_has_no_failures() {
-        let mut plan = Plan {
+        let plan = Plan {
             calls: 100,
-            allow_drop_loss: false,
             tap: None,
         };
         let mut t = Tally {
@@ -379,11 +365,9 @@ mod tests {
         let more = probe::Sample { fds: 61, ..s };
         let f = failures(&plan, &t, 1, s, more, 6.0);
         assert_eq!(f.len(), 4, "{f:?}");
-        // Lost at a host drop: a failure unless allowed, and then still counted.
+        // Lost at a host drop: short of a terminal result, and said so.
         t.hung = 0;
         t.lost = 1;
         assert_eq!(failures(&plan, &t, 1, s, s, 1.0).len(), 2);
-        plan.allow_drop_loss = true;
-        assert!(failures(&plan, &t, 1, s, s, 1.0).is_empty());
     }
 }

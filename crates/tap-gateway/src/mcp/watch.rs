@@ -150,28 +150,14 @@ async fn next_frame(rx: &mut Option<OutReceiver>) -> Option<Message> {
 #[cfg(test)]
 mod tests {
     use super::super::attach::attach;
-    use crate::auth::files::GatewayFiles;
-    use crate::auth::tokens::Secrets;
-    use crate::config::{GatewayConfig, History};
     use crate::state::Core;
-    use std::net::{Ipv4Addr, SocketAddr};
     use std::sync::Arc;
     use std::time::Duration;
 
     const GRACE: Duration = Duration::from_secs(1);
 
     fn core(dir: &std::path::Path) -> Arc<Core> {
-        let mut config = GatewayConfig::new(dir.to_path_buf());
-        config.history = History::Off;
-        config.host_resume_grace = GRACE;
-        let secrets = Secrets {
-            gateway_token: "ptk-test".into(),
-            host_token: "htk-test".into(),
-            control_token: "ctk-test".into(),
-        };
-        let files = GatewayFiles::locate(dir, None);
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, 9));
-        Arc::new(Core::new(config, secrets, files, address))
+        crate::state::test_core(dir, |c| c.host_resume_grace = GRACE)
     }
 
     fn session_of(core: &Core, name: &str) -> Option<String> {

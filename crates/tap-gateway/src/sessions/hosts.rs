@@ -1,3 +1,4 @@
+use super::answers::{answer_key, RecentAnswers};
 use crate::socket::outbound::OutSender;
 use std::collections::{HashMap, HashSet, VecDeque};
 use tap_protocol::host::HostEvent;
@@ -26,6 +27,8 @@ pub(crate) struct HostEntry {
     pub sessions: HashSet<String>,
     /// callId → cancel token of this host's invocations in flight.
     pub invocations: HashMap<String, CancellationToken>,
+    /// Answers sent lately, for a resume to send again what a dropped socket lost.
+    pub answers: RecentAnswers,
 }
 
 impl HostEntry {
@@ -43,11 +46,15 @@ impl HostEntry {
             dropped: 0,
             sessions: HashSet::new(),
             invocations: HashMap::new(),
+            answers: RecentAnswers::default(),
         }
     }
 
     pub fn send(&mut self, event: &HostEvent) {
         let mut frame = crate::socket::frame::frame(event);
+        if let Some(call_id) = answer_key(event) {
+            self.answers.record(call_id, &frame);
+        }
         if let Some(out) = &self.out {
             // Refused (the socket closed, or its queue is full and it is being dropped):
             // kept for a resume, after what was queued (`detach` puts that in front).

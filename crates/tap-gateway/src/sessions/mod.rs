@@ -2,6 +2,7 @@
 //! its host), the session lifecycle toward providers, and the session-host connections
 //! that own sessions.
 
+pub(crate) mod answers;
 pub(crate) mod ending;
 pub(crate) mod events;
 pub(crate) mod host_conn;

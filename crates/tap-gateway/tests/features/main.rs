@@ -22,6 +22,7 @@ mod history;
 mod hooks;
 mod host_protocol;
 mod host_resume;
+mod host_resume_answers;
 mod identity;
 mod malformed_results;
 mod mcp;

@@ -17,6 +17,11 @@ pub struct HostAuth {
     /// The `resumeToken` of an earlier connection, to take its sessions back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_token: Option<String>,
+    /// On a resume: the `callId`s this host sent and still waits on. Each gets exactly one
+    /// terminal answer on the new connection, even if the old socket lost it (at most
+    /// `limits::MAX_RESUME_PENDING_CALLS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_calls: Option<Vec<String>>,
 }
 
 /// `auth.ok`.

@@ -1,11 +1,11 @@
-//! `auth`: a new host identity, or a resume that takes an existing one over (with its
-//! sessions and the messages kept for it while it was away).
+//! `auth`: a new host identity, or a resume that takes an existing one over (`resume`).
 
 use super::HostConn;
 use crate::auth::tokens;
 use crate::sessions::hosts::HostEntry;
 use crate::socket::frame::frame;
 use tap_protocol::host::{HostAuth, HostAuthOk, HostEvent};
+use tap_protocol::limits::MAX_RESUME_PENDING_CALLS;
 use tap_protocol::{ErrorCode, HOST_PROTOCOL_VERSION};
 
 impl HostConn {
@@ -25,6 +25,15 @@ impl HostConn {
             self.reply_direct(ErrorCode::AuthFailed, "Invalid host token", Some("auth"));
             return false;
         }
+        let listed = a.pending_calls.as_ref().map_or(0, Vec::len);
+        if listed > MAX_RESUME_PENDING_CALLS {
+            self.reply_direct(
+                ErrorCode::PayloadTooLarge,
+                &format!("'pendingCalls' lists {listed} calls; at most {MAX_RESUME_PENDING_CALLS}"),
+                Some("auth"),
+            );
+            return false;
+        }
         let mut state = self.core.state();
         let resumed = a.resume_token.as_deref().and_then(|t| {
             state
@@ -35,28 +44,8 @@ impl HostConn {
         });
         let (id, epoch, resumed_sessions) = match resumed {
             Some(id) => {
-                let host = state.hosts.get_mut(&id).expect("found above");
-                // A resume takes the host over from any connection still holding it.
-                host.kill.cancel();
-                host.kill = self.kill.clone();
-                host.epoch += 1;
-                host.out = Some(self.out.clone());
-                let ok = HostEvent::AuthOk(HostAuthOk {
-                    protocol_version: HOST_PROTOCOL_VERSION,
-                    host_id: id.clone(),
-                    resume_token: host.resume_token.clone(),
-                    resumed: host.sessions.iter().cloned().collect(),
-                });
-                let _ = self.out.send(frame(&ok));
-                if host.dropped > 0 {
-                    tracing::warn!(host = %id, dropped = host.dropped, "host outbox overflowed while detached");
-                }
-                // Held already: requeued whatever the queue's limits (see `requeue`).
-                for (m, _) in host.outbox.drain(..) {
-                    let _ = self.out.requeue(m);
-                }
-                let sessions: Vec<String> = host.sessions.iter().cloned().collect();
-                (id, host.epoch, sessions)
+                let (epoch, sessions) = self.take_over(&mut state, &id, a.pending_calls);
+                (id, epoch, sessions)
             }
             None => {
                 let id = crate::ids::short("h");
@@ -73,6 +62,15 @@ impl HostConn {
                     resumed: Vec::new(),
                 });
                 let _ = self.out.send(frame(&ok));
+                let mut host = host;
+                // Listed calls of a host that is gone (its window passed, or another
+                // gateway run): each still gets its one answer.
+                let mut seen = std::collections::HashSet::new();
+                for call in a.pending_calls.into_iter().flatten() {
+                    if seen.insert(call.clone()) {
+                        host.send(&HostEvent::ToolResult(super::resume::gone_answer(call)));
+                    }
+                }
                 state.hosts.insert(id.clone(), host);
                 (id, 1, Vec::new())
             }

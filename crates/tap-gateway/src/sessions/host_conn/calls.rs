@@ -27,6 +27,11 @@ impl HostConn {
         {
             let mut state = self.core.state();
             let host = state.hosts.get_mut(&host_id).expect("attached host exists");
+            if Some(host.epoch) != self.attached.as_ref().map(|(_, e)| *e) {
+                // Another connection resumed this host: a call read late from this one
+                // does not run. The resume answered it `DISCONNECTED` if it was listed.
+                return Ok(());
+            }
             if host.invocations.contains_key(&call.call_id) {
                 return Err((
                     ErrorCode::InvalidJson,

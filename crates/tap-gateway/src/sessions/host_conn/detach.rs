@@ -18,7 +18,10 @@ impl HostConn {
             return;
         };
         if host.epoch != epoch {
-            return; // another connection resumed this host
+            // Another connection resumed this host. What this socket did not write is
+            // not sent again as such: the answers in it are kept (`HostEntry::answers`)
+            // for the calls the resume listed, and the resume sent fresh tool sets.
+            return;
         }
         host.out = None;
         for m in unsent.into_iter().rev() {

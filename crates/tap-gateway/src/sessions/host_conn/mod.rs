@@ -8,6 +8,7 @@
 mod auth;
 mod calls;
 mod detach;
+mod resume;
 
 use super::lifecycle;
 use crate::diagnostics::Limit;

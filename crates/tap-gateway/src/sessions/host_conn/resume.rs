@@ -1,0 +1,186 @@
+//! A resume: this connection takes an existing host over, with its sessions, what was
+//! kept for it while it was away, and one answer for each call it says it still waits on.
+
+use super::HostConn;
+use crate::sessions::answers::frame_answer_key;
+use crate::socket::frame::frame;
+use crate::state::State;
+use std::collections::HashSet;
+use tap_protocol::host::{HostAuthOk, HostEvent, HostToolResult, SessionTools};
+use tap_protocol::limits::HOST_RECENT_ANSWERS;
+use tap_protocol::{ErrorCode, HOST_PROTOCOL_VERSION};
+
+impl HostConn {
+    /// Attaches host `id` to this connection and sends, in order: `auth.ok`, the outbox,
+    /// each resumed session's current tool set (the old socket may have lost the last
+    /// one), then for each of `pending` that is neither running nor answered by the outbox,
+    /// the answer kept for it or a `DISCONNECTED` result. Returns the new epoch and the
+    /// sessions taken back.
+    pub(super) fn take_over(
+        &self,
+        state: &mut State,
+        id: &str,
+        pending: Option<Vec<String>>,
+    ) -> (u64, Vec<String>) {
+        let default_timeout = self.core.config.default_tool_timeout;
+        let state = &mut *state;
+        let host = state.hosts.get_mut(id).expect("found by the caller");
+        // A resume takes the host over from any connection still holding it; that
+        // connection handles no more requests (`invoke` checks its kill token).
+        host.kill.cancel();
+        host.kill = self.kill.clone();
+        host.epoch += 1;
+        host.out = Some(self.out.clone());
+        let sessions: Vec<String> = host.sessions.iter().cloned().collect();
+        let ok = HostEvent::AuthOk(HostAuthOk {
+            protocol_version: HOST_PROTOCOL_VERSION,
+            host_id: id.to_string(),
+            resume_token: host.resume_token.clone(),
+            resumed: sessions.clone(),
+        });
+        let _ = self.out.send(frame(&ok));
+        if host.dropped > 0 {
+            tracing::warn!(host = %id, dropped = host.dropped, "host outbox overflowed while detached");
+        }
+        let listed = pending.is_some();
+        let mut waiting: Vec<String> = pending.unwrap_or_default();
+        let mut answered: HashSet<String> = HashSet::new();
+        // Held already: requeued whatever the queue's limits (see `requeue`).
+        for (m, _) in host.outbox.drain(..) {
+            if listed {
+                if let Some(call) = frame_answer_key(&m) {
+                    answered.insert(call);
+                }
+            }
+            let _ = self.out.requeue(m);
+        }
+        for s in &sessions {
+            if let Some(session) = state.sessions.get(s) {
+                host.send(&HostEvent::SessionTools(SessionTools {
+                    session_id: s.clone(),
+                    revision: session.tool_revision,
+                    tools: session.host_tools(default_timeout),
+                }));
+            }
+        }
+        let (mut resent, mut lost) = (0, 0);
+        waiting.retain(|call| answered.insert(call.clone()));
+        for call in waiting {
+            if host.invocations.contains_key(&call) {
+                continue; // still running: its answer comes as usual
+            }
+            match host.answers.get(&call) {
+                Some(kept) => {
+                    resent += 1;
+                    let _ = self.out.requeue(kept.clone());
+                }
+                None => {
+                    lost += 1;
+                    host.send(&HostEvent::ToolResult(lost_answer(call)));
+                }
+            }
+        }
+        tracing::info!(host = %id, sessions = sessions.len(), resent, lost, "session host resumed");
+        (host.epoch, sessions)
+    }
+}
+
+/// The answer for a call the gateway holds nothing for.
+fn lost_answer(call_id: String) -> HostToolResult {
+    let error = format!(
+        "No answer is kept for call '{call_id}': it did not reach the gateway before the \
+         connection dropped (so it did not run), or it was answered more than \
+         {HOST_RECENT_ANSWERS} answers ago"
+    );
+    HostToolResult {
+        call_id,
+        data: None,
+        error: Some(error),
+        error_code: Some(ErrorCode::Disconnected),
+    }
+}
+
+/// The answer for a call listed by a host whose resume found it gone.
+pub(super) fn gone_answer(call_id: String) -> HostToolResult {
+    let error = format!(
+        "Call '{call_id}' belonged to a host that is gone (its resume window passed, or \
+         the gateway restarted); it was cancelled if it was still running"
+    );
+    HostToolResult {
+        call_id,
+        data: None,
+        error: Some(error),
+        error_code: Some(ErrorCode::Disconnected),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HostConn;
+    use crate::socket::conn::Handler;
+    use crate::socket::kind::Kind;
+    use crate::socket::outbound::OutReceiver;
+    use crate::state::Core;
+    use serde_json::{json, Value};
+    use std::net::{Ipv4Addr, SocketAddr};
+    use std::sync::Arc;
+
+    fn connect(core: &Arc<Core>) -> (HostConn, OutReceiver) {
+        let kill = core.stopping.child_token();
+        let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
+        let remote = SocketAddr::from((Ipv4Addr::LOCALHOST, 40000));
+        (HostConn::new(core.clone(), remote, out, kill), rx)
+    }
+
+    async fn next(rx: &mut OutReceiver, kind: &str) -> Value {
+        loop {
+            let m = rx.recv().await.expect("the queue is open");
+            let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+
+    fn frame(conn: &mut HostConn, v: Value) {
+        conn.on_frame(v.to_string().as_bytes());
+    }
+
+    /// The old connection reads a `tool.invoke` after a resume took its host over (its
+    /// socket was still open). Over real sockets the old one is usually closed first, so
+    /// this order is set up directly: the call must not run, since the resume already
+    /// answered it `DISCONNECTED`.
+    #[tokio::test]
+    async fn a_call_read_late_from_a_taken_over_connection_does_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let core = crate::state::test_core(dir.path(), |_| {});
+        let auth = json!({"type": "auth", "token": "htk-test", "protocolVersion": 1});
+        let (mut old, mut old_rx) = connect(&core);
+        frame(&mut old, auth.clone());
+        let token = next(&mut old_rx, "auth.ok").await["resumeToken"].clone();
+        frame(
+            &mut old,
+            json!({"type": "session.register", "requestId": "r", "sessionId": "s", "cwd": "/tmp"}),
+        );
+        next(&mut old_rx, "session.registered").await;
+
+        let (mut new, mut new_rx) = connect(&core);
+        let mut resume = auth;
+        resume["resumeToken"] = token;
+        resume["pendingCalls"] = json!(["late"]);
+        frame(&mut new, resume);
+        let answer = next(&mut new_rx, "tool.result").await;
+        assert_eq!(answer["callId"], "late");
+        assert_eq!(answer["errorCode"], "DISCONNECTED");
+
+        frame(
+            &mut old,
+            json!({"type": "tool.invoke", "callId": "late", "sessionId": "s", "tool": "tap_streams", "args": {}}),
+        );
+        let state = core.state();
+        let host = state.hosts.values().next().expect("the host");
+        assert!(host.invocations.is_empty(), "the late call started");
+        drop(state);
+        core.stopping.cancel();
+    }
+}
