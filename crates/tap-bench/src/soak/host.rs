@@ -226,14 +226,14 @@ impl Host {
         };
         match event {
             HostEvent::ToolResult(r) => {
-                // Told apart in the summary: calls a drop kept from reaching the gateway,
-                // which the resume answered (they did not run).
+                // Told apart in the summary: calls a drop kept from running (never read, or
+                // read from the old socket after the resume), which the resume answered.
                 let unsent = r
                     .error
                     .as_deref()
-                    .is_some_and(|e| e.contains("did not reach the gateway"));
+                    .is_some_and(|e| e.contains("it never ran"));
                 let code = r.error_code.map(|c| match unsent {
-                    true => format!("{c} (unsent at a drop)"),
+                    true => format!("{c} (never ran, at a drop)"),
                     false => c.to_string(),
                 });
                 self.settle(&r.call_id, code, tally);

@@ -53,6 +53,8 @@ const FIXED_LIMIT: Duration = Duration::from_secs(120);
 /// …plus the calls at this rate, well below what a debug build does under the chaos
 /// (about 400 calls/s on 2 cores), so only a soak that has stalled hits the bound.
 const MIN_CALLS_PER_SEC: u64 = 50;
+/// RSS samples printed from the run after the warm-up (evenly spread).
+const RSS_STEPS: usize = 11;
 /// The gateway writes `gateway.json` within this after it starts.
 const START_WITHIN: Duration = Duration::from_secs(10);
 
@@ -178,7 +180,12 @@ async fn soak(
         plan.calls - warmup
     );
 
-    let main = phase(&mut host, &fleet, &address, plan.calls - warmup, &mut tally).await?;
+    let tracing = CancellationToken::new();
+    let trace = tokio::spawn(probe::rss_over_time(pid, tracing.clone()));
+    let main = phase(&mut host, &fleet, &address, plan.calls - warmup, &mut tally).await;
+    tracing.cancel();
+    let trace = trace.await.unwrap_or_default();
+    let main = main?;
     host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
     let rss_end = probe::sample(pid)?.rss_kib;
     let end = probe::settle(pid, SETTLE_WITHIN, |s| {
@@ -201,6 +208,14 @@ async fn soak(
     println!(
         "{}",
         summary(&tally, kills, exits, &chaos, base, end, rss_end, growth, elapsed)
+    );
+    let steps: Vec<String> = probe::spread(&trace, RSS_STEPS)
+        .iter()
+        .map(|m| format!("{m:.1}"))
+        .collect();
+    println!(
+        "soak: RSS (MiB) over the calls after the warm-up: {}",
+        steps.join(" ")
     );
     Ok(failures(plan, &tally, kills, base, end, growth))
 }

@@ -61,3 +61,52 @@ pub async fn steady(pid: u32, within: Duration) -> Result<Sample, String> {
     }
     Ok(last)
 }
+
+/// How often [`rss_over_time`] samples.
+const TRACE_EVERY: Duration = Duration::from_secs(1);
+
+/// Samples the gateway's RSS (KiB) every [`TRACE_EVERY`] until `stop`, so that a long run
+/// shows whether memory levels off or keeps growing, not only where it ended.
+pub async fn rss_over_time(pid: u32, stop: tokio_util::sync::CancellationToken) -> Vec<u64> {
+    let mut seen = Vec::new();
+    let mut every = tokio::time::interval(TRACE_EVERY);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {}
+            _ = stop.cancelled() => return seen,
+        }
+        match crate::rss::vm_kib(pid, "VmRSS") {
+            Ok(kib) => seen.push(kib),
+            Err(_) => return seen,
+        }
+    }
+}
+
+/// `n` samples spread evenly over `seen`, first and last included, in MiB.
+pub fn spread(seen: &[u64], n: usize) -> Vec<f64> {
+    if seen.is_empty() || n == 0 {
+        return Vec::new();
+    }
+    let n = n.min(seen.len());
+    (0..n)
+        .map(|i| {
+            let at = if n == 1 {
+                0
+            } else {
+                i * (seen.len() - 1) / (n - 1)
+            };
+            seen[at] as f64 / 1024.0
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn spread_takes_first_last_and_even_steps() {
+        let seen: Vec<u64> = (0..=100).map(|i| i * 1024).collect();
+        assert_eq!(super::spread(&seen, 5), vec![0.0, 25.0, 50.0, 75.0, 100.0]);
+        assert_eq!(super::spread(&seen[..2], 5), vec![0.0, 1.0]);
+        assert!(super::spread(&[], 5).is_empty());
+    }
+}

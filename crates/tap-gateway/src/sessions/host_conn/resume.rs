@@ -88,9 +88,9 @@ impl HostConn {
 /// The answer for a call the gateway holds nothing for.
 fn lost_answer(call_id: String) -> HostToolResult {
     let error = format!(
-        "No answer is kept for call '{call_id}': it did not reach the gateway before the \
-         connection dropped (so it did not run), or it was answered more than \
-         {HOST_RECENT_ANSWERS} answers ago"
+        "No answer is kept for call '{call_id}': either it never ran (it did not reach \
+         the gateway before the connection dropped, or came on the old connection after \
+         this resume), or it was answered more than {HOST_RECENT_ANSWERS} answers ago"
     );
     HostToolResult {
         call_id,
