@@ -213,21 +213,26 @@ impl Peer {
         frames
     }
 
-    /// Ends the connection as the socket loop does when the peer goes away.
+    /// Ends the connection as the socket loop does when the peer goes away: what is
+    /// still queued (not drained) is handed back as never written.
     pub fn close(&mut self) {
         let Some(conn) = self.conn.take() else { return };
+        let mut unsent = Vec::new();
+        while let Some(m) = self.out.try_recv() {
+            unsent.push(m);
+        }
         match conn {
             Conn::Provider(mut c) => {
                 c.closing();
-                c.closed(Vec::new());
+                c.closed(unsent);
             }
             Conn::Host(mut c) => {
                 c.closing();
-                c.closed(Vec::new());
+                c.closed(unsent);
             }
             Conn::Control(mut c) => {
                 c.closing();
-                c.closed(Vec::new());
+                c.closed(unsent);
             }
         }
     }

@@ -1,6 +1,8 @@
 //! Property: every accepted `tool.invoke` ends in exactly one terminal `tool.result`,
 //! whatever the interleaving of provider results (also late and duplicate ones), host
-//! cancels, timeouts, provider disconnects and rebinds, and retries of the same `callId`.
+//! cancels, timeouts, provider disconnects and rebinds, retries of the same `callId`, and
+//! host drops with a resume that lists the calls still owed (`auth.pendingCalls`), where
+//! the old socket lost what it had queued or written but the host had not read.
 //!
 //! Runs the real connection handlers of an in-process gateway (`tap_gateway::fuzzing`, the
 //! same entry points the fuzz targets use) on a paused clock: each case is a random
@@ -31,6 +33,12 @@ enum Step {
     Sleep(u64),
     /// The provider's connection drops; a new one binds again with the same tool.
     Reconnect,
+    /// The host stops reading: what the gateway sends waits in its socket's queue.
+    Deafen,
+    /// The host's socket drops and it resumes on a new one, listing the calls it still
+    /// waits on. With `true`, the frames the gateway had written (the test drains them)
+    /// were lost unread; with `false` they were still queued, and go to the outbox.
+    Resume(bool),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -42,6 +50,8 @@ fn step() -> impl Strategy<Value = Step> {
         2 => prop_oneof![Just(0u64), 1u64..300, Just(TOOL_TIMEOUT_MS), TOOL_TIMEOUT_MS + 1..3000]
             .prop_map(Step::Sleep),
         1 => Just(Step::Reconnect),
+        1 => Just(Step::Deafen),
+        1 => any::<bool>().prop_map(Step::Resume),
     ]
 }
 
@@ -69,9 +79,30 @@ fn frames(peer: &mut Peer) -> Vec<Value> {
         .collect()
 }
 
+/// Records the `tool.call` ids the provider was sent, in order, and how many calls each
+/// host `callId` became (the invoke's `args.k`).
+fn observe_calls(provider: &mut Peer, calls: &mut Vec<String>, ran: &mut BTreeMap<String, u32>) {
+    for f in frames(provider) {
+        if f["type"] == "tool.call" {
+            calls.push(f["id"].as_str().unwrap().to_string());
+            *ran.entry(f["args"]["k"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+    }
+}
+
+/// What a run saw: per `callId`, (accepted invokes, terminal results); results that came
+/// before their invoke was accepted; and `callId`s answered "it never ran" more often
+/// than they were invoked without reaching the provider.
+struct Seen {
+    counts: BTreeMap<String, (u32, u32)>,
+    early: Vec<String>,
+    wrongly_never_ran: Vec<String>,
+}
+
 /// Runs `steps`; returns, per `callId`, (accepted invokes, terminal results), and any
 /// result that came before its invoke was accepted.
-async fn run(steps: &[Step]) -> (BTreeMap<String, (u32, u32)>, Vec<String>) {
+async fn run(steps: &[Step]) -> Seen {
     let world = World::new();
     let mut host = world.host();
     send(
@@ -87,21 +118,23 @@ async fn run(steps: &[Step]) -> (BTreeMap<String, (u32, u32)>, Vec<String>) {
     let mut provider = world.local_provider();
     send(&mut provider, hello()).await;
     settle().await;
+    let resume_token = frames(&mut host)
+        .into_iter()
+        .find(|f| f["type"] == "auth.ok")
+        .expect("auth.ok")["resumeToken"]
+        .clone();
+    let mut deaf = false;
     // Every tool.call id the provider was sent, in order.
     let mut calls: Vec<String> = Vec::new();
     // Invokes sent and not yet known to be accepted or refused, per callId.
     let mut sent: BTreeMap<String, u32> = BTreeMap::new();
     let mut counts: BTreeMap<String, (u32, u32)> = BTreeMap::new();
     let mut early = Vec::new();
-    let mut observe = |host: &mut Peer,
-                       provider: &mut Peer,
-                       calls: &mut Vec<String>,
-                       sent: &mut BTreeMap<String, u32>| {
-        for f in frames(provider) {
-            if f["type"] == "tool.call" {
-                calls.push(f["id"].as_str().unwrap().to_string());
-            }
-        }
+    // Per callId: invokes sent, calls the provider got, answers saying it never ran.
+    let mut invoked: BTreeMap<String, u32> = BTreeMap::new();
+    let mut ran: BTreeMap<String, u32> = BTreeMap::new();
+    let mut never_ran: BTreeMap<String, u32> = BTreeMap::new();
+    let mut observe_host = |host: &mut Peer, sent: &mut BTreeMap<String, u32>| {
         for f in frames(host) {
             let id = |k: &str| f[k].as_str().unwrap_or_default().to_string();
             match f["type"].as_str() {
@@ -112,6 +145,13 @@ async fn run(steps: &[Step]) -> (BTreeMap<String, (u32, u32)>, Vec<String>) {
                 }
                 Some("tool.result") => {
                     let c = id("callId");
+                    if f["errorCode"] == "DISCONNECTED"
+                        && f["error"]
+                            .as_str()
+                            .is_some_and(|e| e.contains("it never ran"))
+                    {
+                        *never_ran.entry(c.clone()).or_default() += 1;
+                    }
                     let entry = counts.entry(c.clone()).or_default();
                     // Its invoke was accepted (a refusal comes at once, before any result).
                     if let Some(n) = sent.get_mut(&c).filter(|n| **n > 0) {
@@ -131,7 +171,8 @@ async fn run(steps: &[Step]) -> (BTreeMap<String, (u32, u32)>, Vec<String>) {
             Step::Invoke(k) => {
                 let id = format!("c{k}");
                 *sent.entry(id.clone()).or_default() += 1;
-                send(&mut host, json!({"type": "tool.invoke", "callId": id, "sessionId": "s1", "tool": "echo", "args": {}})).await;
+                *invoked.entry(id.clone()).or_default() += 1;
+                send(&mut host, json!({"type": "tool.invoke", "callId": id, "sessionId": "s1", "tool": "echo", "args": {"k": id}})).await;
             }
             Step::Cancel(k) => {
                 send(
@@ -160,6 +201,36 @@ async fn run(steps: &[Step]) -> (BTreeMap<String, (u32, u32)>, Vec<String>) {
                 }
             }
             Step::Sleep(ms) => tokio::time::sleep(Duration::from_millis(*ms)).await,
+            Step::Deafen => deaf = true,
+            Step::Resume(lost) => {
+                if *lost {
+                    host.drain();
+                }
+                host.close();
+                settle().await;
+                // The host lists each call it has not heard back on. When it lost what
+                // it had not read, it waits on one answer per `callId` (the refusal of a
+                // retry is lost with the rest); otherwise everything still comes.
+                let pending: Vec<String> = sent
+                    .iter_mut()
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(id, n)| {
+                        if *lost {
+                            *n = 1;
+                        }
+                        id.clone()
+                    })
+                    .collect();
+                host = world.host();
+                send(
+                    &mut host,
+                    json!({"type": "auth", "token": tap_gateway::fuzzing::HOST_TOKEN,
+                           "protocolVersion": 1, "resumeToken": resume_token,
+                           "pendingCalls": pending}),
+                )
+                .await;
+                deaf = false;
+            }
             Step::Reconnect => {
                 provider.close();
                 settle().await;
@@ -168,17 +239,33 @@ async fn run(steps: &[Step]) -> (BTreeMap<String, (u32, u32)>, Vec<String>) {
             }
         }
         settle().await;
-        observe(&mut host, &mut provider, &mut calls, &mut sent);
+        observe_calls(&mut provider, &mut calls, &mut ran);
+        if !deaf {
+            observe_host(&mut host, &mut sent);
+        }
     }
     // Long enough for every call still open to time out.
     tokio::time::sleep(SETTLE).await;
     settle().await;
-    observe(&mut host, &mut provider, &mut calls, &mut sent);
+    observe_calls(&mut provider, &mut calls, &mut ran);
+    observe_host(&mut host, &mut sent);
     // Invokes neither refused nor answered: accepted, and still owed a result.
     for (id, n) in sent {
         counts.entry(id).or_default().0 += n;
     }
-    (counts, early)
+    let wrongly_never_ran = never_ran
+        .into_iter()
+        .filter(|(c, n)| {
+            let invoked = invoked.get(c).copied().unwrap_or(0);
+            n + ran.get(c).copied().unwrap_or(0) > invoked
+        })
+        .map(|(c, _)| c)
+        .collect();
+    Seen {
+        counts,
+        early,
+        wrongly_never_ran,
+    }
 }
 
 #[test]
@@ -195,10 +282,19 @@ fn every_invoke_ends_in_exactly_one_result() {
                 .start_paused(true)
                 .build()
                 .unwrap();
-            let (counts, early) = rt.block_on(run(&steps));
+            let Seen {
+                counts,
+                early,
+                wrongly_never_ran,
+            } = rt.block_on(run(&steps));
             prop_assert!(
                 early.is_empty(),
                 "results without an accepted invoke: {early:?}"
+            );
+            // A resume must not say a call never ran when it did (its answer was kept).
+            prop_assert!(
+                wrongly_never_ran.is_empty(),
+                "answered 'it never ran' although they ran: {wrongly_never_ran:?}"
             );
             for (id, (accepted, results)) in counts {
                 prop_assert_eq!(
