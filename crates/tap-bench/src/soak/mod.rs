@@ -194,6 +194,7 @@ async fn soak(
     .await?;
     let kills = fleet.kills.load(std::sync::atomic::Ordering::Relaxed);
     let exits = fleet.exits.load(std::sync::atomic::Ordering::Relaxed);
+    let fleet_reasons = fleet.exit_reasons.clone();
     host.close().await;
     fleet.stop().await;
     let elapsed = started.elapsed();
@@ -217,6 +218,9 @@ async fn soak(
         "soak: RSS (MiB) over the calls after the warm-up: {}",
         steps.join(" ")
     );
+    for (reason, n) in fleet_reasons.lock().unwrap().iter() {
+        println!("soak: {n} provider exit(s) on their own: {reason}");
+    }
     Ok(failures(plan, &tally, kills, base, end, growth))
 }
 

@@ -69,7 +69,12 @@ pub struct Fleet {
     pub kills: Arc<AtomicU64>,
     /// Exits nobody asked for (a provider that could not bind).
     pub exits: Arc<AtomicU64>,
+    /// Why they exited: the last line each wrote to stderr (its index replaced by `N`),
+    /// counted.
+    pub exit_reasons: Reasons,
 }
+
+pub type Reasons = Arc<std::sync::Mutex<std::collections::BTreeMap<String, u64>>>;
 
 impl Fleet {
     /// Starts `n` providers of `exe` against the gateway at `url`.
@@ -77,6 +82,7 @@ impl Fleet {
         let stop = CancellationToken::new();
         let kills = Arc::new(AtomicU64::new(0));
         let exits = Arc::new(AtomicU64::new(0));
+        let exit_reasons = Reasons::default();
         let mut slots = JoinSet::new();
         let mut kill = Vec::with_capacity(n);
         for i in 0..n {
@@ -90,6 +96,7 @@ impl Fleet {
                 stop: stop.clone(),
                 kills: kills.clone(),
                 exits: exits.clone(),
+                exit_reasons: exit_reasons.clone(),
             };
             slots.spawn(slot.run(rx));
         }
@@ -99,6 +106,7 @@ impl Fleet {
             stop,
             kills,
             exits,
+            exit_reasons,
         }
     }
 
@@ -127,6 +135,7 @@ struct Slot {
     stop: CancellationToken,
     kills: Arc<AtomicU64>,
     exits: Arc<AtomicU64>,
+    exit_reasons: Reasons,
 }
 
 impl Slot {
@@ -138,7 +147,7 @@ impl Slot {
                 .env("TAP_PROVIDER_TOKEN", &self.token)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(Stdio::piped())
                 .kill_on_drop(true)
                 .spawn();
             let mut child = match spawned {
@@ -150,9 +159,28 @@ impl Slot {
                     continue;
                 }
             };
+            // Read as it comes (a full pipe would stall the provider); the last line says
+            // why it exited, if it did on its own.
+            let last_line = child.stderr.take().map(|err| {
+                tokio::spawn(async move {
+                    use tokio::io::AsyncBufReadExt;
+                    let mut lines = tokio::io::BufReader::new(err).lines();
+                    let mut last = String::new();
+                    while let Ok(Some(l)) = lines.next_line().await {
+                        last = l;
+                    }
+                    last
+                })
+            });
             tokio::select! {
                 _ = child.wait() => {
                     self.exits.fetch_add(1, Ordering::Relaxed);
+                    let last = match last_line {
+                        Some(task) => task.await.unwrap_or_default(),
+                        None => String::new(),
+                    };
+                    let reason = last.replace(&format!("provider {}:", self.index), "provider N:");
+                    *self.exit_reasons.lock().unwrap().entry(reason).or_default() += 1;
                     tokio::select! {
                         _ = tokio::time::sleep(RESTART_BACKOFF) => {}
                         _ = self.stop.cancelled() => {}
