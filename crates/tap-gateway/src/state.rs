@@ -17,6 +17,7 @@ use crate::sessions::session::Session;
 use crate::socket::conn::Socket;
 use crate::socket::kind::Kind;
 use crate::socket::outbound::{self, OutReceiver, OutSender};
+use crate::socket::slots::Pool;
 use crate::socket::upgrade::WsStream;
 use crate::streams::budget::StreamControls;
 use crate::streams::store::StreamStore;
@@ -27,7 +28,6 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
 use tap_protocol::ErrorCode;
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -78,11 +78,11 @@ pub(crate) struct Core {
 /// upgrade and holds it for its life.
 pub(crate) struct Slots {
     /// Provider connections (spec: at most 50).
-    pub providers: Arc<Semaphore>,
+    pub providers: Pool,
     /// Session-host connections.
-    pub hosts: Arc<Semaphore>,
+    pub hosts: Pool,
     /// Control-plane connections (panel, tray app, `tap pairing`).
-    pub control: Arc<Semaphore>,
+    pub control: Pool,
 }
 
 /// What changes under the one state lock.
@@ -190,13 +190,9 @@ impl Core {
             tasks,
             invocations: TaskTracker::new(),
             slots: Slots {
-                providers: Arc::new(Semaphore::new(
-                    tap_protocol::limits::MAX_PROVIDER_CONNECTIONS,
-                )),
-                hosts: Arc::new(Semaphore::new(tap_protocol::limits::MAX_HOST_CONNECTIONS)),
-                control: Arc::new(Semaphore::new(
-                    tap_protocol::limits::MAX_CONTROL_CONNECTIONS,
-                )),
+                providers: Pool::new(tap_protocol::limits::MAX_PROVIDER_CONNECTIONS),
+                hosts: Pool::new(tap_protocol::limits::MAX_HOST_CONNECTIONS),
+                control: Pool::new(tap_protocol::limits::MAX_CONTROL_CONNECTIONS),
             },
             outbound: Default::default(),
             pairing,

@@ -9,12 +9,6 @@ use tap_protocol::diagnostics::{
 use tap_protocol::limits::{
     MAX_CONTROL_CONNECTIONS, MAX_HOST_CONNECTIONS, MAX_PROVIDER_CONNECTIONS,
 };
-use tokio::sync::Semaphore;
-
-/// Sockets holding a slot: upgraded or upgrading, until their task ends.
-fn open(slots: &Semaphore, max: usize) -> usize {
-    max.saturating_sub(slots.available_permits())
-}
 
 fn queued(core: &Core, gauge: &Gauge) -> OutboundQueue {
     OutboundQueue {
@@ -29,7 +23,7 @@ fn queued(core: &Core, gauge: &Gauge) -> OutboundQueue {
 pub(super) fn states(core: &Core) -> Connections {
     let slots = &core.slots;
     let mut providers = ProviderConnections {
-        open: open(&slots.providers, MAX_PROVIDER_CONNECTIONS),
+        open: slots.providers.open(MAX_PROVIDER_CONNECTIONS),
         max: MAX_PROVIDER_CONNECTIONS,
         await_auth: 0,
         await_pairing: 0,
@@ -55,14 +49,14 @@ pub(super) fn states(core: &Core) -> Connections {
     Connections {
         providers,
         session_hosts: HostConnections {
-            open: open(&slots.hosts, MAX_HOST_CONNECTIONS),
+            open: slots.hosts.open(MAX_HOST_CONNECTIONS),
             max: MAX_HOST_CONNECTIONS,
             attached,
             detached: state.hosts.len() - attached,
             queued: queued(core, &core.outbound.hosts),
         },
         control_clients: ControlConnections {
-            open: open(&slots.control, MAX_CONTROL_CONNECTIONS),
+            open: slots.control.open(MAX_CONTROL_CONNECTIONS),
             max: MAX_CONTROL_CONNECTIONS,
             queued: queued(core, &core.outbound.control),
         },

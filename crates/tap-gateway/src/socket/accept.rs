@@ -1,5 +1,6 @@
 //! Taking a connection slot and upgrading: the one way any WebSocket is accepted.
 
+use super::slots::{Pool, Taken};
 use super::upgrade::{self, WsStream};
 use crate::diagnostics::Limit;
 use crate::state::Core;
@@ -8,7 +9,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use std::future::Future;
 use std::sync::Arc;
-use tokio::sync::Semaphore;
 
 pub(crate) use super::kind::Kind;
 
@@ -23,7 +23,7 @@ impl Kind {
         }
     }
 
-    fn slots(self, core: &Core) -> &Arc<Semaphore> {
+    fn slots(self, core: &Core) -> &Pool {
         match self {
             Kind::Provider => &core.slots.providers,
             Kind::Host => &core.slots.hosts,
@@ -32,9 +32,10 @@ impl Kind {
     }
 }
 
-/// Upgrades if a connection slot is free. The slot is taken before the upgrade, so a
-/// connection over the limit is refused with a plain HTTP 503 and never costs a
-/// WebSocket; it is released when `serve` returns.
+/// Upgrades if a connection slot is free, or can be freed by closing the oldest
+/// connection of this kind that has not authenticated (`slots`). The slot is taken
+/// before the upgrade, so a connection over the limit is refused with a plain HTTP 503
+/// and never costs a WebSocket; it is released when the socket ends.
 pub(crate) fn limited_upgrade<F, Fut>(
     req: Request,
     core: &Arc<Core>,
@@ -45,7 +46,7 @@ where
     F: FnOnce(WsStream) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let Ok(permit) = kind.slots(core).clone().try_acquire_owned() else {
+    let Some((ticket, taken)) = kind.slots(core).take() else {
         tracing::warn!(kind = kind.name(), "connection refused: limit reached");
         core.diagnostics.limit_hit(kind.limit());
         return (
@@ -54,14 +55,26 @@ where
         )
             .into_response();
     };
+    if taken == Taken::Displaced {
+        tracing::info!(
+            kind = kind.name(),
+            "connection limit reached: closed the oldest unauthenticated connection to make room"
+        );
+        core.diagnostics.limit_hit(kind.limit());
+    }
     // Opening and closing change the connection states the diagnostics show.
     core.diagnostics.changed();
     let recorder = core.diagnostics.clone();
     let counter = core.diagnostics.clone();
     let over_budget = move || counter.limit_hit(Limit::PreAuthBytes);
-    upgrade::accept(req, core.tasks.clone(), over_budget, move |ws| async move {
-        serve(ws).await;
-        drop(permit);
-        recorder.changed();
-    })
+    upgrade::accept(
+        req,
+        core.tasks.clone(),
+        ticket,
+        over_budget,
+        move |ws| async move {
+            serve(ws).await;
+            recorder.changed();
+        },
+    )
 }

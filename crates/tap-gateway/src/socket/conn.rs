@@ -191,7 +191,10 @@ async fn serve<H: Handler>(socket: Socket, mut handler: H) {
                 authed = true;
                 ws.get_mut().lift_budget();
             }
-            Step::WaitUntil(until) => deadline.as_mut().reset(until),
+            Step::WaitUntil(until) => {
+                deadline.as_mut().reset(until);
+                ws.get_mut().keep_slot();
+            }
             Step::Close(code, reason) => break End::Close(code, reason),
             Step::Backpressure => {
                 // Still stoppable while waiting: the wait ends when the writer takes it.

@@ -1,3 +1,4 @@
+use super::slots::Ticket;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -10,11 +11,15 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// authenticates, it may send at most the budget in total, and a read past it fails,
 /// which closes the socket. After auth the budget is lifted and tungstenite's own frame
 /// cap applies.
+///
+/// It also holds the connection's slot (`socket::slots`): until the peer authenticates,
+/// the slot may go to a newcomer, and then reads fail, which closes the socket.
 pub(crate) struct Metered<S> {
     inner: S,
     budget: Option<usize>,
     /// Called once when the budget is exceeded (the diagnostics count it).
     on_over: Option<Box<dyn FnOnce() + Send>>,
+    slot: Option<Ticket>,
 }
 
 impl<S> Metered<S> {
@@ -23,7 +28,14 @@ impl<S> Metered<S> {
             inner,
             budget: Some(budget),
             on_over: None,
+            slot: None,
         }
+    }
+
+    /// Holds `slot` for as long as this stream lives.
+    pub fn with_slot(mut self, slot: Ticket) -> Self {
+        self.slot = Some(slot);
+        self
     }
 
     /// Calls `f` when the peer first reads past the budget.
@@ -32,8 +44,19 @@ impl<S> Metered<S> {
         self
     }
 
+    /// The peer authenticated: no byte budget, and its slot is its own.
     pub fn lift_budget(&mut self) {
         self.budget = None;
+        self.keep_slot();
+    }
+
+    /// The slot can no longer go to a newcomer (the peer authenticated, or waits for the
+    /// user to approve its pairing code: a bounded number of those may wait).
+    pub fn keep_slot(&mut self) {
+        if let Some(slot) = self.slot.as_mut() {
+            // `false`: the slot went to a newcomer first; the next read fails.
+            let _ = slot.authenticated();
+        }
     }
 }
 
@@ -44,6 +67,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for Metered<S> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if this.slot.as_mut().is_some_and(|s| s.poll_evicted(cx)) {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "closed to make room: the connection limit was reached before this peer authenticated",
+            )));
+        }
         let before = buf.filled().len();
         let res = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let (Poll::Ready(Ok(())), Some(left)) = (&res, this.budget.as_mut()) {

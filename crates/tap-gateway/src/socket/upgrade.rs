@@ -2,6 +2,7 @@
 //! tokio-tungstenite stream over our [`Metered`] IO with our frame limits.
 
 use super::metered::Metered;
+use super::slots::Ticket;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -33,11 +34,13 @@ pub(crate) fn is_websocket(req: &Request) -> bool {
 }
 
 /// Answers the handshake and runs `serve` on the socket once the upgrade completes, as a
-/// task owned by `tasks`. `over_budget` runs if the peer sends more than
-/// `MAX_PRE_AUTH_BYTES` before authenticating (the socket then fails).
+/// task owned by `tasks`. The socket keeps `slot` until it drops. `over_budget` runs if
+/// the peer sends more than `MAX_PRE_AUTH_BYTES` before authenticating (the socket then
+/// fails).
 pub(crate) fn accept<F, Fut>(
     mut req: Request,
     tasks: TaskTracker,
+    slot: Ticket,
     over_budget: impl FnOnce() + Send + 'static,
     serve: F,
 ) -> Response
@@ -71,8 +74,9 @@ where
         // socket's memory, and measurable in connection churn. Frames here are small;
         // large ones grow the buffer as needed.
         config.read_buffer_size = READ_BUFFER_BYTES;
-        let io =
-            Metered::new(TokioIo::new(upgraded), MAX_PRE_AUTH_BYTES).on_over_budget(over_budget);
+        let io = Metered::new(TokioIo::new(upgraded), MAX_PRE_AUTH_BYTES)
+            .on_over_budget(over_budget)
+            .with_slot(slot);
         let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
         serve(ws).await;
     });

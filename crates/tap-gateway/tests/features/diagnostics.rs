@@ -250,8 +250,17 @@ async fn the_51st_provider_socket_gets_503_and_counts_provider_connections() {
     for _ in 0..MAX_PROVIDER_CONNECTIONS {
         held.push(gw.provider().await);
     }
-    let d = diagnostics_until(&mut c, "50 sockets awaiting auth", |d| {
+    diagnostics_until(&mut c, "50 sockets awaiting auth", |d| {
         d["connections"]["providers"]["awaitAuth"] == MAX_PROVIDER_CONNECTIONS
+    })
+    .await;
+    // Authenticated, they keep their slots (unauthenticated ones would make room).
+    for p in &mut held {
+        p.send(json!({"type": "auth", "token": gw.token()})).await;
+        p.expect("sessions").await;
+    }
+    let d = diagnostics_until(&mut c, "50 sockets authenticated", |d| {
+        d["connections"]["providers"]["awaitAuth"] == 0
     })
     .await;
     assert_eq!(

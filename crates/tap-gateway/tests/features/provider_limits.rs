@@ -171,20 +171,22 @@ async fn frame_over_16_mib_closes_the_socket() {
 #[tokio::test]
 async fn fifty_first_provider_connection_is_refused_with_503() {
     let gw = TestGateway::start().await;
+    let token = gw.token();
     let mut providers = Vec::new();
     for _ in 0..MAX_PROVIDER_CONNECTIONS {
-        providers.push(gw.provider().await);
+        let mut p = gw.provider().await;
+        p.send(json!({"type": "auth", "token": token})).await;
+        p.expect("sessions").await;
+        providers.push(p);
     }
     match tokio_tungstenite::connect_async(gw.url()).await {
         Err(tungstenite::Error::Http(resp)) => assert_eq!(resp.status().as_u16(), 503),
         Err(other) => panic!("expected an HTTP 503, got {other}"),
         Ok(_) => panic!("the 51st provider connection was accepted"),
     }
-    // The first 50 all work.
-    let token = gw.token();
+    // The first 50 all still work.
     for p in &mut providers {
-        p.send(json!({"type": "auth", "token": token})).await;
-        p.expect("sessions").await;
+        p.fence().await;
     }
     // The session-host endpoint is not counted.
     let _host = gw.host().await;
@@ -205,6 +207,29 @@ async fn fifty_first_provider_connection_is_refused_with_503() {
     };
     again.send(json!({"type": "auth", "token": token})).await;
     again.expect("sessions").await;
+}
+
+/// A flood of connections that never authenticate cannot keep a provider out: at the
+/// limit, the oldest of them gives its slot to the newcomer, and the limit still holds.
+#[tokio::test]
+async fn at_the_limit_the_oldest_unauthenticated_connection_makes_room_for_a_provider() {
+    let gw = TestGateway::start().await;
+    let (host, session) = gw.host_with_session().await;
+    let mut squatters = Vec::new();
+    for _ in 0..MAX_PROVIDER_CONNECTIONS {
+        squatters.push(gw.provider().await);
+    }
+    let mut p = gw.bound("late", &session.id, json!([tool("work")])).await;
+    // The oldest squatter was closed; the next one still has its slot.
+    let closed = squatters[0].expect_closed().await;
+    assert!(closed.is_empty(), "{closed:?}");
+    squatters[1].fence().await;
+    let (_, rx) = host.start_invoke(&session.id, "work", json!({})).unwrap();
+    let call = p.expect("tool.call").await;
+    answer(&mut p, &call, json!("done")).await;
+    assert_eq!(result_of(rx).await.data, Some(json!("done")));
+    let open = gw.handle.gateway().diagnostics().connections.providers.open;
+    assert!(open <= MAX_PROVIDER_CONNECTIONS, "{open} open");
 }
 
 #[tokio::test]
