@@ -21,6 +21,7 @@ mod options;
 mod provider;
 mod report;
 mod rss;
+mod s7_process;
 mod scenarios;
 mod soak;
 mod stats;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("soak") => return soak::main(&args[1..]),
         Some("soak-provider") => return soak::provider_main(args.get(1).map_or("0", |s| s)),
+        Some("s7-provider") => return s7_process::provider_main(),
         _ => {}
     }
     let opts = match Options::parse() {
@@ -336,6 +338,11 @@ async fn run(opts: Options) -> ExitCode {
     }
     for s in setups {
         s.rig.stop().await;
+    }
+
+    // With the in-process gateways stopped, so this process holds only S7's clients.
+    if opts.wants("s7") {
+        s7_process::rows(opts.tap.as_deref(), &n, &mut out).await;
     }
 
     if opts.wants("s3d") {
