@@ -711,10 +711,11 @@ async fn s7(n: &Counts, rig: &scenarios::Rig, main: &str, out: &mut Report) {
             for (generation, l) in [("initialize", &r.legacy), ("2026-07-28", &r.stateless)] {
                 let label = format!("{S7} ({generation})");
                 let r50 = ratio(secs(l.p50()), secs(r.host.p50()));
+                // Information since run 19: the target is judged out of process
+                // (`s7_process.rs`), where the gateway's work is not mixed with the clients'.
                 out.rows.extend([
                     Row::info(&label, "p50", micros(l.p50()))
-                        .vs(format!("host {}", micros(r.host.p50())), r50)
-                        .target("<= 1.5x the host socket", r50 <= 1.5),
+                        .vs(format!("host {}", micros(r.host.p50())), r50),
                     Row::info(&label, "p99", micros(l.p99())).vs(
                         format!("host {}", micros(r.host.p99())),
                         ratio(secs(l.p99()), secs(r.host.p99())),
