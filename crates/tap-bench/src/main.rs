@@ -21,6 +21,7 @@ mod options;
 mod provider;
 mod report;
 mod rss;
+mod s7_process;
 mod scenarios;
 mod soak;
 mod stats;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("soak") => return soak::main(&args[1..]),
         Some("soak-provider") => return soak::provider_main(args.get(1).map_or("0", |s| s)),
+        Some("s7-provider") => return s7_process::provider_main(),
         _ => {}
     }
     let opts = match Options::parse() {
@@ -336,6 +338,11 @@ async fn run(opts: Options) -> ExitCode {
     }
     for s in setups {
         s.rig.stop().await;
+    }
+
+    // With the in-process gateways stopped, so this process holds only S7's clients.
+    if opts.wants("s7") {
+        s7_process::rows(opts.tap.as_deref(), &n, &mut out).await;
     }
 
     if opts.wants("s3d") {
@@ -704,10 +711,11 @@ async fn s7(n: &Counts, rig: &scenarios::Rig, main: &str, out: &mut Report) {
             for (generation, l) in [("initialize", &r.legacy), ("2026-07-28", &r.stateless)] {
                 let label = format!("{S7} ({generation})");
                 let r50 = ratio(secs(l.p50()), secs(r.host.p50()));
+                // Information since run 19: the target is judged out of process
+                // (`s7_process.rs`), where the gateway's work is not mixed with the clients'.
                 out.rows.extend([
                     Row::info(&label, "p50", micros(l.p50()))
-                        .vs(format!("host {}", micros(r.host.p50())), r50)
-                        .target("<= 1.5x the host socket", r50 <= 1.5),
+                        .vs(format!("host {}", micros(r.host.p50())), r50),
                     Row::info(&label, "p99", micros(l.p99())).vs(
                         format!("host {}", micros(r.host.p99())),
                         ratio(secs(l.p99()), secs(r.host.p99())),

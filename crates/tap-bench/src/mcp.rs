@@ -2,7 +2,10 @@
 //! kept-alive connection each, as MCP clients run it), against the same call through the
 //! session-host WebSocket (S1b's path), interleaved in the same run.
 //!
-//! The target is judged on hyper's client against `HostClient`. In the same rounds, for
+//! The target is judged on hyper's client against `HostClient`, out of process
+//! (`s7_process.rs`: the `tap` binary as the gateway; docs/performance.md, run 19); the
+//! in-process rows (the gateway in this process) stay for comparison with earlier runs.
+//! In the same rounds, for
 //! information, the stateless call and the host invoke also run through clients that work
 //! in the caller's task (`http1.rs`, `host_inline.rs`): neither side then pays client-side
 //! task hand-offs, so that pair compares the gateway's two paths alone (docs/performance.md,
@@ -11,7 +14,7 @@
 use crate::host_inline::HostInline;
 use crate::http1::Http1;
 use crate::scenarios::{call_via_host, Rig};
-use crate::stats::{Latencies, Sampler};
+use crate::stats::{process_switches, Latencies, Sampler};
 use crate::threads::PerThread;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -29,7 +32,19 @@ pub struct McpResults {
     pub stateless_inline: Latencies,
     /// The host socket through `host_inline.rs` (in the caller's task).
     pub host_inline: Latencies,
+    /// Out of process only: context switches per call of each other process counted (the
+    /// `peers` [`phases`] was given, in that order), per phase in [`PHASES`] order.
+    pub peers: [Vec<Option<f64>>; 5],
 }
+
+/// The phases of a round, in order.
+pub const PHASES: [&str; 5] = [
+    "initialize",
+    "stateless",
+    "host",
+    "stateless-inline",
+    "host-inline",
+];
 
 /// The stateless generation's protocol version.
 const STATELESS: &str = "2026-07-28";
@@ -239,7 +254,7 @@ impl Client {
 }
 
 /// `n` MCP calls and `n` host calls of `echo` in `session`, after `warmup` of each,
-/// alternating in `rounds` rounds.
+/// alternating in `rounds` rounds, against the rig's in-process gateway.
 pub async fn s7(
     rig: &Rig,
     session: &str,
@@ -248,25 +263,59 @@ pub async fn s7(
     rounds: usize,
 ) -> Result<McpResults, String> {
     let gw = rig.gateway();
-    let (addr, token) = (gw.address(), gw.host_token());
+    let plan = Plan { warmup, n, rounds };
+    phases(
+        gw.address(),
+        gw.host_token(),
+        rig.host(),
+        session,
+        plan,
+        &[],
+    )
+    .await
+}
+
+/// Diagnosis only: `TAP_BENCH_S7_PHASES=stateless-inline,host-inline` runs only those of
+/// [`PHASES`] (to profile one path alone); the others report no samples.
+fn wanted_phases() -> [bool; 5] {
+    let only = std::env::var("TAP_BENCH_S7_PHASES").unwrap_or_default();
+    let listed: Vec<&str> = only.split(',').map(str::trim).collect();
+    PHASES.map(|p| only.is_empty() || listed.contains(&p))
+}
+
+/// How much [`phases`] runs: `warmup` calls of each phase, then `n` timed ones in
+/// `rounds` rounds.
+#[derive(Clone, Copy)]
+pub struct Plan {
+    pub warmup: usize,
+    pub n: usize,
+    pub rounds: usize,
+}
+
+/// S7's rounds against the gateway at `addr`, `host` being a session host of it and
+/// `session` a session with the `echo` tool bound; `peers` are other processes (pids)
+/// whose context switches are counted per phase.
+pub async fn phases(
+    addr: std::net::SocketAddr,
+    token: &str,
+    host: std::sync::Arc<tap_client::HostClient>,
+    session: &str,
+    plan: Plan,
+    peers: &[u32],
+) -> Result<McpResults, String> {
+    let Plan { warmup, n, rounds } = plan;
     // In this order, round after round: the two hyper/`HostClient` pairs the target is
     // judged on, then the same calls with clients that run in the caller's task.
     let mut phases = [
         Client::Mcp(McpHttp::connect(addr, token, session, false, false).await?),
         Client::Mcp(McpHttp::connect(addr, token, session, true, false).await?),
-        Client::Host(rig.host()),
+        Client::Host(host),
         Client::Mcp(McpHttp::connect(addr, token, session, true, true).await?),
         Client::HostInline(HostInline::connect(addr, token).await?),
     ];
-    const NAMES: [&str; 5] = [
-        "initialize",
-        "stateless",
-        "host",
-        "stateless-inline",
-        "host-inline",
-    ];
+    let wanted = wanted_phases();
     for _ in 0..warmup {
-        for c in phases.iter_mut() {
+        for (c, _) in phases.iter_mut().zip(wanted).filter(|(_, w)| *w) {
             c.call(session).await?;
         }
     }
@@ -274,12 +323,17 @@ pub async fn s7(
         .iter()
         .map(|_| (Sampler::new(n), PerThread::default()))
         .collect();
+    // Switches of each peer over each phase's rounds (`None` once a count failed).
+    let mut peer_totals = vec![vec![Some(0u64); peers.len()]; phases.len()];
     let per_round = n.div_ceil(rounds.max(1));
     let mut left = n;
     while left > 0 {
         let k = per_round.min(left);
         left -= k;
-        for (c, (sampler, threads)) in phases.iter_mut().zip(samplers.iter_mut()) {
+        let rows = phases.iter_mut().zip(samplers.iter_mut());
+        let rows = rows.zip(peer_totals.iter_mut()).zip(wanted);
+        for (((c, (sampler, threads)), totals), _) in rows.filter(|(_, w)| *w) {
+            let before: Vec<Option<u64>> = peers.iter().map(|&p| process_switches(p)).collect();
             sampler.begin();
             threads.begin();
             for _ in 0..k {
@@ -287,11 +341,23 @@ pub async fn s7(
             }
             threads.end();
             sampler.end();
+            for ((total, &pid), before) in totals.iter_mut().zip(peers).zip(before) {
+                *total = match (*total, before, process_switches(pid)) {
+                    (Some(t), Some(b), Some(a)) => Some(t + a.saturating_sub(b)),
+                    _ => None,
+                };
+            }
         }
     }
+    let per_call = |t: &Option<u64>| t.map(|t| t as f64 / n.max(1) as f64);
+    let mut peer_rates = peer_totals
+        .iter()
+        .map(|totals| totals.iter().map(per_call).collect::<Vec<_>>());
+    let peers: [Vec<Option<f64>>; 5] =
+        std::array::from_fn(|_| peer_rates.next().unwrap_or_default());
     let mut results = samplers
         .into_iter()
-        .zip(NAMES)
+        .zip(PHASES)
         .map(|((sampler, threads), name)| {
             threads.print(name, n);
             sampler.finish()
@@ -303,5 +369,6 @@ pub async fn s7(
         host: next(),
         stateless_inline: next(),
         host_inline: next(),
+        peers,
     })
 }

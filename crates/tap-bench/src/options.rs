@@ -15,8 +15,8 @@ usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH] [-
                `both` (default): S1-S3 run against one gateway of each, interleaved, and
                report the on/off ratio; S4 and S7 run with it on. S3d and S6 are
                always on
-  --tap PATH   the `tap` binary for S5 (default: `tap` next to this executable;
-               build it with `cargo build --release -p tap-cli`)
+  --tap PATH   the `tap` binary for S5 and S7 out of process (default: `tap` next
+               to this executable; build it with `cargo build --release -p tap-cli`)
   --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
                server); the gateway's sockets and HostClient keep their defaults";
 

@@ -61,14 +61,17 @@ pub async fn measure(tap: &Path, load_calls: usize) -> Result<RssReport, String>
     let result = stages(&mut child, &home, load_calls).await;
     let _ = child.start_kill();
     let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
-    result.map_err(|e| {
-        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-        if log.trim().is_empty() {
-            e
-        } else {
-            format!("{e}\ngateway log:\n{}", log.trim_end())
-        }
-    })
+    result.map_err(|e| with_log(e, &log_path))
+}
+
+/// `e`, followed by the gateway's log when it wrote one.
+pub fn with_log(e: String, log_path: &Path) -> String {
+    let log = std::fs::read_to_string(log_path).unwrap_or_default();
+    if log.trim().is_empty() {
+        e
+    } else {
+        format!("{e}\ngateway log:\n{}", log.trim_end())
+    }
 }
 
 /// `tap gateway` on `127.0.0.1:0` as a child with `TAP_HOME` = `home` (and `COPILOT_HOME`

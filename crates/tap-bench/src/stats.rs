@@ -64,8 +64,18 @@ impl Latencies {
 /// (`/proc/self/task/*/status`). A task hand-off that wakes a parked runtime worker costs
 /// one or two of these; a hand-off within one worker costs none.
 pub fn context_switches() -> Option<u64> {
+    switches_in("/proc/self/task")
+}
+
+/// The same for another process (S7 out of process counts the gateway's and the
+/// provider's).
+pub fn process_switches(pid: u32) -> Option<u64> {
+    switches_in(&format!("/proc/{pid}/task"))
+}
+
+fn switches_in(tasks: &str) -> Option<u64> {
     let mut total = 0;
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
+    for task in std::fs::read_dir(tasks).ok()? {
         let status = std::fs::read_to_string(task.ok()?.path().join("status")).ok()?;
         for line in status.lines() {
             if let Some(v) = line
