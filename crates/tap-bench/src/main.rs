@@ -734,14 +734,7 @@ async fn s7(n: &Counts, rig: &scenarios::Rig, main: &str, out: &mut Report) {
             // hand-offs on either side), to tell the clients' cost from the gateway's.
             let label = format!("{S7} (2026-07-28, in-task clients)");
             let (l, h) = (&r.stateless_inline, &r.host_inline);
-            out.rows.extend([
-                Row::info(&label, "p50", micros(l.p50())).vs(
-                    format!("host {}", micros(h.p50())),
-                    ratio(secs(l.p50()), secs(h.p50())),
-                ),
-                Row::info(&label, "calls", per_sec(l.rate()))
-                    .vs(per_sec(h.rate()), ratio(l.rate(), h.rate())),
-            ]);
+            out.rows.extend(s7_process::in_task_rows(&label, l, h));
             out.rows.extend(switches_row(&label, "per call", l));
             out.rows.extend(switches_row(
                 &format!("{S7} (host socket, in-task client)"),

@@ -99,14 +99,7 @@ async fn stages(child: &mut Child, home: &Path, load_calls: usize) -> Result<Rss
     healthz(&address).await?;
     let idle = vm_kib(pid, "VmRSS")?;
 
-    let host = HostClient::connect(
-        &format!("{address}/session"),
-        &host_token,
-        "tap-bench",
-        None,
-    )
-    .await
-    .map_err(|e| format!("host connect: {e}"))?;
+    let host = bench_host(&address, &host_token).await?;
     let session = crate::scenarios::register(&host, "rss").await?;
     let url = format!("{address}/");
     let mut tools = Vec::new();
@@ -176,6 +169,13 @@ pub async fn wait_for_gateway(child: &mut Child, home: &Path, pid: u32) -> Resul
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// The bench's session host on the gateway at `address` (a `ws://` address).
+pub async fn bench_host(address: &str, host_token: &str) -> Result<HostClient, String> {
+    HostClient::connect(&format!("{address}/session"), host_token, "tap-bench", None)
+        .await
+        .map_err(|e| format!("host connect: {e}"))
 }
 
 pub fn read_token(path: &Path) -> Result<String, String> {

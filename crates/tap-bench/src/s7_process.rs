@@ -28,7 +28,6 @@ use std::path::Path;
 use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
-use tap_client::HostClient;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -90,14 +89,7 @@ fn push_rows(r: &McpResults, out: &mut Report) {
     // Information only, as in-process: both clients in the caller's task.
     let label = format!("{S7P} (2026-07-28, in-task clients)");
     let (l, h) = (&r.stateless_inline, &r.host_inline);
-    out.rows.extend([
-        Row::info(&label, "p50", micros(l.p50())).vs(
-            format!("host {}", micros(h.p50())),
-            ratio(secs(l.p50()), secs(h.p50())),
-        ),
-        Row::info(&label, "calls", per_sec(l.rate()))
-            .vs(per_sec(h.rate()), ratio(l.rate(), h.rate())),
-    ]);
+    out.rows.extend(in_task_rows(&label, l, h));
     out.rows.extend(switches(&label, l, &r.peers[3]));
     out.rows.extend(switches(
         &format!("{S7P} (host socket, in-task client)"),
@@ -107,6 +99,18 @@ fn push_rows(r: &McpResults, out: &mut Report) {
 }
 
 /// `ctx switches per call`: bench / gateway / provider.
+/// The information rows of the in-task pair: MCP `l` against the host socket `h`.
+pub fn in_task_rows(label: &str, l: &Latencies, h: &Latencies) -> [Row; 2] {
+    [
+        Row::info(label, "p50", micros(l.p50())).vs(
+            format!("host {}", micros(h.p50())),
+            ratio(secs(l.p50()), secs(h.p50())),
+        ),
+        Row::info(label, "calls", per_sec(l.rate()))
+            .vs(per_sec(h.rate()), ratio(l.rate(), h.rate())),
+    ]
+}
+
 fn switches(label: &str, l: &Latencies, peers: &[Option<f64>]) -> Option<Row> {
     let show = |s: Option<f64>| s.map_or("?".to_string(), |s| format!("{s:.1}"));
     let mut text = show(l.switches_per_op());
@@ -141,14 +145,7 @@ async fn against(gateway: &mut Child, home: &Path, plan: Plan) -> Result<McpResu
         .trim_start_matches("ws://")
         .parse()
         .map_err(|e| format!("gateway address {address}: {e}"))?;
-    let host = HostClient::connect(
-        &format!("{address}/session"),
-        &host_token,
-        "tap-bench",
-        None,
-    )
-    .await
-    .map_err(|e| format!("host connect: {e}"))?;
+    let host = rss::bench_host(&address, &host_token).await?;
     let session = crate::scenarios::register(&host, "s7").await?;
     let mut provider = start_provider(&format!("{address}/"), &provider_token, &session).await?;
     let ppid = provider.id().ok_or("provider exited at once")?;
