@@ -7,9 +7,7 @@
 //! without a listener, history or token files. Nothing here decides anything itself: a
 //! crash found through it is a crash of the real code.
 
-use crate::auth::files::GatewayFiles;
 use crate::auth::tokens::Secrets;
-use crate::config::{GatewayConfig, History};
 use crate::gateway::Gateway;
 use crate::providers::connection::Conn as ProviderConn;
 use crate::providers::entry::Trust;
@@ -47,25 +45,22 @@ impl World {
     /// A fresh gateway on `127.0.0.1:9` (never bound).
     pub fn new() -> Self {
         let data_dir = std::env::temp_dir().join(format!("tap-fuzz-{}", std::process::id()));
-        let mut config = GatewayConfig::new(data_dir.clone());
-        config.history = History::Off;
-        // Every timer an input can start ends within `SETTLE`, so one paused-clock sleep
-        // reaches timeouts, shutdown deadlines and resume windows.
-        config.default_tool_timeout = Duration::from_secs(2);
-        config.shutdown_deadline = Duration::from_secs(1);
-        config.host_resume_grace = Duration::from_secs(1);
-        config.toolset_debounce = Duration::from_millis(20);
-        // Emitter commands come from control frames: with no PATH, `bash` is not found and
-        // no fuzzed command line ever runs.
-        config.emitter_env = vec![("PATH".into(), "/nonexistent".into())];
         let secrets = Secrets {
             gateway_token: PROVIDER_TOKEN.into(),
             host_token: HOST_TOKEN.into(),
             control_token: CONTROL_TOKEN.into(),
         };
-        let files = GatewayFiles::locate(&data_dir, None);
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, 9));
-        let core = Arc::new(Core::new(config, secrets, files, address));
+        let core = crate::state::unbound_core(&data_dir, secrets, |config| {
+            // Every timer an input can start ends within `SETTLE`, so one paused-clock
+            // sleep reaches timeouts, shutdown deadlines and resume windows.
+            config.default_tool_timeout = Duration::from_secs(2);
+            config.shutdown_deadline = Duration::from_secs(1);
+            config.host_resume_grace = Duration::from_secs(1);
+            config.toolset_debounce = Duration::from_millis(20);
+            // Emitter commands come from control frames: with no PATH, `bash` is not
+            // found and no fuzzed command line ever runs.
+            config.emitter_env = vec![("PATH".into(), "/nonexistent".into())];
+        });
         Self {
             gw: Gateway::new(core),
         }

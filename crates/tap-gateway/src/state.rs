@@ -241,24 +241,35 @@ impl State {
     }
 }
 
-/// A core for unit tests: no listener, history off, fixed tokens (`htk-test` for hosts),
-/// files under `dir`, then `tweak` applied to the configuration.
-#[cfg(test)]
-pub(crate) fn test_core(
+/// A core without a listener, for unit tests and the fuzz targets: history off, files
+/// under `dir`, the address `127.0.0.1:9` (never bound), then `tweak` applied to the
+/// configuration.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn unbound_core(
     dir: &std::path::Path,
+    secrets: Secrets,
     tweak: impl FnOnce(&mut GatewayConfig),
 ) -> Arc<Core> {
     let mut config = GatewayConfig::new(dir.to_path_buf());
     config.history = History::Off;
     tweak(&mut config);
+    let files = GatewayFiles::locate(dir, None);
+    let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 9));
+    Arc::new(Core::new(config, secrets, files, address))
+}
+
+/// [`unbound_core`] with fixed tokens (`htk-test` for hosts).
+#[cfg(test)]
+pub(crate) fn test_core(
+    dir: &std::path::Path,
+    tweak: impl FnOnce(&mut GatewayConfig),
+) -> Arc<Core> {
     let secrets = Secrets {
         gateway_token: "ptk-test".into(),
         host_token: "htk-test".into(),
         control_token: "ctk-test".into(),
     };
-    let files = GatewayFiles::locate(dir, None);
-    let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 9));
-    Arc::new(Core::new(config, secrets, files, address))
+    unbound_core(dir, secrets, tweak)
 }
 
 /// `INVALID_SESSION` for a session id nobody registered (or that ended).

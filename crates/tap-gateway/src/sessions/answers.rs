@@ -69,19 +69,15 @@ impl RecentAnswers {
             self.bytes -= old.len();
         }
         self.order.push_back((self.next, call_id.to_string()));
-        while self.by_call.len() > HOST_RECENT_ANSWERS || self.bytes > HOST_RECENT_ANSWER_BYTES {
+        // Oldest first. Entries superseded by a reuse stay in `order` until they reach its
+        // front, so `order` has a bound of its own.
+        while self.by_call.len() > HOST_RECENT_ANSWERS
+            || self.bytes > HOST_RECENT_ANSWER_BYTES
+            || self.order.len() > 2 * HOST_RECENT_ANSWERS
+        {
             let Some((seq, id)) = self.order.pop_front() else {
                 break;
             };
-            if self.by_call.get(&id).is_some_and(|(s, _)| *s == seq) {
-                let (_, frame) = self.by_call.remove(&id).expect("present");
-                self.bytes -= frame.len();
-            }
-        }
-        // Entries superseded by a reuse stay in `order` until they reach its front;
-        // bounded all the same, by the same count.
-        while self.order.len() > 2 * HOST_RECENT_ANSWERS {
-            let (seq, id) = self.order.pop_front().expect("not empty");
             if self.by_call.get(&id).is_some_and(|(s, _)| *s == seq) {
                 let (_, frame) = self.by_call.remove(&id).expect("present");
                 self.bytes -= frame.len();

@@ -1,6 +1,6 @@
 //! `auth`: a new host identity, or a resume that takes an existing one over (`resume`).
 
-use super::HostConn;
+use super::{resume, HostConn};
 use crate::auth::tokens;
 use crate::sessions::hosts::HostEntry;
 use crate::socket::frame::frame;
@@ -49,7 +49,7 @@ impl HostConn {
             }
             None => {
                 let id = crate::ids::short("h");
-                let host = HostEntry::new(
+                let mut host = HostEntry::new(
                     id.clone(),
                     a.host_name.clone().unwrap_or_else(|| "host".into()),
                     self.out.clone(),
@@ -62,14 +62,10 @@ impl HostConn {
                     resumed: Vec::new(),
                 });
                 let _ = self.out.send(frame(&ok));
-                let mut host = host;
                 // Listed calls of a host that is gone (its window passed, or another
                 // gateway run): each still gets its one answer.
-                let mut seen = std::collections::HashSet::new();
-                for call in a.pending_calls.into_iter().flatten() {
-                    if seen.insert(call.clone()) {
-                        host.send(&HostEvent::ToolResult(super::resume::gone_answer(call)));
-                    }
+                for call in resume::distinct(a.pending_calls.unwrap_or_default()) {
+                    host.send(&HostEvent::ToolResult(resume::gone_answer(call)));
                 }
                 state.hosts.insert(id.clone(), host);
                 (id, 1, Vec::new())

@@ -26,7 +26,7 @@ impl HostConn {
         let state = &mut *state;
         let host = state.hosts.get_mut(id).expect("found by the caller");
         // A resume takes the host over from any connection still holding it; that
-        // connection handles no more requests (`invoke` checks its kill token).
+        // connection runs no more calls (`invoke` checks the epoch).
         host.kill.cancel();
         host.kill = self.kill.clone();
         host.epoch += 1;
@@ -43,7 +43,6 @@ impl HostConn {
             tracing::warn!(host = %id, dropped = host.dropped, "host outbox overflowed while detached");
         }
         let listed = pending.is_some();
-        let mut waiting: Vec<String> = pending.unwrap_or_default();
         let mut answered: HashSet<String> = HashSet::new();
         // Held already: requeued whatever the queue's limits (see `requeue`).
         for (m, _) in host.outbox.drain(..) {
@@ -64,10 +63,9 @@ impl HostConn {
             }
         }
         let (mut resent, mut lost) = (0, 0);
-        waiting.retain(|call| answered.insert(call.clone()));
-        for call in waiting {
-            if host.invocations.contains_key(&call) {
-                continue; // still running: its answer comes as usual
+        for call in distinct(pending.unwrap_or_default()) {
+            if answered.contains(&call) || host.invocations.contains_key(&call) {
+                continue; // in the outbox, or still running: its answer comes as usual
             }
             match host.answers.get(&call) {
                 Some(kept) => {
@@ -85,6 +83,15 @@ impl HostConn {
     }
 }
 
+/// Each call once, in the order listed.
+pub(super) fn distinct(calls: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    calls
+        .into_iter()
+        .filter(|c| seen.insert(c.clone()))
+        .collect()
+}
+
 /// The answer for a call the gateway holds nothing for.
 fn lost_answer(call_id: String) -> HostToolResult {
     let error = format!(
@@ -92,12 +99,7 @@ fn lost_answer(call_id: String) -> HostToolResult {
          the gateway before the connection dropped, or came on the old connection after \
          this resume), or it was answered more than {HOST_RECENT_ANSWERS} answers ago"
     );
-    HostToolResult {
-        call_id,
-        data: None,
-        error: Some(error),
-        error_code: Some(ErrorCode::Disconnected),
-    }
+    disconnected(call_id, error)
 }
 
 /// The answer for a call listed by a host whose resume found it gone.
@@ -106,6 +108,10 @@ pub(super) fn gone_answer(call_id: String) -> HostToolResult {
         "Call '{call_id}' belonged to a host that is gone (its resume window passed, or \
          the gateway restarted); it was cancelled if it was still running"
     );
+    disconnected(call_id, error)
+}
+
+fn disconnected(call_id: String, error: String) -> HostToolResult {
     HostToolResult {
         call_id,
         data: None,
