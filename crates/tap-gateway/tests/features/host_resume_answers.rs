@@ -54,6 +54,17 @@ async fn resume(gw: &TestGateway, token: &str, pending: Value) -> (Provider, Vec
     (h, frames)
 }
 
+/// The one `tool.result` for `call_id` among `frames` (fails if there are more or none).
+fn only_answer<'a>(frames: &'a [Value], call_id: &str) -> &'a Value {
+    let answers = results_for(frames, call_id);
+    assert_eq!(
+        answers.len(),
+        1,
+        "exactly one answer for {call_id}: {frames:?}"
+    );
+    answers[0]
+}
+
 /// The `tool.result`s for `call_id` among `frames`.
 fn results_for<'a>(frames: &'a [Value], call_id: &str) -> Vec<&'a Value> {
     frames
@@ -77,9 +88,7 @@ async fn an_answer_the_old_socket_delivered_but_the_host_lost_is_sent_again() {
     wait_detached(&gw).await;
 
     let (_h, frames) = resume(&gw, &token, json!(["c1"])).await;
-    let again = results_for(&frames, "c1");
-    assert_eq!(again.len(), 1, "exactly one answer: {frames:?}");
-    assert_eq!(again[0]["data"], "one");
+    assert_eq!(only_answer(&frames, "c1")["data"], "one");
 }
 
 #[tokio::test]
@@ -90,14 +99,10 @@ async fn a_listed_call_that_never_reached_the_gateway_is_answered_disconnected_o
     wait_detached(&gw).await;
 
     let (_h, frames) = resume(&gw, &token, json!(["ghost", "ghost"])).await;
-    let answers = results_for(&frames, "ghost");
-    assert_eq!(
-        answers.len(),
-        1,
-        "one answer for a call listed twice: {frames:?}"
-    );
-    assert_eq!(answers[0]["errorCode"], "DISCONNECTED");
-    let error = answers[0]["error"].as_str().unwrap();
+    // One answer for a call listed twice.
+    let answer = only_answer(&frames, "ghost");
+    assert_eq!(answer["errorCode"], "DISCONNECTED");
+    let error = answer["error"].as_str().unwrap();
     assert!(error.contains("it never ran"), "{error}");
     // It did not run.
     let seen = until_fence(&mut p).await;
@@ -147,9 +152,7 @@ async fn a_listed_call_answered_while_away_comes_from_the_outbox_once() {
     .await;
 
     let (_h, frames) = resume(&gw, &token, json!(["c3"])).await;
-    let answers = results_for(&frames, "c3");
-    assert_eq!(answers.len(), 1, "{frames:?}");
-    assert_eq!(answers[0]["data"], "three");
+    assert_eq!(only_answer(&frames, "c3")["data"], "three");
 }
 
 #[tokio::test]
@@ -186,10 +189,9 @@ async fn calls_listed_by_a_host_that_is_gone_are_each_answered_disconnected() {
     assert_eq!(ok["resumed"], json!([]));
     let frames = until_fence(&mut h).await;
     for call in ["a", "b"] {
-        let answers = results_for(&frames, call);
-        assert_eq!(answers.len(), 1, "{frames:?}");
-        assert_eq!(answers[0]["errorCode"], "DISCONNECTED");
-        assert!(answers[0]["error"].as_str().unwrap().contains("is gone"));
+        let answer = only_answer(&frames, call);
+        assert_eq!(answer["errorCode"], "DISCONNECTED");
+        assert!(answer["error"].as_str().unwrap().contains("is gone"));
     }
 }
 
