@@ -61,7 +61,9 @@ pub(crate) async fn answer(
     let Some((id, params, meta)) = plain_call(&parts.headers, &bytes) else {
         return Err(Request::from_parts(parts, Body::from(bytes)));
     };
-    Ok(respond(call(core, target, params, meta).await, id))
+    let outcome = call(core, target, params, meta).await;
+    let status = http_status(&outcome);
+    Ok(respond(outcome, id, status))
 }
 
 /// The call, as rmcp's per-request handler makes it: attach to the named session for the
@@ -88,12 +90,15 @@ async fn call(
 }
 
 /// The JSON-RPC answer as rmcp writes a terminal message in JSON response mode.
-fn respond(outcome: Result<ServerResult, McpError>, id: RequestId) -> Response {
+pub(super) fn respond(
+    outcome: Result<ServerResult, McpError>,
+    id: RequestId,
+    status: StatusCode,
+) -> Response {
     let message: ServerJsonRpcMessage = match outcome {
         Ok(result) => JsonRpcMessage::response(result, id),
         Err(error) => JsonRpcMessage::error(error, Some(id)),
     };
-    let status = http_status(&message);
     match serde_json::to_vec(&message) {
         Ok(body) => (status, [(header::CONTENT_TYPE, "application/json")], body).into_response(),
         Err(e) => {
@@ -103,13 +108,13 @@ fn respond(outcome: Result<ServerResult, McpError>, id: RequestId) -> Response {
     }
 }
 
-/// rmcp's status for a JSON-RPC answer (its `jsonrpc_http_status`, for a request whose
-/// `_meta` was well formed, which a plain call's is).
-fn http_status(message: &ServerJsonRpcMessage) -> StatusCode {
-    let JsonRpcMessage::Error(error) = message else {
+/// rmcp's status for a stateless JSON-RPC answer (its `jsonrpc_http_status`, for a request
+/// whose `_meta` was well formed, which a plain call's is).
+fn http_status(outcome: &Result<ServerResult, McpError>) -> StatusCode {
+    let Err(error) = outcome else {
         return StatusCode::OK;
     };
-    match error.error.code {
+    match error.code {
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
         | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
         | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
@@ -125,14 +130,20 @@ fn plain_headers(headers: &HeaderMap) -> bool {
     headers.get("mcp-session-id").is_none()
         && only(headers, "mcp-protocol-version") == Some(version.as_str())
         && only(headers, "mcp-method") == Some("tools/call")
-        && accepts_json_and_sse(headers)
+        && plain_transport(headers)
+}
+
+/// What any plain POST carries, in either generation: both media types accepted, a JSON
+/// body, a `Host` rmcp allows, and no declared length over the limit (rmcp refuses that
+/// unread).
+pub(super) fn plain_transport(headers: &HeaderMap) -> bool {
+    accepts_json_and_sse(headers)
         && headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(|v| v.split(';').next().unwrap_or_default().trim())
             .is_some_and(|v| v.eq_ignore_ascii_case("application/json"))
         && allowed_host(headers)
-        // A declared length over the limit: rmcp refuses it, unread.
         && headers
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
@@ -142,7 +153,7 @@ fn plain_headers(headers: &HeaderMap) -> bool {
 
 /// The value of a header that appears exactly once, as text (rmcp refuses duplicates of
 /// the SEP-2243 headers).
-fn only<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn only<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     let mut values = headers.get_all(name).iter();
     let first = values.next()?;
     match values.next() {
@@ -212,13 +223,13 @@ fn plain_call(
     plain.then_some((request.id, call.params, meta))
 }
 
-enum Unread {
+pub(super) enum Unread {
     TooLarge(Bytes),
     Failed(axum::Error),
 }
 
 /// The whole body, up to the limit rmcp applies (what was read so far, past it).
-async fn read(mut body: Body) -> Result<Bytes, Unread> {
+pub(super) async fn read(mut body: Body) -> Result<Bytes, Unread> {
     let mut collected = BytesMut::new();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(Unread::Failed)?;

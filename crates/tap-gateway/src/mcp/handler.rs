@@ -2,8 +2,8 @@
 //! and `tap mcp`) or per request (the stateless 2026-07-28 generation), over the binding of
 //! the gateway session the client named.
 
-use super::attach::{attach, Presence};
 use super::binding::{Binding, Notice};
+use super::sessions::{Attachment, Entered, Sessions};
 use crate::state::Core;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Extensions, GetPromptRequestParams, GetPromptResponse,
@@ -32,7 +32,11 @@ pub(crate) struct McpHandler {
     core: Arc<Core>,
     /// Set for `tap mcp`; for HTTP, read from each request.
     target: Option<Target>,
-    presence: Mutex<Option<Presence>>,
+    attachment: Arc<Attachment>,
+    /// Over HTTP: the endpoint's record of `initialize`-generation sessions, which this
+    /// handler's session enters when its client says `initialized`.
+    sessions: Option<Arc<Sessions>>,
+    entered: Mutex<Option<Entered>>,
     /// Stream URIs this client subscribed to (`resources/subscribe`, the `initialize`
     /// generation; the stateless one names them in each `subscriptions/listen`).
     subscribed: Arc<Mutex<HashSet<String>>>,
@@ -50,7 +54,9 @@ impl McpHandler {
         Self {
             core,
             target,
-            presence: Mutex::new(None),
+            attachment: Arc::default(),
+            sessions: None,
+            entered: Mutex::new(None),
             subscribed: Arc::default(),
             log_level: Arc::default(),
             _closed_on_drop: closed.clone().drop_guard(),
@@ -58,25 +64,39 @@ impl McpHandler {
         }
     }
 
-    /// The binding this client uses, attaching on first use (and again if the session
-    /// ended under it: the next request gets a new one of the same name).
+    /// An HTTP session's handler: its session is entered in `sessions` once initialized.
+    pub fn with_sessions(mut self, sessions: Arc<Sessions>) -> Self {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    /// The binding this client uses, attaching on first use to the session the request
+    /// (or `tap mcp`) names.
     pub(crate) fn binding(&self, extensions: &Extensions) -> Result<Arc<Binding>, McpError> {
-        let mut slot = self.presence.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = slot.as_ref().filter(|p| !p.binding.gone.is_cancelled()) {
-            return Ok(p.binding.clone());
-        }
-        let target = extensions
+        self.attachment.binding(&self.core, || {
+            extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Target>().cloned())
+                .or_else(|| self.target.clone())
+        })
+    }
+
+    /// Lists this handler's HTTP session for the endpoint's own answers (`fast_session`),
+    /// under the `Mcp-Session-Id` its `initialized` came with.
+    fn enter(&self, context: &NotificationContext<RoleServer>) {
+        let Some(sessions) = &self.sessions else {
+            return;
+        };
+        let id = context
+            .extensions
             .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<Target>().cloned())
-            .or_else(|| self.target.clone())
-            .ok_or_else(|| {
-                McpError::invalid_request("No gateway session named: use /mcp/<session>", None)
-            })?;
-        let presence =
-            attach(&self.core, &target.name, target.cwd).map_err(super::errors::gateway_error)?;
-        let binding = presence.binding.clone();
-        *slot = Some(presence);
-        Ok(binding)
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok());
+        let version = context.peer.peer_info().map(|i| i.protocol_version.clone());
+        if let (Some(id), Some(version)) = (id, version) {
+            let entered = sessions.enter(id, self.attachment.clone(), version);
+            *self.entered.lock().unwrap_or_else(|e| e.into_inner()) = Some(entered);
+        }
     }
 }
 
@@ -210,6 +230,7 @@ impl ServerHandler for McpHandler {
     /// The `initialize` generation: notifications go to the client on its own, for as
     /// long as this MCP session lives.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.enter(&context);
         let binding = match self.binding(&context.extensions) {
             Ok(b) => b,
             Err(e) => {

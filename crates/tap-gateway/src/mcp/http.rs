@@ -6,6 +6,7 @@
 //! MCP generations.
 
 use super::handler::{McpHandler, Target};
+use super::sessions::Sessions;
 use crate::auth::origin::{self, Allowed};
 use crate::auth::tokens;
 use crate::socket::accept::{limited_upgrade, Kind};
@@ -31,23 +32,32 @@ const MCP_ENDPOINT: Allowed = Allowed {
     tauri: true,
 };
 
-pub(crate) type Service = StreamableHttpService<McpHandler, LocalSessionManager>;
+/// The Streamable HTTP service every `/mcp/<session>` request goes through, and the
+/// `initialize`-generation sessions it holds, for the endpoint's own answers.
+#[derive(Clone)]
+pub(crate) struct Service {
+    rmcp: StreamableHttpService<McpHandler, LocalSessionManager>,
+    sessions: Arc<Sessions>,
+}
 
-/// The Streamable HTTP service every `/mcp/<session>` request goes through.
 pub(crate) fn service(core: &Arc<Core>) -> Service {
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(core.stopping.child_token())
         .with_max_request_body_bytes(MAX_MCP_REQUEST_BYTES)
         .with_sse_keep_alive(Some(MCP_SSE_KEEP_ALIVE))
         .with_json_response(true);
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE_TIMEOUT);
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(MCP_SESSION_IDLE_TIMEOUT);
+    let manager = Arc::new(manager);
+    let sessions = Arc::new(Sessions::new(manager.clone()));
     let core = core.clone();
-    StreamableHttpService::new(
-        move || Ok(McpHandler::new(core.clone(), None)),
-        Arc::new(sessions),
+    let entered = sessions.clone();
+    let rmcp = StreamableHttpService::new(
+        move || Ok(McpHandler::new(core.clone(), None).with_sessions(entered.clone())),
+        manager,
         config,
-    )
+    );
+    Service { rmcp, sessions }
 }
 
 pub(crate) async fn endpoint(
@@ -82,13 +92,18 @@ pub(crate) async fn endpoint(
             super::ws::serve(core2, ws, remote, target)
         });
     }
-    // A plain stateless `tools/call` is answered here, in this task (`fast.rs`).
-    let mut req = match super::fast::answer(&core, &target, req).await {
+    // A plain `tools/call` is answered here, in this task: a stateless one (`fast.rs`) or
+    // one of a session the handler listed (`fast_session.rs`).
+    let answered = match req.headers().contains_key("mcp-session-id") {
+        false => super::fast::answer(&core, &target, req).await,
+        true => super::fast_session::answer(&core, &target, &service.sessions, req).await,
+    };
+    let mut req = match answered {
         Ok(response) => return response,
         Err(req) => req,
     };
     req.extensions_mut().insert(target);
-    let mut service = service;
+    let mut service = service.rmcp;
     match tower_service::Service::call(&mut service, req).await {
         Ok(response) => response.map(axum::body::Body::new),
         Err(never) => match never {},

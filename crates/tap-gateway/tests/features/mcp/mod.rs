@@ -2,6 +2,7 @@
 //! HTTP, against a gateway in this process and raw providers on real sockets.
 
 mod fast_path;
+mod fast_session_path;
 mod http_refusals;
 mod resources;
 mod sessions;

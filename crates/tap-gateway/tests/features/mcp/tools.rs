@@ -126,10 +126,12 @@ async fn a_clients_traceparent_in_meta_is_joined_by_the_calls_trace() {
             (&json!("tool.call"), &json!(span), &json!("mcp")),
             "{mode}"
         );
-        // The stateless generation's plain calls are the endpoint's own (`mcp/fast.rs`):
-        // this and the other tests with this client cover that path.
-        let path = if mode == "legacy" { "rmcp" } else { "endpoint" };
-        assert_eq!(root["attributes"]["mcp.path"], path, "{mode}: {spans}");
+        // Plain calls are the endpoint's own in both generations (`mcp/fast.rs`,
+        // `mcp/fast_session.rs`): this and the other tests with this client cover that path.
+        assert_eq!(
+            root["attributes"]["mcp.path"], "endpoint",
+            "{mode}: {spans}"
+        );
     }
 }
 
