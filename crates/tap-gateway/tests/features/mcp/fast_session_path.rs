@@ -297,3 +297,15 @@ async fn a_deleted_or_unknown_session_is_refused_not_served() {
     .await;
     assert_eq!(status, 404);
 }
+
+/// A JSON answer cannot be resumed: a client that goes away mid-call cancels it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_vanishes_mid_call_on_a_sessions_endpoint_path_cancels_it() {
+    let gw = TestGateway::start().await;
+    let (s, mut p) = setup(&gw).await;
+    let c = s.call(&gw, Path::Endpoint, 60, "echo", json!({}), json!({})).await;
+    let call = p.expect_next("tool.call").await;
+    drop(c);
+    let cancel = p.expect_next("tool.cancel").await;
+    assert_eq!(cancel["id"], call["id"]);
+}
