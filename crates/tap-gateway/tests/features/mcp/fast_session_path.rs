@@ -303,7 +303,9 @@ async fn a_deleted_or_unknown_session_is_refused_not_served() {
 async fn a_client_that_vanishes_mid_call_on_a_sessions_endpoint_path_cancels_it() {
     let gw = TestGateway::start().await;
     let (s, mut p) = setup(&gw).await;
-    let c = s.call(&gw, Path::Endpoint, 60, "echo", json!({}), json!({})).await;
+    let c = s
+        .call(&gw, Path::Endpoint, 60, "echo", json!({}), json!({}))
+        .await;
     let call = p.expect_next("tool.call").await;
     drop(c);
     let cancel = p.expect_next("tool.cancel").await;
