@@ -12,6 +12,7 @@
 
 mod bare;
 mod emitter;
+mod flood;
 mod host_inline;
 mod http1;
 mod ledger;
@@ -343,6 +344,9 @@ async fn run(opts: Options) -> ExitCode {
     // With the in-process gateways stopped, so this process holds only S7's clients.
     if opts.wants("s7") {
         s7_process::rows(opts.tap.as_deref(), &n, &mut out).await;
+    }
+    if opts.wants("s8") {
+        flood::rows(opts.tap.as_deref(), &n, &mut out).await;
     }
 
     if opts.wants("s3d") {

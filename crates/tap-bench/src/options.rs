@@ -8,20 +8,20 @@ pub(crate) const USAGE: &str = "\
 usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH] [--nodelay]
 
   --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7 (E0 always
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7,s8 (E0 always
                runs)
   --history W  the ledger of the in-process gateway S1-S4 and S7 run against: `on`
                ($TAP_HOME/history.sqlite3 in a temp dir), `off` (records discarded), or
                `both` (default): S1-S3 run against one gateway of each, interleaved, and
                report the on/off ratio; S4 and S7 run with it on. S3d and S6 are
                always on
-  --tap PATH   the `tap` binary for S5 and S7 out of process (default: `tap` next
+  --tap PATH   the `tap` binary for S5, S7 out of process and S8 (default: `tap` next
                to this executable; build it with `cargo build --release -p tap-cli`)
   --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
                server); the gateway's sockets and HostClient keep their defaults";
 
 /// The scenarios `--only` takes.
-const SCENARIOS: [&str; 8] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7"];
+const SCENARIOS: [&str; 9] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7", "s8"];
 
 /// `--history`: which ledger settings the in-process scenarios run with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

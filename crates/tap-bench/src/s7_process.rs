@@ -157,7 +157,7 @@ async fn against(gateway: &mut Child, home: &Path, plan: Plan) -> Result<McpResu
 }
 
 /// `tap-bench s7-provider` bound to `session`, once it says so.
-async fn start_provider(url: &str, token: &str, session: &str) -> Result<Child, String> {
+pub(crate) async fn start_provider(url: &str, token: &str, session: &str) -> Result<Child, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let mut child = Command::new(exe)
         .arg("s7-provider")
