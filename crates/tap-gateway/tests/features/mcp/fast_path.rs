@@ -3,9 +3,9 @@
 //! An `Accept` entry with a parameter is rmcp's to judge, so `;q=1` sends a call to rmcp
 //! with nothing else changed; each call's span says which path served it (`mcp.path`).
 
-use super::session_id;
+use super::{assert_served_by, session_id, traced};
 use serde_json::{json, Value};
-use tap_testkit::{eventually, tool, Control, Provider, TestGateway, PATIENCE};
+use tap_testkit::{eventually, tool, Provider, TestGateway, PATIENCE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -237,8 +237,7 @@ async fn each_path_serves_the_calls_it_should_and_says_so_on_the_span() {
         ),
     ];
     for (i, (path, meta, _, trace)) in cases.iter().enumerate() {
-        let mut meta = meta.clone();
-        meta["traceparent"] = json!(format!("00-{trace}-b7ad6b7169203331-01"));
+        let meta = traced(meta, trace);
         let params = json!({"name": "echo", "arguments": {}});
         let s = send_with(&gw, *path, i as u64, "tools/call", params, meta).await;
         let call = p.expect_next("tool.call").await;
@@ -250,13 +249,8 @@ async fn each_path_serves_the_calls_it_should_and_says_so_on_the_span() {
             (200, &json!("ok"))
         );
     }
-    gw.handle.gateway().flush_history().await;
-    let (mut control, _) = Control::authed(&gw).await;
-    for (path, _, want, trace) in cases {
-        let spans = control.ok("traces.get", json!({"traceId": trace})).await;
-        let root = &spans["spans"][0];
-        assert_eq!(root["attributes"]["mcp.path"], want, "{path:?}: {spans}");
-    }
+    let served: Vec<_> = cases.iter().map(|c| (c.3, c.2)).collect();
+    assert_served_by(&gw, &served).await;
 }
 
 /// The endpoint runs the call in the connection's task: a client that goes away drops it,

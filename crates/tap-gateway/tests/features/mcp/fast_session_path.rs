@@ -3,9 +3,9 @@
 //! SSE stream; a `notifications/cancelled` reaches it; a session rmcp closed is not served.
 //! Raw HTTP, so each request says exactly which headers it has.
 
-use super::session_id;
+use super::{assert_served_by, session_id, traced};
 use serde_json::{json, Value};
-use tap_testkit::{tool, Control, Provider, TestGateway, PATIENCE};
+use tap_testkit::{tool, Provider, TestGateway, PATIENCE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -216,8 +216,7 @@ async fn the_span_says_which_path_served_a_sessions_call() {
         ),
     ];
     for (i, (path, meta, _, trace)) in cases.iter().enumerate() {
-        let mut meta = meta.clone();
-        meta["traceparent"] = json!(format!("00-{trace}-b7ad6b7169203331-01"));
+        let meta = traced(meta, trace);
         let c = s
             .call(&gw, *path, 30 + i as u64, "echo", json!({}), meta)
             .await;
@@ -230,13 +229,8 @@ async fn the_span_says_which_path_served_a_sessions_call() {
             (200, &json!("ok"))
         );
     }
-    gw.handle.gateway().flush_history().await;
-    let (mut control, _) = Control::authed(&gw).await;
-    for (path, _, want, trace) in cases {
-        let spans = control.ok("traces.get", json!({"traceId": trace})).await;
-        let root = &spans["spans"][0];
-        assert_eq!(root["attributes"]["mcp.path"], want, "{path:?}: {spans}");
-    }
+    let served: Vec<_> = cases.iter().map(|c| (c.3, c.2)).collect();
+    assert_served_by(&gw, &served).await;
 }
 
 /// The client stays connected and cancels with a notification, as MCP says it should: the

@@ -82,3 +82,22 @@ pub fn text_of(result: &Value) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// `meta` with a `traceparent` of trace `trace`, so a call's spans can be found.
+pub fn traced(meta: &Value, trace: &str) -> Value {
+    let mut meta = meta.clone();
+    meta["traceparent"] = json!(format!("00-{trace}-b7ad6b7169203331-01"));
+    meta
+}
+
+/// Each `(trace, path)`: the call of that trace was served by `path` (`endpoint` or
+/// `rmcp`), as its `tool.call` span says (`mcp.path`).
+pub async fn assert_served_by(gw: &TestGateway, cases: &[(&str, &str)]) {
+    gw.handle.gateway().flush_history().await;
+    let (mut control, _) = tap_testkit::Control::authed(gw).await;
+    for (trace, want) in cases {
+        let spans = control.ok("traces.get", json!({"traceId": trace})).await;
+        let root = &spans["spans"][0];
+        assert_eq!(root["attributes"]["mcp.path"], *want, "{trace}: {spans}");
+    }
+}
