@@ -16,9 +16,9 @@
 
 use crate::report::Row;
 use crate::rss;
+use crate::s7_process::ProcessRig;
 use crate::scenarios::call_via_host;
 use crate::stats::{micros, per_sec, Latencies, Sampler};
-use crate::tempdir::TempDir;
 use crate::{bounded, progress, ratio, secs, Report};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -122,39 +122,9 @@ async fn measure(
     calls: usize,
     rounds: usize,
 ) -> Result<Results, String> {
-    let dir = TempDir::new("s8")?;
-    let home = dir.path().join("home");
-    let log_path = dir.path().join("gateway.log");
-    let mut gateway = rss::start_gateway(tap, dir.path(), &home, &log_path)?;
-    let result = against(&mut gateway, &home, warmup, calls, rounds).await;
-    let _ = gateway.start_kill();
-    let _ = tokio::time::timeout(Duration::from_secs(5), gateway.wait()).await;
-    result.map_err(|e| rss::with_log(e, &log_path))
-}
-
-async fn against(
-    gateway: &mut tokio::process::Child,
-    home: &Path,
-    warmup: usize,
-    calls: usize,
-    rounds: usize,
-) -> Result<Results, String> {
-    let pid = gateway.id().ok_or("gateway exited at once")?;
-    let address = rss::wait_for_gateway(gateway, home, pid).await?;
-    let host_token = rss::read_token(&home.join("host-token"))?;
-    let provider_token = rss::read_token(&home.join("provider-token"))?;
-    let addr: SocketAddr = address
-        .trim_start_matches("ws://")
-        .parse()
-        .map_err(|e| format!("gateway address {address}: {e}"))?;
-    let host = rss::bench_host(&address, &host_token).await?;
-    let session = crate::scenarios::register(&host, "s8").await?;
-    let url = format!("{address}/");
-    let mut provider = crate::s7_process::start_provider(&url, &provider_token, &session).await?;
-    let result = rounds_of(addr, &host, &session, warmup, calls, rounds).await;
-    let _ = provider.start_kill();
-    let _ = tokio::time::timeout(Duration::from_secs(5), provider.wait()).await;
-    result
+    let rig = ProcessRig::start(tap, "s8").await?;
+    let result = rounds_of(rig.addr, &rig.host, &rig.session, warmup, calls, rounds).await;
+    rig.stop(result).await
 }
 
 async fn rounds_of(

@@ -126,38 +126,86 @@ fn switches(label: &str, l: &Latencies, peers: &[Option<f64>]) -> Option<Row> {
 }
 
 async fn measure(tap: &Path, plan: Plan) -> Result<McpResults, String> {
-    let dir = TempDir::new("s7")?;
-    let home = dir.path().join("home");
-    let log_path = dir.path().join("gateway.log");
-    let mut gateway = rss::start_gateway(tap, dir.path(), &home, &log_path)?;
-    let result = against(&mut gateway, &home, plan).await;
-    let _ = gateway.start_kill();
-    let _ = tokio::time::timeout(Duration::from_secs(5), gateway.wait()).await;
-    result.map_err(|e| rss::with_log(e, &log_path))
+    let rig = ProcessRig::start(tap, "s7").await?;
+    let result = mcp::phases(
+        rig.addr,
+        &rig.host_token,
+        rig.host.clone(),
+        &rig.session,
+        plan,
+        &rig.pids,
+    )
+    .await;
+    rig.stop(result).await
 }
 
-async fn against(gateway: &mut Child, home: &Path, plan: Plan) -> Result<McpResults, String> {
-    let pid = gateway.id().ok_or("gateway exited at once")?;
-    let address = rss::wait_for_gateway(gateway, home, pid).await?;
-    let host_token = rss::read_token(&home.join("host-token"))?;
-    let provider_token = rss::read_token(&home.join("provider-token"))?;
-    let addr = address
-        .trim_start_matches("ws://")
-        .parse()
-        .map_err(|e| format!("gateway address {address}: {e}"))?;
-    let host = rss::bench_host(&address, &host_token).await?;
-    let session = crate::scenarios::register(&host, "s7").await?;
-    let mut provider = start_provider(&format!("{address}/"), &provider_token, &session).await?;
-    let ppid = provider.id().ok_or("provider exited at once")?;
-    let host = Arc::new(host);
-    let result = mcp::phases(addr, &host_token, host, &session, plan, &[pid, ppid]).await;
-    let _ = provider.start_kill();
-    let _ = tokio::time::timeout(Duration::from_secs(5), provider.wait()).await;
-    result
+/// The real `tap gateway` as a child process (its own `TAP_HOME` in a temp dir), a session
+/// the bench's `HostClient` registered, and the `echo` provider process bound into it: what
+/// S7 out of process and S8 run against.
+pub(crate) struct ProcessRig {
+    pub addr: std::net::SocketAddr,
+    pub host_token: String,
+    pub host: Arc<tap_client::HostClient>,
+    pub session: String,
+    /// The gateway's and the provider's.
+    pub pids: [u32; 2],
+    gateway: Child,
+    provider: Child,
+    log_path: std::path::PathBuf,
+    _dir: TempDir,
+}
+
+impl ProcessRig {
+    pub async fn start(tap: &Path, name: &str) -> Result<Self, String> {
+        let dir = TempDir::new(name)?;
+        let home = dir.path().join("home");
+        let log_path = dir.path().join("gateway.log");
+        // Killed on drop: an error below leaves no gateway behind.
+        let mut gateway = rss::start_gateway(tap, dir.path(), &home, &log_path)?;
+        let started = async {
+            let pid = gateway.id().ok_or("gateway exited at once")?;
+            let address = rss::wait_for_gateway(&mut gateway, &home, pid).await?;
+            let host_token = rss::read_token(&home.join("host-token"))?;
+            let provider_token = rss::read_token(&home.join("provider-token"))?;
+            let addr = address
+                .trim_start_matches("ws://")
+                .parse()
+                .map_err(|e| format!("gateway address {address}: {e}"))?;
+            let host = rss::bench_host(&address, &host_token).await?;
+            let session = crate::scenarios::register(&host, name).await?;
+            let provider =
+                start_provider(&format!("{address}/"), &provider_token, &session).await?;
+            let ppid = provider.id().ok_or("provider exited at once")?;
+            Ok::<_, String>((addr, host_token, host, session, provider, [pid, ppid]))
+        }
+        .await;
+        let (addr, host_token, host, session, provider, pids) =
+            started.map_err(|e| rss::with_log(e, &log_path))?;
+        Ok(Self {
+            addr,
+            host_token,
+            host: Arc::new(host),
+            session,
+            pids,
+            gateway,
+            provider,
+            log_path,
+            _dir: dir,
+        })
+    }
+
+    /// Stops both processes; an error in `result` gets the gateway's log.
+    pub async fn stop<T>(mut self, result: Result<T, String>) -> Result<T, String> {
+        for child in [&mut self.provider, &mut self.gateway] {
+            let _ = child.start_kill();
+            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+        }
+        result.map_err(|e| rss::with_log(e, &self.log_path))
+    }
 }
 
 /// `tap-bench s7-provider` bound to `session`, once it says so.
-pub(crate) async fn start_provider(url: &str, token: &str, session: &str) -> Result<Child, String> {
+async fn start_provider(url: &str, token: &str, session: &str) -> Result<Child, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let mut child = Command::new(exe)
         .arg("s7-provider")
