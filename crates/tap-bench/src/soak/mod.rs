@@ -187,7 +187,8 @@ async fn soak(
     let trace = trace.await.unwrap_or_default();
     let main = main?;
     host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
-    let rss_end = probe::sample(pid)?.rss_kib;
+    let at_end = probe::sample(pid)?;
+    let rss_end = at_end.rss_kib;
     let end = probe::settle(pid, SETTLE_WITHIN, |s| {
         s.fds <= base.fds && s.threads <= base.threads
     })
@@ -208,7 +209,7 @@ async fn soak(
     let growth = (rss_end as f64 / base.rss_kib as f64 - 1.0) * 100.0;
     println!(
         "{}",
-        summary(&tally, kills, exits, &chaos, base, end, rss_end, growth, elapsed)
+        summary(&tally, kills, exits, &chaos, base, end, at_end, growth, elapsed)
     );
     let steps: Vec<String> = probe::spread(&trace, RSS_STEPS)
         .iter()
@@ -254,10 +255,11 @@ fn summary(
     c: &chaos::Counts,
     base: probe::Sample,
     end: probe::Sample,
-    rss_end: u64,
+    at_end: probe::Sample,
     growth: f64,
     elapsed: Duration,
 ) -> String {
+    let mib = |kib: u64| kib as f64 / 1024.0;
     let errors: String = t
         .errors
         .iter()
@@ -267,7 +269,8 @@ fn summary(
         "soak: {} calls, {} ok{errors}, {} lost, {} hung, {} duplicate, {} unknown; \
          {kills} provider kills (+{exits} exits), {} host drops (+{} unasked), \
          {} hostile frames on {} connections, {} abandoned connections; \
-         RSS {:.1} -> {:.1} MiB ({growth:+.1}%); fds {} -> {}; threads {} -> {}; {} s",
+         RSS {:.1} -> {:.1} MiB ({growth:+.1}%; anon {:.1} -> {:.1}, mapped {:.1} -> {:.1}); \
+         fds {} -> {}; threads {} -> {}; {} s",
         t.issued,
         t.ok,
         t.lost,
@@ -279,8 +282,12 @@ fn summary(
         c.hostile_frames,
         c.hostile_connections,
         c.abandoned,
-        base.rss_kib as f64 / 1024.0,
-        rss_end as f64 / 1024.0,
+        mib(base.rss_kib),
+        mib(at_end.rss_kib),
+        mib(base.anon_kib),
+        mib(at_end.anon_kib),
+        mib(base.mapped_kib),
+        mib(at_end.mapped_kib),
         base.fds,
         end.fds,
         base.threads,
@@ -375,6 +382,8 @@ mod tests {
         t.errors.insert("DISCONNECTED".into(), 2);
         let s = probe::Sample {
             rss_kib: 1000,
+            anon_kib: 900,
+            mapped_kib: 100,
             fds: 60,
             threads: 5,
         };

@@ -10,13 +10,21 @@ const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {
     pub rss_kib: u64,
+    /// Of `rss_kib`: the heap and other private memory (`RssAnon`)…
+    pub anon_kib: u64,
+    /// …and mapped files and shared memory (`RssFile` + `RssShmem`: SQLite's WAL index is
+    /// one), told apart because only the first is the gateway's own allocations.
+    pub mapped_kib: u64,
     pub fds: usize,
     pub threads: usize,
 }
 
 pub fn sample(pid: u32) -> Result<Sample, String> {
+    let kib = |field| crate::rss::vm_kib(pid, field);
     Ok(Sample {
-        rss_kib: crate::rss::vm_kib(pid, "VmRSS")?,
+        rss_kib: kib("VmRSS")?,
+        anon_kib: kib("RssAnon")?,
+        mapped_kib: kib("RssFile")? + kib("RssShmem")?,
         fds: count(&format!("/proc/{pid}/fd"))?,
         threads: count(&format!("/proc/{pid}/task"))?,
     })
