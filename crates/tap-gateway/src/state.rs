@@ -83,6 +83,8 @@ pub(crate) struct Slots {
     pub hosts: Pool,
     /// Control-plane connections (panel, tray app, `tap pairing`).
     pub control: Pool,
+    /// What connections of every kind that never authenticate cost the listener.
+    pub abandoned: std::sync::Arc<crate::socket::pacing::Abandonments>,
 }
 
 /// What changes under the one state lock.
@@ -162,6 +164,7 @@ impl Core {
         let tasks = TaskTracker::new();
         let stopping = CancellationToken::new();
         let diagnostics = Recorder::new(events.clone(), tasks.clone(), stopping.clone());
+        let abandoned = std::sync::Arc::new(crate::socket::pacing::Abandonments::default());
         let ledger = match config.history {
             History::File => Ledger::open(&config.data_dir),
             History::Memory => Ledger::in_memory("history is configured to be kept in memory"),
@@ -190,9 +193,19 @@ impl Core {
             tasks,
             invocations: TaskTracker::new(),
             slots: Slots {
-                providers: Pool::new(tap_protocol::limits::MAX_PROVIDER_CONNECTIONS),
-                hosts: Pool::new(tap_protocol::limits::MAX_HOST_CONNECTIONS),
-                control: Pool::new(tap_protocol::limits::MAX_CONTROL_CONNECTIONS),
+                providers: Pool::new(
+                    tap_protocol::limits::MAX_PROVIDER_CONNECTIONS,
+                    abandoned.clone(),
+                ),
+                hosts: Pool::new(
+                    tap_protocol::limits::MAX_HOST_CONNECTIONS,
+                    abandoned.clone(),
+                ),
+                control: Pool::new(
+                    tap_protocol::limits::MAX_CONTROL_CONNECTIONS,
+                    abandoned.clone(),
+                ),
+                abandoned,
             },
             outbound: Default::default(),
             pairing,

@@ -30,6 +30,12 @@ pub const MAX_STREAMS_PER_PROVIDER: usize = 20;
 pub const STREAM_RETENTION: usize = 200;
 /// Largest `last` a `stream.query` may ask for.
 pub const MAX_STREAM_QUERY_LAST: usize = 100;
+/// Connections that end without authenticating, per second, before the gateway stops
+/// accepting new connections until the rate is back under it (a flood's cost on the
+/// connections already open; `tap-gateway`'s `socket/pacing.rs`).
+pub const MAX_ABANDONED_CONNECTIONS_PER_SECOND: u32 = 200;
+/// How many such connections may come at once before the rate above applies.
+pub const ABANDONED_CONNECTIONS_BURST: u32 = 200;
 /// Concurrent provider WebSocket connections.
 pub const MAX_PROVIDER_CONNECTIONS: usize = 50;
 /// Pairing attempts per minute.

@@ -8,6 +8,7 @@
 //! to the newcomer. Authenticated connections are never displaced; with every slot held by
 //! one, a newcomer is refused (HTTP 503) as before.
 
+use super::pacing::Abandonments;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -20,6 +21,8 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 pub(crate) struct Pool {
     slots: Arc<Semaphore>,
     lent: Arc<Mutex<Lent>>,
+    /// Charged for each connection that ends unauthenticated (`pacing.rs`).
+    abandoned: Arc<Abandonments>,
 }
 
 /// Slots held by connections that have not authenticated, oldest first.
@@ -38,10 +41,11 @@ pub(crate) enum Taken {
 }
 
 impl Pool {
-    pub fn new(max: usize) -> Self {
+    pub fn new(max: usize, abandoned: Arc<Abandonments>) -> Self {
         Self {
             slots: Arc::new(Semaphore::new(max)),
             lent: Arc::default(),
+            abandoned,
         }
     }
 
@@ -71,6 +75,7 @@ impl Pool {
         Some((
             Ticket {
                 lent: self.lent.clone(),
+                abandoned: self.abandoned.clone(),
                 id,
                 evicted: Some(Box::pin(evicted.cancelled_owned())),
                 held: None,
@@ -84,6 +89,7 @@ impl Pool {
 /// until the ticket drops (with the connection).
 pub(crate) struct Ticket {
     lent: Arc<Mutex<Lent>>,
+    abandoned: Arc<Abandonments>,
     id: u64,
     /// Resolves when the slot was given to a newcomer; `None` once the slot is held.
     evicted: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
@@ -121,6 +127,8 @@ impl Drop for Ticket {
         if self.held.is_none() {
             let mut lent = self.lent.lock().unwrap_or_else(|e| e.into_inner());
             lent.queue.retain(|(id, ..)| *id != self.id);
+            drop(lent);
+            self.abandoned.spend();
         }
     }
 }
@@ -136,7 +144,7 @@ mod tests {
 
     #[test]
     fn at_the_limit_the_oldest_unauthenticated_connection_gives_up_its_slot() {
-        let pool = Pool::new(2);
+        let pool = Pool::new(2, Arc::default());
         let (mut a, how) = pool.take().unwrap();
         assert_eq!(how, Taken::Free);
         let (mut b, _) = pool.take().unwrap();
@@ -152,7 +160,7 @@ mod tests {
 
     #[test]
     fn authenticated_connections_keep_their_slots_and_newcomers_are_refused() {
-        let pool = Pool::new(2);
+        let pool = Pool::new(2, Arc::default());
         let (mut a, _) = pool.take().unwrap();
         let (mut b, _) = pool.take().unwrap();
         assert!(a.authenticated() && b.authenticated());
@@ -166,11 +174,29 @@ mod tests {
 
     #[test]
     fn a_connection_that_ends_unauthenticated_frees_its_slot() {
-        let pool = Pool::new(1);
+        let pool = Pool::new(1, Arc::default());
         let (a, _) = pool.take().unwrap();
         drop(a);
         assert_eq!(pool.open(1), 0);
         let (_b, how) = pool.take().unwrap();
         assert_eq!(how, Taken::Free);
+    }
+
+    #[test]
+    fn only_connections_that_end_unauthenticated_are_charged() {
+        let abandoned = Arc::new(Abandonments::new(0.001, 1.0));
+        let pool = Pool::new(4, abandoned.clone());
+        let (mut provider, _) = pool.take().unwrap();
+        assert!(provider.authenticated());
+        drop(provider);
+        let (first, _) = pool.take().unwrap();
+        drop(first);
+        assert!(
+            abandoned.wait().is_zero(),
+            "one abandonment is within the burst"
+        );
+        let (second, _) = pool.take().unwrap();
+        drop(second);
+        assert!(!abandoned.wait().is_zero(), "the second one is charged");
     }
 }
