@@ -1,6 +1,6 @@
 //! What the MCP facade keeps per gateway session it serves: a [`Binding`], shared by every
-//! MCP client that names the session (`/mcp/<session>`, `tap mcp --session`). Data only;
-//! `attach` creates and ends them.
+//! MCP client that names the session (`/mcp/<session>`, `tap mcp --session`), and the
+//! [`Target`] a client names it by. Data only; `attach` creates and ends them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -22,6 +22,15 @@ pub(crate) enum Notice {
     StreamUpdated(String),
     /// A `surface` or `inject` push for the session (only when the facade owns it).
     Delivery(Delivery),
+}
+
+/// The gateway session an MCP client named, put in the HTTP request's extensions by the
+/// endpoint (or given to the handler by `tap mcp`'s WebSocket).
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub name: String,
+    /// For a session the facade registers.
+    pub cwd: Option<String>,
 }
 
 /// One gateway session as the MCP facade serves it.

@@ -17,9 +17,9 @@
 //! the requests it sees. A `notifications/cancelled` naming one of the endpoint's calls
 //! cancels it here (the provider gets `tool.cancel`), and goes on to rmcp too.
 
+use super::binding::Target;
 use super::calls::{self, Asked};
 use super::fast::{self, Unread};
-use super::handler::Target;
 use super::sessions::{Entry, Sessions};
 use crate::state::Core;
 use axum::body::Body;

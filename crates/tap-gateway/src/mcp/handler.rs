@@ -2,7 +2,7 @@
 //! and `tap mcp`) or per request (the stateless 2026-07-28 generation), over the binding of
 //! the gateway session the client named.
 
-use super::binding::{Binding, Notice};
+use super::binding::{Binding, Notice, Target};
 use super::sessions::{Attachment, Entered, Sessions};
 use crate::state::Core;
 use rmcp::model::{
@@ -18,15 +18,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
-
-/// The gateway session an MCP client named, put in the HTTP request's extensions by the
-/// endpoint (or given to the handler by `tap mcp`'s WebSocket).
-#[derive(Debug, Clone)]
-pub(crate) struct Target {
-    pub name: String,
-    /// For a session the facade registers.
-    pub cwd: Option<String>,
-}
 
 pub(crate) struct McpHandler {
     core: Arc<Core>,

@@ -5,7 +5,8 @@
 //! here (`fast.rs`), and anything else is Streamable HTTP, served by rmcp's service for both
 //! MCP generations.
 
-use super::handler::{McpHandler, Target};
+use super::binding::Target;
+use super::handler::McpHandler;
 use super::sessions::Sessions;
 use crate::auth::origin::{self, Allowed};
 use crate::auth::tokens;

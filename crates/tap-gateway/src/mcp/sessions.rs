@@ -10,7 +10,7 @@
 
 use super::attach::Presence;
 use super::binding::Binding;
-use super::handler::Target;
+use super::binding::Target;
 use crate::state::Core;
 use rmcp::model::{ProtocolVersion, RequestId};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;

@@ -3,7 +3,8 @@
 //! runs here, in the gateway, exactly as an HTTP client's does. The socket runs on the one
 //! connection loop (`socket::conn`); rmcp reads and writes through two channels.
 
-use super::handler::{McpHandler, Target};
+use super::binding::Target;
+use super::handler::McpHandler;
 use crate::diagnostics::Limit;
 use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Step};
