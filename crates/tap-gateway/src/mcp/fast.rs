@@ -50,11 +50,7 @@ pub(crate) async fn answer(
     let (parts, body) = req.into_parts();
     let bytes = match read(body).await {
         Ok(bytes) => bytes,
-        // What rmcp answers when it cannot read a body.
-        Err(Unread::Failed(e)) => {
-            let text = format!("Failed to read request body: {e}");
-            return Ok((StatusCode::INTERNAL_SERVER_ERROR, text).into_response());
-        }
+        Err(Unread::Failed(e)) => return Ok(unreadable(e)),
         // rmcp sees the same too-long body and refuses it.
         Err(Unread::TooLarge(bytes)) => return Err(Request::from_parts(parts, Body::from(bytes))),
     };
@@ -221,6 +217,12 @@ fn plain_call(
         // SEP-2243: `Mcp-Name` repeats the tool's name (a Base64-encoded one is rmcp's).
         && only(headers, "mcp-name").is_some_and(|n| n == call.params.name && !n.starts_with("=?"));
     plain.then_some((request.id, call.params, meta))
+}
+
+/// What rmcp answers when it cannot read a body.
+pub(super) fn unreadable(e: axum::Error) -> Response {
+    let text = format!("Failed to read request body: {e}");
+    (StatusCode::INTERNAL_SERVER_ERROR, text).into_response()
 }
 
 pub(super) enum Unread {

@@ -25,7 +25,7 @@ use crate::state::Core;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use bytes::Bytes;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientJsonRpcMessage, ClientNotification,
@@ -42,10 +42,15 @@ pub(crate) async fn answer(
     sessions: &Sessions,
     req: Request,
 ) -> Result<Response, Request> {
-    let Some(entry) = fast::only(req.headers(), "mcp-session-id").and_then(|id| sessions.get(id))
-    else {
+    let Some(id) = fast::only(req.headers(), "mcp-session-id") else {
         return Err(req);
     };
+    let Some(entry) = sessions.get(id) else {
+        return Err(req);
+    };
+    if !sessions.live(id).await {
+        return Err(req);
+    }
     // From here on, whatever goes to rmcp is a request of this session it sees.
     let to_rmcp = |req: Request| {
         entry.touch();
@@ -60,10 +65,7 @@ pub(crate) async fn answer(
     let (parts, body) = req.into_parts();
     let bytes = match fast::read(body).await {
         Ok(bytes) => bytes,
-        Err(Unread::Failed(e)) => {
-            let text = format!("Failed to read request body: {e}");
-            return Ok((StatusCode::INTERNAL_SERVER_ERROR, text).into_response());
-        }
+        Err(Unread::Failed(e)) => return Ok(fast::unreadable(e)),
         Err(Unread::TooLarge(bytes)) => {
             return Err(to_rmcp(Request::from_parts(parts, Body::from(bytes))))
         }
@@ -97,21 +99,9 @@ pub(crate) async fn answer(
     if meta.get_progress_token().is_some() || meta.protocol_version().is_some() {
         return Err(to_rmcp(rebuilt(parts, bytes)));
     }
-    if !alive(sessions, &parts.headers).await {
-        return Err(to_rmcp(rebuilt(parts, bytes)));
-    }
     let outcome = self::call(core, target, &entry, call.params, meta, id.clone()).await;
     // A session's answers are 200 whatever they say, as rmcp's stream for them is.
     Ok(fast::respond(outcome, id, StatusCode::OK))
-}
-
-/// Whether rmcp still has the session: it closes one (at `DELETE`, or its idle timeout) a
-/// moment before it drops the handler that listed it.
-async fn alive(sessions: &Sessions, headers: &HeaderMap) -> bool {
-    let Some(id) = fast::only(headers, "mcp-session-id") else {
-        return false;
-    };
-    sessions.manager.sessions.read().await.contains_key(id)
 }
 
 /// The call, as rmcp's handler for this session makes it, listed for cancellation while it

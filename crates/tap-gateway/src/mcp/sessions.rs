@@ -9,8 +9,7 @@
 //! first request that carries the session's id).
 
 use super::attach::Presence;
-use super::binding::Binding;
-use super::binding::Target;
+use super::binding::{Binding, Target};
 use crate::state::Core;
 use rmcp::model::{ProtocolVersion, RequestId};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -125,7 +124,7 @@ impl Drop for InFlight {
 pub(crate) struct Sessions {
     /// rmcp's own record: a session it closed is not answered, even before its handler is
     /// dropped.
-    pub manager: Arc<LocalSessionManager>,
+    manager: Arc<LocalSessionManager>,
     entries: Mutex<HashMap<Arc<str>, Arc<Entry>>>,
 }
 
@@ -139,6 +138,12 @@ impl Sessions {
 
     pub fn get(&self, id: &str) -> Option<Arc<Entry>> {
         self.lock().get(id).cloned()
+    }
+
+    /// Whether rmcp still has session `id`: it closes one (at `DELETE`, or its idle timeout)
+    /// a moment before it drops the handler that listed it.
+    pub async fn live(&self, id: &str) -> bool {
+        self.manager.sessions.read().await.contains_key(id)
     }
 
     /// Enters session `id` for a handler; the entry leaves when the guard drops (the
