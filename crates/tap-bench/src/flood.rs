@@ -15,7 +15,6 @@
 //! included; that is part of what a flood does.
 
 use crate::report::Row;
-use crate::rss;
 use crate::s7_process::ProcessRig;
 use crate::scenarios::call_via_host;
 use crate::stats::{micros, per_sec, Latencies, Sampler};
@@ -65,16 +64,8 @@ struct Results {
 }
 
 pub async fn rows(tap: Option<&Path>, n: &crate::Counts, out: &mut Report) {
-    let tap = match rss::locate_tap(tap) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("tap-bench: {S8} skipped: {e}");
-            out.rows.push(Row::skipped(
-                S8,
-                "no tap binary: cargo build --release -p tap-cli",
-            ));
-            return;
-        }
+    let Some(tap) = out.tap_for(S8, tap) else {
+        return;
     };
     progress(&format!("{S8} (tap gateway, provider process)"));
     let (calls, rounds) = (n.sequential / 4, n.rounds);

@@ -202,6 +202,26 @@ impl Report {
         self.rows.push(Row::failed(scenario, &e));
         self.errors.push(format!("{scenario}: {e}"));
     }
+
+    /// The `tap` binary for a scenario that starts it as a child process; without one the
+    /// scenario shows `SKIP` and says how to build it.
+    pub(crate) fn tap_for(
+        &mut self,
+        scenario: &str,
+        explicit: Option<&std::path::Path>,
+    ) -> Option<std::path::PathBuf> {
+        match rss::locate_tap(explicit) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("tap-bench: {scenario} skipped: {e}");
+                self.rows.push(Row::skipped(
+                    scenario,
+                    "no tap binary: cargo build --release -p tap-cli",
+                ));
+                None
+            }
+        }
+    }
 }
 
 /// An in-process gateway the scenarios run against, with its two sessions: `main` (one
@@ -998,16 +1018,8 @@ fn steady_row(label: &str, steady: Option<f64>, bare: f64) -> Option<Row> {
 /// S5: the `tap` binary as a child process.
 async fn s5(opts: &Options, n: &Counts, out: &mut Report) {
     const S5: &str = "S5 gateway RSS (process)";
-    let tap = match rss::locate_tap(opts.tap.as_deref()) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("tap-bench: S5 skipped: {e}");
-            out.rows.push(Row::skipped(
-                S5,
-                "no tap binary: cargo build --release -p tap-cli",
-            ));
-            return;
-        }
+    let Some(tap) = out.tap_for(S5, opts.tap.as_deref()) else {
+        return;
     };
     progress(S5);
     match bounded(n.limit, rss::measure(&tap, n.rss_load_calls)).await {

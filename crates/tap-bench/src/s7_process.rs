@@ -37,16 +37,8 @@ const BOUND: &str = "bound";
 
 /// S7's rows with the gateway and the provider as processes of their own.
 pub async fn rows(tap: Option<&Path>, n: &crate::Counts, out: &mut Report) {
-    let tap = match rss::locate_tap(tap) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("tap-bench: {S7P} skipped: {e}");
-            out.rows.push(Row::skipped(
-                S7P,
-                "no tap binary: cargo build --release -p tap-cli",
-            ));
-            return;
-        }
+    let Some(tap) = out.tap_for(S7P, tap) else {
+        return;
     };
     progress(&format!("{S7P} (tap gateway, provider process)"));
     let plan = Plan {
