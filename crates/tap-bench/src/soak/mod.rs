@@ -181,7 +181,8 @@ async fn soak(
     );
 
     let tracing = CancellationToken::new();
-    let trace = tokio::spawn(probe::rss_over_time(pid, tracing.clone()));
+    let status = crate::rss::bench_host(&address, &host_token).await?;
+    let trace = tokio::spawn(probe::rss_over_time(pid, status, tracing.clone()));
     let main = phase(&mut host, &fleet, &address, plan.calls - warmup, &mut tally).await;
     tracing.cancel();
     let trace = trace.await.unwrap_or_default();
@@ -211,13 +212,17 @@ async fn soak(
         "{}",
         summary(&tally, kills, exits, &chaos, base, end, at_end, growth, elapsed)
     );
-    let steps: Vec<String> = probe::spread(&trace, RSS_STEPS)
+    let steps: Vec<String> = probe::spread(&trace.rss_kib, RSS_STEPS)
         .iter()
         .map(|m| format!("{m:.1}"))
         .collect();
     println!(
         "soak: RSS (MiB) over the calls after the warm-up: {}",
         steps.join(" ")
+    );
+    println!(
+        "soak: ledger queue at most {} of {} records; {} waits for room",
+        trace.ledger_peak, trace.ledger_capacity, trace.ledger_waits
     );
     for (reason, n) in fleet_reasons.lock().unwrap().iter() {
         println!("soak: {n} provider exit(s) on their own: {reason}");

@@ -73,19 +73,44 @@ pub async fn steady(pid: u32, within: Duration) -> Result<Sample, String> {
 /// How often [`rss_over_time`] samples.
 const TRACE_EVERY: Duration = Duration::from_secs(1);
 
-/// Samples the gateway's RSS (KiB) every [`TRACE_EVERY`] until `stop`, so that a long run
-/// shows whether memory levels off or keeps growing, not only where it ended.
-pub async fn rss_over_time(pid: u32, stop: tokio_util::sync::CancellationToken) -> Vec<u64> {
-    let mut seen = Vec::new();
+/// What [`rss_over_time`] saw.
+#[derive(Debug, Default)]
+pub struct Trace {
+    /// The gateway's RSS (KiB), one sample per [`TRACE_EVERY`].
+    pub rss_kib: Vec<u64>,
+    /// The most records the ledger's queue held at a sample, and its capacity: a queue that
+    /// fills holds memory the RSS trace shows as steps (records wait there, not in SQLite).
+    pub ledger_peak: u32,
+    pub ledger_capacity: u32,
+    /// Producers that had to wait for room in the ledger's queue, over the trace.
+    pub ledger_waits: u64,
+}
+
+/// Samples the gateway's RSS every [`TRACE_EVERY`] until `stop`, so that a long run shows
+/// whether memory levels off or keeps growing, not only where it ended; and, through
+/// `status` (a host connection of its own), how full the ledger's queue gets meanwhile.
+pub async fn rss_over_time(
+    pid: u32,
+    status: tap_client::HostClient,
+    stop: tokio_util::sync::CancellationToken,
+) -> Trace {
+    let mut trace = Trace::default();
+    let mut waits_at_start = None;
     let mut every = tokio::time::interval(TRACE_EVERY);
     loop {
         tokio::select! {
             _ = every.tick() => {}
-            _ = stop.cancelled() => return seen,
+            _ = stop.cancelled() => return trace,
         }
         match crate::rss::vm_kib(pid, "VmRSS") {
-            Ok(kib) => seen.push(kib),
-            Err(_) => return seen,
+            Ok(kib) => trace.rss_kib.push(kib),
+            Err(_) => return trace,
+        }
+        if let Ok(Some(ledger)) = status.status().await.map(|s| s.history) {
+            trace.ledger_peak = trace.ledger_peak.max(ledger.queue_depth);
+            trace.ledger_capacity = ledger.queue_capacity;
+            let start = *waits_at_start.get_or_insert(ledger.waits);
+            trace.ledger_waits = ledger.waits - start;
         }
     }
 }

@@ -189,6 +189,30 @@ impl Ledger {
         }
     }
 
+    /// Resolves once the queue has room for one more record (at once while it has), after
+    /// every record already waiting for room. A tool call waits here before it starts: its
+    /// spans end in code that cannot wait ([`Ledger::write_detached`]), so without this a
+    /// ledger that falls behind would gather one waiting task per span, without bound, while
+    /// the calls went on at full speed. With it the calls slow to the writer's pace, and what
+    /// waits is bounded by the calls in flight.
+    pub async fn room(&self) {
+        let Some(tx) = &self.tx else { return };
+        if tx.capacity() > 0 {
+            return;
+        }
+        self.shared.waits.fetch_add(1, Ordering::Relaxed);
+        // The channel's semaphore is fair: this permit comes after every detached record
+        // that was waiting. Dropping it unused gives the place back.
+        let _ = tx.reserve().await;
+    }
+
+    /// Producers that waited for room so far (what [`Ledger::state`] reports, without
+    /// reading the database).
+    #[cfg(test)]
+    pub fn waits(&self) -> u64 {
+        self.shared.waits.load(Ordering::Relaxed)
+    }
+
     /// Counts a wait for room that a producer made on its own terms (an emitter run's
     /// share of the queue), so Diagnostics shows it with the others.
     pub fn count_wait(&self) {

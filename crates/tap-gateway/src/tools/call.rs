@@ -44,6 +44,7 @@ pub(crate) async fn call_tool_in(
     // Timeouts count from here, through queueing and a retry: the caller waits at most
     // the tool's timeout in all.
     let started = tokio::time::Instant::now();
+    super::ledger_room::wait(core, &req, started + core.config.default_tool_timeout).await?;
     let want = Want {
         target: req.args.get("target"),
         ..Want::default()

@@ -1,0 +1,150 @@
+//! A call waits for room in the ledger before it starts. Its spans are finished in code
+//! that cannot wait (a span may end in a `Drop`), so they are queued with
+//! [`crate::ledger::Ledger::write_detached`]; were calls not held back here, a ledger whose
+//! writer falls behind (a slow disk, a flood of calls) would gather a waiting task per span
+//! without bound. Held back, calls go at the writer's pace and what waits is bounded by the
+//! calls in flight, as pushes are (their socket stops being read).
+
+use super::request::{CallError, CallRequest};
+use crate::state::Core;
+use tap_protocol::ErrorCode;
+use tokio::time::Instant;
+
+/// Waits while the ledger's queue is full, as long as the caller still wants the call and
+/// at most until `deadline`.
+pub(super) async fn wait(
+    core: &Core,
+    req: &CallRequest,
+    deadline: Instant,
+) -> Result<(), CallError> {
+    tokio::select! {
+        biased;
+        () = core.ledger.room() => Ok(()),
+        _ = req.cancel.cancelled() => Err(CallError::new(
+            ErrorCode::Cancelled,
+            format!("Call to '{}' was cancelled while history was catching up", req.tool),
+        )),
+        _ = tokio::time::sleep_until(deadline) => Err(CallError::new(
+            ErrorCode::Timeout,
+            format!(
+                "Call to '{}' timed out waiting for history (the ledger) to catch up",
+                req.tool
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::History;
+    use crate::ledger::record::Record;
+    use crate::sessions::host_conn::HostConn;
+    use crate::socket::conn::Handler;
+    use crate::socket::kind::Kind;
+    use crate::socket::outbound::OutReceiver;
+    use crate::state::Core;
+    use serde_json::{json, Value};
+    use std::net::{Ipv4Addr, SocketAddr};
+    use std::sync::Arc;
+    use std::time::SystemTime;
+
+    async fn next(rx: &mut OutReceiver, kind: &str) -> Value {
+        loop {
+            let m = rx.recv().await.expect("the queue is open");
+            let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+
+    fn host(core: &Arc<Core>) -> (HostConn, OutReceiver) {
+        let kill = core.stopping.child_token();
+        let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
+        let remote = SocketAddr::from((Ipv4Addr::LOCALHOST, 40000));
+        (HostConn::new(core.clone(), remote, out, kill), rx)
+    }
+
+    /// Holds the ledger's writer (in memory it shares its connection with reads) until the
+    /// returned sender is dropped.
+    fn stall_writer(core: &Arc<Core>) -> std::sync::mpsc::Sender<()> {
+        let (release, hold) = std::sync::mpsc::channel::<()>();
+        let (held, is_held) = std::sync::mpsc::channel();
+        let ledger = core.ledger.clone();
+        std::thread::spawn(move || {
+            ledger.read(|_| {
+                held.send(()).unwrap();
+                let _ = hold.recv();
+                Ok(())
+            })
+        });
+        is_held.recv().unwrap();
+        release
+    }
+
+    fn filler() -> Record {
+        Record::SessionEnded {
+            id: "filler".into(),
+            reason: "filling the queue".into(),
+            at: SystemTime::now(),
+        }
+    }
+
+    /// With the writer stalled and the queue full, a call waits (and is counted as a wait)
+    /// instead of running and leaving its spans to wait; once the writer goes on, the call
+    /// runs and its span is written.
+    #[tokio::test]
+    async fn a_call_waits_while_the_ledger_is_full_then_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let core = crate::state::test_core(dir.path(), |c| c.history = History::Memory);
+        let (mut conn, mut rx) = host(&core);
+        let frame = |conn: &mut HostConn, v: Value| conn.on_frame(v.to_string().as_bytes());
+        frame(
+            &mut conn,
+            json!({"type": "auth", "token": "htk-test", "protocolVersion": 1}),
+        );
+        next(&mut rx, "auth.ok").await;
+        frame(
+            &mut conn,
+            json!({"type": "session.register", "requestId": "r", "sessionId": "s", "cwd": "/tmp"}),
+        );
+        next(&mut rx, "session.registered").await;
+        core.ledger.flush().await;
+
+        let release = stall_writer(&core);
+        while core.ledger.try_write(filler()).is_ok() {}
+        let waits = core.ledger.waits();
+        frame(
+            &mut conn,
+            json!({"type": "tool.invoke", "callId": "c1", "sessionId": "s", "tool": "tap_list_streams", "args": {}}),
+        );
+        while core.ledger.waits() == waits {
+            tokio::task::yield_now().await;
+        }
+        while let Some(m) = rx.try_recv() {
+            let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
+            assert_ne!(
+                v["type"], "tool.result",
+                "answered while the ledger was full"
+            );
+        }
+
+        drop(release);
+        let result = next(&mut rx, "tool.result").await;
+        assert_eq!(result["callId"], "c1");
+        assert!(result.get("error").is_none(), "{result}");
+        core.ledger.flush().await;
+        let spans: i64 = core
+            .ledger
+            .read(|c| {
+                c.query_row(
+                    "SELECT count(*) FROM spans WHERE name = 'tool.call'",
+                    [],
+                    |r| r.get(0),
+                )
+            })
+            .unwrap();
+        assert_eq!(spans, 1);
+        core.stopping.cancel();
+    }
+}
