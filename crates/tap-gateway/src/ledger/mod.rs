@@ -5,8 +5,8 @@
 //! - `record`: what the engine hands over; `writer`: the thread that commits it in batches;
 //!   `open`: the file (or memory, when the file cannot be used); `schema`: the migrations;
 //!   `retention`: age and size limits; `read`: what the panel, the CLI and hosts browse.
-//! - Producers never wait on the disk. They queue into a bounded channel
-//!   ([`LEDGER_QUEUE`]); when it is full they wait for room (a push's socket stops being
+//! - Producers never wait on the disk. They queue into a channel bounded by records
+//!   ([`LEDGER_QUEUE`]) and by bytes ([`LEDGER_QUEUE_BYTES`]); when it is full they wait for room (a push's socket stops being
 //!   read, so the backpressure reaches the provider), and every wait is counted. Nothing
 //!   is dropped.
 //! - The spec's in-memory history toward providers (`stream.query`, the newest 200) is
@@ -26,10 +26,28 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tap_protocol::ledger::LedgerState;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 
 /// Records queued for the writer before producers wait.
 pub(crate) const LEDGER_QUEUE: usize = 8192;
+
+/// What records waiting for the writer may weigh ([`Record::weight`]) before producers
+/// wait, counted until their batch is committed. Spans are a few hundred bytes, so under a
+/// flood of tool calls this, not [`LEDGER_QUEUE`], is usually the bound: a full queue is a
+/// few MiB, not the tens a count alone allowed (a provider's events may each be a whole
+/// message long). A record heavier than this waits for the whole of it.
+pub(crate) const LEDGER_QUEUE_BYTES: usize = 2 * 1024 * 1024;
+
+/// A record on its way to the writer, with the bytes it holds of [`LEDGER_QUEUE_BYTES`].
+pub(crate) struct Queued {
+    pub record: Record,
+    pub weight: u32,
+}
+
+/// [`Record::weight`], as much of the byte budget as it may take (all of it at most).
+fn weight(record: &Record) -> u32 {
+    record.weight().min(LEDGER_QUEUE_BYTES) as u32
+}
 
 /// The schema's DDL, one entry per version, in order (see [`crate::ledger_schema_sql`]).
 pub(crate) fn schema_sql() -> &'static [&'static str] {
@@ -40,7 +58,7 @@ pub(crate) fn schema_sql() -> &'static [&'static str] {
 #[derive(Clone)]
 pub(crate) struct Ledger {
     /// `None` when history is off ([`crate::config::History::Off`]).
-    tx: Option<mpsc::Sender<Record>>,
+    tx: Option<mpsc::Sender<Queued>>,
     shared: Arc<Shared>,
 }
 
@@ -52,6 +70,9 @@ pub(crate) struct Shared {
     /// `None` while the file is written; why not, once it is not.
     memory_only: Mutex<Option<String>>,
     depth: AtomicU64,
+    /// The byte budget of the queue ([`LEDGER_QUEUE_BYTES`]); the writer gives a batch's
+    /// bytes back once it is committed.
+    bytes: Semaphore,
     waits: AtomicU64,
     written: AtomicU64,
 }
@@ -113,6 +134,7 @@ impl Ledger {
             reader: Mutex::new(reader),
             memory_only: Mutex::new(reason),
             depth: AtomicU64::new(0),
+            bytes: Semaphore::new(LEDGER_QUEUE_BYTES),
             waits: AtomicU64::new(0),
             written: AtomicU64::new(0),
         });
@@ -137,6 +159,7 @@ impl Ledger {
                 reader: Mutex::new(Arc::new(Mutex::new(conn))),
                 memory_only: Mutex::new(Some("history is turned off".into())),
                 depth: AtomicU64::new(0),
+                bytes: Semaphore::new(LEDGER_QUEUE_BYTES),
                 waits: AtomicU64::new(0),
                 written: AtomicU64::new(0),
             }),
@@ -151,12 +174,18 @@ impl Ledger {
             }
             return Ok(());
         };
-        match tx.try_send(record) {
+        let weight = weight(&record);
+        let Ok(bytes) = self.shared.bytes.try_acquire_many(weight) else {
+            return Err(Full(Box::new(record)));
+        };
+        match tx.try_send(Queued { record, weight }) {
             Ok(()) => {
+                // Given back by the writer once the record is committed.
+                bytes.forget();
                 self.shared.depth.fetch_add(1, Ordering::Relaxed);
                 Ok(())
             }
-            Err(mpsc::error::TrySendError::Full(r)) => Err(Full(Box::new(r))),
+            Err(mpsc::error::TrySendError::Full(q)) => Err(Full(Box::new(q.record))),
             // The writer is gone only when the process is going down.
             Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
         }
@@ -184,7 +213,13 @@ impl Ledger {
         let record = *record;
         self.shared.waits.fetch_add(1, Ordering::Relaxed);
         let Some(tx) = &self.tx else { return };
-        if tx.send(record).await.is_ok() {
+        let weight = weight(&record);
+        // Both semaphores are fair: a record waits behind those that waited before it.
+        let Ok(bytes) = self.shared.bytes.acquire_many(weight).await else {
+            return;
+        };
+        if tx.send(Queued { record, weight }).await.is_ok() {
+            bytes.forget();
             self.shared.depth.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -197,12 +232,13 @@ impl Ledger {
     /// waits is bounded by the calls in flight.
     pub async fn room(&self) {
         let Some(tx) = &self.tx else { return };
-        if tx.capacity() > 0 {
+        if tx.capacity() > 0 && self.shared.bytes.available_permits() > 0 {
             return;
         }
         self.shared.waits.fetch_add(1, Ordering::Relaxed);
-        // The channel's semaphore is fair: this permit comes after every detached record
-        // that was waiting. Dropping it unused gives the place back.
+        // Both semaphores are fair: these permits come after every detached record that
+        // was waiting. Dropping them unused gives the places back.
+        let _ = self.shared.bytes.acquire().await;
         let _ = tx.reserve().await;
     }
 
@@ -286,3 +322,6 @@ fn file_bytes(path: &Path) -> u64 {
     wal.push("-wal");
     size(path) + size(Path::new(&wal))
 }
+
+#[cfg(test)]
+mod tests;

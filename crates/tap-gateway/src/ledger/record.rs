@@ -199,3 +199,86 @@ pub(crate) fn micros(t: SystemTime) -> i64 {
         .map(|d| d.as_micros() as i64)
         .unwrap_or(0)
 }
+
+impl Record {
+    /// About what the record holds in memory while it waits for the writer: its own size
+    /// and the text it owns. An estimate (allocator overhead is not counted), so that the
+    /// queue can be bounded by bytes as well as by records: a provider's events may each be
+    /// a whole message long.
+    pub fn weight(&self) -> usize {
+        let text = |s: &str| s.len();
+        let opt = |s: &Option<String>| s.as_deref().map_or(0, str::len);
+        let attrs = |a: &[(&'static str, Attr)]| {
+            a.iter()
+                .map(|(_, v)| ATTR_WEIGHT + if let Attr::Str(s) = v { s.len() } else { 0 })
+                .sum::<usize>()
+        };
+        std::mem::size_of::<Self>()
+            + match self {
+                Self::Event(e) => {
+                    text(&e.session_id)
+                        + text(&e.provider)
+                        + text(&e.stream)
+                        + text(&e.text)
+                        + e.metadata.as_ref().map_or(0, object_weight)
+                        + opt(&e.trace_id)
+                }
+                Self::Lines(l) => {
+                    std::mem::size_of::<LinesRow>()
+                        + text(&l.session_id)
+                        + text(&l.stream)
+                        + text(&l.text)
+                        + object_weight(&l.metadata)
+                        + opt(&l.trace_id)
+                }
+                Self::Span(s) => {
+                    std::mem::size_of::<SpanRow>()
+                        + opt(&s.error_code)
+                        + opt(&s.message)
+                        + opt(&s.session_id)
+                        + opt(&s.provider)
+                        + opt(&s.tool)
+                        + attrs(&s.attributes)
+                        + s.events
+                            .iter()
+                            .map(|e| std::mem::size_of::<SpanEventRow>() + attrs(&e.attributes))
+                            .sum::<usize>()
+                }
+                Self::SessionStarted { id, label, cwd, .. } => text(id) + opt(label) + opt(cwd),
+                Self::SessionEnded { id, reason, .. } | Self::ProviderGone { id, reason, .. } => {
+                    text(id) + text(reason)
+                }
+                Self::ProviderBound {
+                    id,
+                    name,
+                    session_id,
+                    ..
+                } => text(id) + text(name) + opt(session_id),
+                Self::Pairing(p) => {
+                    text(&p.pairing_id) + opt(&p.name) + opt(&p.origin) + text(&p.by)
+                }
+                Self::EmitterRun(r) => {
+                    std::mem::size_of::<EmitterRunRow>() + text(&r.session_id) + text(&r.emitter)
+                }
+                Self::Trim { .. } | Self::Flush(_) | Self::Checkpoint(_) => 0,
+            }
+    }
+}
+
+/// What one attribute or JSON value costs besides its text (the enum, a vector's slot).
+const ATTR_WEIGHT: usize = 32;
+
+fn object_weight(o: &JsonObject) -> usize {
+    o.iter().map(|(k, v)| k.len() + value_weight(v)).sum()
+}
+
+fn value_weight(v: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    ATTR_WEIGHT
+        + match v {
+            Value::String(s) => s.len(),
+            Value::Array(a) => a.iter().map(value_weight).sum(),
+            Value::Object(o) => object_weight(o),
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+}

@@ -8,7 +8,7 @@
 
 use super::open::open_memory;
 use super::record::{micros, Attr, EventRow, PairingAudit, Record, SpanRow};
-use super::{lines, retention, Shared};
+use super::{lines, retention, Queued, Shared};
 use rusqlite::{params, Connection, Transaction};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -35,7 +35,7 @@ const INDEX_AT_THE_LATEST: Duration = Duration::from_secs(2);
 /// Runs until every sender is gone.
 pub(crate) fn run(
     mut conn: Arc<Mutex<Connection>>,
-    mut rx: mpsc::Receiver<Record>,
+    mut rx: mpsc::Receiver<Queued>,
     shared: Arc<Shared>,
 ) {
     let mut batch = Vec::with_capacity(WRITE_BATCH);
@@ -80,10 +80,14 @@ pub(crate) fn run(
                 None => break,
             },
         };
-        batch.push(first);
+        let mut weight = first.weight as usize;
+        batch.push(first.record);
         while batch.len() < WRITE_BATCH {
             match rx.try_recv() {
-                Ok(r) => batch.push(r),
+                Ok(q) => {
+                    weight += q.weight as usize;
+                    batch.push(q.record);
+                }
                 Err(_) => break,
             }
         }
@@ -116,6 +120,8 @@ pub(crate) fn run(
             })
             .count();
         shared.written.fetch_add(written as u64, Ordering::Relaxed);
+        // The batch is committed: its bytes no longer wait.
+        shared.bytes.add_permits(weight);
         if backlog.is_none() && batch.iter().any(|r| matches!(r, Record::Lines(_))) {
             backlog = Some(Instant::now());
         }

@@ -1,0 +1,89 @@
+//! The queue's bounds with a writer that cannot keep up (held still here: in memory, the
+//! writer shares its connection with reads, so a read that does not return stalls it).
+
+use super::record::{EventRow, Record};
+use super::{Ledger, LEDGER_QUEUE_BYTES};
+use futures_util::FutureExt;
+use std::time::SystemTime;
+use tap_protocol::ledger::EventOutcome;
+
+/// Holds the writer until the returned sender is dropped.
+fn stall(ledger: &Ledger) -> std::sync::mpsc::Sender<()> {
+    let (release, hold) = std::sync::mpsc::channel::<()>();
+    let (held, is_held) = std::sync::mpsc::channel();
+    let ledger = ledger.clone();
+    std::thread::spawn(move || {
+        ledger.read(|_| {
+            held.send(()).unwrap();
+            let _ = hold.recv();
+            Ok(())
+        })
+    });
+    is_held.recv().unwrap();
+    release
+}
+
+fn event(text: String) -> Record {
+    Record::Event(EventRow {
+        at: SystemTime::now(),
+        session_id: "s".into(),
+        provider: "p".into(),
+        stream: "pushes".into(),
+        outcome: EventOutcome::Keep,
+        text,
+        metadata: None,
+        trace_id: None,
+    })
+}
+
+fn events(ledger: &Ledger) -> i64 {
+    ledger
+        .read(|c| c.query_row("SELECT count(*) FROM events", [], |r| r.get(0)))
+        .unwrap()
+}
+
+/// A provider's events may each be a whole message long: while the writer is behind, the
+/// queue takes them only up to its byte budget (not 8,192 of them); the next waits, and
+/// so does a call that wants room. Once the writer goes on, every one is written.
+#[tokio::test]
+async fn heavy_records_wait_for_the_byte_budget_and_none_is_lost() {
+    let ledger = Ledger::in_memory("test");
+    let release = stall(&ledger);
+    let heavy = || event("x".repeat(LEDGER_QUEUE_BYTES / 3));
+    let mut queued = 0;
+    let full = loop {
+        match ledger.try_write(heavy()) {
+            Ok(()) => queued += 1,
+            Err(full) => break full,
+        }
+    };
+    assert_eq!(
+        queued, 2,
+        "a third of the budget each: two fit, with their overhead"
+    );
+    let mut waiting = Box::pin(ledger.wait(full));
+    assert!(
+        waiting.as_mut().now_or_never().is_none(),
+        "queued past the budget"
+    );
+    let mut room = Box::pin(ledger.room());
+    assert!(room.as_mut().now_or_never().is_none(), "room while full");
+
+    drop(release);
+    waiting.await;
+    room.await;
+    ledger.flush().await;
+    assert_eq!(events(&ledger), 3);
+}
+
+/// A record heavier than the whole budget is not refused for ever: it waits for all of it.
+#[tokio::test]
+async fn a_record_over_the_budget_still_goes_through() {
+    let ledger = Ledger::in_memory("test");
+    ledger
+        .write(event("x".repeat(LEDGER_QUEUE_BYTES * 2)))
+        .await;
+    ledger.write(event("small".into())).await;
+    ledger.flush().await;
+    assert_eq!(events(&ledger), 2);
+}
