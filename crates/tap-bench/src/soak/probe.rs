@@ -115,6 +115,22 @@ pub async fn rss_over_time(
     }
 }
 
+/// Growth (percent) under load over the run: the highest RSS of the trace's last quarter
+/// against the highest of its second. The first quarter is left out: the working set is
+/// still filling after the warm-up's pause (the ledger's queue, buffers). `None` for a
+/// trace too short to have quarters of a few samples each.
+pub fn creep(seen: &[u64]) -> Option<f64> {
+    const MIN_SAMPLES: usize = 8;
+    if seen.len() < MIN_SAMPLES {
+        return None;
+    }
+    let quarter = seen.len() / 4;
+    let max = |s: &[u64]| s.iter().copied().max().unwrap_or(0) as f64;
+    let early = max(&seen[quarter..2 * quarter]);
+    let late = max(&seen[seen.len() - quarter..]);
+    Some((late / early - 1.0) * 100.0)
+}
+
 /// `n` samples spread evenly over `seen`, first and last included, in MiB.
 pub fn spread(seen: &[u64], n: usize) -> Vec<f64> {
     if seen.is_empty() || n == 0 {
@@ -135,6 +151,16 @@ pub fn spread(seen: &[u64], n: usize) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn creep_compares_the_last_quarter_with_the_second() {
+        // A ramp in the first quarter is not creep; a rise at the end is.
+        let flat = [10, 50, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100];
+        assert_eq!(super::creep(&flat), Some(0.0));
+        let rising = [100, 100, 100, 100, 100, 100, 100, 100, 100, 110, 110, 110];
+        assert_eq!(super::creep(&rising).map(f64::round), Some(10.0));
+        assert_eq!(super::creep(&[1, 2, 3]), None);
+    }
+
     #[test]
     fn spread_takes_first_last_and_even_steps() {
         let seen: Vec<u64> = (0..=100).map(|i| i * 1024).collect();
