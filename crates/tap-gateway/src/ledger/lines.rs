@@ -146,7 +146,7 @@ pub(crate) fn expand(id: i64, lines: i64, text: &str) -> impl Iterator<Item = (i
 
 #[cfg(test)]
 mod tests {
-    use super::super::record::{EventRow, Record};
+    use super::super::record::Record;
     use super::super::{read, Ledger};
     use super::*;
     use std::time::SystemTime;
@@ -169,16 +169,7 @@ mod tests {
     }
 
     fn single(text: &str) -> Record {
-        Record::Event(EventRow {
-            at: SystemTime::now(),
-            session_id: "s".into(),
-            provider: "p".into(),
-            stream: "pushes".into(),
-            outcome: EventOutcome::Keep,
-            text: text.into(),
-            metadata: None,
-            trace_id: None,
-        })
+        crate::ledger::tests::event(text.into())
     }
 
     fn list(

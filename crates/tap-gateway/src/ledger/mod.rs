@@ -324,4 +324,4 @@ fn file_bytes(path: &Path) -> u64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

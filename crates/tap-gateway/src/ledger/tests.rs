@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use tap_protocol::ledger::EventOutcome;
 
 /// Holds the writer until the returned sender is dropped.
-fn stall(ledger: &Ledger) -> std::sync::mpsc::Sender<()> {
+pub(crate) fn stall(ledger: &Ledger) -> std::sync::mpsc::Sender<()> {
     let (release, hold) = std::sync::mpsc::channel::<()>();
     let (held, is_held) = std::sync::mpsc::channel();
     let ledger = ledger.clone();
@@ -23,7 +23,8 @@ fn stall(ledger: &Ledger) -> std::sync::mpsc::Sender<()> {
     release
 }
 
-fn event(text: String) -> Record {
+/// A pushed `keep` event of session `s`.
+pub(crate) fn event(text: String) -> Record {
     Record::Event(EventRow {
         at: SystemTime::now(),
         session_id: "s".into(),

@@ -38,49 +38,10 @@ pub(super) async fn wait(
 mod tests {
     use crate::config::History;
     use crate::ledger::record::Record;
-    use crate::sessions::host_conn::HostConn;
-    use crate::socket::conn::Handler;
-    use crate::socket::kind::Kind;
-    use crate::socket::outbound::OutReceiver;
-    use crate::state::Core;
+    use crate::ledger::tests::stall;
+    use crate::sessions::host_conn::test_peer::{connect, frame, next};
     use serde_json::{json, Value};
-    use std::net::{Ipv4Addr, SocketAddr};
-    use std::sync::Arc;
     use std::time::SystemTime;
-
-    async fn next(rx: &mut OutReceiver, kind: &str) -> Value {
-        loop {
-            let m = rx.recv().await.expect("the queue is open");
-            let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
-            if v["type"] == kind {
-                return v;
-            }
-        }
-    }
-
-    fn host(core: &Arc<Core>) -> (HostConn, OutReceiver) {
-        let kill = core.stopping.child_token();
-        let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
-        let remote = SocketAddr::from((Ipv4Addr::LOCALHOST, 40000));
-        (HostConn::new(core.clone(), remote, out, kill), rx)
-    }
-
-    /// Holds the ledger's writer (in memory it shares its connection with reads) until the
-    /// returned sender is dropped.
-    fn stall_writer(core: &Arc<Core>) -> std::sync::mpsc::Sender<()> {
-        let (release, hold) = std::sync::mpsc::channel::<()>();
-        let (held, is_held) = std::sync::mpsc::channel();
-        let ledger = core.ledger.clone();
-        std::thread::spawn(move || {
-            ledger.read(|_| {
-                held.send(()).unwrap();
-                let _ = hold.recv();
-                Ok(())
-            })
-        });
-        is_held.recv().unwrap();
-        release
-    }
 
     fn filler() -> Record {
         Record::SessionEnded {
@@ -97,8 +58,7 @@ mod tests {
     async fn a_call_waits_while_the_ledger_is_full_then_runs() {
         let dir = tempfile::tempdir().unwrap();
         let core = crate::state::test_core(dir.path(), |c| c.history = History::Memory);
-        let (mut conn, mut rx) = host(&core);
-        let frame = |conn: &mut HostConn, v: Value| conn.on_frame(v.to_string().as_bytes());
+        let (mut conn, mut rx) = connect(&core);
         frame(
             &mut conn,
             json!({"type": "auth", "token": "htk-test", "protocolVersion": 1}),
@@ -111,7 +71,7 @@ mod tests {
         next(&mut rx, "session.registered").await;
         core.ledger.flush().await;
 
-        let release = stall_writer(&core);
+        let release = stall(&core.ledger);
         while core.ledger.try_write(filler()).is_ok() {}
         let waits = core.ledger.waits();
         frame(

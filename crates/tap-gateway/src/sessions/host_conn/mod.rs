@@ -9,6 +9,8 @@ mod auth;
 mod calls;
 mod detach;
 mod resume;
+#[cfg(test)]
+pub(crate) mod test_peer;
 
 use super::lifecycle;
 use crate::diagnostics::Limit;

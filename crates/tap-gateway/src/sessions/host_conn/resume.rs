@@ -122,35 +122,8 @@ fn disconnected(call_id: String, error: String) -> HostToolResult {
 
 #[cfg(test)]
 mod tests {
-    use super::HostConn;
-    use crate::socket::conn::Handler;
-    use crate::socket::kind::Kind;
-    use crate::socket::outbound::OutReceiver;
-    use crate::state::Core;
-    use serde_json::{json, Value};
-    use std::net::{Ipv4Addr, SocketAddr};
-    use std::sync::Arc;
-
-    fn connect(core: &Arc<Core>) -> (HostConn, OutReceiver) {
-        let kill = core.stopping.child_token();
-        let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
-        let remote = SocketAddr::from((Ipv4Addr::LOCALHOST, 40000));
-        (HostConn::new(core.clone(), remote, out, kill), rx)
-    }
-
-    async fn next(rx: &mut OutReceiver, kind: &str) -> Value {
-        loop {
-            let m = rx.recv().await.expect("the queue is open");
-            let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
-            if v["type"] == kind {
-                return v;
-            }
-        }
-    }
-
-    fn frame(conn: &mut HostConn, v: Value) {
-        conn.on_frame(v.to_string().as_bytes());
-    }
+    use super::super::test_peer::{connect, frame, next};
+    use serde_json::json;
 
     /// The old connection reads a `tool.invoke` after a resume took its host over (its
     /// socket was still open). Over real sockets the old one is usually closed first, so
