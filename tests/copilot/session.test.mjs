@@ -11,7 +11,7 @@ import { startFakeModel } from "./fake-model.mjs";
 import { startProvider } from "./provider.mjs";
 import {
   SESSION_END_MS, copilotLogs, eventually, launchChromium, openSessionsPage, requestText, runCopilot, runInteractiveCopilot,
-  startGateway, tap, tempDir,
+  readJsonLines, startGateway, tap, tempDir,
 } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -123,7 +123,7 @@ test("a provider subscribed to session events gets the turn's user message and t
   const prompt = 'CALL:weather{"city":"Lima"}';
   await finished(copilot(prompt));
   // `proj` runs in the gateway's process tree and records what it receives.
-  const seen = () => (fs.existsSync(record) ? fs.readFileSync(record, "utf8") : "").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const seen = () => readJsonLines(record);
   const session = await eventually("the turn's user.message at the provider", () =>
     seen().find((m) => m.type === "session.event" && m.event === "user.message" && m.data?.content?.includes(prompt))?.sessionId);
   const ours = () => seen().filter((m) => m.sessionId === session && m.type !== "hello.ack");

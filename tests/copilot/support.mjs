@@ -35,6 +35,17 @@ export async function eventually(what, f, patience = PATIENCE_MS) {
   }
 }
 
+/**
+ * The complete lines of a JSON Lines file another process is still appending to, parsed. The
+ * text after the last newline is a line being written (its writer has not finished it), so it
+ * is left for the next read: parsing it failed a CI run with "Unexpected end of JSON input".
+ */
+export function readJsonLines(file) {
+  const lines = (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "").split("\n");
+  lines.pop();
+  return lines.filter(Boolean).map((l) => JSON.parse(l));
+}
+
 export function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), "tap-copilot-"));
 }
@@ -171,13 +182,7 @@ export function runInteractiveCopilot({ cwd, firstPrompt, copilotHome, tapHome, 
     /** The session's recorded events so far. */
     events() {
       if (!sessionId) throw new Error("set the interactive session's sessionId first");
-      try {
-        const text = fs.readFileSync(path.join(copilotHome, "session-state", sessionId, "events.jsonl"), "utf8");
-        return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
-      } catch (e) {
-        if (e.code === "ENOENT") return [];
-        throw e;
-      }
+      return readJsonLines(path.join(copilotHome, "session-state", sessionId, "events.jsonl"));
     },
     /** Types `text` at the prompt and presses Enter. */
     send(text) {
