@@ -6,9 +6,9 @@
 //!   `open`: the file (or memory, when the file cannot be used); `schema`: the migrations;
 //!   `retention`: age and size limits; `read`: what the panel, the CLI and hosts browse.
 //! - Producers never wait on the disk. They queue into a channel bounded by records
-//!   ([`LEDGER_QUEUE`]) and by bytes ([`LEDGER_QUEUE_BYTES`]); when it is full they wait for room (a push's socket stops being
-//!   read, so the backpressure reaches the provider), and every wait is counted. Nothing
-//!   is dropped.
+//!   ([`LEDGER_QUEUE`]) and by bytes ([`LEDGER_QUEUE_BYTES`]); when it is full they wait
+//!   for room (a push's socket stops being read, so the backpressure reaches the provider;
+//!   a tool call waits before it starts), and every wait is counted. Nothing is dropped.
 //! - The spec's in-memory history toward providers (`stream.query`, the newest 200) is
 //!   `streams::store`, untouched; this is the record the humans and agents browse.
 
@@ -232,7 +232,7 @@ impl Ledger {
     /// waits is bounded by the calls in flight.
     pub async fn room(&self) {
         let Some(tx) = &self.tx else { return };
-        if tx.capacity() > 0 && self.shared.bytes.available_permits() > 0 {
+        if self.has_room() {
             return;
         }
         self.shared.waits.fetch_add(1, Ordering::Relaxed);
@@ -240,6 +240,14 @@ impl Ledger {
         // was waiting. Dropping them unused gives the places back.
         let _ = self.shared.bytes.acquire().await;
         let _ = tx.reserve().await;
+    }
+
+    /// Whether a record would be queued now without waiting (two atomic loads): what a
+    /// caller checks before it sets up a wait with [`Ledger::room`].
+    pub fn has_room(&self) -> bool {
+        self.tx
+            .as_ref()
+            .is_none_or(|tx| tx.capacity() > 0 && self.shared.bytes.available_permits() > 0)
     }
 
     /// Producers that waited for room so far (what [`Ledger::state`] reports, without
