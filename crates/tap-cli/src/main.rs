@@ -28,16 +28,16 @@ mod waterfall;
 
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use tap_protocol::ledger::{EventsListParams, SpanStatus, TracesListParams};
 
 /// mimalloc, not glibc's malloc, for Rust's allocations: a gateway left running for days
 /// sees bursts (a flood of calls fills the ledger's queue, large results), and glibc keeps
 /// the heap they freed, fragmented across its arenas (docs/reliability.md, the soak).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use std::path::PathBuf;
-use std::process::ExitCode;
-use std::time::Duration;
-use tap_protocol::ledger::{EventsListParams, SpanStatus, TracesListParams};
 
 #[derive(Parser)]
 #[command(

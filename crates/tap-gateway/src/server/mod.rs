@@ -23,13 +23,13 @@ pub(crate) async fn serve(listener: TcpListener, gw: Gateway) {
     let stopping = gw.core().stopping.clone();
     let abandoned = gw.core().slots.abandoned.clone();
     let app = router(gw);
-    // Every message on these sockets is small and latency-bound (a call, a result): no
-    // Nagle delay waiting for a full segment.
     // A flood of connections that never authenticate waits in the backlog (`pacing.rs`).
     let listener = crate::socket::pacing::Paced {
         inner: listener,
         abandoned,
     };
+    // Every message on these sockets is small and latency-bound (a call, a result): no
+    // Nagle delay waiting for a full segment.
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "cannot set TCP_NODELAY");
