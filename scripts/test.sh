@@ -38,6 +38,11 @@ else
   status=1
 fi
 
+step "fuzz targets, smoke: each 5 s on its corpus (unoptimised build; docs/reliability.md)"
+# A crash, hang or out-of-memory in any target fails the suite. Campaigns are long runs of
+# the optimised build (scripts/fuzz.sh TARGET SECONDS), not this.
+scripts/fuzz.sh smoke 5 2>&1 | tee -a "$log" || status=$?
+
 step "provider SDKs: Rust, TypeScript and Python, against the tap cargo test built"
 # The Rust SDK's own tests (crates/tap-provider) ran with cargo test; this packages it and
 # runs its quick start from the .crate files.
