@@ -19,9 +19,14 @@ mod tray;
 mod windows;
 
 use std::net::SocketAddr;
-use tap_desktop_core::{args, headless, logging, settings};
+use tap_desktop_core::{args, gtk_env, headless, logging, settings};
 
 fn main() {
+    // Before any thread exists (see gtk_env): GDK reads it when Tauri starts GTK.
+    let display = args::has_display(std::env::var_os);
+    if display {
+        gtk_env::apply();
+    }
     let (options, ignored) = match args::parse(std::env::args().skip(1), |k| std::env::var(k).ok())
     {
         Ok(parsed) => parsed,
@@ -42,7 +47,7 @@ fn main() {
     let listen = options
         .listen
         .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], settings::load(&home).port)));
-    let code = if args::has_display(std::env::var_os) {
+    let code = if display {
         app::run(options, home, listen, failures, logs)
     } else {
         // No X or Wayland display: GTK cannot start, but the gateway can.

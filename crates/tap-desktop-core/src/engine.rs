@@ -56,6 +56,8 @@ pub struct StartOptions {
     pub logs: Option<tap_gateway::logs::LogBuffer>,
     /// Where spans are also exported over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`).
     pub otlp_endpoint: Option<String>,
+    /// Variables the app set for itself, kept from the processes the engine starts.
+    pub child_env_remove: Vec<String>,
 }
 
 impl StartOptions {
@@ -71,11 +73,13 @@ impl StartOptions {
             ui_dir: None,
             logs: None,
             otlp_endpoint: None,
+            child_env_remove: Vec::new(),
         }
     }
 
     /// What the app runs with: the OS keyring (unless `TAP_KEYRING=off`), `COPILOT_HOME`,
-    /// the built panel and the OTLP endpoint, as `tap gateway` finds them.
+    /// the built panel and the OTLP endpoint, as `tap gateway` finds them; what the app set
+    /// for GTK ([`crate::gtk_env`]) stays out of its children's environment.
     pub fn desktop(home: PathBuf, listen: SocketAddr, logs: tap_gateway::logs::LogBuffer) -> Self {
         Self {
             home,
@@ -86,6 +90,7 @@ impl StartOptions {
             ui_dir: ui_dir(),
             logs: Some(logs),
             otlp_endpoint: tap_gateway::otlp_endpoint_from_env(),
+            child_env_remove: crate::gtk_env::applied(),
         }
     }
 }
@@ -137,6 +142,7 @@ impl Engine {
         config.embedded_panel = tap_gateway::EmbeddedPanel::built_in();
         config.logs = o.logs;
         config.otlp_endpoint = o.otlp_endpoint;
+        config.child_env_remove = o.child_env_remove;
         config.control_token = Some(token);
         config.control_token_store = match placement {
             Placement::Keyring => Some(tap_secrets::STORE_KEYRING.to_string()),

@@ -11,6 +11,7 @@ pub mod args;
 pub mod engine;
 pub mod failures;
 pub mod first_run;
+pub mod gtk_env;
 pub mod headless;
 pub mod ipc;
 pub mod logging;

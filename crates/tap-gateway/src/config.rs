@@ -52,6 +52,10 @@ pub struct GatewayConfig {
     /// Environment for emitter commands, over the gateway's own (e.g. a `HOME` whose
     /// login profile is quick: tests set one, so `bash -lc` does not read the machine's).
     pub emitter_env: Vec<(String, String)>,
+    /// Variables of the gateway's own environment that the processes it starts (provider
+    /// processes, emitter commands) must not inherit: the desktop app sets `GDK_GL` for its
+    /// own GTK only.
+    pub child_env_remove: Vec<String>,
     /// The URL finished spans are also POSTed to over OTLP/HTTP (protobuf), e.g.
     /// `http://localhost:4318/v1/traces` (the traces path included: with
     /// `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318` that is its `<base>/v1/traces`).
@@ -120,6 +124,7 @@ impl GatewayConfig {
             control_token_store: None,
             history: History::File,
             emitter_env: Vec::new(),
+            child_env_remove: Vec::new(),
             otlp_endpoint: None,
             outbound: OutboundLimits::default(),
         }

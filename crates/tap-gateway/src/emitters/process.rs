@@ -1,5 +1,6 @@
 //! A command emitter's process: `bash -lc` in its own process group, in the emitter's
-//! working directory, with the gateway's environment minus every tap secret, plus
+//! working directory, with the gateway's environment minus every tap secret (and what
+//! `child_env_remove` names), plus
 //! `TAP_SESSION_ID` and `TAP_STREAM`; its output read line by line with backpressure;
 //! stopped as a group like a spawned provider (`providers::spawn::stop_group`: SIGTERM, then
 //! SIGKILL after `PROVIDER_STOP_GRACE`).
@@ -21,6 +22,7 @@ pub(crate) fn spawn(
     stream: &str,
     secrets: &[&str],
     extra_env: &[(String, String)],
+    env_remove: &[String],
 ) -> std::io::Result<Child> {
     let mut cmd = Command::new("bash");
     cmd.arg("-lc").arg(command).current_dir(cwd);
@@ -30,7 +32,7 @@ pub(crate) fn spawn(
         let holds_secret = secrets
             .iter()
             .any(|s| !s.is_empty() && value.to_string_lossy().contains(s));
-        if is_token_name || holds_secret {
+        if is_token_name || holds_secret || env_remove.iter().any(|r| key == r.as_str()) {
             cmd.env_remove(&key);
         }
     }

@@ -220,6 +220,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
         &em.spec.stream,
         &secrets,
         &core.config.emitter_env,
+        &core.config.child_env_remove,
     ) {
         Ok(c) => {
             if let Some(pid) = c.id() {

@@ -11,7 +11,11 @@ pub(crate) fn spawn_configured(core: &Core) {
     let url = format!("ws://{}", core.address);
     for spec in core.config.spawn.clone() {
         let label = spec.label();
-        match spec.start(&core.secrets.gateway_token, &url) {
+        match spec.start(
+            &core.secrets.gateway_token,
+            &url,
+            &core.config.child_env_remove,
+        ) {
             Ok(child) => supervise(core, label, child),
             Err(e) => {
                 tracing::error!(command = %label, error = %e, "cannot start provider process")

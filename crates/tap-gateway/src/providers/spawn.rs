@@ -45,10 +45,18 @@ impl SpawnSpec {
     }
 
     /// Starts the process: stdin closed, stdout and stderr piped (for [`forward_lines`]),
-    /// `token` and `url` in the environment after the spec's own `env` (so a config cannot
-    /// hand a provider another provider's token).
-    pub(crate) fn start(&self, token: &str, url: &str) -> std::io::Result<Child> {
+    /// the gateway's environment without `env_remove`, then the spec's own `env`, then
+    /// `token` and `url` (so a config cannot hand a provider another provider's token).
+    pub(crate) fn start(
+        &self,
+        token: &str,
+        url: &str,
+        env_remove: &[String],
+    ) -> std::io::Result<Child> {
         let mut cmd = Command::new(&self.program);
+        for key in env_remove {
+            cmd.env_remove(key);
+        }
         cmd.args(&self.args)
             .envs(self.env.iter().cloned())
             .env("TAP_PROVIDER_TOKEN", token)

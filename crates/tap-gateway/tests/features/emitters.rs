@@ -13,14 +13,14 @@ async fn gateway() -> TestGateway {
     TestGateway::for_emitters().await
 }
 
-async fn start(c: &mut Control, session: &str, def: Value) -> Value {
+pub(crate) async fn start(c: &mut Control, session: &str, def: Value) -> Value {
     let mut params = def;
     params["sessionId"] = json!(session);
     c.ok("emitters.start", params).await
 }
 
 /// The emitter's runs (as `emitters.runs` answers) once `done` holds for them.
-async fn runs_until(
+pub(crate) async fn runs_until(
     gw: &TestGateway,
     session: &str,
     name: &str,
@@ -48,7 +48,7 @@ async fn runs_until(
     .await
 }
 
-fn ended(runs: &[Value]) -> bool {
+pub(crate) fn ended(runs: &[Value]) -> bool {
     runs.first().is_some_and(|r| r["status"] != "running")
 }
 

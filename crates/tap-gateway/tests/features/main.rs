@@ -7,6 +7,7 @@
 
 mod agent_tools;
 mod all_binding;
+mod child_env;
 mod close_codes;
 mod concurrency;
 mod control_logs;

@@ -28,7 +28,7 @@ pub(super) async fn run(
         if !issue_token(&core, &session_id, &name, &token) {
             return; // the session is ending or gone
         }
-        let mut child = match p.spec.start(&token, &url) {
+        let mut child = match p.spec.start(&token, &url, &core.config.child_env_remove) {
             Ok(child) => child,
             Err(e) => {
                 revoke_token(&core, &session_id, &token);
