@@ -49,6 +49,9 @@ const BIND_WITHIN: Duration = Duration::from_secs(30);
 /// The gateway closes the chaos's sockets and retires idle blocking threads (tokio keeps
 /// one 10 s after its last job) within this after the chaos stops.
 const SETTLE_WITHIN: Duration = Duration::from_secs(15);
+/// Waiting for the ledger's writer to catch up before each RSS reading (at ~5k calls/s
+/// it writes a full queue, ~3,000 records, in well under a second).
+const DRAIN_WITHIN: Duration = Duration::from_secs(30);
 /// Waiting for the chaos's last sockets to close before the baseline is taken.
 const STEADY_WITHIN: Duration = Duration::from_secs(5);
 /// The whole soak is bounded: this much for starting, binding and settling…
@@ -177,22 +180,28 @@ async fn soak(
     let warmup = (plan.calls * WARMUP_PERCENT / 100).max(WARMUP_MIN_CALLS);
     let warm = phase(&mut host, &fleet, &address, warmup, &mut tally).await?;
     host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
+    let status = std::sync::Arc::new(crate::rss::bench_host(&address, &host_token).await?);
+    let queued = probe::drained(&status, DRAIN_WITHIN).await;
     let base = probe::steady(pid, STEADY_WITHIN).await?;
     eprintln!(
-        "soak: warm-up done ({warmup} calls); baseline {base:?}; running {} more",
+        "soak: warm-up done ({warmup} calls); baseline {base:?} ({queued} records queued); running {} more",
         plan.calls - warmup
     );
 
     let tracing = CancellationToken::new();
-    let status = crate::rss::bench_host(&address, &host_token).await?;
-    let trace = tokio::spawn(probe::rss_over_time(pid, status, tracing.clone()));
+    let trace = tokio::spawn(probe::rss_over_time(pid, status.clone(), tracing.clone()));
     let main = phase(&mut host, &fleet, &address, plan.calls - warmup, &mut tally).await;
     tracing.cancel();
     let trace = trace.await.unwrap_or_default();
     let main = main?;
     host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
-    // Measured as the baseline was: once the chaos's last sockets have closed.
+    // Measured as the baseline was: once the ledger has written what the calls left queued
+    // and the chaos's last sockets have closed.
+    let queued_at_end = probe::drained(&status, DRAIN_WITHIN).await;
     let at_end = probe::steady(pid, STEADY_WITHIN).await?;
+    if queued_at_end > 0 {
+        eprintln!("soak: {queued_at_end} records still queued for the ledger at the end");
+    }
     let rss_end = at_end.rss_kib;
     let creep = probe::creep(&trace.rss_kib);
     let end = probe::settle(pid, SETTLE_WITHIN, |s| {

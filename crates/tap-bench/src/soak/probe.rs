@@ -70,6 +70,24 @@ pub async fn steady(pid: u32, within: Duration) -> Result<Sample, String> {
     Ok(last)
 }
 
+/// Waits until the ledger's queue is empty (`status`, over a host connection of the
+/// soak's own), or `within` passes; returns the records still queued then. A gateway at
+/// rest has written its history: records waiting for the writer (up to
+/// `LEDGER_QUEUE_BYTES` of them after a flood of calls) are work still to do, not growth.
+pub async fn drained(status: &tap_client::HostClient, within: Duration) -> u32 {
+    let deadline = Instant::now() + within;
+    loop {
+        let depth = match status.status().await.map(|s| s.history) {
+            Ok(Some(ledger)) => ledger.queue_depth,
+            _ => return 0, // no history kept, or no answer: nothing to wait for
+        };
+        if depth == 0 || Instant::now() >= deadline {
+            return depth;
+        }
+        tokio::time::sleep(SAMPLE_EVERY).await;
+    }
+}
+
 /// How often [`rss_over_time`] samples.
 const TRACE_EVERY: Duration = Duration::from_secs(1);
 
@@ -91,7 +109,7 @@ pub struct Trace {
 /// `status` (a host connection of its own), how full the ledger's queue gets meanwhile.
 pub async fn rss_over_time(
     pid: u32,
-    status: tap_client::HostClient,
+    status: std::sync::Arc<tap_client::HostClient>,
     stop: tokio_util::sync::CancellationToken,
 ) -> Trace {
     let mut trace = Trace::default();
