@@ -66,7 +66,9 @@ pub(crate) struct Ledger {
 pub(crate) struct Shared {
     path: PathBuf,
     /// The connection reads use: the file's read-only one, or the writer's in memory.
-    reader: Mutex<Arc<Mutex<Connection>>>,
+    /// `None` with history off until the first read, which opens an empty database then:
+    /// a gateway (or a fuzz input) that never reads its history never pays for SQLite.
+    reader: Mutex<Option<Arc<Mutex<Connection>>>>,
     /// `None` while the file is written; why not, once it is not.
     memory_only: Mutex<Option<String>>,
     depth: AtomicU64,
@@ -79,7 +81,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn set_reader(&self, conn: Arc<Mutex<Connection>>) {
-        *self.reader.lock().unwrap_or_else(|e| e.into_inner()) = conn;
+        *self.reader.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn);
     }
 
     fn set_memory_only(&self, reason: String) {
@@ -131,7 +133,7 @@ impl Ledger {
         };
         let shared = Arc::new(Shared {
             path,
-            reader: Mutex::new(reader),
+            reader: Mutex::new(Some(reader)),
             memory_only: Mutex::new(reason),
             depth: AtomicU64::new(0),
             bytes: Semaphore::new(LEDGER_QUEUE_BYTES),
@@ -151,12 +153,11 @@ impl Ledger {
 
     /// No history at all: records are discarded (for measuring what history costs).
     pub fn off() -> Self {
-        let conn = open::open_memory().writer;
         Self {
             tx: None,
             shared: Arc::new(Shared {
                 path: PathBuf::from(":off:"),
-                reader: Mutex::new(Arc::new(Mutex::new(conn))),
+                reader: Mutex::new(None),
                 memory_only: Mutex::new(Some("history is turned off".into())),
                 depth: AtomicU64::new(0),
                 bytes: Semaphore::new(LEDGER_QUEUE_BYTES),
@@ -287,6 +288,7 @@ impl Ledger {
             .reader
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(|| Arc::new(Mutex::new(open::open_memory().writer)))
             .clone();
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
         f(&guard)

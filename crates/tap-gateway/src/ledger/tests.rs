@@ -1,5 +1,6 @@
 //! The queue's bounds with a writer that cannot keep up (held still here: in memory, the
-//! writer shares its connection with reads, so a read that does not return stalls it).
+//! writer shares its connection with reads, so a read that does not return stalls it); and
+//! a ledger with history off.
 
 use super::record::{EventRow, Record};
 use super::{Ledger, LEDGER_QUEUE_BYTES};
@@ -87,4 +88,21 @@ async fn a_record_over_the_budget_still_goes_through() {
     ledger.write(event("small".into())).await;
     ledger.flush().await;
     assert_eq!(events(&ledger), 2);
+}
+
+/// History off: writes go nowhere, the queue never fills, and reads answer from an empty
+/// database opened on the first read (not at start).
+#[tokio::test]
+async fn an_off_ledger_discards_writes_and_reads_find_nothing() {
+    let ledger = Ledger::off();
+    for _ in 0..10 {
+        ledger
+            .try_write(event("x".repeat(LEDGER_QUEUE_BYTES)))
+            .unwrap();
+    }
+    assert!(ledger.has_room());
+    assert_eq!(events(&ledger), 0);
+    let state = ledger.state();
+    assert!(!state.durable);
+    assert_eq!(state.reason.as_deref(), Some("history is turned off"));
 }
