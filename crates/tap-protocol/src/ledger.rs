@@ -382,6 +382,13 @@ pub struct LedgerState {
     pub queue_depth: u32,
     /// How many records the queue holds before producers wait.
     pub queue_capacity: u32,
+    /// The estimated size of the records waiting (their text and fields).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub queue_bytes: u64,
+    /// How many bytes of records the queue holds before producers wait (whichever of the
+    /// two bounds comes first).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub queue_bytes_capacity: u64,
     /// How often a producer had to wait for room in the queue.
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub waits: u64,

@@ -26,6 +26,15 @@ queueDepth: number,
  */
 queueCapacity: number, 
 /**
+ * The estimated size of the records waiting (their text and fields).
+ */
+queueBytes: number, 
+/**
+ * How many bytes of records the queue holds before producers wait (whichever of the
+ * two bounds comes first).
+ */
+queueBytesCapacity: number, 
+/**
  * How often a producer had to wait for room in the queue.
  */
 waits: number, 

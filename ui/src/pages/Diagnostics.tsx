@@ -197,8 +197,12 @@ function History({ ledger }: { ledger: LedgerState }) {
         <Stat
           label="Queue"
           value={`${ledger.queueDepth} / ${ledger.queueCapacity}`}
-          hint="records waiting for the writer"
-          tone={ledger.queueDepth >= ledger.queueCapacity ? "attention" : undefined}
+          hint={`records waiting for the writer · ${bytes(ledger.queueBytes)} of ${bytes(ledger.queueBytesCapacity)}`}
+          tone={
+            ledger.queueDepth >= ledger.queueCapacity || ledger.queueBytes >= ledger.queueBytesCapacity
+              ? "attention"
+              : undefined
+          }
           testid="history-queue"
         />
         <Stat label="Waits" value={ledger.waits} hint="producers that waited for room" testid="history-waits" />

@@ -53,6 +53,9 @@ describe("Diagnostics and Logs", () => {
     const queuedCard = card("queued").locator("..");
     assert.match(await queuedCard.innerText(), /0 messages · peak .* · 32\.0 MiB a socket at most/);
     await panel.getByText("No provider has been sent an error.").waitFor();
+    // History's queue: records and bytes waiting for the writer, against both bounds.
+    await cardIs("history-queue", "0 / 8192");
+    assert.match(await card("history-queue").locator("..").innerText(), /records waiting for the writer · 0 B of 2\.0 MiB/);
 
     // A socket that never authenticates, sending garbage: INVALID_JSON, awaiting auth.
     const raw = await rawSocket(gateway);

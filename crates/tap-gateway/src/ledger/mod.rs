@@ -294,6 +294,12 @@ impl Ledger {
         f(&guard)
     }
 
+    /// The estimated bytes of the records waiting: what the byte budget has lent out (the
+    /// writer gives a batch's bytes back once it is committed).
+    fn queue_bytes(&self) -> u64 {
+        LEDGER_QUEUE_BYTES.saturating_sub(self.shared.bytes.available_permits()) as u64
+    }
+
     /// Whether history is durable, and the queue's counters.
     pub fn state(&self) -> LedgerState {
         let reason = self
@@ -318,6 +324,8 @@ impl Ledger {
                 .load(Ordering::Relaxed)
                 .min(u32::MAX as u64) as u32,
             queue_capacity: LEDGER_QUEUE as u32,
+            queue_bytes: self.queue_bytes(),
+            queue_bytes_capacity: LEDGER_QUEUE_BYTES as u64,
             waits: self.shared.waits.load(Ordering::Relaxed),
             written: self.shared.written.load(Ordering::Relaxed),
             bytes,

@@ -63,6 +63,9 @@ async fn heavy_records_wait_for_the_byte_budget_and_none_is_lost() {
         queued, 2,
         "a third of the budget each: two fit, with their overhead"
     );
+    // (`state()` reads the in-memory database, which the stall holds: its figure is checked
+    // once the writer has gone on.)
+    assert!(ledger.queue_bytes() > 2 * (LEDGER_QUEUE_BYTES as u64 / 3));
     let mut waiting = Box::pin(ledger.wait(full));
     assert!(
         waiting.as_mut().now_or_never().is_none(),
@@ -76,6 +79,9 @@ async fn heavy_records_wait_for_the_byte_budget_and_none_is_lost() {
     room.await;
     ledger.flush().await;
     assert_eq!(events(&ledger), 3);
+    let state = ledger.state();
+    assert_eq!((state.queue_depth, state.queue_bytes), (0, 0));
+    assert_eq!(state.queue_bytes_capacity, LEDGER_QUEUE_BYTES as u64);
 }
 
 /// A record heavier than the whole budget is not refused for ever: it waits for all of it.
