@@ -5,6 +5,7 @@
 //! process, so no test changes its own environment (tests run in parallel threads).
 
 use crate::emitters::{ended, runs_until, start};
+use crate::spawn::wait_for_file;
 use serde_json::json;
 use tap_gateway::SpawnSpec;
 use tap_testkit::*;
@@ -36,10 +37,7 @@ async fn a_spawned_provider_process_does_not_inherit_what_is_removed() {
         c.child_env_remove = vec![REMOVED.into()];
     })
     .await;
-    let seen = eventually("the child's env.txt", || {
-        std::future::ready(std::fs::read_to_string(&file).ok())
-    })
-    .await;
+    let seen = wait_for_file(&file).await;
     assert_eq!(seen.trim_end(), format!("unset {}", env!("CARGO_PKG_NAME")));
 }
 

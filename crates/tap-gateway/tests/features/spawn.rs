@@ -5,7 +5,7 @@ use tap_gateway::SpawnSpec;
 use tap_testkit::*;
 
 /// Polls for a file with a deadline (the child writes it whenever it gets scheduled).
-async fn wait_for_file(path: &std::path::Path) -> String {
+pub(crate) async fn wait_for_file(path: &std::path::Path) -> String {
     eventually(&format!("{} to appear", path.display()), || {
         std::future::ready(
             std::fs::read_to_string(path)
