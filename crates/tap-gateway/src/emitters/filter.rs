@@ -25,6 +25,15 @@ pub(crate) const MAX_EMITTER_RULES: usize = 64;
 /// A pattern's compiled size bound (the hook rules' bound).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
+/// Longest pattern of a rule, in bytes (a hook pattern's bound). The compiled-size bound
+/// does not bound the work of compiling: a case-insensitive pattern's classes are case-folded
+/// over Unicode first, and a 4 KiB pattern of negated classes took 143 ms to compile
+/// (release build), so a pattern's length is bounded before it is compiled…
+pub(crate) const MAX_EMITTER_PATTERN_BYTES: usize = 4 * 1024;
+/// …and so is the whole filter's: 64 rules of 4 KiB, each compiled twice, would be ~18 s
+/// of one thread; this keeps the worst filter near one second.
+pub(crate) const MAX_EMITTER_FILTER_BYTES: usize = 16 * 1024;
+
 /// In [`EventFilter::decide_all`]'s answer: the line matched no rule.
 pub(crate) const NO_RULE: u8 = u8::MAX;
 
@@ -56,6 +65,22 @@ impl EventFilter {
             return Err(format!(
                 "{} filter rules; an emitter's filter may have at most {MAX_EMITTER_RULES}",
                 rules.len()
+            ));
+        }
+        if let Some((i, r)) = rules
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.pattern.len() > MAX_EMITTER_PATTERN_BYTES)
+        {
+            return Err(format!(
+                "eventFilter rule {i}: the pattern is {} bytes; a pattern may have at most {MAX_EMITTER_PATTERN_BYTES}",
+                r.pattern.len()
+            ));
+        }
+        let total: usize = rules.iter().map(|r| r.pattern.len()).sum();
+        if total > MAX_EMITTER_FILTER_BYTES {
+            return Err(format!(
+                "the eventFilter's patterns are {total} bytes in all; a filter may have at most {MAX_EMITTER_FILTER_BYTES}"
             ));
         }
         let compiled = rules
@@ -284,6 +309,24 @@ mod tests {
         assert_eq!(f.decide("DEBUG x"), (Some(2), Drop));
         assert_eq!(f.decide("all good"), (None, Keep));
         assert_eq!(EventFilter::default().decide("x"), (None, Keep));
+    }
+
+    #[test]
+    fn patterns_are_bounded_in_bytes_before_they_are_compiled() {
+        let rule = |pattern: String| EmitterRule {
+            pattern,
+            outcome: Keep,
+        };
+        let at_limit = "[^a]".repeat(MAX_EMITTER_PATTERN_BYTES / 4);
+        let e = EventFilter::compile(&[rule(format!("{at_limit}x"))]).unwrap_err();
+        assert!(
+            e.starts_with("eventFilter rule 0: the pattern is 4097 bytes"),
+            "{e}"
+        );
+        // Each pattern within its bound, but five of them over the filter's.
+        let five = vec![rule("a".repeat(MAX_EMITTER_PATTERN_BYTES)); 5];
+        let e = EventFilter::compile(&five).unwrap_err();
+        assert!(e.contains("20480 bytes in all"), "{e}");
     }
 
     #[test]
