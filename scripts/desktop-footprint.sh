@@ -19,6 +19,7 @@
 #                  "page rendered"); "mapped" is until the X window is viewable, "painted"
 #                  until a screenshot of it is not blank (coarse: each capture takes ~50 ms)
 #   close          a WM_DELETE_WINDOW to the panel, as a window manager's close button sends
+#   mappings       the app's largest mappings by RSS while hidden (from /proc/PID/smaps)
 # Env: SETTLE (seconds, default 5), TAP_FOOTPRINT_KEEP=1 keeps the scratch dir (log, shots).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -95,6 +96,15 @@ footprint() {
   echo "RSS $((rss / 1024)) MiB, PSS $((pss / 1024)) MiB (${parts[*]})"
 }
 
+# The app's largest mappings by RSS: "name MiB, …" (what to look at when "hidden" grows:
+# a GL driver or WebKit paged in while no window is shown shows up here by name).
+top_mappings() {
+  awk '/^[0-9a-f]+-[0-9a-f]+ / { name = (NF >= 6 ? $6 : "[anon]"); sub(/.*\//, "", name) }
+       /^Rss:/ { rss[name] += $2 }
+       END { for (n in rss) printf "%d %s\n", rss[n], n }' "/proc/$1/smaps" 2>/dev/null |
+    sort -rn | head -6 | awk '{ printf "%s%s %.0f", (NR > 1 ? ", " : ""), $2, $1 / 1024 } END { print "" }'
+}
+
 # CPU time (ticks) used by the tree under $1.
 cpu_ticks() {
   local t=0 p v
@@ -150,6 +160,7 @@ sleep "$settle"
 c0=$(cpu_ticks $app)
 sleep "$settle"
 echo "hidden:  $(footprint $app); CPU $(($(cpu_ticks $app) - c0)) ticks in ${settle} s"
+echo "         largest mappings of the app (MiB): $(top_mappings $app)"
 
 open_panel "open"
 sleep "$settle"
