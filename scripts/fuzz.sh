@@ -18,8 +18,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tap-gateway/fuzz-target}"
-# Release (cargo-fuzz's default) for campaigns; `smoke` sets --dev: no optimisation and no
-# debug info, so a cold build is minutes, at 10-40x fewer executions per second.
+# Release (cargo-fuzz's default) for campaigns; `smoke` sets --dev: no optimisation (but
+# libFuzzer's and the regex compiler's, fuzz/Cargo.toml) and no debug info, so a cold build
+# is minutes, at several times fewer executions per second.
 PROFILE=()
 
 setup_fuzz() {

@@ -39,10 +39,16 @@ impl TestGateway {
     /// no login profile of this machine's (a slow `pyenv init`, or one a killed test left
     /// locked). The tests are about tap, not about the machine's dotfiles.
     pub async fn for_emitters() -> Self {
+        Self::for_emitters_with(|_| {}).await
+    }
+
+    /// [`TestGateway::for_emitters`], with the configuration changed by `tweak` too.
+    pub async fn for_emitters_with(tweak: impl FnOnce(&mut GatewayConfig)) -> Self {
         Self::start_with(|c| {
             let home = c.data_dir.with_file_name("emitter-home");
             std::fs::create_dir_all(&home).unwrap();
             c.emitter_env = vec![("HOME".into(), home.display().to_string())];
+            tweak(c);
         })
         .await
     }

@@ -43,13 +43,7 @@ async fn a_spawned_provider_process_does_not_inherit_what_is_removed() {
 
 #[tokio::test]
 async fn an_emitter_command_does_not_inherit_what_is_removed() {
-    let gw = TestGateway::start_with(|c| {
-        let home = c.data_dir.with_file_name("emitter-home");
-        std::fs::create_dir_all(&home).unwrap();
-        c.emitter_env = vec![("HOME".into(), home.display().to_string())];
-        c.child_env_remove = vec![REMOVED.into()];
-    })
-    .await;
+    let gw = TestGateway::for_emitters_with(|c| c.child_env_remove = vec![REMOVED.into()]).await;
     let (host, s) = gw.host_with_session().await;
     let (mut c, _) = Control::authed(&gw).await;
     start(
