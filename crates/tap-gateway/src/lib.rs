@@ -83,7 +83,7 @@ pub const BUILTIN_PROVIDER: &str = builtin::PROVIDER;
 /// The gateway's built-in `tap_*` tools, which every session has beside its providers'
 /// (`docs/emitters.md`, "Agent tools").
 pub fn builtin_tools() -> Vec<tap_protocol::provider::ToolDef> {
-    builtin::tools().to_vec()
+    builtin::tools().iter().map(|d| (**d).clone()).collect()
 }
 
 /// The history database's DDL (tables, indexes, full-text index and its triggers), one

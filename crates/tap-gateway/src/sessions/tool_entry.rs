@@ -5,13 +5,15 @@ use super::instances;
 use crate::providers::entry::ProviderEntry;
 use crate::providers::link::ProviderLink;
 use crate::tools::schema::Schema;
+use std::sync::Arc;
 use tap_protocol::provider::ToolDef;
 
 /// One tool name of a session.
 pub(crate) struct ToolEntry {
     /// The definition the host sees. A shared tool shows the declaration of the most
-    /// recently bound instance holding it (with `target` added when published).
-    pub def: ToolDef,
+    /// recently bound instance holding it (with `target` added when published). Shared with
+    /// that provider's `ToolList`.
+    pub def: Arc<ToolDef>,
     /// The provider name behind it (every holder has it).
     pub provider_name: String,
     pub kind: ToolKind,
@@ -36,14 +38,14 @@ pub(crate) struct Holder {
     /// A short label from its `hello.metadata`, for the `target` description.
     pub label: Option<String>,
     /// Its own declaration: its `timeout` applies to calls routed to it.
-    pub def: ToolDef,
+    pub def: Arc<ToolDef>,
     /// Its `parameters`, compiled: a call's `args` are checked against it.
     pub schema: Schema,
     pub link: ProviderLink,
 }
 
 impl Holder {
-    pub fn of(p: &ProviderEntry, def: &ToolDef, schema: &Schema, shared: bool) -> Self {
+    pub fn of(p: &ProviderEntry, def: &Arc<ToolDef>, schema: &Schema, shared: bool) -> Self {
         Self {
             provider_id: p.id.clone(),
             instance: p.instance.clone().filter(|_| shared),

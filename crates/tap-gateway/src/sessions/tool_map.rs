@@ -11,8 +11,10 @@ use super::instances;
 use super::session::Session;
 use super::tool_entry::{Holder, ToolEntry, ToolKind};
 use crate::providers::entry::ProviderEntry;
+use std::borrow::Borrow;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 use tap_protocol::host::HostTool;
 use tap_protocol::provider::{Hello, ToolDef};
@@ -54,7 +56,7 @@ impl Session {
     /// name").
     pub fn check_conflicts(
         &self,
-        tools: &[ToolDef],
+        tools: &[impl Borrow<ToolDef>],
         me: &Claimant<'_>,
         providers: &HashMap<String, ProviderEntry>,
     ) -> Result<(), (ErrorCode, String)> {
@@ -65,6 +67,7 @@ impl Session {
             .filter(|n| *n != me.name)
             .collect();
         for t in tools {
+            let t = t.borrow();
             instances::check_reserved(&t.name, &others)?;
             let Some(owner) = self.tools.get(&t.name) else {
                 continue;
@@ -154,7 +157,7 @@ impl Session {
             let tool = instances::list_tool_name(&name);
             if let Entry::Vacant(v) = self.tools.entry(tool.clone()) {
                 v.insert(ToolEntry {
-                    def: instances::list_tool_def(&tool, &name),
+                    def: Arc::new(instances::list_tool_def(&tool, &name)),
                     provider_name: name,
                     kind: ToolKind::ListInstances,
                 });

@@ -29,10 +29,12 @@ const MAX_ARGS_ERROR_CHARS: usize = 300;
 /// A compiled `parameters` schema; `None` for one that accepts everything.
 pub(crate) type Schema = Option<Arc<Validator>>;
 
-/// A provider's tools, each with its compiled schema. Reads as `[ToolDef]`.
+/// A provider's tools, each with its compiled schema. Reads as `[Arc<ToolDef>]`: each
+/// definition is stored once, and a session's tool map and the holders of a tool share it
+/// (a rebuild on every bind and update copies pointers, not schemas).
 #[derive(Default)]
 pub(crate) struct ToolList {
-    defs: Vec<ToolDef>,
+    defs: Vec<Arc<ToolDef>>,
     schemas: Vec<Schema>,
 }
 
@@ -45,8 +47,8 @@ impl std::fmt::Debug for ToolList {
 }
 
 impl Deref for ToolList {
-    type Target = [ToolDef];
-    fn deref(&self) -> &[ToolDef] {
+    type Target = [Arc<ToolDef>];
+    fn deref(&self) -> &[Arc<ToolDef>] {
         &self.defs
     }
 }
@@ -64,11 +66,12 @@ impl ToolList {
                 None => compile(d),
             })
             .collect::<Result<_, _>>()?;
+        let defs = defs.into_iter().map(Arc::new).collect();
         Ok(Self { defs, schemas })
     }
 
     /// Each tool with its compiled schema.
-    pub fn with_schemas(&self) -> impl Iterator<Item = (&ToolDef, &Schema)> {
+    pub fn with_schemas(&self) -> impl Iterator<Item = (&Arc<ToolDef>, &Schema)> {
         self.defs.iter().zip(&self.schemas)
     }
 }

@@ -31,13 +31,13 @@ use tap_protocol::ErrorCode;
 
 /// `tools.update`'s new list from the current one: with `remove` a delta (v2), without a
 /// full replacement (Core Profile).
-fn updated_list(current: &[ToolDef], u: &ToolsUpdate) -> Vec<ToolDef> {
+fn updated_list(current: &[Arc<ToolDef>], u: &ToolsUpdate) -> Vec<ToolDef> {
     match &u.remove {
         Some(remove) => {
             let mut list: Vec<_> = current
                 .iter()
                 .filter(|t| !remove.contains(&t.name) && !u.tools.iter().any(|n| n.name == t.name))
-                .cloned()
+                .map(|t| ToolDef::clone(t))
                 .collect();
             list.extend(u.tools.iter().cloned());
             list
@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn remove_makes_a_delta_and_its_absence_a_replacement() {
-        let current = [def("a"), def("b"), def("c")];
+        let current = [def("a"), def("b"), def("c")].map(Arc::new);
         let replace: ToolsUpdate =
             serde_json::from_value(json!({"tools": [{"name": "x"}]})).unwrap();
         assert_eq!(names(&updated_list(&current, &replace)), ["x"]);
