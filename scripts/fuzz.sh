@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh --list             the targets
 #   scripts/fuzz.sh TARGET SECONDS     fuzz one target, growing fuzz/corpus/TARGET
+#                                      (SECONDS 0: no time bound, e.g. with -runs=10000000)
 #   scripts/fuzz.sh all SECONDS        each target for SECONDS on a scratch copy of its
 #                                      corpus (the committed corpus stays as it is)
 #   scripts/fuzz.sh smoke SECONDS      the same on an unoptimised build (what CI runs: a
@@ -13,9 +14,25 @@
 # fuzz/artifacts/TARGET/. Builds go to $FUZZ_TARGET_DIR (default: next to the test suite's
 # target directory, so CI reuses it across clones). Extra arguments after SECONDS go to
 # libFuzzer (e.g. -jobs=2). Long campaigns: run under `chrt --idle 0 nice -n 19`.
+#
+# Only this repository's crates and FUZZ_INSTRUMENT_DEPS (default: the parsers peer input
+# reaches, "serde_json jsonschema regex_syntax") carry coverage instrumentation:
+# scripts/fuzz-rustc.sh says why. FUZZ_INSTRUMENT_DEPS=all instruments the whole tree, as
+# plain cargo-fuzz does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+
+export TAP_FUZZ_ROOT=$ROOT
+export FUZZ_INSTRUMENT_DEPS="${FUZZ_INSTRUMENT_DEPS-serde_json jsonschema regex_syntax}"
+if [ "$FUZZ_INSTRUMENT_DEPS" != all ]; then
+  export TAP_FUZZ_NEXT_WRAPPER="${RUSTC_WRAPPER:-}"
+  export RUSTC_WRAPPER="$ROOT/scripts/fuzz-rustc.sh"
+fi
+# Cargo does not rebuild when RUSTC_WRAPPER changes, but does when RUSTFLAGS do (cargo-fuzz
+# appends these to its own): a build made with another instrumentation is never reused.
+deps=${FUZZ_INSTRUMENT_DEPS// /,}
+export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--cfg=tap_fuzz_instrument=\"${deps:-none}\""
 
 FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tap-gateway/fuzz-target}"
 # Release (cargo-fuzz's default) for campaigns; `smoke` sets --dev: no optimisation (but
@@ -83,7 +100,7 @@ case "${1:-}" in
       exit 1
     fi
     ;;
-  ""|-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  ""|-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   *)
     target=$1 seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
     shift 2
