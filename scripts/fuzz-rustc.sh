@@ -39,6 +39,12 @@ args=()
 for a in "$@"; do
   case $a in
     -Cpasses=sancov-module | -Cllvm-args=-sanitizer-coverage-*) ;;
+    # A spelling this script does not know (a newer cargo-fuzz): stop rather than build a
+    # dependency instrumented after all while claiming otherwise.
+    *sancov* | *sanitizer-coverage*)
+      echo "fuzz-rustc.sh: unknown coverage flag '$a' for $crate; teach this script its spelling" >&2
+      exit 1
+      ;;
     *) args+=("$a") ;;
   esac
 done
