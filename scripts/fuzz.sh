@@ -26,7 +26,9 @@ ROOT=$PWD
 export TAP_FUZZ_ROOT=$ROOT
 export FUZZ_INSTRUMENT_DEPS="${FUZZ_INSTRUMENT_DEPS-serde_json jsonschema regex_syntax}"
 if [ "$FUZZ_INSTRUMENT_DEPS" != all ]; then
-  export TAP_FUZZ_NEXT_WRAPPER="${RUSTC_WRAPPER:-}"
+  if [ "${RUSTC_WRAPPER:-}" != "$ROOT/scripts/fuzz-rustc.sh" ]; then
+    export TAP_FUZZ_NEXT_WRAPPER="${RUSTC_WRAPPER:-}" # sccache, say: still runs
+  fi
   export RUSTC_WRAPPER="$ROOT/scripts/fuzz-rustc.sh"
 fi
 # Cargo does not rebuild when RUSTC_WRAPPER changes, but does when RUSTFLAGS do (cargo-fuzz
