@@ -17,7 +17,8 @@ next=()
 [ -n "${TAP_FUZZ_NEXT_WRAPPER:-}" ] && next=("$TAP_FUZZ_NEXT_WRAPPER")
 
 root=${TAP_FUZZ_ROOT:?scripts/fuzz.sh sets TAP_FUZZ_ROOT}
-deps=" ${FUZZ_INSTRUMENT_DEPS-serde_json jsonschema regex_syntax} "
+# The list and its default are scripts/fuzz.sh's (empty: no dependency instrumented).
+deps=" ${FUZZ_INSTRUMENT_DEPS?scripts/fuzz.sh sets FUZZ_INSTRUMENT_DEPS} "
 
 crate="" source=""
 prev=""

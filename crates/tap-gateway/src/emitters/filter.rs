@@ -31,8 +31,9 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// (release build), so a pattern's length is bounded before it is compiled…
 pub(crate) const MAX_EMITTER_PATTERN_BYTES: usize = 4 * 1024;
 /// …and so is the whole filter's: 64 rules of 4 KiB, each compiled twice, would be tens of
-/// seconds of one thread. The slowest pattern the fuzzer found compiles at about 60 ms a KiB
-/// (99 ms for 1.6 KB), so the worst filter within this bound costs about two seconds.
+/// seconds of one thread. This bounds length, not cost: the fuzzer later found a 40-byte
+/// pattern of nested negated classes that compiles in 21 ms, so 64 short rules are still
+/// ~2.7 s (docs/reliability.md, Campaigns: open).
 pub(crate) const MAX_EMITTER_FILTER_BYTES: usize = 16 * 1024;
 
 /// In [`EventFilter::decide_all`]'s answer: the line matched no rule.
