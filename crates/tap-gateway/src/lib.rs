@@ -45,6 +45,7 @@ mod ledger;
 pub mod logs;
 mod mcp;
 mod pairing;
+mod pattern_cost;
 mod providers;
 mod server;
 mod sessions;

@@ -31,9 +31,9 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// (release build), so a pattern's length is bounded before it is compiled…
 pub(crate) const MAX_EMITTER_PATTERN_BYTES: usize = 4 * 1024;
 /// …and so is the whole filter's: 64 rules of 4 KiB, each compiled twice, would be tens of
-/// seconds of one thread. This bounds length, not cost: the fuzzer later found a 40-byte
-/// pattern of nested negated classes that compiles in 21 ms, so 64 short rules are still
-/// ~2.7 s (docs/reliability.md, Campaigns: open).
+/// seconds of one thread. Length does not bound cost (the fuzzer found a 40-byte pattern
+/// that compiles in 21 ms), so the filter's case folding is bounded as well
+/// (`pattern_cost`).
 pub(crate) const MAX_EMITTER_FILTER_BYTES: usize = 16 * 1024;
 
 /// In [`EventFilter::decide_all`]'s answer: the line matched no rule.
@@ -85,6 +85,11 @@ impl EventFilter {
                 "the eventFilter's patterns are {total} bytes in all; a filter may have at most {MAX_EMITTER_FILTER_BYTES}"
             ));
         }
+        crate::pattern_cost::check_list(
+            "the eventFilter's patterns",
+            rules.iter().map(|r| r.pattern.as_str()),
+            true,
+        )?;
         let compiled = rules
             .iter()
             .enumerate()

@@ -50,6 +50,17 @@ pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (Err
             ),
         ));
     }
+    // Patterns over the byte bound are refused by `compile_one`, before any is costed.
+    let sized = |p: &&str| p.len() <= MAX_HOOK_PATTERN_BYTES;
+    crate::pattern_cost::check_list(
+        "the onPreToolUse rules' patterns",
+        rules
+            .iter()
+            .filter_map(|r| r.matcher.args.as_deref())
+            .filter(sized),
+        false,
+    )
+    .map_err(|why| (ErrorCode::PayloadTooLarge, why))?;
     rules
         .iter()
         .enumerate()

@@ -31,6 +31,7 @@ mod multi_instance;
 mod otlp_export;
 mod pairing;
 mod panel_http;
+mod pattern_cost;
 mod playground;
 mod project_providers;
 mod project_refusals;
