@@ -1,6 +1,7 @@
 //! Validation of what a provider declares. Each failure names the offending item so a
 //! provider author can fix it from the error message alone.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 use tap_protocol::limits::{
     MAX_INSTANCE_ID_LEN, MAX_STREAM_NAME_LEN, MAX_TOOLS_PER_PROVIDER, MAX_TOOL_NAME_LEN,
@@ -13,7 +14,7 @@ use tap_protocol::ErrorCode;
 pub(crate) type Invalid = (ErrorCode, String);
 
 /// Checks a complete tool list (from `hello` or `tools.update`).
-pub(crate) fn tools(tools: &[ToolDef]) -> Result<(), Invalid> {
+pub(crate) fn tools(tools: &[impl Borrow<ToolDef>]) -> Result<(), Invalid> {
     if tools.len() > MAX_TOOLS_PER_PROVIDER {
         return Err((
             ErrorCode::PayloadTooLarge,
@@ -24,7 +25,7 @@ pub(crate) fn tools(tools: &[ToolDef]) -> Result<(), Invalid> {
         ));
     }
     let mut seen = HashSet::with_capacity(tools.len());
-    for (i, t) in tools.iter().enumerate() {
+    for (i, t) in tools.iter().map(Borrow::borrow).enumerate() {
         tool_name(&t.name).map_err(|why| (ErrorCode::InvalidJson, format!("tools[{i}]: {why}")))?;
         // Spec "Tool name collisions": `list_` names are reserved for the generated
         // meta-tools. This shape is refused for everyone, whoever is connected, so a
@@ -86,13 +87,17 @@ pub(crate) fn instance(instance: Option<&str>) -> Result<(), Invalid> {
 
 /// The tools of a multi-instance provider (one with an `instance`) get the gateway's
 /// `target` parameter, so they may not declare their own.
-pub(crate) fn shared_tools(instance: Option<&str>, tools: &[ToolDef]) -> Result<(), Invalid> {
+pub(crate) fn shared_tools(
+    instance: Option<&str>,
+    tools: &[impl Borrow<ToolDef>],
+) -> Result<(), Invalid> {
     if instance.is_none_or(str::is_empty) {
         return Ok(());
     }
     match tools
         .iter()
-        .find(|t| t.parameters.get("properties").and_then(|p| p.get("target")).is_some())
+        .map(Borrow::borrow)
+        .find(|t: &&ToolDef| t.parameters.get("properties").and_then(|p| p.get("target")).is_some())
     {
         Some(t) => Err((
             ErrorCode::InvalidJson,

@@ -58,7 +58,11 @@ impl ToolList {
     /// `compiled` with the same name and the same `parameters` (a reconnect, a
     /// `tools.update` that keeps tools). Errors name the tool and why its schema does not
     /// compile.
-    pub fn build(defs: Vec<ToolDef>, compiled: &[&ToolList]) -> Result<Self, Invalid> {
+    pub fn build(
+        defs: Vec<impl Into<Arc<ToolDef>>>,
+        compiled: &[&ToolList],
+    ) -> Result<Self, Invalid> {
+        let defs: Vec<Arc<ToolDef>> = defs.into_iter().map(Into::into).collect();
         let schemas = defs
             .iter()
             .map(|d| match reuse(d, compiled) {
@@ -66,7 +70,6 @@ impl ToolList {
                 None => compile(d),
             })
             .collect::<Result<_, _>>()?;
-        let defs = defs.into_iter().map(Arc::new).collect();
         Ok(Self { defs, schemas })
     }
 
@@ -76,10 +79,14 @@ impl ToolList {
     }
 }
 
-fn reuse(def: &ToolDef, compiled: &[&ToolList]) -> Option<Schema> {
+/// A compiled schema of the same tool in `compiled`: the same definition (a kept tool) or
+/// one with the same name and parameters.
+fn reuse(def: &Arc<ToolDef>, compiled: &[&ToolList]) -> Option<Schema> {
     compiled.iter().find_map(|list| {
         list.with_schemas()
-            .find(|(d, _)| d.name == def.name && d.parameters == def.parameters)
+            .find(|(d, _)| {
+                Arc::ptr_eq(d, def) || (d.name == def.name && d.parameters == def.parameters)
+            })
             .map(|(_, s)| s.clone())
     })
 }

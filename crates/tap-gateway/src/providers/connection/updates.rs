@@ -31,18 +31,17 @@ use tap_protocol::ErrorCode;
 
 /// `tools.update`'s new list from the current one: with `remove` a delta (v2), without a
 /// full replacement (Core Profile).
-fn updated_list(current: &[Arc<ToolDef>], u: &ToolsUpdate) -> Vec<ToolDef> {
+fn updated_list(current: &[Arc<ToolDef>], u: &ToolsUpdate) -> Vec<Arc<ToolDef>> {
+    let sent = u.tools.iter().cloned().map(Arc::new);
     match &u.remove {
-        Some(remove) => {
-            let mut list: Vec<_> = current
-                .iter()
-                .filter(|t| !remove.contains(&t.name) && !u.tools.iter().any(|n| n.name == t.name))
-                .map(|t| ToolDef::clone(t))
-                .collect();
-            list.extend(u.tools.iter().cloned());
-            list
-        }
-        None => u.tools.clone(),
+        // Kept tools keep their `Arc`: nothing of theirs is copied under the lock.
+        Some(remove) => current
+            .iter()
+            .filter(|t| !remove.contains(&t.name) && !u.tools.iter().any(|n| n.name == t.name))
+            .cloned()
+            .chain(sent)
+            .collect(),
+        None => sent.collect(),
     }
 }
 
@@ -314,7 +313,7 @@ mod tests {
         serde_json::from_value(json!({"name": name})).unwrap()
     }
 
-    fn names(l: &[ToolDef]) -> Vec<&str> {
+    fn names(l: &[Arc<ToolDef>]) -> Vec<&str> {
         l.iter().map(|t| t.name.as_str()).collect()
     }
 
@@ -328,6 +327,15 @@ mod tests {
             json!({"tools": [{"name": "b"}, {"name": "d"}], "remove": ["a"]}),
         )
         .unwrap();
-        assert_eq!(names(&updated_list(&current, &delta)), ["c", "b", "d"]);
+        let list = updated_list(&current, &delta);
+        assert_eq!(names(&list), ["c", "b", "d"]);
+        assert!(
+            Arc::ptr_eq(&list[0], &current[2]),
+            "a kept tool is not copied"
+        );
+        assert!(
+            !Arc::ptr_eq(&list[1], &current[1]),
+            "a sent tool replaces the old one"
+        );
     }
 }
