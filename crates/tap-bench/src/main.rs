@@ -1026,9 +1026,27 @@ async fn s5(opts: &Options, n: &Counts, out: &mut Report) {
         Ok(r) => {
             out.rows
                 .push(Row::info(S5, "idle", mib(r.idle)).target("< 12 MiB", r.idle < 12 * 1024));
+            let per_provider = r.per_provider();
+            let bound = |n| format!("{n}x{} tools bound, no call yet", rss::TOOLS_EACH);
+            out.rows
+                .push(Row::info(S5, &bound(rss::PROVIDERS / 2), mib(r.half_bound)));
+            out.rows
+                .push(Row::info(S5, &bound(rss::PROVIDERS), mib(r.bound_uncalled)));
+            out.rows.push(
+                Row::info(
+                    S5,
+                    "per bound provider (the last 25)",
+                    format!("{per_provider} KiB"),
+                )
+                .target("<= 16 KiB", per_provider <= 16),
+            );
             out.rows.push(Row::info(
                 S5,
-                &format!("{}x{} tools bound", rss::PROVIDERS, rss::TOOLS_EACH),
+                &format!(
+                    "{}x{} tools bound, each called once",
+                    rss::PROVIDERS,
+                    rss::TOOLS_EACH
+                ),
                 mib(r.bound),
             ));
             out.rows.push(Row::info(

@@ -17,13 +17,27 @@ use tokio::process::{Child, Command};
 pub struct RssReport {
     /// Started, `/healthz` answered, nothing connected.
     pub idle: u64,
-    /// One host, one session, 50 providers bound with 10 tools each, every tool called once.
+    /// One host, one session, the first half of the providers bound, before any call.
+    pub half_bound: u64,
+    /// One host, one session, 50 providers bound with 10 tools each, before any call: what
+    /// binding costs, without the first calls' ledger, trace and buffer growth.
+    pub bound_uncalled: u64,
+    /// The same with every tool called once.
     pub bound: u64,
     /// The same after a burst of calls through the host socket.
     pub loaded: u64,
     /// `VmHWM`: the peak over the whole run.
     pub peak: u64,
     pub load_calls: usize,
+}
+
+impl RssReport {
+    /// What one more bound provider costs, in KiB: the second half's binds over their
+    /// count. The first half pays what any first bind does (code paged in from the binary,
+    /// the allocator's first pages, the session's tool map), which is not per provider.
+    pub fn per_provider(&self) -> u64 {
+        self.bound_uncalled.saturating_sub(self.half_bound) / (PROVIDERS - PROVIDERS / 2) as u64
+    }
 }
 
 pub const PROVIDERS: usize = 50;
@@ -104,12 +118,17 @@ async fn stages(child: &mut Child, home: &Path, load_calls: usize) -> Result<Rss
     let url = format!("{address}/");
     let mut tools = Vec::new();
     let mut responders = Vec::new();
+    let mut half_bound = 0;
     for i in 0..PROVIDERS {
         let names: Vec<String> = (0..TOOLS_EACH).map(|j| format!("p{i}_t{j}")).collect();
         let ws = provider::bind(&url, &provider_token, &format!("p{i}"), &session, &names).await?;
         responders.push(tokio::spawn(provider::respond(ws)));
         tools.extend(names);
+        if i + 1 == PROVIDERS / 2 {
+            half_bound = vm_kib(pid, "VmRSS")?;
+        }
     }
+    let bound_uncalled = vm_kib(pid, "VmRSS")?;
     for t in &tools {
         invoke(&host, &session, t).await?;
     }
@@ -129,6 +148,8 @@ async fn stages(child: &mut Child, home: &Path, load_calls: usize) -> Result<Rss
     }
     Ok(RssReport {
         idle,
+        half_bound,
+        bound_uncalled,
         bound,
         loaded,
         peak,
