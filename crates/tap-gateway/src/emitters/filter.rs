@@ -213,9 +213,12 @@ fn search_lines(re: &Regex, line_re: &Regex, batch: &Batch, rule: u8, out: &mut 
 /// at line starts and ends (`^`, `$`) and word boundaries (a `\n` is not a word
 /// character, like a text's edge). `\A`, `\z` and CRLF anchors, or a class or literal
 /// holding `\n` (`(?s).`, `\s`, `[^a]`), make a rule go line by line instead.
+///
+/// Parsed case-sensitively, though the rule matches case-insensitively: no codepoint folds
+/// to or from `\n`, so the answer is the same, and the parse folds nothing (a rule's
+/// translations are what its compile costs, `pattern_cost`).
 fn within_a_line(pattern: &str) -> bool {
     let parsed = regex_syntax::ParserBuilder::new()
-        .case_insensitive(true)
         .multi_line(true)
         .build()
         .parse(pattern);
@@ -442,6 +445,26 @@ mod tests {
                     assert_eq!(got, want, "rules [{a:?}, {b:?}], line {line:?}");
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn case_folding_never_changes_whether_a_pattern_stays_in_a_line(
+            tokens in proptest::collection::vec(proptest::sample::select(&[
+                "a", "K", "k", "s", "\\n", "\\s", "\\S", "\\w", ".", "(?s)", "(?i)", "(?-i)",
+                "[", "]", "[^", "\\x{0}-\\x{10FFFF}", "\\x{9}-\\x{D}", "\\pL", "\\P{Lu}",
+                "^", "$", "\\b", "(", ")", "|", "*", "&&", "--", "\\x{212A}", "\\x{17F}",
+            ][..]), 1..10)
+        ) {
+            let p: String = tokens.concat();
+            let folded = regex_syntax::ParserBuilder::new()
+                .case_insensitive(true)
+                .multi_line(true)
+                .build()
+                .parse(&p)
+                .is_ok_and(|hir| stays_in_line(&hir));
+            proptest::prop_assert_eq!(within_a_line(&p), folded, "{}", p);
         }
     }
 
