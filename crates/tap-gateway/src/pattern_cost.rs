@@ -6,10 +6,10 @@
 //! filter's rules, or `(?i)` in a hook or stream pattern) `regex-syntax` folds each
 //! bracketed class by visiting every codepoint of every range in it that overlaps the case
 //! folding table, about 6 ns a codepoint here (36 ns for one that has a mapping, which is
-//! pushed and sorted in). `[\S]` or `[a-\x{10FFFF}]` is a whole
-//! Unicode fold (~7 ms); 1,024 of them in a 4 KiB pattern were 7.6 s of one thread
-//! (docs/reliability.md, Campaigns). So a rule list's patterns are costed here, where
-//! nothing is folded, and refused past [`MAX_CASE_FOLD_CODEPOINTS`].
+//! pushed and sorted in). `[\S]` or `[a-\x{10FFFF}]` is a whole Unicode fold (~7 ms);
+//! 1,024 of them in a 4 KiB pattern were 7.6 s of one thread (docs/reliability.md, finding
+//! 2). So a rule list's patterns are costed here, where nothing is folded, and refused past
+//! [`MAX_CASE_FOLD_CODEPOINTS`].
 //!
 //! The count follows `regex-syntax`'s translator (0.8): a bracketed class folds the union
 //! of its items before negating it, a nested bracketed class is folded at its own level
@@ -74,9 +74,10 @@ pub(crate) fn check_list<'a>(
         left = left.checked_sub(cost).ok_or_else(|| {
             format!(
                 "{what} would case-fold more than {MAX_CASE_FOLD_CODEPOINTS} codepoints to \
-                 compile (counting up to the one at index {i}). A case-insensitive bracketed class holding most of Unicode (such as \
-                 [\\S], [\\s\\S] or [a[^b]]) folds all of it: use '\\S', '(?s:.)' or '.' \
-                 outside brackets, or '(?-i)' around the class"
+                 compile (counting up to the one at index {i}). A case-insensitive bracketed \
+                 class holding most of Unicode (such as [\\S], [\\s\\S] or [a[^b]]) folds \
+                 all of it: use '\\S', '(?s:.)' or '.' outside brackets, or '(?-i)' around \
+                 the class"
             )
         })?;
     }
