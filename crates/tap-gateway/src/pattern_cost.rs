@@ -60,21 +60,22 @@ pub(crate) fn case_fold_codepoints(pattern: &str, case_insensitive: bool, budget
     ast::visit(&parsed, counter).unwrap_or(budget.saturating_add(1))
 }
 
-/// Refuses a rule list whose `patterns` together case-fold more than
-/// [`MAX_CASE_FOLD_CODEPOINTS`]; `what` names the list in the error ("the eventFilter's
-/// patterns").
+/// Refuses a rule list whose `patterns` (each with its rule's index) together case-fold more
+/// than [`MAX_CASE_FOLD_CODEPOINTS`]; `what` names the list in the error ("the eventFilter's
+/// patterns"). The index is the rule's, so a list where some rules have no pattern still
+/// names the right one.
 pub(crate) fn check_list<'a>(
     what: &str,
-    patterns: impl IntoIterator<Item = &'a str>,
+    patterns: impl IntoIterator<Item = (usize, &'a str)>,
     case_insensitive: bool,
 ) -> Result<(), String> {
     let mut left = MAX_CASE_FOLD_CODEPOINTS;
-    for (i, p) in patterns.into_iter().enumerate() {
+    for (i, p) in patterns {
         let cost = case_fold_codepoints(p, case_insensitive, left);
         left = left.checked_sub(cost).ok_or_else(|| {
             format!(
                 "{what} would case-fold more than {MAX_CASE_FOLD_CODEPOINTS} codepoints to \
-                 compile (counting up to the one at index {i}). A case-insensitive bracketed \
+                 compile (counting up to rule {i}). A case-insensitive bracketed \
                  class holding most of Unicode (such as [\\S], [\\s\\S] or [a[^b]]) folds \
                  all of it: use '\\S', '(?s:.)' or '.' outside brackets, or '(?-i)' around \
                  the class"
@@ -367,17 +368,27 @@ mod tests {
             r"[^\s]+ failed",
             r"[\s\S]*",
         ];
-        check_list("the rules", common.iter().copied(), true).unwrap();
+        check_list("the rules", common.iter().copied().enumerate(), true).unwrap();
         let whole = r"[\s\S]";
         let fit = (MAX_CASE_FOLD_CODEPOINTS / ci(whole)) as usize;
-        check_list("the rules", vec![whole; fit], true).unwrap();
-        let e = check_list("the rules", vec![whole; fit + 1], true).unwrap_err();
+        check_list("the rules", vec![whole; fit].into_iter().enumerate(), true).unwrap();
+        let e = check_list(
+            "the rules",
+            vec![whole; fit + 1].into_iter().enumerate(),
+            true,
+        )
+        .unwrap_err();
         assert!(
             e.starts_with(&format!(
-                "the rules would case-fold more than {MAX_CASE_FOLD_CODEPOINTS} codepoints to compile (counting up to the one at index {fit})"
+                "the rules would case-fold more than {MAX_CASE_FOLD_CODEPOINTS} codepoints to compile (counting up to rule {fit})"
             )),
             "{e}"
         );
-        check_list("the rules", vec![whole; fit + 1], false).unwrap();
+        check_list(
+            "the rules",
+            vec![whole; fit + 1].into_iter().enumerate(),
+            false,
+        )
+        .unwrap();
     }
 }

@@ -87,7 +87,7 @@ impl EventFilter {
         }
         crate::pattern_cost::check_list(
             "the eventFilter's patterns",
-            rules.iter().map(|r| r.pattern.as_str()),
+            rules.iter().map(|r| r.pattern.as_str()).enumerate(),
             true,
         )?;
         let compiled = rules

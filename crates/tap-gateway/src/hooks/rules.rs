@@ -50,23 +50,28 @@ pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (Err
             ),
         ));
     }
-    // Patterns over the byte bound are refused by `compile_one`, before any is costed.
-    let sized = |p: &&str| p.len() <= MAX_HOOK_PATTERN_BYTES;
-    crate::pattern_cost::check_list(
+    check_patterns(
         "the onPreToolUse rules' patterns",
-        rules
-            .iter()
-            .filter_map(|r| r.matcher.args.as_deref())
-            .filter(sized),
-        false,
-    )
-    .map_err(|why| (ErrorCode::PayloadTooLarge, why))?;
+        (rules.iter().enumerate()).filter_map(|(i, r)| Some((i, r.matcher.args.as_deref()?))),
+    )?;
     rules
         .iter()
         .enumerate()
         .map(|(i, r)| compile_one(i, r))
         .collect::<Result<Vec<_>, _>>()
         .map(Arc::new)
+}
+
+/// Refuses a list of user patterns (`match.args`, `filter.set` rules) whose case folding
+/// would cost too much to compile (`pattern_cost`), before any is compiled. Patterns over the
+/// byte bound are skipped here: `compile_pattern` refuses them with a clearer error.
+pub(crate) fn check_patterns<'a>(
+    what: &str,
+    patterns: impl Iterator<Item = (usize, &'a str)>,
+) -> Result<(), (ErrorCode, String)> {
+    let sized = patterns.filter(|(_, p)| p.len() <= MAX_HOOK_PATTERN_BYTES);
+    crate::pattern_cost::check_list(what, sized, false)
+        .map_err(|why| (ErrorCode::PayloadTooLarge, why))
 }
 
 /// Compiles one user pattern (`match.args`, `filter.set` rules) with the size bounds;

@@ -11,7 +11,7 @@
 pub(crate) type Invalid = (ErrorCode, String);
 use regex::Regex;
 use std::sync::Arc;
-use tap_protocol::limits::{MAX_HOOK_PATTERN_BYTES, MAX_HOOK_RULES_PER_PROVIDER};
+use tap_protocol::limits::MAX_HOOK_RULES_PER_PROVIDER;
 use tap_protocol::provider::{FilterOutcome, FilterSet, PushLevel};
 use tap_protocol::ErrorCode;
 
@@ -54,13 +54,10 @@ pub(crate) fn compile<'a>(
             ),
         ));
     }
-    let sized = |p: &&str| p.len() <= MAX_HOOK_PATTERN_BYTES;
-    crate::pattern_cost::check_list(
+    crate::hooks::rules::check_patterns(
         "the filter's patterns",
-        f.rules.iter().map(|r| r.pattern.as_str()).filter(sized),
-        false,
-    )
-    .map_err(|why| (ErrorCode::PayloadTooLarge, why))?;
+        f.rules.iter().map(|r| r.pattern.as_str()).enumerate(),
+    )?;
     let filter = if f.rules.is_empty() {
         None
     } else {

@@ -22,7 +22,9 @@ fn assert_refused(e: &Value, list: &str) {
 async fn hook_rules_that_would_cost_seconds_to_compile_are_refused_and_others_still_bind() {
     let gw = TestGateway::start().await;
     let (_host, s) = gw.host_with_session().await;
-    let rules = json!([{"match": {"args": costly("(?i)")}, "action": "deny"}]);
+    // The first rule has no pattern: the error still names the costly one by its index.
+    let rules = json!([{"match": {"tool": "x"}, "action": "deny"},
+                       {"match": {"args": costly("(?i)")}, "action": "deny"}]);
     let (mut p, _) = gw.authed().await;
     p.send(
         json!({"type": "hello", "name": "p", "protocolVersion": 2, "session": s.id,
@@ -31,6 +33,13 @@ async fn hook_rules_that_would_cost_seconds_to_compile_are_refused_and_others_st
     .await;
     let e = p.expect_error("PAYLOAD_TOO_LARGE").await;
     assert_refused(&e, "the onPreToolUse rules' patterns");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("counting up to rule 1"),
+        "{e}"
+    );
 
     // The gateway goes on: the same classes without case-insensitivity fold nothing.
     let plain = json!([{"match": {"args": r"[\S]{20} push"}, "action": "deny"}]);
@@ -103,7 +112,7 @@ async fn an_emitter_filter_past_the_case_fold_bound_starts_nothing() {
         .collect();
     let r = result_of(start("four", json!(rules))).await;
     let error = r.error.clone().unwrap_or_default();
-    assert!(error.contains("at index 3"), "{r:?}");
+    assert!(error.contains("counting up to rule 3"), "{r:?}");
     let r = result_of(start(
         "cheap",
         json!([{"match": "(?s:x.*y)", "outcome": "keep"}]),
