@@ -36,7 +36,7 @@ type Waiters = crate::mux::Waiters<Outcome>;
 /// Responses are matched to requests by id, so requests may run concurrently; events
 /// arrive, in order and numbered, on [`ControlClient::next_event`].
 pub struct ControlClient {
-    out: mpsc::UnboundedSender<Message>,
+    out: crate::outbox::Outbox,
     waiters: Waiters,
     events: mpsc::UnboundedReceiver<EventFrame>,
     next_id: AtomicU64,

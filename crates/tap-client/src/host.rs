@@ -35,7 +35,7 @@ type Waiters = crate::mux::Waiters<HostEvent>;
 /// sends (tool sets, deliveries, progress, session ends it was not asked for) arrives on
 /// [`HostClient::next_event`].
 pub struct HostClient {
-    out: mpsc::UnboundedSender<Message>,
+    out: crate::outbox::Outbox,
     waiters: Waiters,
     events: mpsc::UnboundedReceiver<HostEvent>,
     next_id: AtomicU64,

@@ -10,6 +10,7 @@ mod discovery;
 mod host;
 mod liveness;
 mod mux;
+mod outbox;
 
 pub use control::{ControlClient, ControlClientError};
 pub use discovery::{default_copilot_home, default_home, Discovery, DiscoveryError};

@@ -1,9 +1,11 @@
-//! The socket plumbing both clients share: a writer task fed by a queue, and a reader task
-//! that hands each answer to the request waiting for it and everything else to an event
-//! queue. When the socket closes, every request still waiting is woken (its sender drops).
+//! The socket plumbing both clients share: an [`Outbox`] that writes from the caller's task
+//! when it can, and a reader task that hands each answer to the request waiting for it and
+//! everything else to an event queue. When the socket closes, every request still waiting
+//! is woken (its sender drops).
 
+use crate::outbox::Outbox;
 use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::net::TcpStream;
@@ -29,17 +31,17 @@ pub(crate) enum Frame<A, E> {
     Event(E),
 }
 
-/// The running plumbing: the writer's queue and the waiters.
+/// The running plumbing: the sending end and the waiters.
 pub(crate) struct Mux<A> {
-    pub out: mpsc::UnboundedSender<Message>,
+    pub out: Outbox,
     pub waiters: Waiters<A>,
 }
 
-/// Starts the writer and reader tasks. `classify` turns a text frame into a [`Frame`]
+/// Starts the outbox and the reader task. `classify` turns a text frame into a [`Frame`]
 /// (`None` skips it: a frame from a newer gateway is not fatal). The tasks end when the
 /// socket closes or the returned [`Mux`] is dropped.
 pub(crate) fn start<A, E>(
-    mut sink: SplitSink<Ws, Message>,
+    sink: SplitSink<Ws, Message>,
     mut stream: SplitStream<Ws>,
     classify: fn(&str) -> Option<Frame<A, E>>,
 ) -> (Mux<A>, mpsc::UnboundedReceiver<E>)
@@ -47,17 +49,9 @@ where
     A: Send + 'static,
     E: Send + 'static,
 {
-    let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
+    let out = Outbox::start(sink);
     let (ev_tx, events) = mpsc::unbounded_channel();
     let waiters: Waiters<A> = Arc::default();
-    tokio::spawn(async move {
-        while let Some(m) = out_rx.recv().await {
-            if sink.send(m).await.is_err() {
-                break;
-            }
-        }
-        let _ = sink.close().await;
-    });
     let w = waiters.clone();
     tokio::spawn(async move {
         while let Some(Ok(msg)) = stream.next().await {
