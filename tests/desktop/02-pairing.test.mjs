@@ -58,7 +58,9 @@ async function fittedHeight(browser) {
 /** The mean red and blue (0..1) of the tray icon: idle is grey (r ≈ b), attention orange (r ≫ b). */
 async function trayColour() {
   const file = path.join(process.env.TAP_DESKTOP_SCRATCH ?? "/tmp", "tray-icon.png");
-  await screenshotX(file, await trayIconWindow());
+  // The icon's window is in the tree before the tray has mapped it, and X refuses to read an
+  // unmapped window's image ("Resource temporarily unavailable"): retry until a capture works.
+  await waitFor(async () => Boolean(await screenshotX(file, await trayIconWindow())), "a capture of the tray icon", 10000);
   const r = await run("/usr/bin/convert", [file, "-format", "%[fx:mean.r] %[fx:mean.b]", "info:"]);
   const [red, blue] = r.stdout.trim().split(/\s+/).map(Number);
   return { red, blue };
