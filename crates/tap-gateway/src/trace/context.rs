@@ -53,14 +53,21 @@ impl SpanContext {
     }
 }
 
-/// A fresh, non-zero trace id.
+/// A fresh trace id: the time in microseconds in the high 64 bits, 64 random bits in the
+/// low ones (never zero), as W3C Trace Context level 2 allows (it asks for randomness in the
+/// right-most 7 bytes).
+///
+/// Why the time: the ledger indexes spans by `trace_id`. Fully random ids sent every span row
+/// to a random leaf of that index, so a commit of a thousand spans rewrote about a thousand
+/// index pages (WAL writes, checkpoints, and reads of pages the small page cache had let go):
+/// the writer thread then paced a flood of tool calls (docs/performance.md, run 28). Ids that
+/// grow with time are appended at the index's end. The random half keeps them unique and
+/// unguessable; a `traceparent` from a caller keeps its own id.
 pub(crate) fn new_trace_id() -> u128 {
-    loop {
-        let id = rand::random::<u128>();
-        if id != 0 {
-            return id;
-        }
-    }
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64);
+    (u128::from(micros) << 64) | u128::from(new_span_id())
 }
 
 /// A fresh, non-zero span id.
@@ -76,6 +83,24 @@ pub(crate) fn new_span_id() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_trace_ids_grow_with_time_and_keep_64_random_bits() {
+        let ids: Vec<u128> = (0..1000).map(|_| new_trace_id()).collect();
+        // Sorted by their high half, which is the time: what keeps the ledger's index appending.
+        assert!(ids.windows(2).all(|w| (w[0] >> 64) <= (w[1] >> 64)));
+        let mut low: Vec<u64> = ids.iter().map(|id| *id as u64).collect();
+        assert!(low.iter().all(|l| *l != 0));
+        low.sort_unstable();
+        low.dedup();
+        assert_eq!(low.len(), ids.len(), "the random halves repeat");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros() as u64;
+        let first = (ids[0] >> 64) as u64;
+        assert!(first <= now && now - first < 60_000_000, "{first} vs {now}");
+    }
 
     #[test]
     fn parses_and_formats_the_w3c_example() {
