@@ -33,6 +33,8 @@ struct Shared {
     /// Frames waiting for the writer task, oldest first. Only taken while holding `sink`,
     /// so a frame written directly never overtakes one queued before it.
     queue: Mutex<VecDeque<Message>>,
+    /// A direct write left bytes unflushed: the writer task flushes them.
+    unflushed: AtomicBool,
     closed: AtomicBool,
     wake_writer: Notify,
 }
@@ -49,6 +51,7 @@ impl Outbox {
         let shared = Arc::new(Shared {
             sink: tokio::sync::Mutex::new(sink),
             queue: Mutex::default(),
+            unflushed: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             wake_writer: Notify::new(),
         });
@@ -67,7 +70,7 @@ impl Outbox {
             Ok(mut sink) if s.queue.lock().unwrap().is_empty() => match write_now(&mut sink, msg) {
                 Now::Flushed => return Ok(()),
                 Now::Unflushed => {
-                    // The writer flushes whenever it is woken, queue or not.
+                    s.unflushed.store(true, Ordering::Release);
                     drop(sink);
                     s.wake_writer.notify_one();
                     return Ok(());
@@ -140,8 +143,7 @@ async fn writer(s: Arc<Shared>) {
     }
 }
 
-/// Feeds every queued frame and flushes (also what a direct write left unflushed); `false`
-/// when the socket failed.
+/// Feeds every queued frame and flushes; `false` when the socket failed.
 async fn drain(s: &Shared, sink: &mut WsSink) -> bool {
     loop {
         let next = s.queue.lock().unwrap().pop_front();
@@ -150,6 +152,7 @@ async fn drain(s: &Shared, sink: &mut WsSink) -> bool {
             return false;
         }
     }
+    s.unflushed.store(false, Ordering::Release);
     sink.flush().await.is_ok()
 }
 
