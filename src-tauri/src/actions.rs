@@ -39,15 +39,21 @@ pub fn open_panel(app: &AppHandle) {
 /// Shows the pairing popup by the tray icon (or in its corner) and tells the watcher
 /// whether it could: a popup that cannot be shown is replaced by notifications.
 pub fn show_popup(app: &AppHandle, focus: bool) {
+    let desktop = app.state::<Desktop>();
+    // Held while the popup is placed, so this and `fit_popup` place it one after the other,
+    // each with the page's latest height.
+    let mut wanted = desktop.popup_wanted.lock().unwrap();
     if app.get_webview_window(windows::POPUP).is_none() {
-        let desktop = app.state::<Desktop>();
+        // A new window and a new page: it has asked for nothing yet.
+        *wanted = None;
         desktop
             .opening
             .lock()
             .unwrap()
             .insert(windows::POPUP.into(), Instant::now().into_std());
     }
-    let shown = windows::show_popup(app, focus, tray_rect(app));
+    let shown = windows::show_popup(app, focus, *wanted, tray_rect(app));
+    drop(wanted);
     if let Err(e) = &shown {
         tracing::warn!(error = %e, "could not show the pairing popup; notifying instead");
     }
@@ -67,6 +73,9 @@ pub fn show_popup(app: &AppHandle, focus: bool) {
 
 /// The popup's page reported its content's height: the window follows.
 pub fn fit_popup(app: &AppHandle, window: &WebviewWindow, wanted: f64) -> tauri::Result<()> {
+    let desktop = app.state::<Desktop>();
+    let mut last = desktop.popup_wanted.lock().unwrap();
+    *last = Some(wanted);
     windows::fit_popup(app, window, wanted, tray_rect(app))
 }
 

@@ -193,6 +193,7 @@ fn setup(
         tray: Mutex::new(None),
         engine: Mutex::new(Some(engine)),
         opening: Mutex::new(Default::default()),
+        popup_wanted: Mutex::new(None),
     });
     tracing::info!(%address, home = %home.display(), "Tap Gateway desktop app running");
 

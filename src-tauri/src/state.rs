@@ -29,4 +29,8 @@ pub struct Desktop {
     /// When each window being made was asked for, by label, until its page reports its
     /// first render (`commands::page_rendered`).
     pub opening: Mutex<HashMap<String, Instant>>,
+    /// The height (CSS px) the current popup's page last asked for (`None` until it asks).
+    /// Every placement of the popup reads it under this lock: a placement that read the
+    /// window's own size instead could undo a fit whose resize GTK had not yet carried out.
+    pub popup_wanted: Mutex<Option<f64>>,
 }

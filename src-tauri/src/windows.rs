@@ -61,18 +61,22 @@ pub fn automated() -> bool {
 }
 
 /// Shows the popup, making it if there is none, by the tray icon (`tray`, when its position
-/// is known) or in the bottom right corner (`popup::popup_position`). `focus`: the user
-/// asked for it (tray menu); a popup that opens by itself for a new request does not steal
-/// the keyboard. An error means it could not be shown (the caller then notifies instead).
-pub fn show_popup(app: &AppHandle, focus: bool, tray: Option<popup::Rect>) -> tauri::Result<()> {
+/// is known) or in the bottom right corner (`popup::popup_position`), `wanted` tall: the
+/// height its page last asked for (`None`: the first height). Never the window's own size,
+/// which lags behind a resize GTK has not carried out yet. `focus`: the user asked for it
+/// (tray menu); a popup that opens by itself for a new request does not steal the keyboard.
+/// An error means it could not be shown (the caller then notifies instead).
+pub fn show_popup(
+    app: &AppHandle,
+    focus: bool,
+    wanted: Option<f64>,
+    tray: Option<popup::Rect>,
+) -> tauri::Result<()> {
     let w = match app.get_webview_window(POPUP) {
         Some(w) => w,
         None => create_popup(app, focus)?,
     };
-    let height = w
-        .inner_size()
-        .map(|s| s.to_logical::<f64>(w.scale_factor().unwrap_or(1.0)).height)
-        .unwrap_or(popup::POPUP_FIRST_HEIGHT);
+    let height = wanted.unwrap_or(popup::POPUP_FIRST_HEIGHT);
     place_popup(app, &w, height, tray)?;
     w.show()?;
     w.unminimize()?;

@@ -126,7 +126,10 @@ function useWantedHeight(main: { current: HTMLElement | null }) {
       if (wanted === last) return;
       last = wanted;
       el.dataset.wantedHeight = String(wanted);
-      desktop?.fitPopup(wanted).catch(() => {});
+      // A fit the app refused is asked for again at the next change, not taken as done.
+      desktop?.fitPopup(wanted).catch(() => {
+        if (last === wanted) last = -1;
+      });
     };
     // Content changes (requests come and go, an error line appears) and font loading
     // change the height; the observer sees the children, the mutation observer new ones.
