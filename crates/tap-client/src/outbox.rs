@@ -33,8 +33,6 @@ struct Shared {
     /// Frames waiting for the writer task, oldest first. Only taken while holding `sink`,
     /// so a frame written directly never overtakes one queued before it.
     queue: Mutex<VecDeque<Message>>,
-    /// A direct write left bytes unflushed: the writer task flushes them.
-    unflushed: AtomicBool,
     closed: AtomicBool,
     wake_writer: Notify,
 }
@@ -51,7 +49,6 @@ impl Outbox {
         let shared = Arc::new(Shared {
             sink: tokio::sync::Mutex::new(sink),
             queue: Mutex::default(),
-            unflushed: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             wake_writer: Notify::new(),
         });
@@ -70,7 +67,7 @@ impl Outbox {
             Ok(mut sink) if s.queue.lock().unwrap().is_empty() => match write_now(&mut sink, msg) {
                 Now::Flushed => return Ok(()),
                 Now::Unflushed => {
-                    s.unflushed.store(true, Ordering::Release);
+                    // The writer flushes whenever it is woken, queue or not.
                     drop(sink);
                     s.wake_writer.notify_one();
                     return Ok(());
@@ -143,7 +140,8 @@ async fn writer(s: Arc<Shared>) {
     }
 }
 
-/// Feeds every queued frame and flushes; `false` when the socket failed.
+/// Feeds every queued frame and flushes (also what a direct write left unflushed); `false`
+/// when the socket failed.
 async fn drain(s: &Shared, sink: &mut WsSink) -> bool {
     loop {
         let next = s.queue.lock().unwrap().pop_front();
@@ -152,7 +150,6 @@ async fn drain(s: &Shared, sink: &mut WsSink) -> bool {
             return false;
         }
     }
-    s.unflushed.store(false, Ordering::Release);
     sink.flush().await.is_ok()
 }
 

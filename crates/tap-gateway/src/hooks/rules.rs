@@ -52,7 +52,10 @@ pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (Err
     }
     check_patterns(
         "the onPreToolUse rules' patterns",
-        (rules.iter().enumerate()).filter_map(|(i, r)| Some((i, r.matcher.args.as_deref()?))),
+        rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r.matcher.args.as_deref()?))),
     )?;
     rules
         .iter()

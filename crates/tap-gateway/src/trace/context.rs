@@ -64,9 +64,7 @@ impl SpanContext {
 /// grow with time are appended at the index's end. The random half keeps them unique and
 /// unguessable; a `traceparent` from a caller keeps its own id.
 pub(crate) fn new_trace_id() -> u128 {
-    let micros = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64);
+    let micros = crate::ledger::record::micros(std::time::SystemTime::now()) as u64;
     (u128::from(micros) << 64) | u128::from(new_span_id())
 }
 
@@ -94,10 +92,7 @@ mod tests {
         low.sort_unstable();
         low.dedup();
         assert_eq!(low.len(), ids.len(), "the random halves repeat");
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_micros() as u64;
+        let now = crate::ledger::record::micros(std::time::SystemTime::now()) as u64;
         let first = (ids[0] >> 64) as u64;
         assert!(first <= now && now - first < 60_000_000, "{first} vs {now}");
     }
