@@ -4,10 +4,12 @@
 //!   below (`id - lines + 1` ..= `id`), which the writer reserves by inserting the row at
 //!   `max(id) + lines`. Rows never overlap, so "newest first, before id N" stays one range
 //!   scan of the primary key, and a page can end inside a chunk.
-//! - Chunks go into full-text search after they are committed, in steps the writer takes
-//!   while its queue is empty ([`index_step`]): indexing 900,000 distinct words costs
-//!   about 1.5 s of the writer's time, which on the commit path would pace the emitter.
-//!   Until then a search scans those rows' text itself ([`Terms`]), so nothing is missed.
+//! - Chunks, and pushed events too, go into full-text search after they are committed, in
+//!   steps the writer takes while its queue is empty ([`index_step`]): indexing 900,000
+//!   distinct words costs about 1.5 s of the writer's time, and FTS5 was about 80 % of a
+//!   push's insert (docs/performance.md runs 8 and 29), which on the commit path would pace
+//!   the emitter and the pushes. Until then a search scans those rows' text itself
+//!   ([`Terms`]), so nothing is missed.
 
 use super::record::{micros, LinesRow};
 use rusqlite::{params, Connection, Transaction};
@@ -15,8 +17,11 @@ use rusqlite::{params, Connection, Transaction};
 /// Lines one chunk row holds at most (the emitter's router cuts its chunks to it).
 pub(crate) const MAX_LINES_PER_ROW: usize = 4096;
 
-/// Lines indexed for search in one step of the writer, between looks at its queue.
+/// Lines indexed for search in one step of the writer, between looks at its queue…
 const INDEX_STEP_LINES: i64 = 8192;
+
+/// …and rows at most (a step of pushes, one line each, would otherwise read 8,192 ids).
+const INDEX_STEP_ROWS: i64 = 1024;
 
 /// Inserts `row` as one chunk with the ids its lines need; not yet indexed.
 pub(super) fn write(tx: &Transaction<'_>, row: &LinesRow) -> rusqlite::Result<()> {
@@ -52,32 +57,28 @@ pub(super) fn backlog(conn: &Connection) -> bool {
     .unwrap_or(false)
 }
 
-/// Indexes the oldest waiting chunks, about [`INDEX_STEP_LINES`] lines, in one
-/// transaction; whether more wait.
+/// Indexes the oldest waiting rows, about [`INDEX_STEP_LINES`] lines (or
+/// [`INDEX_STEP_ROWS`] rows), in one transaction; whether more wait. The text goes from the
+/// table to the index inside SQLite, one row at a time: a chunk may be megabytes.
 pub(super) fn index_step(conn: &mut Connection) -> rusqlite::Result<bool> {
     let tx = conn.transaction()?;
     let mut done = 0i64;
     {
-        let mut pick = tx.prepare_cached(
-            "SELECT id, text, metadata, lines FROM events WHERE indexed = 0 ORDER BY id LIMIT 64",
-        )?;
-        let rows = pick
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, i64>(3)?,
-                ))
+        let waiting = tx
+            .prepare_cached("SELECT id, lines FROM events WHERE indexed = 0 ORDER BY id LIMIT ?1")?
+            .query_map([INDEX_STEP_ROWS], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut index =
-            tx.prepare_cached("INSERT INTO events_fts(rowid, text, metadata) VALUES (?1, ?2, ?3)")?;
+        let mut index = tx.prepare_cached(
+            "INSERT INTO events_fts(rowid, text, metadata)
+             SELECT id, text, metadata FROM events WHERE id = ?1",
+        )?;
         let mut mark = tx.prepare_cached("UPDATE events SET indexed = 1 WHERE id = ?1")?;
-        for (id, text, metadata, lines) in rows {
-            index.execute(params![id, text, metadata])?;
+        for (id, lines) in waiting {
+            index.execute([id])?;
             mark.execute([id])?;
-            done += lines;
+            done += lines.max(1);
             if done >= INDEX_STEP_LINES {
                 break;
             }
@@ -249,11 +250,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_chunk_not_yet_indexed_is_found_and_indexed_at_the_next_start() {
+    async fn rows_not_yet_indexed_are_found_and_indexed_at_the_next_start() {
         let dir = tempfile::tempdir().unwrap();
         {
             let ledger = Ledger::open(dir.path());
             ledger.write(chunk("log", &["needle here", "hay"])).await;
+            ledger.write(single("a needle\nin a push")).await;
             ledger.flush().await;
         }
         // As if the gateway had stopped before indexing it.
@@ -268,9 +270,14 @@ mod tests {
         assert!(backlog(&db));
         drop(db);
         let ledger = Ledger::open(dir.path());
+        // Before the writer gets to them, a search reads their text: the push is one event,
+        // newline and all; of the chunk, only the line that matches.
+        let (hits, _) = list(&ledger, Some("needle"), None, 10);
+        let texts: Vec<&str> = hits.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(texts, ["a needle\nin a push", "needle here"]);
         ledger.flush().await;
         let (hits, _) = list(&ledger, Some("needle"), None, 10);
-        assert_eq!(hits.len(), 1);
+        assert_eq!(hits.len(), 2);
         let left: bool = ledger.read(|c| Ok(backlog(c))).unwrap();
         assert!(!left, "the next start indexed it");
     }

@@ -26,7 +26,7 @@ pub(crate) const WRITE_BATCH: usize = 1024;
 /// after it is queued; one that comes after a quiet time wakes the writer at once.
 pub(crate) const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(2);
 
-/// Chunks are indexed once no record has come for this long…
+/// Chunks and events are indexed for search once no record has come for this long…
 const INDEX_WHEN_IDLE_FOR: Duration = Duration::from_millis(250);
 
 /// …or, while records keep coming, once the oldest has waited this long.
@@ -39,9 +39,10 @@ pub(crate) fn run(
     shared: Arc<Shared>,
 ) {
     let mut batch = Vec::with_capacity(WRITE_BATCH);
-    // Chunks wait to be indexed for search (`lines`): done once the queue has been empty
-    // for a moment, so a burst of lines is committed at the rows' pace and indexed after
-    // it; under a flood that lasts, in steps between batches; always before a flush.
+    // Chunks and events wait to be indexed for search (`lines`): done once the queue has
+    // been empty for a moment, so a burst of lines or pushes is committed at the rows' pace
+    // and indexed after it; under a flood that lasts, in steps between batches; always
+    // before a flush.
     let mut backlog =
         lines::backlog(&conn.lock().unwrap_or_else(|e| e.into_inner())).then(Instant::now);
     // Only to wait for the queue with a timeout; the writer does all its work in this
@@ -122,7 +123,11 @@ pub(crate) fn run(
         shared.written.fetch_add(written as u64, Ordering::Relaxed);
         // The batch is committed: its bytes no longer wait.
         shared.bytes.add_permits(weight);
-        if backlog.is_none() && batch.iter().any(|r| matches!(r, Record::Lines(_))) {
+        if backlog.is_none()
+            && batch
+                .iter()
+                .any(|r| matches!(r, Record::Lines(_) | Record::Event(_)))
+        {
             backlog = Some(Instant::now());
         }
         for record in batch.drain(..) {
@@ -232,14 +237,16 @@ fn write(tx: &Transaction<'_>, record: &Record) -> rusqlite::Result<()> {
     }
 }
 
+/// An event, indexed for search later (`lines::index_step`), off the pushes' path.
 fn event(tx: &Transaction<'_>, e: &EventRow) -> rusqlite::Result<()> {
     let metadata = e
         .metadata
         .as_ref()
         .map(|m| serde_json::to_string(m).unwrap_or_default());
     tx.prepare_cached(
-        "INSERT INTO events(at_us, session_id, provider, stream, outcome, text, metadata, trace_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO events(at_us, session_id, provider, stream, outcome, text, metadata, trace_id,
+                            indexed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)",
     )?
     .execute(params![
         micros(e.at),
@@ -323,4 +330,35 @@ fn attrs_value(attrs: &[(&'static str, Attr)]) -> serde_json::Value {
 
 fn attrs_json(attrs: &[(&'static str, Attr)]) -> String {
     attrs_value(attrs).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::schema::migrate;
+    use crate::ledger::tests::event;
+
+    fn count(conn: &Connection, sql: &str) -> i64 {
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    /// A push is committed without its full-text entry (FTS5 was most of its insert), and
+    /// the writer's next index step adds it.
+    #[test]
+    fn a_push_is_committed_first_and_indexed_for_search_in_a_later_step() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        write_batch(&mut conn, &[event("needle in\na push".into())]).unwrap();
+        let matches = "SELECT count(*) FROM events_fts WHERE events_fts MATCH 'needle'";
+        assert_eq!(count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"), 1);
+        assert_eq!(count(&conn, matches), 0);
+        assert!(lines::backlog(&conn));
+
+        assert!(!lines::index_step(&mut conn).unwrap(), "nothing left");
+        assert_eq!(count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"), 0);
+        assert_eq!(count(&conn, matches), 1);
+        // Trimming it takes it out of the index too.
+        conn.execute_batch("DELETE FROM events").unwrap();
+        assert_eq!(count(&conn, matches), 0);
+    }
 }
