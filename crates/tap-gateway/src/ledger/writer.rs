@@ -350,12 +350,18 @@ mod tests {
         migrate(&mut conn).unwrap();
         write_batch(&mut conn, &[event("needle in\na push".into())]).unwrap();
         let matches = "SELECT count(*) FROM events_fts WHERE events_fts MATCH 'needle'";
-        assert_eq!(count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"), 1);
+        assert_eq!(
+            count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"),
+            1
+        );
         assert_eq!(count(&conn, matches), 0);
         assert!(lines::backlog(&conn));
 
         assert!(!lines::index_step(&mut conn).unwrap(), "nothing left");
-        assert_eq!(count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"), 0);
+        assert_eq!(
+            count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"),
+            0
+        );
         assert_eq!(count(&conn, matches), 1);
         // Trimming it takes it out of the index too.
         conn.execute_batch("DELETE FROM events").unwrap();
