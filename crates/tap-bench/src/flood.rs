@@ -14,11 +14,11 @@
 //! On this 2-core machine the flooders also take CPU from everything else, the gateway
 //! included; that is part of what a flood does.
 
-use crate::report::Row;
+use crate::report::{Report, Row};
 use crate::s7_process::ProcessRig;
 use crate::scenarios::call_via_host;
-use crate::stats::{micros, per_sec, Latencies, Sampler};
-use crate::{bounded, progress, ratio, secs, Report};
+use crate::stats::{micros, per_sec, ratio, secs, Latencies, Sampler};
+use crate::{bounded, progress};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

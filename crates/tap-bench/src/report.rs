@@ -1,4 +1,6 @@
-//! The results table.
+//! The results table, and the rows and errors a run collects for it (`Report`).
+
+use crate::rss;
 
 /// How a row compares with its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,5 +152,38 @@ pub fn print(rows: &[Row]) {
         }
         last = &r.scenario;
         line(&row);
+    }
+}
+
+/// Results and errors, in table order.
+pub struct Report {
+    pub rows: Vec<Row>,
+    pub errors: Vec<String>,
+}
+
+impl Report {
+    pub fn fail(&mut self, scenario: &str, e: String) {
+        self.rows.push(Row::failed(scenario, &e));
+        self.errors.push(format!("{scenario}: {e}"));
+    }
+
+    /// The `tap` binary for a scenario that starts it as a child process; without one the
+    /// scenario shows `SKIP` and says how to build it.
+    pub(crate) fn tap_for(
+        &mut self,
+        scenario: &str,
+        explicit: Option<&std::path::Path>,
+    ) -> Option<std::path::PathBuf> {
+        match rss::locate_tap(explicit) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("tap-bench: {scenario} skipped: {e}");
+                self.rows.push(Row::skipped(
+                    scenario,
+                    "no tap binary: cargo build --release -p tap-cli",
+                ));
+                None
+            }
+        }
     }
 }

@@ -19,11 +19,11 @@
 //! the provider's (`/proc/<pid>/task/*/status`), so each side's share is seen apart.
 
 use crate::mcp::{self, McpResults, Plan};
-use crate::report::Row;
+use crate::report::{Report, Row};
 use crate::rss;
-use crate::stats::{micros, per_sec, Latencies};
+use crate::stats::{micros, per_sec, ratio, secs, Latencies};
 use crate::tempdir::TempDir;
-use crate::{bounded, progress, ratio, secs, Report};
+use crate::{bounded, progress};
 use std::path::Path;
 use std::process::{ExitCode, Stdio};
 use std::sync::Arc;

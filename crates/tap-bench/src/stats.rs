@@ -150,6 +150,16 @@ pub fn rate(n: usize, elapsed: Duration) -> f64 {
     n as f64 / elapsed.as_secs_f64().max(1e-9)
 }
 
+/// `a / b`, with a zero `b` giving a huge ratio rather than infinity or NaN.
+pub fn ratio(a: f64, b: f64) -> f64 {
+    a / b.max(f64::MIN_POSITIVE)
+}
+
+/// A duration in seconds, as the ratios take it.
+pub fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
 /// `31.2 us`.
 pub fn micros(d: Duration) -> String {
     format!("{:.1} us", d.as_secs_f64() * 1e6)

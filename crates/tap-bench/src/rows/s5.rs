@@ -1,0 +1,52 @@
+//! S5: the resident memory of the `tap` binary as a child process (`rss.rs`), idle, with
+//! providers bound and after calls.
+
+use crate::options::{Counts, Options};
+use crate::report::{Report, Row};
+use crate::stats::{mib, thousands};
+use crate::{bounded, progress, rss};
+
+/// S5: the `tap` binary as a child process.
+pub async fn s5(opts: &Options, n: &Counts, out: &mut Report) {
+    const S5: &str = "S5 gateway RSS (process)";
+    let Some(tap) = out.tap_for(S5, opts.tap.as_deref()) else {
+        return;
+    };
+    progress(S5);
+    match bounded(n.limit, rss::measure(&tap, n.rss_load_calls)).await {
+        Ok(r) => {
+            out.rows
+                .push(Row::info(S5, "idle", mib(r.idle)).target("< 12 MiB", r.idle < 12 * 1024));
+            let per_provider = r.per_provider();
+            let bound = |n| format!("{n}x{} tools bound, no call yet", rss::TOOLS_EACH);
+            out.rows
+                .push(Row::info(S5, &bound(rss::PROVIDERS / 2), mib(r.half_bound)));
+            out.rows
+                .push(Row::info(S5, &bound(rss::PROVIDERS), mib(r.bound_uncalled)));
+            out.rows.push(
+                Row::info(
+                    S5,
+                    "per bound provider (the last 25)",
+                    format!("{per_provider} KiB"),
+                )
+                .target("<= 16 KiB", per_provider <= 16),
+            );
+            out.rows.push(Row::info(
+                S5,
+                &format!(
+                    "{}x{} tools bound, each called once",
+                    rss::PROVIDERS,
+                    rss::TOOLS_EACH
+                ),
+                mib(r.bound),
+            ));
+            out.rows.push(Row::info(
+                S5,
+                &format!("after {} calls", thousands(r.load_calls as u64)),
+                mib(r.loaded),
+            ));
+            out.rows.push(Row::info(S5, "peak (VmHWM)", mib(r.peak)));
+        }
+        Err(e) => out.fail(S5, e),
+    }
+}

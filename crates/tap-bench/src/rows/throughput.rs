@@ -1,0 +1,214 @@
+//! S2, S3 and S4: calls, pushes and provider connections under load, against E0's
+//! floors, and (S2, S3) with the ledger on against off.
+
+use super::floors::Floors;
+use super::{records_row, spread};
+use crate::options::{ledger_label, Counts, Options};
+use crate::progress;
+use crate::repeat::{counted_rate, rate_of, repeated, repeated_per_rig};
+use crate::report::{Report, Row};
+use crate::scenarios;
+use crate::setup::{Counted, Setup};
+use crate::stats::{per_sec, ratio, thousands};
+
+/// `", ledger off"`: the second gateway's rows' tag.
+fn off_tag(setups: &[Setup]) -> String {
+    format!(", {}", ledger_label(setups[1].history))
+}
+
+/// A throughput row of the first gateway against the second (ledger on / off): the rate
+/// ratio, with the target "within 10 %" when `judged`.
+fn rate_vs_ledger(
+    label: &str,
+    what: &str,
+    setups: &[Setup],
+    on: f64,
+    off: f64,
+    judged: bool,
+) -> Row {
+    let (l_on, l_off) = (
+        ledger_label(setups[0].history),
+        ledger_label(setups[1].history),
+    );
+    let r = ratio(on, off);
+    let row = Row::info(label, &format!("{what} {l_on} / off"), per_sec(on))
+        .vs(format!("{l_off}: {}", per_sec(off)), r);
+    if judged {
+        row.target(">= 0.90x", r >= 0.90)
+    } else {
+        row
+    }
+}
+
+/// S2 and S3 against each in-process gateway, interleaved; S4 against the first.
+pub async fn throughput(
+    opts: &Options,
+    n: &Counts,
+    setups: &[Setup],
+    floors: &Floors,
+    out: &mut Report,
+) {
+    let (rig, main) = (&setups[0].rig, setups[0].main.as_str());
+    let rigs = setups.len();
+    if opts.wants("s2") {
+        let s2 = format!("S2 10 providers, {} in flight", n.in_flight);
+        progress(&s2);
+        let (calls, in_flight) = (n.fan_calls, n.in_flight);
+        match repeated_per_rig(rigs, n.reps, n.limit, counted_rate, |r, _| {
+            let s = &setups[r];
+            async move {
+                let before = s.written();
+                let l = scenarios::s2_in_process(&s.rig, &s.fan, calls, in_flight).await?;
+                s.rig.gateway().flush_history().await;
+                Ok(Counted {
+                    run: l,
+                    records: s.written() - before,
+                })
+            }
+        })
+        .await
+        {
+            Ok(runs) => {
+                let r = &runs[0];
+                let rate = r.median.run.rate();
+                let mut row = Row::info(&s2, "calls (call_tool)", per_sec(rate));
+                if let Some(e) = floors.pipelined {
+                    row = row.vs(per_sec(e), ratio(rate, e));
+                }
+                out.rows.push(row.target("> 100,000/s", rate > 100_000.0));
+                out.rows.extend(r.range_row(&s2));
+                out.rows.push(spread(&s2, "call_tool", &r.median.run));
+                out.rows
+                    .extend(records_row(&s2, setups, r.median.records, calls, "call"));
+                if let Some(off) = runs.get(1) {
+                    let off_rate = off.median.run.rate();
+                    out.rows.push(rate_vs_ledger(
+                        &s2,
+                        "call_tool",
+                        setups,
+                        rate,
+                        off_rate,
+                        true,
+                    ));
+                    out.rows.extend(off.range_row_of(&s2, &off_tag(setups)));
+                }
+            }
+            Err(e) => out.fail(&s2, e),
+        }
+        progress("S2 via the host socket");
+        match repeated_per_rig(rigs, n.reps, n.limit, counted_rate, |r, _| {
+            let s = &setups[r];
+            async move {
+                let before = s.written();
+                let l = scenarios::s2_host(&s.rig, &s.fan, calls, in_flight).await?;
+                s.rig.gateway().flush_history().await;
+                Ok(Counted {
+                    run: l,
+                    records: s.written() - before,
+                })
+            }
+        })
+        .await
+        {
+            Ok(runs) => {
+                let r = &runs[0];
+                let rate = r.median.run.rate();
+                let mut row = Row::info(&s2, "calls (host invoke)", per_sec(rate));
+                if let Some(e) = floors.pipelined {
+                    row = row.vs(format!("1/2 x {}", per_sec(e)), ratio(rate, e / 2.0));
+                }
+                out.rows.push(row);
+                out.rows.extend(r.range_row(&s2));
+                out.rows.push(spread(&s2, "host invoke", &r.median.run));
+                out.rows
+                    .extend(records_row(&s2, setups, r.median.records, calls, "invoke"));
+                if let Some(off) = runs.get(1) {
+                    out.rows.push(rate_vs_ledger(
+                        &s2,
+                        "host invoke",
+                        setups,
+                        rate,
+                        off.median.run.rate(),
+                        false,
+                    ));
+                }
+            }
+            Err(e) => out.fail(&s2, e),
+        }
+    }
+
+    if opts.wants("s3") {
+        let s3 = format!("S3 {} pushes (keep)", thousands(n.pushes as u64));
+        progress(&s3);
+        let pushes = n.pushes;
+        match repeated_per_rig(
+            rigs,
+            n.reps,
+            n.limit,
+            |c: &Counted<f64>| c.run,
+            |r, i| {
+                let s = &setups[r];
+                async move {
+                    let before = s.written();
+                    let rate = scenarios::s3_pushes(&s.rig, &s.main, pushes, i).await?;
+                    // Outside the timed part: the next run starts with an empty queue.
+                    s.rig.gateway().flush_history().await;
+                    Ok(Counted {
+                        run: rate,
+                        records: s.written() - before,
+                    })
+                }
+            },
+        )
+        .await
+        {
+            Ok(runs) => {
+                let r = &runs[0];
+                let rate = r.median.run;
+                let mut row = Row::info(&s3, "pushes", per_sec(rate));
+                if let Some(b) = floors.sink {
+                    row = row.vs(per_sec(b), ratio(rate, b));
+                }
+                out.rows
+                    .push(row.target("> 1,000,000/s", rate > 1_000_000.0));
+                out.rows.extend(r.range_row(&s3));
+                out.rows
+                    .extend(records_row(&s3, setups, r.median.records, pushes, "push"));
+                if let Some(off) = runs.get(1) {
+                    out.rows.push(rate_vs_ledger(
+                        &s3,
+                        "pushes",
+                        setups,
+                        rate,
+                        off.median.run,
+                        true,
+                    ));
+                    out.rows.extend(off.range_row_of(&s3, &off_tag(setups)));
+                }
+            }
+            Err(e) => out.fail(&s3, e),
+        }
+    }
+
+    if opts.wants("s4") {
+        let s4 = format!("S4 provider churn x{}", n.churn_workers);
+        progress(&s4);
+        match repeated(n.reps, n.limit, rate_of, |_| {
+            scenarios::s4_churn(rig, main, n.churn, n.churn_workers)
+        })
+        .await
+        {
+            Ok(r) => {
+                let rate = r.median.rate();
+                let mut row = Row::info(&s4, "connections", per_sec(rate));
+                if let Some(b) = floors.churn {
+                    row = row.vs(per_sec(b), ratio(rate, b));
+                }
+                out.rows.push(row.target("> 10,000/s", rate > 10_000.0));
+                out.rows.extend(r.range_row(&s4));
+                out.rows.push(spread(&s4, "connection", &r.median));
+            }
+            Err(e) => out.fail(&s4, e),
+        }
+    }
+}
