@@ -51,90 +51,11 @@ pub async fn throughput(
     let (rig, main) = (&setups[0].rig, setups[0].main.as_str());
     let rigs = setups.len();
     if opts.wants("s2") {
-        let s2 = format!("S2 10 providers, {} in flight", n.in_flight);
-        progress(&s2);
-        let (calls, in_flight) = (n.fan_calls, n.in_flight);
-        match repeated_per_rig(rigs, n.reps, n.limit, counted_rate, |r, _| {
-            let s = &setups[r];
-            async move {
-                let before = s.written();
-                let l = scenarios::s2_in_process(&s.rig, &s.fan, calls, in_flight).await?;
-                s.rig.gateway().flush_history().await;
-                Ok(Counted {
-                    run: l,
-                    records: s.written() - before,
-                })
-            }
-        })
-        .await
-        {
-            Ok(runs) => {
-                let r = &runs[0];
-                let rate = r.median.run.rate();
-                let mut row = Row::info(&s2, "calls (call_tool)", per_sec(rate));
-                if let Some(e) = floors.pipelined {
-                    row = row.vs(per_sec(e), ratio(rate, e));
-                }
-                out.rows.push(row.target("> 100,000/s", rate > 100_000.0));
-                out.rows.extend(r.range_row(&s2));
-                out.rows.push(spread(&s2, "call_tool", &r.median.run));
-                out.rows
-                    .extend(records_row(&s2, setups, r.median.records, calls, "call"));
-                if let Some(off) = runs.get(1) {
-                    let off_rate = off.median.run.rate();
-                    out.rows.push(rate_vs_ledger(
-                        &s2,
-                        "call_tool",
-                        setups,
-                        rate,
-                        off_rate,
-                        true,
-                    ));
-                    out.rows.extend(off.range_row_of(&s2, &off_tag(setups)));
-                }
-            }
-            Err(e) => out.fail(&s2, e),
-        }
+        let s2_label = format!("S2 10 providers, {} in flight", n.in_flight);
+        progress(&s2_label);
+        s2(&s2_label, false, n, setups, floors, out).await;
         progress("S2 via the host socket");
-        match repeated_per_rig(rigs, n.reps, n.limit, counted_rate, |r, _| {
-            let s = &setups[r];
-            async move {
-                let before = s.written();
-                let l = scenarios::s2_host(&s.rig, &s.fan, calls, in_flight).await?;
-                s.rig.gateway().flush_history().await;
-                Ok(Counted {
-                    run: l,
-                    records: s.written() - before,
-                })
-            }
-        })
-        .await
-        {
-            Ok(runs) => {
-                let r = &runs[0];
-                let rate = r.median.run.rate();
-                let mut row = Row::info(&s2, "calls (host invoke)", per_sec(rate));
-                if let Some(e) = floors.pipelined {
-                    row = row.vs(format!("1/2 x {}", per_sec(e)), ratio(rate, e / 2.0));
-                }
-                out.rows.push(row);
-                out.rows.extend(r.range_row(&s2));
-                out.rows.push(spread(&s2, "host invoke", &r.median.run));
-                out.rows
-                    .extend(records_row(&s2, setups, r.median.records, calls, "invoke"));
-                if let Some(off) = runs.get(1) {
-                    out.rows.push(rate_vs_ledger(
-                        &s2,
-                        "host invoke",
-                        setups,
-                        rate,
-                        off.median.run.rate(),
-                        false,
-                    ));
-                }
-            }
-            Err(e) => out.fail(&s2, e),
-        }
+        s2(&s2_label, true, n, setups, floors, out).await;
     }
 
     if opts.wants("s3") {
@@ -209,6 +130,67 @@ pub async fn throughput(
                 out.rows.push(spread(&s4, "connection", &r.median));
             }
             Err(e) => out.fail(&s4, e),
+        }
+    }
+}
+
+/// S2 through one path against each gateway: `call_tool` in process, or (`host`) the host
+/// socket's invoke, two hops, so set against half the floor and not judged.
+async fn s2(
+    label: &str,
+    host: bool,
+    n: &Counts,
+    setups: &[Setup],
+    floors: &Floors,
+    out: &mut Report,
+) {
+    let (calls, in_flight) = (n.fan_calls, n.in_flight);
+    let what = if host { "host invoke" } else { "call_tool" };
+    let runs = repeated_per_rig(setups.len(), n.reps, n.limit, counted_rate, |r, _| {
+        let s = &setups[r];
+        async move {
+            let before = s.written();
+            let l = if host {
+                scenarios::s2_host(&s.rig, &s.fan, calls, in_flight).await?
+            } else {
+                scenarios::s2_in_process(&s.rig, &s.fan, calls, in_flight).await?
+            };
+            s.rig.gateway().flush_history().await;
+            Ok(Counted {
+                run: l,
+                records: s.written() - before,
+            })
+        }
+    })
+    .await;
+    let runs = match runs {
+        Ok(runs) => runs,
+        Err(e) => return out.fail(label, e),
+    };
+    let r = &runs[0];
+    let rate = r.median.run.rate();
+    let mut row = Row::info(label, &format!("calls ({what})"), per_sec(rate));
+    if let Some(e) = floors.pipelined {
+        row = match host {
+            true => row.vs(format!("1/2 x {}", per_sec(e)), ratio(rate, e / 2.0)),
+            false => row.vs(per_sec(e), ratio(rate, e)),
+        };
+    }
+    out.rows.push(match host {
+        true => row,
+        false => row.target("> 100,000/s", rate > 100_000.0),
+    });
+    out.rows.extend(r.range_row(label));
+    out.rows.push(spread(label, what, &r.median.run));
+    let per = if host { "invoke" } else { "call" };
+    out.rows
+        .extend(records_row(label, setups, r.median.records, calls, per));
+    if let Some(off) = runs.get(1) {
+        let off_rate = off.median.run.rate();
+        out.rows
+            .push(rate_vs_ledger(label, what, setups, rate, off_rate, !host));
+        if !host {
+            out.rows.extend(off.range_row_of(label, &off_tag(setups)));
         }
     }
 }
