@@ -15,10 +15,10 @@
 //! included; that is part of what a flood does.
 
 use crate::report::{Report, Row};
+use crate::running::{bounded, progress};
 use crate::s7_process::ProcessRig;
 use crate::scenarios::call_via_host;
 use crate::stats::{micros, per_sec, ratio, secs, Latencies, Sampler};
-use crate::{bounded, progress};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -63,7 +63,7 @@ struct Results {
     flood_time: Duration,
 }
 
-pub async fn rows(tap: Option<&Path>, n: &crate::Counts, out: &mut Report) {
+pub async fn rows(tap: Option<&Path>, n: &crate::options::Counts, out: &mut Report) {
     let Some(tap) = out.tap_for(S8, tap) else {
         return;
     };

@@ -24,6 +24,7 @@ mod repeat;
 mod report;
 mod rows;
 mod rss;
+mod running;
 mod s7_process;
 mod scenarios;
 mod setup;
@@ -38,11 +39,10 @@ use options::{ledger_label, Counts, Options, USAGE};
 
 use report::{Report, Row, Verdict};
 use rows::{floors, records_row, s1_rows, s3d, s5, s6, s7, switches_row, throughput};
+use running::{bounded, progress, runtime};
 use setup::setup_rig;
 use stats::{micros, per_sec};
-use std::future::Future;
 use std::process::ExitCode;
-use std::time::Duration;
 
 fn main() -> ExitCode {
     // `soak` is a mode of its own (issue 14); `soak-provider N` is one of its provider
@@ -77,36 +77,6 @@ fn main() -> ExitCode {
             .await
             .expect("the bench task panicked")
     })
-}
-
-/// The multi-thread runtime every mode runs on; `None` (said on stderr as `who`) when it
-/// cannot start.
-fn runtime(who: &str) -> Option<tokio::runtime::Runtime> {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => Some(rt),
-        Err(e) => {
-            eprintln!("{who}: cannot start the runtime: {e}");
-            None
-        }
-    }
-}
-
-/// Runs `fut` for at most `limit`.
-async fn bounded<T>(
-    limit: Duration,
-    fut: impl Future<Output = Result<T, String>>,
-) -> Result<T, String> {
-    tokio::time::timeout(limit, fut)
-        .await
-        .unwrap_or_else(|_| Err(format!("did not finish within {} s", limit.as_secs())))
-}
-
-/// Progress goes to stderr so stdout is just the report.
-fn progress(what: &str) {
-    eprintln!("running {what} ...");
 }
 
 async fn run(opts: Options) -> ExitCode {

@@ -2,8 +2,8 @@
 //! reported, and the range of the rates is shown beside it, so that one run disturbed by
 //! the machine decides nothing on its own.
 
-use crate::bounded;
 use crate::report::Row;
+use crate::running::bounded;
 use crate::setup::Counted;
 use crate::stats::{per_sec, Latencies};
 use std::future::Future;

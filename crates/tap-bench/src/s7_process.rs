@@ -21,9 +21,9 @@
 use crate::mcp::{self, McpResults, Plan};
 use crate::report::{Report, Row};
 use crate::rss;
+use crate::running::{bounded, progress};
 use crate::stats::{micros, per_sec, ratio, secs, Latencies};
 use crate::tempdir::TempDir;
-use crate::{bounded, progress};
 use std::path::Path;
 use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
@@ -36,7 +36,7 @@ const S7P: &str = "S7 out of process";
 const BOUND: &str = "bound";
 
 /// S7's rows with the gateway and the provider as processes of their own.
-pub async fn rows(tap: Option<&Path>, n: &crate::Counts, out: &mut Report) {
+pub async fn rows(tap: Option<&Path>, n: &crate::options::Counts, out: &mut Report) {
     let Some(tap) = out.tap_for(S7P, tap) else {
         return;
     };

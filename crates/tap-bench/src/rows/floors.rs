@@ -3,9 +3,9 @@
 
 use crate::bare;
 use crate::options::{Counts, Options};
-use crate::progress;
 use crate::repeat::{rate_of, repeated, same};
 use crate::report::{Report, Row};
+use crate::running::progress;
 use crate::scenarios;
 use crate::stats::per_sec;
 

@@ -1,11 +1,12 @@
 //! S3d: what the ledger can take (`ledger.rs`), against a bare SQLite insert of the same
 //! rows.
 
+use crate::ledger;
 use crate::options::Counts;
 use crate::repeat::{same, summarize};
 use crate::report::{Report, Row};
+use crate::running::{bounded, progress};
 use crate::stats::{mib, per_sec, ratio, thousands};
-use crate::{bounded, ledger, progress};
 
 /// S3d: pushes into the ledger's file against a bare SQLite bulk insert of the same rows,
 /// interleaved run by run; every run must leave exactly its pushes in `events`.

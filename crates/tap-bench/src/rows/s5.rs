@@ -3,8 +3,9 @@
 
 use crate::options::{Counts, Options};
 use crate::report::{Report, Row};
+use crate::rss;
+use crate::running::{bounded, progress};
 use crate::stats::{mib, thousands};
-use crate::{bounded, progress, rss};
 
 /// S5: the `tap` binary as a child process.
 pub async fn s5(opts: &Options, n: &Counts, out: &mut Report) {

@@ -1,11 +1,12 @@
 //! S6: a command emitter through a filter into a stream and the ledger (`emitter.rs`),
 //! against a bare reader of the same command's stdout.
 
+use crate::emitter;
 use crate::options::Counts;
 use crate::repeat::summarize;
 use crate::report::{Report, Row};
+use crate::running::{bounded, progress};
 use crate::stats::{mib, per_sec, ratio, secs, thousands};
-use crate::{bounded, emitter, progress};
 
 /// S6: one command emitter (`seq 1 N`) through a 3-rule filter into a stream and the
 /// ledger, against a bare reader of the same command's stdout, interleaved run by run (bare,

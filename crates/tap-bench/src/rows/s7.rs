@@ -5,8 +5,9 @@
 use super::switches_row;
 use crate::options::Counts;
 use crate::report::{Report, Row};
+use crate::running::{bounded, progress};
 use crate::stats::{micros, per_sec, ratio, secs};
-use crate::{bounded, mcp, progress, s7_process, scenarios};
+use crate::{mcp, s7_process, scenarios};
 
 /// S7: MCP over Streamable HTTP against the session-host WebSocket, same calls, same run.
 pub async fn s7(n: &Counts, rig: &scenarios::Rig, main: &str, out: &mut Report) {

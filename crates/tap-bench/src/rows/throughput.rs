@@ -4,9 +4,9 @@
 use super::floors::Floors;
 use super::{records_row, spread};
 use crate::options::{ledger_label, Counts, Options};
-use crate::progress;
 use crate::repeat::{counted_rate, rate_of, repeated, repeated_per_rig};
 use crate::report::{Report, Row};
+use crate::running::progress;
 use crate::scenarios;
 use crate::setup::{Counted, Setup};
 use crate::stats::{per_sec, ratio, thousands};

@@ -111,7 +111,7 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let Some(runtime) = crate::runtime("tap-bench soak") else {
+    let Some(runtime) = crate::running::runtime("tap-bench soak") else {
         return ExitCode::FAILURE;
     };
     match runtime.block_on(run(plan)) {
