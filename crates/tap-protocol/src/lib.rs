@@ -31,7 +31,7 @@ pub mod provider;
 pub mod settings;
 mod wire;
 
-pub use decode::{decode, decode_derived, DecodeError, Tagged};
+pub use decode::{decode, DecodeError};
 pub use error_code::ErrorCode;
 
 /// The only Provider Interface version this gateway speaks.

@@ -2,8 +2,7 @@
 
 /// Declares the message enum of one protocol direction from a single list of
 /// `"wire.name" => Variant(Payload)` entries. From that list come the enum (serde tagged
-/// by `type`, each variant renamed to its wire name), `TYPES`, `type_name()` and the
-/// [`crate::decode::Tagged`] impl that [`crate::decode`] reads a leading `type` with.
+/// by `type`, each variant renamed to its wire name), `TYPES` and `type_name()`.
 ///
 /// Why: each name is needed three times (the serde rename, `TYPES` for [`crate::decode`],
 /// `type_name()` for logs and `replyTo`), and copies written by hand drift apart. A name
@@ -31,19 +30,6 @@ macro_rules! wire_messages {
                 #[serde(rename = $name)]
                 $variant($payload),
             )*
-        }
-
-        impl $crate::decode::Tagged for $enum {
-            fn from_payload<'de, A: serde::de::MapAccess<'de>>(
-                tag: &str,
-                rest: A,
-            ) -> Result<Option<Self>, A::Error> {
-                let rest = serde::de::value::MapAccessDeserializer::new(rest);
-                Ok(Some(match tag {
-                    $($name => Self::$variant(<$payload as serde::Deserialize>::deserialize(rest)?),)*
-                    _ => return Ok(None),
-                }))
-            }
         }
 
         impl $enum {

@@ -5,18 +5,18 @@
 
 mod fixtures;
 use fixtures::{GATEWAY_MINIMAL, HOST_EVENT_MINIMAL};
-use serde::Serialize;
+use serde::{de::DeserializeOwned, Serialize};
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::fmt::Debug;
 use tap_protocol::host::{HostEvent, HostRequest};
 use tap_protocol::provider::{GatewayMessage, ProviderMessage};
-use tap_protocol::{decode, DecodeError, Tagged};
+use tap_protocol::{decode, DecodeError};
 
 /// Every fixture decodes (through [`decode`] with `types`), to a variant whose expected
 /// name, `type_name()` and serialized `type` all equal the fixture's type; the fixtures
 /// cover `types` exactly, and `types` has no duplicates.
-fn check<T: Tagged + Serialize + Debug>(
+fn check<T: DeserializeOwned + Serialize + Debug>(
     types: &[&str],
     fixtures: &[(&str, &str)],
     type_name: fn(&T) -> &'static str,
