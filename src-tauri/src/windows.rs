@@ -103,12 +103,11 @@ pub fn fit_popup(
     wanted: f64,
     tray: Option<popup::Rect>,
 ) -> tauri::Result<()> {
-    let (_, screen, scale) = screen_for(app, tray);
-    let height = popup::popup_height(wanted, screen.height / scale);
-    place_popup(app, w, height, tray)
+    place_popup(app, w, wanted, tray)
 }
 
-/// Sizes the popup to `height` (logical) and moves it where the placement rule says.
+/// Sizes the popup to `height` (logical, within `popup::popup_height`'s bounds for the
+/// screen) and moves it where the placement rule says.
 fn place_popup(
     app: &AppHandle,
     w: &WebviewWindow,
