@@ -18,6 +18,7 @@ pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod retention;
 mod schema;
+pub(crate) mod search;
 mod writer;
 
 use record::Record;

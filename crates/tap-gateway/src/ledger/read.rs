@@ -2,7 +2,8 @@
 //! trace's spans, sessions and providers as they came and went. Blocking SQLite reads on
 //! the read connection: callers run them on `spawn_blocking`.
 
-use super::lines::{self, Terms, MAX_LINES_PER_ROW};
+use super::lines::{self, MAX_LINES_PER_ROW};
+use super::search::Terms;
 use super::Ledger;
 use rusqlite::{params, Row};
 use std::time::{Duration, SystemTime};

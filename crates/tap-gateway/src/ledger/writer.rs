@@ -8,7 +8,7 @@
 
 use super::open::open_memory;
 use super::record::{micros, Attr, EventRow, PairingAudit, Record, SpanRow};
-use super::{lines, retention, Queued, Shared};
+use super::{lines, retention, search, Queued, Shared};
 use rusqlite::{params, Connection, Transaction};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -39,12 +39,12 @@ pub(crate) fn run(
     shared: Arc<Shared>,
 ) {
     let mut batch = Vec::with_capacity(WRITE_BATCH);
-    // Chunks and events wait to be indexed for search (`lines`): done once the queue has
+    // Chunks and events wait to be indexed for search (`search`): done once the queue has
     // been empty for a moment, so a burst of lines or pushes is committed at the rows' pace
     // and indexed after it; under a flood that lasts, in steps between batches; always
     // before a flush.
     let mut backlog =
-        lines::backlog(&conn.lock().unwrap_or_else(|e| e.into_inner())).then(Instant::now);
+        search::backlog(&conn.lock().unwrap_or_else(|e| e.into_inner())).then(Instant::now);
     // Only to wait for the queue with a timeout; the writer does all its work in this
     // thread, outside any async runtime.
     let clock = tokio::runtime::Builder::new_current_thread()
@@ -173,7 +173,7 @@ pub(crate) fn run(
 /// ends the backlog for this run (the next start finds the rows and tries again).
 fn index_step(conn: &Mutex<Connection>) -> bool {
     let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
-    lines::index_step(&mut c).unwrap_or_else(|e| {
+    search::index_step(&mut c).unwrap_or_else(|e| {
         tracing::warn!(error = %e, "indexing history for search failed");
         false
     })
@@ -237,7 +237,7 @@ fn write(tx: &Transaction<'_>, record: &Record) -> rusqlite::Result<()> {
     }
 }
 
-/// An event, indexed for search later (`lines::index_step`), off the pushes' path.
+/// An event, indexed for search later (`search::index_step`), off the pushes' path.
 fn event(tx: &Transaction<'_>, e: &EventRow) -> rusqlite::Result<()> {
     let metadata = e
         .metadata
@@ -355,9 +355,9 @@ mod tests {
             1
         );
         assert_eq!(count(&conn, matches), 0);
-        assert!(lines::backlog(&conn));
+        assert!(search::backlog(&conn));
 
-        assert!(!lines::index_step(&mut conn).unwrap(), "nothing left");
+        assert!(!search::index_step(&mut conn).unwrap(), "nothing left");
         assert_eq!(
             count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"),
             0
