@@ -69,7 +69,7 @@ pub(crate) async fn pre_tool_use(
     let matched = {
         let state = core.state();
         let session = state.live_session(session_id)?;
-        let owner = session.tools.get(tool).map(|t| t.provider_name.as_str());
+        let owner = session.tools.get(tool).map(|t| &*t.provider_name);
         let mut matched = Vec::new();
         for pid in &session.bound {
             let Some(p) = state.providers.get(pid) else {

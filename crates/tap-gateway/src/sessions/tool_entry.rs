@@ -14,8 +14,9 @@ pub(crate) struct ToolEntry {
     /// recently bound instance holding it (with `target` added when published). Shared with
     /// that provider's `ToolList`.
     pub def: Arc<ToolDef>,
-    /// The provider name behind it (every holder has it).
-    pub provider_name: String,
+    /// The provider name behind it (every holder has it); shared with the holders'
+    /// [`Bearer`].
+    pub provider_name: Arc<str>,
     pub kind: ToolKind,
 }
 
@@ -30,29 +31,37 @@ pub(crate) enum ToolKind {
     Builtin,
 }
 
-/// A provider connection holding a tool.
-pub(crate) struct Holder {
+/// A provider connection holding tools in one session: built once per tool-map rebuild
+/// and shared by every tool it holds there (and by the route of a call to one of them), so
+/// a provider's ten tools cost one copy of its id, name and link, and routing a call
+/// clones a pointer instead of strings.
+pub(crate) struct Bearer {
     pub provider_id: String,
+    pub provider_name: Arc<str>,
     /// Its `hello.instance` (set exactly for shared tools).
     pub instance: Option<String>,
     /// A short label from its `hello.metadata`, for the `target` description.
     pub label: Option<String>,
+    pub link: ProviderLink,
+}
+
+impl Bearer {
+    pub fn of(p: &ProviderEntry, provider_name: Arc<str>, shared: bool) -> Arc<Self> {
+        Arc::new(Self {
+            provider_id: p.id.clone(),
+            provider_name,
+            instance: p.instance.clone().filter(|_| shared),
+            label: instances::label(p.metadata.as_ref()),
+            link: p.link.clone(),
+        })
+    }
+}
+
+/// A provider connection holding a tool.
+pub(crate) struct Holder {
+    pub by: Arc<Bearer>,
     /// Its own declaration: its `timeout` applies to calls routed to it.
     pub def: Arc<ToolDef>,
     /// Its `parameters`, compiled: a call's `args` are checked against it.
     pub schema: Schema,
-    pub link: ProviderLink,
-}
-
-impl Holder {
-    pub fn of(p: &ProviderEntry, def: &Arc<ToolDef>, schema: &Schema, shared: bool) -> Self {
-        Self {
-            provider_id: p.id.clone(),
-            instance: p.instance.clone().filter(|_| shared),
-            label: instances::label(p.metadata.as_ref()),
-            def: def.clone(),
-            schema: schema.clone(),
-            link: p.link.clone(),
-        }
-    }
 }

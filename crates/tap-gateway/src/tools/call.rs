@@ -61,7 +61,7 @@ pub(crate) async fn call_tool_in(
         Resolved::Call(route) => route,
     };
     let (outcome, tried) = attempt(core, &req, route, want, started, root).await;
-    root.provider(&tried.provider_name);
+    root.provider(&tried.by.provider_name);
     let error = match outcome {
         Err(e) if e.retryable && tried.failover => e,
         other => return other,
@@ -69,7 +69,7 @@ pub(crate) async fn call_tool_in(
     // Spec: `retryable` "hints whether the gateway should retry on another instance".
     // Once, never on the instance that failed; with no other instance holding the tool,
     // or nothing left of the caller's time, the failure stands.
-    let exclude = [tried.provider_id.clone()];
+    let exclude = [tried.by.provider_id.clone()];
     let want = Want {
         exclude: &exclude,
         ..Want::default()
@@ -81,17 +81,17 @@ pub(crate) async fn call_tool_in(
     if req.cancel.is_cancelled() || tokio::time::Instant::now() >= started + retry.timeout {
         return Err(error);
     }
-    tracing::info!(session = %req.session_id, tool = %req.tool, failed = ?tried.instance,
-        retry = ?retry.instance, code = %error.code, "retryable failure; retrying on another instance");
+    tracing::info!(session = %req.session_id, tool = %req.tool, failed = ?tried.by.instance,
+        retry = ?retry.by.instance, code = %error.code, "retryable failure; retrying on another instance");
     root.event(
         "retry",
         vec![
-            ("failed.provider", tried.provider_name.clone().into()),
+            ("failed.provider", tried.by.provider_name.to_string().into()),
             ("error.code", error.code.to_string().into()),
         ],
     );
     let (outcome, route) = attempt(core, &req, retry, want, started, root).await;
-    root.provider(&route.provider_name);
+    root.provider(&route.by.provider_name);
     outcome
 }
 
@@ -115,7 +115,7 @@ async fn attempt(
         let deadline = started + route.timeout;
         let slot = match super::concurrency::acquire(
             core,
-            &route.provider_id,
+            &route.by.provider_id,
             &req.tool,
             deadline,
             &req.cancel,
@@ -132,7 +132,7 @@ async fn attempt(
         // A queued call may have waited: route again (the tool may have moved or gone),
         // staying with the instance it waited for while that one still holds the tool.
         let again = Want {
-            pin: Some(&route.provider_id),
+            pin: Some(&route.by.provider_id),
             ..want
         };
         let moved = match resolve(core, &req.session_id, &req.tool, again) {
@@ -142,7 +142,7 @@ async fn attempt(
             }
             Err(e) => return (Err(e), route),
         };
-        let same = moved.provider_id == route.provider_id;
+        let same = moved.by.provider_id == route.by.provider_id;
         // While it waited the tool may have moved or been declared again.
         let recheck = !same_schema(&moved, &route);
         route = moved;
@@ -158,9 +158,9 @@ async fn attempt(
     };
     let mut span = root.child("provider.call");
     span.session(&req.session_id);
-    span.provider(&route.provider_name);
+    span.provider(&route.by.provider_name);
     span.tool(&req.tool);
-    if let Some(instance) = &route.instance {
+    if let Some(instance) = &route.by.instance {
         span.set("provider.instance", instance.as_str());
     }
     if want.exclude.iter().any(|e| !e.is_empty()) {
@@ -200,12 +200,12 @@ async fn dispatch(
         done: done_tx,
         progress: req.progress.clone(),
     };
-    if route.link.calls.insert(id.clone(), pending).is_err() {
-        return Err(disconnected(&route.provider_name));
+    if route.by.link.calls.insert(id.clone(), pending).is_err() {
+        return Err(disconnected(&route.by.provider_name));
     }
-    if route.link.out.send(call).is_err() {
-        route.link.calls.take(&id);
-        return Err(disconnected(&route.provider_name));
+    if route.by.link.out.send(call).is_err() {
+        route.by.link.calls.take(&id);
+        return Err(disconnected(&route.by.provider_name));
     }
     // A caller whose future is dropped mid-call never reaches the `select!` below (the MCP
     // fast path runs the call in the HTTP connection's own task, which hyper drops when the
@@ -218,7 +218,7 @@ async fn dispatch(
     };
 
     let give_up = tokio::select! {
-        outcome = &mut done_rx => return outcome.unwrap_or_else(|_| Err(disconnected(&route.provider_name))),
+        outcome = &mut done_rx => return outcome.unwrap_or_else(|_| Err(disconnected(&route.by.provider_name))),
         _ = tokio::time::sleep_until(deadline) => {
             (ErrorCode::Timeout, "timeout", format!(
                 "Tool '{}' did not answer within {} ms", req.tool, route.timeout.as_millis()))
@@ -229,17 +229,17 @@ async fn dispatch(
     };
     let (code, reason, message) = give_up;
     // Whoever takes the entry owns the outcome. If the result won the race, use it.
-    if route.link.calls.take(&id).is_none() {
+    if route.by.link.calls.take(&id).is_none() {
         return done_rx
             .await
-            .unwrap_or_else(|_| Err(disconnected(&route.provider_name)));
+            .unwrap_or_else(|_| Err(disconnected(&route.by.provider_name)));
     }
     let cancel = GatewayMessage::ToolCancel(ToolCancel {
         id: id.clone(),
         session_id: req.session_id.clone(),
         reason: reason.to_string(),
     });
-    route.link.send(&cancel);
+    route.by.link.send(&cancel);
     Err(CallError::new(code, message))
 }
 
@@ -252,8 +252,9 @@ struct Abandoned<'a> {
 
 impl Drop for Abandoned<'_> {
     fn drop(&mut self) {
-        if self.route.link.calls.take(self.id).is_some() {
+        if self.route.by.link.calls.take(self.id).is_some() {
             self.route
+                .by
                 .link
                 .send(&GatewayMessage::ToolCancel(ToolCancel {
                     id: self.id.to_string(),

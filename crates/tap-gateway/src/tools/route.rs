@@ -3,21 +3,18 @@
 
 use super::request::CallError;
 use crate::providers::entry::ProviderEntry;
-use crate::providers::link::ProviderLink;
 use crate::sessions::instances;
 use crate::sessions::session::Session;
-use crate::sessions::tool_entry::{Holder, ToolKind};
+use crate::sessions::tool_entry::{Bearer, Holder, ToolKind};
 use crate::state::Core;
+use std::sync::Arc;
 use std::time::Duration;
 use tap_protocol::{ErrorCode, Json};
 
 /// Where a call goes: resolved under the state lock, used without it.
 pub(crate) struct Route {
-    pub provider_id: String,
-    pub provider_name: String,
-    /// The instance, for a shared tool.
-    pub instance: Option<String>,
-    pub link: ProviderLink,
+    /// The provider connection: its id, name, instance (for a shared tool) and link.
+    pub by: Arc<Bearer>,
     pub timeout: Duration,
     /// The gateway chose the instance (a shared tool called without `target`): a
     /// retryable failure may be retried on another one.
@@ -74,15 +71,10 @@ fn in_session(
         )
     })?;
     let holders = match &entry.kind {
-        ToolKind::Own(h) => {
-            return Ok(Resolved::Call(route_to(
-                h,
-                &entry.provider_name,
-                default_timeout,
-                false,
-            )))
+        ToolKind::Own(h) => return Ok(Resolved::Call(route_to(h, default_timeout, false))),
+        ToolKind::ListInstances => {
+            return Ok(Resolved::ListInstances(entry.provider_name.to_string()))
         }
-        ToolKind::ListInstances => return Ok(Resolved::ListInstances(entry.provider_name.clone())),
         ToolKind::Builtin => return Ok(Resolved::Builtin),
         ToolKind::Shared(holders) => holders,
     };
@@ -90,14 +82,17 @@ fn in_session(
     let live = || {
         holders
             .iter()
-            .filter_map(|h| h.instance.as_deref())
+            .filter_map(|h| h.by.instance.as_deref())
             .collect::<Vec<_>>()
             .join(", ")
     };
     match want.target {
         Some(Json::String(target)) => {
-            match holders.iter().find(|h| h.instance.as_deref() == Some(target)) {
-                Some(h) => Ok(Resolved::Call(route_to(h, name, default_timeout, true))),
+            match holders
+                .iter()
+                .find(|h| h.by.instance.as_deref() == Some(target))
+            {
+                Some(h) => Ok(Resolved::Call(route_to(h, default_timeout, true))),
                 None => Err(CallError::new(
                     ErrorCode::NotFound,
                     format!(
@@ -112,14 +107,14 @@ fn in_session(
         None | Some(Json::Null) => {
             let candidates = holders
                 .iter()
-                .filter(|h| !want.exclude.contains(&h.provider_id));
+                .filter(|h| !want.exclude.contains(&h.by.provider_id));
             let pinned = want
                 .pin
-                .and_then(|pin| candidates.clone().find(|h| h.provider_id == pin));
+                .and_then(|pin| candidates.clone().find(|h| h.by.provider_id == pin));
             // Spec: "If `target` is omitted, routes to the most recently active instance".
-            match pinned.or_else(|| candidates.max_by_key(|h| h.link.activity.order())) {
+            match pinned.or_else(|| candidates.max_by_key(|h| h.by.link.activity.order())) {
                 Some(h) => {
-                    let mut route = route_to(h, name, default_timeout, true);
+                    let mut route = route_to(h, default_timeout, true);
                     route.failover = true;
                     Ok(Resolved::Call(route))
                 }
@@ -136,12 +131,9 @@ fn in_session(
     }
 }
 
-fn route_to(h: &Holder, provider_name: &str, default_timeout: Duration, shared: bool) -> Route {
+fn route_to(h: &Holder, default_timeout: Duration, shared: bool) -> Route {
     Route {
-        provider_id: h.provider_id.clone(),
-        provider_name: provider_name.to_string(),
-        instance: h.instance.clone(),
-        link: h.link.clone(),
+        by: h.by.clone(),
         timeout: ProviderEntry::timeout_of(&h.def, default_timeout),
         failover: false,
         strip_target: shared,
