@@ -124,7 +124,7 @@ impl Session {
             };
             let name: Arc<str> = p.name.as_deref().unwrap_or_default().into();
             let shared = p.instance.as_deref().is_some_and(|i| !i.is_empty());
-            if shared && !groups.iter().any(|g| *g == name) {
+            if shared && !groups.contains(&name) {
                 groups.push(name.clone());
             }
             let by = Bearer::of(p, name.clone(), shared);
