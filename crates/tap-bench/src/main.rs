@@ -42,6 +42,13 @@ use rows::{floors, records_row, s1_rows, s3d, s5, s6, s7, switches_row, throughp
 use running::{bounded, progress, runtime};
 use setup::setup_rig;
 use stats::{micros, per_sec};
+
+/// The allocator the `tap` binary runs the gateway with, so S1-S4 measure the in-process
+/// gateway as users run it (glibc's malloc cost it a third of the ledger writer's time in
+/// frees of records other threads allocated: docs/performance.md, run 31). E0 runs with it
+/// too, so the ratios compare like with like.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
