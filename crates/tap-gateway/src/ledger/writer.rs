@@ -9,6 +9,7 @@
 use super::open::open_memory;
 use super::record::{micros, Attr, EventRow, PairingAudit, Record, SpanRow};
 use super::{lines, retention, search, Queued, Shared};
+use crate::trace::context::Hex;
 use rusqlite::{params, Connection, Transaction};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -278,15 +279,18 @@ fn span(tx: &Transaction<'_>, s: &SpanRow) -> rusqlite::Result<()> {
         serde_json::Value::Array(list).to_string()
     });
     let root = s.parent_id.is_none() || s.remote_parent;
+    let trace_id = Hex::<32>::new(s.trace_id);
+    let span_id = Hex::<16>::new(s.span_id.into());
+    let parent_id = s.parent_id.map(|p| Hex::<16>::new(p.into()));
     tx.prepare_cached(
         "INSERT INTO spans(trace_id, span_id, parent_id, remote_parent, root, name, start_us,
             duration_us, status, error_code, message, session_id, provider, tool, attributes, events)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?
     .execute(params![
-        format!("{:032x}", s.trace_id),
-        format!("{:016x}", s.span_id),
-        s.parent_id.map(|p| format!("{p:016x}")),
+        trace_id.as_str(),
+        span_id.as_str(),
+        parent_id.as_ref().map(Hex::as_str),
         s.remote_parent,
         root,
         s.name,

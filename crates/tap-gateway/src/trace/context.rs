@@ -44,12 +44,39 @@ impl SpanContext {
 
     /// This span as a `traceparent` value (sampled: every span is recorded).
     pub fn traceparent(&self) -> String {
-        format!("00-{:032x}-{:016x}-01", self.trace_id, self.span_id)
+        let mut v = String::with_capacity(55);
+        v.push_str("00-");
+        v.push_str(Hex::<32>::new(self.trace_id).as_str());
+        v.push('-');
+        v.push_str(Hex::<16>::new(self.span_id.into()).as_str());
+        v.push_str("-01");
+        v
     }
 
     /// The trace id as 32 hex digits.
     pub fn trace_hex(&self) -> String {
-        format!("{:032x}", self.trace_id)
+        Hex::<32>::new(self.trace_id).as_str().to_string()
+    }
+}
+
+/// The low `N / 2` bytes of an id as `N` lower-case hex digits, zero-padded (what
+/// `{:0Nx}` writes), on the stack: every call formats a `traceparent`, and the ledger's
+/// writer three ids per span, where `fmt` was 3 % of its time (docs/performance.md, run 31).
+pub(crate) struct Hex<const N: usize>([u8; N]);
+
+impl<const N: usize> Hex<N> {
+    pub fn new(mut id: u128) -> Self {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [b'0'; N];
+        for d in out.iter_mut().rev() {
+            *d = DIGITS[(id & 0xf) as usize];
+            id >>= 4;
+        }
+        Self(out)
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("hex digits are ASCII")
     }
 }
 
@@ -95,6 +122,15 @@ mod tests {
         let now = crate::ledger::record::micros(std::time::SystemTime::now()) as u64;
         let first = (ids[0] >> 64) as u64;
         assert!(first <= now && now - first < 60_000_000, "{first} vs {now}");
+    }
+
+    #[test]
+    fn hex_writes_what_fmt_writes() {
+        for id in [0u128, 1, 0xabc, u64::MAX.into(), u128::MAX, new_trace_id()] {
+            assert_eq!(Hex::<32>::new(id).as_str(), format!("{id:032x}"));
+            let low = id as u64;
+            assert_eq!(Hex::<16>::new(low.into()).as_str(), format!("{low:016x}"));
+        }
     }
 
     #[test]
