@@ -14,7 +14,8 @@ const INDEX_STEP_LINES: i64 = 8192;
 /// …and rows at most (a step of pushes, one line each, would otherwise read 8,192 ids).
 const INDEX_STEP_ROWS: i64 = 1024;
 
-/// Whether some chunk waits to be indexed (at start: a gateway stopped before it was).
+/// Whether some event (a push or a chunk) waits to be indexed (at start: a gateway stopped
+/// before it was).
 pub(super) fn backlog(conn: &Connection) -> bool {
     conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM events WHERE indexed = 0)",
@@ -57,8 +58,8 @@ pub(super) fn index_step(conn: &mut Connection) -> rusqlite::Result<bool> {
 
 /// A search's words, as the full-text query matches them: each word's tokens (runs of
 /// letters and digits, lowercased) in a row, the last one as a prefix; every word must
-/// match, in the line or in its metadata. Used on chunk rows, where the index (when it has
-/// the row) only says that some line of the chunk matches.
+/// match, in the line or in its metadata. Used on rows not indexed yet, and on chunk rows,
+/// where the index (when it has the row) only says that some line of the chunk matches.
 pub(crate) struct Terms(Vec<Vec<String>>);
 
 impl Terms {
