@@ -7,7 +7,7 @@ use tap_client::{ClientError, ControlClient, ControlClientError, Discovery, Host
 
 /// Prints a failure in the contract's shape and returns exit code 1.
 pub fn fail(code: &str, message: impl std::fmt::Display) -> ExitCode {
-    // Written by hand to keep the documented key order (serde_json sorts object keys).
+    // Written by hand: the contract documents this key order, whatever a map would do.
     let code = serde_json::Value::from(code);
     let message = serde_json::Value::from(message.to_string());
     println!("{{\"errorCode\":{code},\"error\":{message}}}");

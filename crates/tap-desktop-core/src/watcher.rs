@@ -346,7 +346,7 @@ mod tests {
     }
 
     fn pending(id: &str) -> GatewayEvent {
-        GatewayEvent::PairingChanged(entry(id, PairingState::Pending))
+        GatewayEvent::PairingChanged(Box::new(entry(id, PairingState::Pending)))
     }
 
     fn note(id: &str) -> Action {
@@ -457,7 +457,7 @@ mod tests {
         // Paired (the code was typed): one left, the popup stays.
         assert_eq!(
             w.on_event(
-                &GatewayEvent::PairingChanged(entry("pr-1", PairingState::Paired)),
+                &GatewayEvent::PairingChanged(Box::new(entry("pr-1", PairingState::Paired))),
                 Instant::now(),
                 no_status
             ),

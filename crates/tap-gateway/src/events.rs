@@ -12,7 +12,7 @@ pub const EVENT_BUFFER: usize = 1024;
 #[derive(Debug, Clone, PartialEq)]
 pub enum GatewayEvent {
     /// A pairing request appeared or changed (configured, confirmed, connected).
-    PairingChanged(PairingEntry),
+    PairingChanged(Box<PairingEntry>),
     /// A pairing request or a paired provider is gone (denied, expired, revoked).
     PairingRemoved {
         /// Its id.

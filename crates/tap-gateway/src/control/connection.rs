@@ -209,7 +209,7 @@ impl Conn {
 /// The control event for an engine event; `None` for one this connection does not follow.
 fn to_control(event: GatewayEvent, follows: &Follows) -> Option<ControlEvent> {
     Some(match event {
-        GatewayEvent::PairingChanged(pairing) => ControlEvent::PairingChanged { pairing },
+        GatewayEvent::PairingChanged(pairing) => ControlEvent::PairingChanged { pairing: *pairing },
         GatewayEvent::PairingRemoved { id, reason } => ControlEvent::PairingRemoved { id, reason },
         GatewayEvent::StatusChanged => ControlEvent::StatusChanged,
         GatewayEvent::DiagnosticsChanged if follows.diagnostics => ControlEvent::DiagnosticsChanged,

@@ -5,9 +5,9 @@
 //! A write is read-modify-write of the whole file under one lock (two writes never lose
 //! each other's change), then atomic: a temp file in the same directory, flushed, renamed
 //! over the old one with its permissions. Emitters come out sorted by name and
-//! pretty-printed; every key and field a write does not own is kept (serde_json orders
-//! object keys alphabetically). A file another user owns, or anyone may write, is refused
-//! as it is for reading.
+//! pretty-printed; every key and field a write does not own is kept, in the user's order
+//! (serde_json's `preserve_order`; the fields a write owns come after them). A file another
+//! user owns, or anyone may write, is refused as it is for reading.
 
 use super::injector::Policy;
 use crate::providers::project::config::{self as project_config, FILE_NAME};

@@ -63,8 +63,8 @@ pub(crate) async fn pre_tool_use(
     args: &Json,
     trace: &OpenSpan,
 ) -> Result<Decision, CallError> {
-    // JSON.stringify's text for the same object with its keys sorted (serde_json's map
-    // is ordered), compact.
+    // JSON.stringify's text: compact, keys in the order the host sent them (serde_json's
+    // `preserve_order`; spec-decisions H1 says where the two still differ).
     let args_json = serde_json::to_string(args).expect("JSON serializes");
     let matched = {
         let state = core.state();

@@ -235,7 +235,7 @@ pub(crate) fn configure(
         core.events.emit(GatewayEvent::StatusChanged);
     }
     core.events
-        .emit(GatewayEvent::PairingChanged(entry.clone()));
+        .emit(GatewayEvent::PairingChanged(Box::new(entry.clone())));
     Ok(entry)
 }
 

@@ -183,7 +183,7 @@ async fn dispatch(
     if route.strip_target {
         // The gateway's own parameter: the instance does not declare it.
         if let Some(o) = args.as_object_mut() {
-            o.remove("target");
+            o.shift_remove("target");
         }
     }
     let id = core.ids.next("c");

@@ -152,7 +152,7 @@ impl Route {
         match args.as_object() {
             Some(o) if self.strip_target && o.contains_key("target") => {
                 let mut sent = o.clone();
-                sent.remove("target");
+                sent.shift_remove("target");
                 super::schema::check(tool, &self.schema, &Json::Object(sent))
             }
             // No arguments at all (an in-process caller's default) read as `{}`.

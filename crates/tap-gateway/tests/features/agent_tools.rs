@@ -392,7 +392,7 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
     let config = project.join("tap.config.json");
     std::fs::write(
         &config,
-        r#"{"custom": {"keep": true},
+        r#"{"custom": {"keep": true, "b": 1, "a": 2},
             "emitters": [{"name": "zeta", "command": "true", "autoStart": false, "x-note": "mine"}]}"#,
     )
     .unwrap();
@@ -419,9 +419,16 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
     let file = read();
     assert_eq!(
         file["custom"],
-        json!({"keep": true}),
+        json!({"keep": true, "b": 1, "a": 2}),
         "other keys kept: {file}"
     );
+    let custom: Vec<&str> = file["custom"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(custom, ["keep", "b", "a"], "in the user's order");
     let names: Vec<&str> = file["emitters"]
         .as_array()
         .unwrap()

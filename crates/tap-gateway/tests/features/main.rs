@@ -25,6 +25,7 @@ mod host_protocol;
 mod host_resume;
 mod host_resume_answers;
 mod identity;
+mod key_order;
 mod malformed_results;
 mod mcp;
 mod multi_instance;

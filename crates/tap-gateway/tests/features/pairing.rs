@@ -112,7 +112,7 @@ async fn pairing_event(rx: &mut broadcast::Receiver<GatewayEvent>) -> GatewayEve
 
 async fn changed(rx: &mut broadcast::Receiver<GatewayEvent>) -> PairingEntry {
     match pairing_event(rx).await {
-        GatewayEvent::PairingChanged(e) => e,
+        GatewayEvent::PairingChanged(e) => *e,
         other => panic!("expected PairingChanged, got {other:?}"),
     }
 }

@@ -77,7 +77,9 @@ impl Conn {
         self.id = Some(id.clone());
         tracing::info!(remote = %self.remote, provider = %id, trust = trust.as_str(), "provider authenticated");
         if let Some(entry) = paired {
-            self.core.events.emit(GatewayEvent::PairingChanged(entry));
+            self.core
+                .events
+                .emit(GatewayEvent::PairingChanged(Box::new(entry)));
         }
         Step::Authed
     }

@@ -217,7 +217,9 @@ impl Conn {
                 }
                 if let Some(entry) = changed {
                     crate::pairing::api::save(&self.core);
-                    self.core.events.emit(GatewayEvent::PairingChanged(entry));
+                    self.core
+                        .events
+                        .emit(GatewayEvent::PairingChanged(Box::new(entry)));
                 }
                 self.core.events.emit(GatewayEvent::StatusChanged);
                 tracing::info!(provider = ?self.id, name = %c.h.name, session = %c.session_id, tools = c.tools.len(), "provider bound");

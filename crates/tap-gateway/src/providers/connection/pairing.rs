@@ -78,7 +78,9 @@ impl Conn {
             "provider",
         );
         self.pairing = Some(entry.id.clone());
-        self.core.events.emit(GatewayEvent::PairingChanged(entry));
+        self.core
+            .events
+            .emit(GatewayEvent::PairingChanged(Box::new(entry)));
         Step::WaitUntil(until)
     }
 
@@ -185,7 +187,9 @@ impl Conn {
             span.set("provider.id", id.as_str());
             span.ok();
         }
-        self.core.events.emit(GatewayEvent::PairingChanged(entry));
+        self.core
+            .events
+            .emit(GatewayEvent::PairingChanged(Box::new(entry)));
         Step::Authed
     }
 }

@@ -54,7 +54,9 @@ impl Conn {
                 .as_deref()
                 .and_then(|pid| state.pairing.disconnected(pid))
             {
-                self.core.events.emit(GatewayEvent::PairingChanged(changed));
+                self.core
+                    .events
+                    .emit(GatewayEvent::PairingChanged(Box::new(changed)));
             }
             entry.name
         });
