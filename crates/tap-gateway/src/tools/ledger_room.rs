@@ -43,14 +43,19 @@ mod tests {
     use crate::config::History;
     use crate::ledger::record::Record;
     use crate::ledger::tests::stall;
+    use crate::ledger::LEDGER_QUEUE_BYTES;
     use crate::sessions::host_conn::test_peer::{connect, frame, next};
     use serde_json::{json, Value};
     use std::time::SystemTime;
 
+    /// One record that takes the queue's whole byte budget. Its bytes come back only when
+    /// the writer commits it, so the queue stays full however many records the (stalled)
+    /// writer has taken off the channel. Filling it record by record made the outcome
+    /// depend on which bound a record's size reached first, and on the writer's timing.
     fn filler() -> Record {
         Record::SessionEnded {
             id: "filler".into(),
-            reason: "filling the queue".into(),
+            reason: "x".repeat(LEDGER_QUEUE_BYTES),
             at: SystemTime::now(),
         }
     }
@@ -76,7 +81,11 @@ mod tests {
         core.ledger.flush().await;
 
         let release = stall(&core.ledger);
-        while core.ledger.try_write(filler()).is_ok() {}
+        assert!(
+            core.ledger.try_write(filler()).is_ok(),
+            "the queue was empty"
+        );
+        assert!(!core.ledger.has_room());
         let waits = core.ledger.waits();
         frame(
             &mut conn,
@@ -89,7 +98,7 @@ mod tests {
             let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
             assert_ne!(
                 v["type"], "tool.result",
-                "answered while the ledger was full"
+                "answered while the ledger was full: {v}"
             );
         }
 
