@@ -180,7 +180,8 @@ async fn pair_mode_answers_auth_pairing_with_only_a_prompt() {
     let mut p = connect(&gw).await;
     p.send(json!({"type": "auth", "mode": "pair"})).await;
     let prompt = p.expect("auth.pairing").await;
-    let keys: Vec<&String> = prompt.as_object().unwrap().keys().collect();
+    let mut keys: Vec<&String> = prompt.as_object().unwrap().keys().collect();
+    keys.sort();
     assert_eq!(keys, ["prompt", "type"], "{prompt}");
     assert!(!prompt["prompt"].as_str().unwrap().is_empty());
 }

@@ -85,11 +85,11 @@ async fn args_json_has_no_whitespace_and_escapes_like_json_stringify() {
 }
 
 #[tokio::test]
-async fn object_keys_are_sorted_before_matching() {
+async fn object_keys_are_matched_in_the_order_sent() {
     let gw = TestGateway::start().await;
     let (host, s) = gw.host_with_session().await;
-    let _p = hooked(&gw, &s.id, r#"\{"a":1,"b":2\}"#).await;
-    // Sent as {"b":2,"a":1} on the wire: matched as {"a":1,"b":2} (decision H1).
+    let _p = hooked(&gw, &s.id, r#"\{"b":2,"a":1\}"#).await;
+    // Sent as {"b":2,"a":1} on the wire: matched as JSON.stringify writes it (decision H1).
     let mut raw = raw_host(&gw).await;
     raw.send_raw(format!(
         r#"{{"type":"tool.precheck","requestId":"pre","sessionId":"{}","tool":"shell","args":{{"b":2,"a":1}}}}"#,
