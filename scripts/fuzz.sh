@@ -8,6 +8,16 @@
 #                                      corpus (the committed corpus stays as it is)
 #   scripts/fuzz.sh smoke SECONDS      the same on an unoptimised build (what CI runs: a
 #                                      cold build takes ~3 min instead of ~40)
+#   scripts/fuzz.sh campaign TARGET RUNS [PROCS]
+#                                      RUNS executions in all over PROCS processes (default 1)
+#                                      at nice 19, on the campaign corpus (below); Ctrl-C
+#                                      stops them early; prints the summed executions
+#   scripts/fuzz.sh keep TARGET        minimises the campaign corpus into
+#                                      fuzz/campaign/TARGET.tar.xz, to commit
+#
+# A campaign's corpus lives in $FUZZ_CAMPAIGN_DIR/TARGET/corpus (default: beside the build
+# directory) and starts from fuzz/corpus/TARGET plus fuzz/campaign/TARGET.tar.xz, so what a
+# campaign learned carries over to the next machine once kept. CI replays only fuzz/corpus.
 #
 # Needs the nightly toolchain and cargo-fuzz (installed when missing). Exits non-zero when
 # a target crashes, times out or runs out of memory; the reproducer is in
@@ -72,6 +82,75 @@ fuzz() {
     -print_final_stats=1 "${dict[@]}" "$@")
 }
 
+CAMPAIGNS="${FUZZ_CAMPAIGN_DIR:-$(dirname "$FUZZ_TARGET_DIR")/fuzz-campaign}"
+
+binary() { echo "$FUZZ_TARGET_DIR/$(rustc -vV | sed -n 's/^host: //p')/release/$1"; }
+
+# The campaign corpus of TARGET, seeded from the committed seeds and the kept corpus.
+campaign_corpus() {
+  local dir="$CAMPAIGNS/$1/corpus"
+  mkdir -p "$dir"
+  if [ -z "$(ls -A "$dir")" ]; then
+    cp -r "fuzz/corpus/$1/." "$dir/" 2>/dev/null || true
+    if [ -f "fuzz/campaign/$1.tar.xz" ]; then tar -xJf "fuzz/campaign/$1.tar.xz" -C "$dir"; fi
+  fi
+  echo "$dir"
+}
+
+# campaign TARGET RUNS PROCS [libFuzzer args...]: the processes share one corpus directory
+# (libFuzzer picks up what the others add) and each runs its share of RUNS.
+campaign() {
+  local target=$1 runs=$2 procs=$3
+  shift 3
+  local corpus bin dict=() pids=() i
+  corpus=$(campaign_corpus "$target")
+  bin=$(binary "$target")
+  [ -f "fuzz/dict/$target.dict" ] && dict=("-dict=$ROOT/fuzz/dict/$target.dict")
+  mkdir -p "fuzz/artifacts/$target"
+  echo "campaign $target: $runs executions over $procs processes on $corpus ($(ls "$corpus" | wc -l) files)" >&2
+  for i in $(seq 1 "$procs"); do
+    (cd "$CAMPAIGNS/$target" && exec nice -n 19 "$bin" "$corpus" -runs=$(((runs + procs - 1) / procs)) \
+      -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix="$ROOT/fuzz/artifacts/$target/" "${dict[@]}" "$@" >"$CAMPAIGNS/$target/p$i.log" 2>&1) &
+    pids+=($!)
+  done
+  # Ctrl-C reaches the processes too (same process group); wait for their final stats.
+  trap 'echo "campaign: stopping" >&2' INT
+  local failed=0 rc
+  for i in "${pids[@]}"; do
+    rc=0
+    wait "$i" || rc=$?
+    # 72: libFuzzer's exit code when interrupted (Ctrl-C, SIGINT), which is not a finding.
+    if [ "$rc" != 0 ] && [ "$rc" != 72 ]; then failed=1; fi
+  done
+  trap - INT
+  local total=0 n
+  for i in $(seq 1 "$procs"); do
+    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$CAMPAIGNS/$target/p$i.log")
+    echo "  process $i: ${n:-?} executions, $(sed -n 's/^stat::average_exec_per_sec: *//p' "$CAMPAIGNS/$target/p$i.log") exec/s" >&2
+    total=$((total + ${n:-0}))
+  done
+  echo "campaign $target: $total executions, corpus $(ls "$corpus" | wc -l) files, logs in $CAMPAIGNS/$target" >&2
+  if [ "$failed" = 1 ]; then
+    grep -h -B2 -A20 "^==.*ERROR\|deadly signal\|panicked" "$CAMPAIGNS/$target"/p*.log | tail -n 60 >&2 || true
+    echo "campaign $target: a process failed (reproducers in fuzz/artifacts/$target/)" >&2
+    return 1
+  fi
+}
+
+# keep TARGET: the inputs that add coverage, compressed, for the next campaign to start from.
+keep() {
+  local target=$1 corpus min
+  corpus=$(campaign_corpus "$target")
+  min=$(mktemp -d)
+  "$(binary "$target")" -merge=1 -timeout=60 -rss_limit_mb=2048 -max_len=65536 "$min" "$corpus" 2>&1 |
+    grep -E "MERGE-OUTER: [0-9]+ new files" >&2 || true
+  mkdir -p fuzz/campaign
+  tar -cJf "fuzz/campaign/$target.tar.xz" -C "$min" .
+  echo "kept $(ls "$min" | wc -l) inputs of $(ls "$corpus" | wc -l): fuzz/campaign/$target.tar.xz ($(du -k "fuzz/campaign/$target.tar.xz" | cut -f1) KiB)" >&2
+  rm -rf "$min"
+}
+
 case "${1:-}" in
   --list) setup_fuzz; targets ;;
   all|smoke)
@@ -102,7 +181,22 @@ case "${1:-}" in
       exit 1
     fi
     ;;
-  ""|-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  campaign)
+    target=${2:?usage: scripts/fuzz.sh campaign TARGET RUNS [PROCS]}
+    runs=${3:?usage: scripts/fuzz.sh campaign TARGET RUNS [PROCS]}
+    procs=${4:-1}
+    shift $(($# < 4 ? $# : 4))
+    setup_fuzz
+    build "$target"
+    campaign "$target" "$runs" "$procs" "$@"
+    ;;
+  keep)
+    target=${2:?usage: scripts/fuzz.sh keep TARGET}
+    setup_fuzz
+    build "$target"
+    keep "$target"
+    ;;
+  ""|-h|--help) sed -n '2,/^set -e/{/^set -e/!p;}' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   *)
     target=$1 seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
     shift 2
