@@ -153,6 +153,12 @@ impl McpClient {
         serde_json::from_value(v["names"].clone()).expect("names")
     }
 
+    /// `tools` → each listed tool's input schema, by name (as the client parsed it).
+    pub async fn tool_schemas(&mut self) -> Value {
+        self.send(serde_json::json!({"op": "tools"})).await;
+        self.expect("tools").await["schemas"].clone()
+    }
+
     /// Calls `tool` with `args` as call `id` and waits for its outcome (`result` or
     /// `error`).
     pub async fn call(&mut self, id: &str, tool: &str, args: Value) -> Value {

@@ -292,3 +292,24 @@ async fn a_file_result_is_a_resource_link_with_the_small_file_embedded_in_both_g
         assert_eq!(blocks[1]["text"], "line one\nline two\n", "{r}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listed_input_schema_keeps_the_providers_property_order() {
+    for mode in MODES {
+        let gw = TestGateway::start().await;
+        let mut c = client(&gw, "work", mode).await;
+        let session = session_id(&gw, "work").await;
+        let find = json!({"name": "find", "parameters": {"type": "object", "properties": {
+            "query": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}}});
+        let _p = gw.bound("finder", &session, json!([find])).await;
+        wait_listed(&mut c, "find").await;
+        let schemas = c.tool_schemas().await;
+        let keys: Vec<&str> = schemas["find"]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{mode}: {schemas}"))
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["query", "limit", "after"], "{mode}");
+    }
+}
