@@ -99,6 +99,9 @@ describe("the tool playground", () => {
     assert.equal(await panel.locator("#pg-field-replicas").getAttribute("type"), "number");
     assert.equal(await panel.locator("#pg-field-dryRun").getAttribute("type"), "checkbox");
     assert.deepEqual(await panel.locator("#pg-field-region option").allInnerTexts(), ["choose…", "eu-west", "us-east", "ap-south"]);
+    // Required fields first, each group in the order the provider declared it.
+    const order = await form.locator("[id^='pg-field-']").evaluateAll((els) => els.map((e) => e.id));
+    assert.deepEqual(order, ["pg-field-service", "pg-field-region", "pg-field-replicas", "pg-field-dryRun"]);
     await form.getByText("JSON Schema").click();
     assert.match(await form.locator(".pg-schema pre").innerText(), /"enum": \[/);
     await form.getByText("JSON Schema").click();
