@@ -28,15 +28,22 @@ use tokio::sync::broadcast::Receiver;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 
-/// Serves one control socket until it closes.
-pub(super) async fn serve(gw: Gateway, ws: WsStream, remote: SocketAddr) {
+/// Serves one control socket until it closes. Not an `async fn`, so that the socket and
+/// the connection are not kept twice (see `socket::conn::run`).
+pub(super) fn serve(
+    gw: Gateway,
+    ws: WsStream,
+    remote: SocketAddr,
+) -> impl std::future::Future<Output = ()> + Send {
     let core = gw.core().clone();
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Control, kill.clone());
     let conn = Conn::new(gw, remote, out);
     let socket = core.socket(ws, Kind::Control, remote, rx, kill);
-    crate::socket::conn::run(socket, conn).await;
-    tracing::debug!(%remote, "control client disconnected");
+    futures_util::FutureExt::map(
+        crate::socket::conn::run(socket, conn),
+        move |()| tracing::debug!(%remote, "control client disconnected"),
+    )
 }
 
 pub(crate) struct Conn {

@@ -7,6 +7,7 @@ use crate::state::Core;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -72,9 +73,8 @@ where
         core.tasks.clone(),
         ticket,
         over_budget,
-        move |ws| async move {
-            serve(ws).await;
-            recorder.changed();
-        },
+        // A combinator, not an async block: a block would keep the socket it hands on
+        // (see `conn::run`).
+        move |ws| serve(ws).map(move |()| recorder.changed()),
     )
 }

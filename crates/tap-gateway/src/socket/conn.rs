@@ -108,147 +108,161 @@ pub(crate) struct Socket {
 }
 
 /// Runs `handler` on `socket` until either side ends the connection.
-pub(crate) async fn run<H: Handler>(socket: Socket, handler: H) {
+///
+/// Not an `async fn`, and neither is [`serve`]: an async fn keeps each argument twice (as
+/// its capture and as the local it is moved into), and every layer of them between the
+/// socket's task and this loop kept another copy of the socket and the handler. Built
+/// this way the loop's future holds one of each, as long as the connection lives
+/// (docs/performance.md, run 33).
+pub(crate) fn run<H: Handler>(socket: Socket, handler: H) -> impl Future<Output = ()> + Send {
     let span = tracing::info_span!("conn", kind = socket.kind.name(), remote = %socket.remote);
-    serve(socket, handler).instrument(span).await
+    serve(socket, handler).instrument(span)
 }
 
-async fn serve<H: Handler>(socket: Socket, mut handler: H) {
-    let Socket {
-        mut ws,
-        kind,
-        mut out,
-        kill,
-        stopping,
-        write_timeout,
-        diagnostics,
-        authed,
-        ..
-    } = socket;
-    let mut authed = authed;
-    if authed {
-        ws.get_mut().lift_budget();
-    }
-    let deadline = tokio::time::sleep(AUTH_TIMEOUT);
-    tokio::pin!(deadline);
-    let overflow = out.overflow();
-    let end = loop {
-        let step = tokio::select! {
-            biased;
-            Some(msg) = out.recv() => {
-                // A peer that stopped reading blocks this write; its queue overflowing
-                // meanwhile ends the wait at once. The write is polled first: one the
-                // socket takes at once (the common case) registers no waiter on the
-                // overflow token, and an overflow it raced is caught just after.
-                let written = tokio::select! {
-                    biased;
-                    r = write_batch(&mut ws, msg, &mut out, write_timeout) => r,
-                    _ = overflow.cancelled() => Err(Stall::Overflow),
-                };
-                match written {
-                    Ok(()) if out.overflowed() => break End::Dropped(Stall::Overflow),
-                    Ok(()) => Step::Continue,
-                    Err(Stall::Failed) => break End::Gone,
-                    Err(stall) => break End::Dropped(stall),
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would keep the socket and the handler twice (see `run`)"
+)]
+fn serve<H: Handler>(mut socket: Socket, mut handler: H) -> impl Future<Output = ()> + Send {
+    async move {
+        // Borrowed in place: moving the fields out would be a second copy of the socket.
+        let Socket {
+            ws,
+            kind,
+            out,
+            kill,
+            stopping,
+            write_timeout,
+            diagnostics,
+            authed,
+            ..
+        } = &mut socket;
+        let (kind, write_timeout) = (*kind, *write_timeout);
+        let mut authed = *authed;
+        if authed {
+            ws.get_mut().lift_budget();
+        }
+        let deadline = tokio::time::sleep(AUTH_TIMEOUT);
+        tokio::pin!(deadline);
+        let overflow = out.overflow();
+        let end = loop {
+            let step = tokio::select! {
+                biased;
+                Some(msg) = out.recv() => {
+                    // A peer that stopped reading blocks this write; its queue overflowing
+                    // meanwhile ends the wait at once. The write is polled first: one the
+                    // socket takes at once (the common case) registers no waiter on the
+                    // overflow token, and an overflow it raced is caught just after.
+                    let written = tokio::select! {
+                        biased;
+                        r = write_batch(ws, msg, out, write_timeout) => r,
+                        _ = overflow.cancelled() => Err(Stall::Overflow),
+                    };
+                    match written {
+                        Ok(()) if out.overflowed() => break End::Dropped(Stall::Overflow),
+                        Ok(()) => Step::Continue,
+                        Err(Stall::Failed) => break End::Gone,
+                        Err(stall) => break End::Dropped(stall),
+                    }
+                },
+                _ = kill.cancelled() => break if out.overflowed() {
+                    End::Dropped(Stall::Overflow)
+                } else {
+                    End::Close(
+                        CloseCode::Away,
+                        if stopping.is_cancelled() { "gateway stopping" } else { "closed by the gateway" },
+                    )
+                },
+                _ = &mut deadline, if !authed => {
+                    handler.on_auth_deadline();
+                    break End::Close(CloseCode::Policy, "no auth in time");
                 }
-            },
-            _ = kill.cancelled() => break if out.overflowed() {
-                End::Dropped(Stall::Overflow)
-            } else {
-                End::Close(
-                    CloseCode::Away,
-                    if stopping.is_cancelled() { "gateway stopping" } else { "closed by the gateway" },
-                )
-            },
-            _ = &mut deadline, if !authed => {
-                handler.on_auth_deadline();
-                break End::Close(CloseCode::Policy, "no auth in time");
+                incoming = ws.next() => match incoming {
+                    Some(Ok(Message::Text(t))) => handler.on_frame(t.as_bytes()),
+                    Some(Ok(Message::Binary(b))) => handler.on_frame(&b),
+                    // The peer closes: tungstenite has queued the answering close frame (the
+                    // peer's own code); it still has to be written.
+                    Some(Ok(Message::Close(_))) => break End::PeerClosed,
+                    None => break End::Gone,
+                    // Ping and pong are answered by tungstenite.
+                    Some(Ok(_)) => Step::Continue,
+                    Some(Err(tungstenite::Error::Capacity(e))) => {
+                        tracing::info!(error = %e, "frame above the hard cap; closing");
+                        diagnostics.limit_hit(Limit::FrameCap);
+                        break End::Close(CloseCode::Size, "frame too large");
+                    }
+                    Some(Err(e)) => {
+                        tracing::debug!(error = %e, "socket error");
+                        break End::Gone;
+                    }
+                },
+                step = handler.background(), if out.is_empty() => step,
+            };
+            match step {
+                Step::Continue => {}
+                Step::Authed => {
+                    authed = true;
+                    ws.get_mut().lift_budget();
+                }
+                Step::WaitUntil(until) => {
+                    deadline.as_mut().reset(until);
+                    ws.get_mut().keep_slot();
+                }
+                Step::Close(code, reason) => break End::Close(code, reason),
+                Step::Backpressure => {
+                    // Still stoppable while waiting: the wait ends when the writer takes it.
+                    tokio::select! {
+                        _ = handler.relieve() => {}
+                        _ = kill.cancelled() => break if out.overflowed() {
+                            End::Dropped(Stall::Overflow)
+                        } else {
+                            End::Close(CloseCode::Away, "gateway stopping")
+                        },
+                    }
+                }
             }
-            incoming = ws.next() => match incoming {
-                Some(Ok(Message::Text(t))) => handler.on_frame(t.as_bytes()),
-                Some(Ok(Message::Binary(b))) => handler.on_frame(&b),
-                // The peer closes: tungstenite has queued the answering close frame (the
-                // peer's own code); it still has to be written.
-                Some(Ok(Message::Close(_))) => break End::PeerClosed,
-                None => break End::Gone,
-                // Ping and pong are answered by tungstenite.
-                Some(Ok(_)) => Step::Continue,
-                Some(Err(tungstenite::Error::Capacity(e))) => {
-                    tracing::info!(error = %e, "frame above the hard cap; closing");
-                    diagnostics.limit_hit(Limit::FrameCap);
-                    break End::Close(CloseCode::Size, "frame too large");
-                }
-                Some(Err(e)) => {
-                    tracing::debug!(error = %e, "socket error");
-                    break End::Gone;
-                }
-            },
-            step = handler.background(), if out.is_empty() => step,
         };
-        match step {
-            Step::Continue => {}
-            Step::Authed => {
-                authed = true;
-                ws.get_mut().lift_budget();
-            }
-            Step::WaitUntil(until) => {
-                deadline.as_mut().reset(until);
-                ws.get_mut().keep_slot();
-            }
-            Step::Close(code, reason) => break End::Close(code, reason),
-            Step::Backpressure => {
-                // Still stoppable while waiting: the wait ends when the writer takes it.
-                tokio::select! {
-                    _ = handler.relieve() => {}
-                    _ = kill.cancelled() => break if out.overflowed() {
-                        End::Dropped(Stall::Overflow)
-                    } else {
-                        End::Close(CloseCode::Away, "gateway stopping")
-                    },
-                }
-            }
+        if let End::Dropped(stall) = &end {
+            let (bytes, messages) = out.queued();
+            tracing::warn!(
+                kind = kind.name(),
+                reason = stall.reason(),
+                queued_bytes = bytes,
+                queued_messages = messages,
+                "peer is not reading; dropping its connection"
+            );
+            diagnostics.limit_hit(Limit::SlowConsumer);
         }
-    };
-    if let End::Dropped(stall) = &end {
-        let (bytes, messages) = out.queued();
-        tracing::warn!(
-            kind = kind.name(),
-            reason = stall.reason(),
-            queued_bytes = bytes,
-            queued_messages = messages,
-            "peer is not reading; dropping its connection"
-        );
-        diagnostics.limit_hit(Limit::SlowConsumer);
-    }
-    handler.closing();
-    // Best effort, bounded: the peer may be the reason we are closing.
-    let _ = tokio::time::timeout(CLOSE_HANDSHAKE_TIMEOUT, async {
-        match end {
-            End::Close(code, reason) => {
-                tracing::debug!(%code, reason, "closing");
-                while let Some(msg) = out.try_recv() {
-                    ws.feed(msg).await?;
+        handler.closing();
+        // Best effort, bounded: the peer may be the reason we are closing.
+        let _ = tokio::time::timeout(CLOSE_HANDSHAKE_TIMEOUT, async {
+            match end {
+                End::Close(code, reason) => {
+                    tracing::debug!(%code, reason, "closing");
+                    while let Some(msg) = out.try_recv() {
+                        ws.feed(msg).await?;
+                    }
+                    ws.close(Some(CloseFrame {
+                        code,
+                        reason: reason.into(),
+                    }))
+                    .await
                 }
-                ws.close(Some(CloseFrame {
-                    code,
-                    reason: reason.into(),
-                }))
-                .await
+                // Completes the close handshake: without it the peer sees 1006 (abnormal
+                // closure) instead of its own code. Nothing else may be sent after a close.
+                End::PeerClosed => ws.flush().await,
+                // The peer is not reading: anything more would wait behind what it has not
+                // taken, so the socket is dropped without a close frame (the peer sees 1006).
+                End::Gone | End::Dropped(_) => Ok(()),
             }
-            // Completes the close handshake: without it the peer sees 1006 (abnormal
-            // closure) instead of its own code. Nothing else may be sent after a close.
-            End::PeerClosed => ws.flush().await,
-            // The peer is not reading: anything more would wait behind what it has not
-            // taken, so the socket is dropped without a close frame (the peer sees 1006).
-            End::Gone | End::Dropped(_) => Ok(()),
+        })
+        .await;
+        let mut unsent = Vec::new();
+        while let Some(msg) = out.try_recv() {
+            unsent.push(msg);
         }
-    })
-    .await;
-    let mut unsent = Vec::new();
-    while let Some(msg) = out.try_recv() {
-        unsent.push(msg);
+        handler.closed(unsent);
     }
-    handler.closed(unsent);
 }
 
 /// How the loop ended.

@@ -48,15 +48,18 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 pub(super) const GOODBYE: Step = Step::Close(CloseCode::Normal, "goodbye");
 
 /// Serves one provider socket until it closes.
-pub(crate) async fn serve(
+///
+/// Not an `async fn`, so that the socket and the connection are not kept twice for as long
+/// as it lives (see `socket::conn::run`).
+pub(crate) fn serve(
     core: Arc<Core>,
     ws: WsStream,
     remote: SocketAddr,
     origin: Option<String>,
-) {
+) -> impl std::future::Future<Output = ()> + Send {
     let (conn, rx) = Conn::new(core.clone(), remote, origin);
     let socket = core.socket(ws, Kind::Provider, remote, rx, conn.link.kill.clone());
-    crate::socket::conn::run(socket, conn).await;
+    crate::socket::conn::run(socket, conn)
 }
 
 /// One provider connection's state (the socket task's, or an in-process provider's).

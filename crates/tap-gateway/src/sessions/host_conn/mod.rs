@@ -30,13 +30,18 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
-/// Serves one session-host socket until it closes.
-pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr) {
+/// Serves one session-host socket until it closes. Not an `async fn`, so that the socket
+/// and the connection are not kept twice (see `socket::conn::run`).
+pub(crate) fn serve(
+    core: Arc<Core>,
+    ws: WsStream,
+    remote: SocketAddr,
+) -> impl std::future::Future<Output = ()> + Send {
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
     let conn = HostConn::new(core.clone(), remote, out, kill.clone());
     let socket = core.socket(ws, Kind::Host, remote, rx, kill);
-    crate::socket::conn::run(socket, conn).await;
+    crate::socket::conn::run(socket, conn)
 }
 
 impl Handler for HostConn {
