@@ -23,8 +23,14 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Serves one `tap mcp` connection until it closes. The peer authenticated with the
-/// `Authorization` header before the upgrade.
-pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, target: Target) {
+/// `Authorization` header before the upgrade. Not an `async fn`, so that the socket and the
+/// connection are not kept twice (see `socket::conn::run`).
+pub(crate) fn serve(
+    core: Arc<Core>,
+    ws: WsStream,
+    remote: SocketAddr,
+    target: Target,
+) -> impl std::future::Future<Output = ()> + Send {
     let kill = core.stopping.child_token();
     let (out, out_rx) = core.outbound_queue(Kind::Host, kill.clone());
     let (to_mcp, from_conn) = mpsc::unbounded_channel();
@@ -50,9 +56,10 @@ pub(crate) async fn serve(core: Arc<Core>, ws: WsStream, remote: SocketAddr, tar
         to_mcp,
         out,
     };
-    crate::socket::conn::run(socket, conn).await;
     // The MCP session ends with its socket: calls in flight are cancelled.
-    kill.cancel();
+    futures_util::FutureExt::map(crate::socket::conn::run(socket, conn), move |()| {
+        kill.cancel()
+    })
 }
 
 struct McpConn {
