@@ -23,6 +23,7 @@ pub mod diagnostics;
 pub mod emitters;
 mod error_code;
 pub mod host;
+mod json_text;
 pub mod ledger;
 pub mod limits;
 pub mod logs;
@@ -33,6 +34,7 @@ mod wire;
 
 pub use decode::{decode, DecodeError};
 pub use error_code::ErrorCode;
+pub use json_text::JsonText;
 
 /// The only Provider Interface version this gateway speaks.
 pub const PROTOCOL_VERSION: u32 = 2;

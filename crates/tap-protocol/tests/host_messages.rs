@@ -164,7 +164,9 @@ fn all_events() -> Vec<HostEvent> {
             tools: vec![HostTool {
                 name: "greet".into(),
                 description: "Say hello".into(),
-                parameters: json!({ "type": "object", "properties": { "name": { "type": "string" } } }),
+                parameters:
+                    json!({ "type": "object", "properties": { "name": { "type": "string" } } })
+                        .into(),
                 provider: "my-provider".into(),
                 provider_id: "p-8f3a".into(),
                 timeout_ms: 120_000,

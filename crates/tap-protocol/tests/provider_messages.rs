@@ -37,7 +37,7 @@ fn tool(name: &str, description: &str, parameters: Value, timeout: Option<u64>) 
     ToolDef {
         name: name.into(),
         description: description.into(),
-        parameters,
+        parameters: parameters.into(),
         timeout,
     }
 }
@@ -438,7 +438,7 @@ fn hello_python_provider() {
     let tools = hello.tools.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].name, "compute");
-    assert_eq!(tools[0].parameters["required"], json!(["expr"]));
+    assert_eq!(tools[0].parameters.to_value()["required"], json!(["expr"]));
 }
 
 #[test]
@@ -474,7 +474,10 @@ fn auto_generated_multi_instance_tool_schema_is_a_tool_def() {
     let t: ToolDef = serde_json::from_str(json).unwrap();
     assert_eq!(t.name, "browser_screenshot");
     assert_eq!(t.description, "Screenshot the viewport");
-    assert_eq!(t.parameters["properties"]["target"]["type"], "string");
+    assert_eq!(
+        t.parameters.to_value()["properties"]["target"]["type"],
+        "string"
+    );
     assert_eq!(
         serde_json::to_value(&t).unwrap(),
         serde_json::from_str::<Value>(json).unwrap()

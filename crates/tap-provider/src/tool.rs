@@ -134,7 +134,7 @@ impl Tool {
             def: ToolDef {
                 name,
                 description: description.into(),
-                parameters,
+                parameters: parameters.into(),
                 timeout: None,
             },
             handler: Arc::new(move |args, ctx| {

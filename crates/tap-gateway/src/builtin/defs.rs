@@ -101,7 +101,7 @@ pub(crate) fn all() -> Vec<ToolDef> {
     let def = |name: &str, description: &str, parameters: Json| ToolDef {
         name: name.to_string(),
         description: description.to_string(),
-        parameters,
+        parameters: parameters.into(),
         timeout: None,
     };
     let mut defs = vec![

@@ -229,7 +229,7 @@ impl Playground {
             .map(|t| PlaygroundTool {
                 name: t.name,
                 description: t.description,
-                parameters: t.parameters,
+                parameters: t.parameters.to_value(),
                 provider: t.provider,
                 timeout_ms: t.timeout_ms,
             })

@@ -23,7 +23,11 @@ pub(crate) fn list(core: &Core, binding: &Binding) -> Result<Vec<Tool>, McpError
             true => format!("({})", t.provider),
             false => t.description,
         };
-        tools.push(Tool::new(t.name, description, object(t.parameters)));
+        tools.push(Tool::new(
+            t.name,
+            description,
+            object(t.parameters.to_value()),
+        ));
     }
     Ok(tools)
 }

@@ -85,6 +85,17 @@ pub(crate) fn instance(instance: Option<&str>) -> Result<(), Invalid> {
     }
 }
 
+/// Whether a tool's schema has a `target` property. Most do not even contain the word, so
+/// only those that do are parsed (the text is serde_json's, which writes keys unescaped).
+fn declares_target(t: &ToolDef) -> bool {
+    t.parameters.as_str().contains("\"target\"")
+        && t.parameters
+            .to_value()
+            .get("properties")
+            .and_then(|p| p.get("target"))
+            .is_some()
+}
+
 /// The tools of a multi-instance provider (one with an `instance`) get the gateway's
 /// `target` parameter, so they may not declare their own.
 pub(crate) fn shared_tools(
@@ -97,7 +108,7 @@ pub(crate) fn shared_tools(
     match tools
         .iter()
         .map(Borrow::borrow)
-        .find(|t: &&ToolDef| t.parameters.get("properties").and_then(|p| p.get("target")).is_some())
+        .find(|t: &&ToolDef| declares_target(t))
     {
         Some(t) => Err((
             ErrorCode::InvalidJson,
@@ -159,7 +170,7 @@ mod tests {
         ToolDef {
             name: name.into(),
             description: String::new(),
-            parameters: json!({}),
+            parameters: json!({}).into(),
             timeout: None,
         }
     }
@@ -209,7 +220,8 @@ mod tests {
         assert!(instance(Some(&"x".repeat(MAX_INSTANCE_ID_LEN + 1))).is_err());
         assert!(instance(Some("a\nb")).is_err());
         let mut d = def("click");
-        d.parameters = json!({"type": "object", "properties": {"target": {"type": "string"}}});
+        d.parameters =
+            json!({"type": "object", "properties": {"target": {"type": "string"}}}).into();
         let list = [d];
         assert_eq!(
             shared_tools(Some("tab"), &list).unwrap_err().0,
@@ -221,7 +233,7 @@ mod tests {
     #[test]
     fn rejects_non_object_schemas_and_silly_timeouts() {
         let mut d = def("a");
-        d.parameters = json!("string");
+        d.parameters = json!("string").into();
         assert!(tools(&[d]).is_err());
         let mut d = def("a");
         d.timeout = Some(0);

@@ -6,7 +6,7 @@
 
 use tap_protocol::limits::MAX_TOOL_NAME_LEN;
 use tap_protocol::provider::ToolDef;
-use tap_protocol::{ErrorCode, Json, JsonObject};
+use tap_protocol::{ErrorCode, Json, JsonObject, JsonText};
 
 const LIST_PREFIX: &str = "list_";
 const LIST_SUFFIX: &str = "_instances";
@@ -93,10 +93,10 @@ pub(crate) fn label(metadata: Option<&JsonObject>) -> Option<String> {
 /// `description` names them with their labels. `required` is left alone: without `target`
 /// the call goes to the most recently active instance. `holders`: (instance, label).
 pub(crate) fn with_target(
-    parameters: &Json,
+    parameters: &JsonText,
     provider: &str,
     holders: &[(&str, Option<&str>)],
-) -> Json {
+) -> JsonText {
     let ids: Vec<&str> = holders.iter().map(|(id, _)| *id).collect();
     let available = holders
         .iter()
@@ -114,8 +114,8 @@ pub(crate) fn with_target(
             list_tool_name(provider)
         ),
     });
-    let mut schema = match parameters {
-        Json::Object(o) => o.clone(),
+    let mut schema = match parameters.to_value() {
+        Json::Object(o) => o,
         _ => JsonObject::new(),
     };
     schema
@@ -130,7 +130,7 @@ pub(crate) fn with_target(
         // Not an object schema's `properties`: replace it rather than drop `target`.
         *properties = serde_json::json!({ "target": target });
     }
-    Json::Object(schema)
+    Json::Object(schema).into()
 }
 
 /// The definition of the generated `list_<name>_instances`.
@@ -140,7 +140,7 @@ pub(crate) fn list_tool_def(tool: &str, provider: &str) -> ToolDef {
         description: format!(
             "List the connected instances of '{provider}' (instance id, label, metadata, last activity), most recently active first. Pass an instance id as 'target' to the {provider} tools; without 'target' they run on the most recently active instance."
         ),
-        parameters: serde_json::json!({"type": "object", "properties": {}}),
+        parameters: serde_json::json!({"type": "object", "properties": {}}).into(),
         timeout: None,
     }
 }
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn target_is_added_to_any_object_schema_without_becoming_required() {
-        let with = |params: Json| with_target(&params, "browser", &[]);
+        let with = |params: Json| with_target(&params.into(), "browser", &[]).to_value();
         let s = with(json!({}));
         assert_eq!(s["type"], "object");
         assert_eq!(s["properties"]["target"]["type"], "string");

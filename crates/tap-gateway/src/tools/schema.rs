@@ -95,10 +95,10 @@ fn reuse(def: &Arc<ToolDef>, compiled: &[&ToolList]) -> Option<Schema> {
 }
 
 fn compile(def: &ToolDef) -> Result<Schema, Invalid> {
-    if def.parameters.as_object().is_some_and(|o| o.is_empty()) {
+    if def.parameters.as_str() == "{}" {
         return Ok(None);
     }
-    let size = serde_json::to_vec(&def.parameters).map_or(usize::MAX, |v| v.len());
+    let size = def.parameters.as_str().len();
     if size > MAX_TOOL_SCHEMA_BYTES {
         return Err((
             ErrorCode::PayloadTooLarge,
@@ -108,12 +108,14 @@ fn compile(def: &ToolDef) -> Result<Schema, Invalid> {
             ),
         ));
     }
-    if only_an_object(&def.parameters) {
+    // The tree lives only while the schema compiles; the definition keeps the text.
+    let parameters = def.parameters.to_value();
+    if only_an_object(&parameters) {
         return Ok(Some(any_object()));
     }
     jsonschema::options()
         .with_pattern_options(PatternOptions::regex().size_limit(SCHEMA_REGEX_SIZE_LIMIT))
-        .build(&def.parameters)
+        .build(&parameters)
         .map(|v| Some(Arc::new(v)))
         .map_err(|e| {
             (
@@ -181,7 +183,7 @@ mod tests {
         ToolDef {
             name: name.into(),
             description: String::new(),
-            parameters,
+            parameters: parameters.into(),
             timeout: None,
         }
     }

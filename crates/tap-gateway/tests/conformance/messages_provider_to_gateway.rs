@@ -185,7 +185,11 @@ async fn hello_tools_carry_json_schema_parameters_and_an_optional_timeout() {
     let t = tools_published(&mut host, &s.id, &["my_tool", "plain"]).await;
     let my = t.tools.iter().find(|t| t.name == "my_tool").unwrap();
     assert_eq!(
-        (&my.parameters, my.timeout_ms, my.description.as_str()),
+        (
+            &my.parameters.to_value(),
+            my.timeout_ms,
+            my.description.as_str()
+        ),
         (&schema, 1500, "Does something useful")
     );
     assert_eq!(

@@ -57,7 +57,7 @@ async fn one_copy_of_each_shared_tool_has_an_injected_target_parameter() {
     let target = loop {
         let t = tools_published(&mut host, &s.id, &["list_browser_instances", "screenshot"]).await;
         let shot = t.tools.iter().find(|t| t.name == "screenshot").unwrap();
-        let target = shot.parameters["properties"]["target"].clone();
+        let target = shot.parameters.to_value()["properties"]["target"].clone();
         if target["enum"] == json!(["tab-a3f8", "tab-b2c1"]) {
             break target;
         }

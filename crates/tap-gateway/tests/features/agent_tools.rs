@@ -100,7 +100,7 @@ async fn every_session_has_the_built_in_tools_from_its_first_tool_set_and_provid
         "restart",
     ] {
         assert!(
-            start.parameters["properties"].get(arg).is_some(),
+            start.parameters.to_value()["properties"].get(arg).is_some(),
             "{arg} in {}",
             start.parameters
         );

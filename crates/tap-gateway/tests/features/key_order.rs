@@ -31,7 +31,7 @@ async fn parameters_args_and_data_keep_the_order_they_were_written_in() {
 
     let published = tools_published(&mut host, &s.id, &["find"]).await;
     assert_eq!(
-        keys(&published.tools[0].parameters["properties"]),
+        keys(&published.tools[0].parameters.to_value()["properties"]),
         ["query", "limit", "after"]
     );
 

@@ -90,7 +90,7 @@ fn targets(t: &SessionTools, tool: &str) -> Value {
     t.tools
         .iter()
         .find(|t| t.name == tool)
-        .map(|t| t.parameters["properties"]["target"]["enum"].clone())
+        .map(|t| t.parameters.to_value()["properties"]["target"]["enum"].clone())
         .unwrap_or(Value::Null)
 }
 
@@ -117,7 +117,7 @@ async fn a_shared_tool_offers_as_targets_only_the_instances_that_declare_it() {
     assert_eq!(shot.provider, "browser");
     // Optional: without it the most recently active instance runs the call.
     assert!(
-        shot.parameters.get("required").is_none(),
+        shot.parameters.to_value().get("required").is_none(),
         "{:?}",
         shot.parameters
     );
@@ -295,7 +295,8 @@ async fn the_tool_set_follows_instances_as_they_come_and_go() {
             .iter()
             .find(|t| t.name == "screenshot")
             .unwrap()
-            .parameters["properties"]["target"]["description"]
+            .parameters
+            .to_value()["properties"]["target"]["description"]
             .as_str()
             .unwrap()
             .contains("tab-a (Title of tab-a)"),

@@ -1,6 +1,6 @@
 //! A session's tool set, tool invocations, and the pre-tool-use decision.
 
-use crate::{ErrorCode, Json, JsonObject};
+use crate::{ErrorCode, Json, JsonObject, JsonText};
 use serde::{Deserialize, Serialize};
 
 /// `session.tools`.
@@ -24,7 +24,7 @@ pub struct HostTool {
     /// Description for the model.
     pub description: String,
     /// JSON Schema of the arguments.
-    pub parameters: Json,
+    pub parameters: JsonText,
     /// The provider's name.
     pub provider: String,
     /// The provider's debug id.

@@ -1,6 +1,6 @@
 //! Tools: definitions, concurrency limits, calls, cancellation, progress and results.
 
-use crate::{ErrorCode, Json, JsonObject};
+use crate::{ErrorCode, Json, JsonText};
 use serde::{Deserialize, Serialize};
 
 /// A tool definition, as in `hello.tools` and `tools.update.tools`.
@@ -11,16 +11,13 @@ pub struct ToolDef {
     /// What the tool does, for the model.
     #[serde(default)]
     pub description: String,
-    /// JSON Schema of the arguments (an object schema; `{}` means "no arguments").
-    #[serde(default = "empty_object")]
-    pub parameters: Json,
+    /// JSON Schema of the arguments (an object schema; `{}` means "no arguments"), kept
+    /// as text: it is compiled once and otherwise only forwarded.
+    #[serde(default = "JsonText::empty_object")]
+    pub parameters: JsonText,
     /// Per-call timeout in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
-}
-
-fn empty_object() -> Json {
-    Json::Object(JsonObject::new())
 }
 
 /// `hello.concurrency`.
