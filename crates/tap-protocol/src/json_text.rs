@@ -8,9 +8,10 @@
 //! copied node by node into every host's tool list. As text it costs its length, a copy is a reference count, and writing it out is a
 //! `memcpy`. Whoever needs the tree (the schema compiler, `target` injection) parses it.
 
-use crate::Json;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
+// serde_json's own names, not the crate's aliases: lib.rs re-exports this file.
+use serde_json::{Map, Value as Json};
 use std::fmt;
 use std::sync::Arc;
 
@@ -23,7 +24,7 @@ pub struct JsonText(Arc<RawValue>);
 impl JsonText {
     /// `{}`.
     pub fn empty_object() -> Self {
-        Self::from(&Json::Object(crate::JsonObject::new()))
+        Self::from(&Json::Object(Map::new()))
     }
 
     /// The compact text.
