@@ -72,6 +72,8 @@ pub use providers::local::{LocalClosed, LocalProvider};
 pub use providers::project::RestartPolicy;
 pub use providers::spawn::SpawnSpec;
 pub use server::embedded_panel::EmbeddedPanel;
+#[cfg(feature = "lock-count")]
+pub use state::state_locks;
 pub use tools::request::{
     CallError, CallRequest, Caller, ProgressReceiver, ProgressSink,
     MAX_PROGRESS_QUEUED_BYTES_PER_CALL, MAX_PROGRESS_QUEUED_PER_CALL,

@@ -220,6 +220,8 @@ impl Core {
 
     /// The state lock. Never held across an `.await`.
     pub fn state(&self) -> MutexGuard<'_, State> {
+        #[cfg(feature = "lock-count")]
+        STATE_LOCKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -291,4 +293,15 @@ pub(crate) fn unknown_session(id: &str) -> (ErrorCode, String) {
         ErrorCode::InvalidSession,
         format!("Session '{id}' does not exist"),
     )
+}
+
+/// Every gateway's state-lock acquisitions in this process (feature `lock-count`).
+#[cfg(feature = "lock-count")]
+static STATE_LOCKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times any gateway of this process has taken its state lock: `tap-bench`
+/// divides the growth over a run by its messages (feature `lock-count`).
+#[cfg(feature = "lock-count")]
+pub fn state_locks() -> u64 {
+    STATE_LOCKS.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -1,6 +1,7 @@
 //! E0's throughput floors: the bare echo's numbers the gateway's throughput rows are
 //! compared with, measured in the same run.
 
+use crate::alloc_count::{counted, per_message};
 use crate::bare;
 use crate::options::{Counts, Options};
 use crate::repeat::{rate_of, repeated, same};
@@ -15,6 +16,9 @@ pub struct Floors {
     pub pipelined: Option<f64>,
     pub sink: Option<f64>,
     pub churn: Option<f64>,
+    /// Allocations per pipelined round trip and per sunk frame, each from a counted run.
+    pub pipelined_allocs: Option<f64>,
+    pub sink_allocs: Option<f64>,
 }
 
 /// E0's throughput floors: pipelined echo, and (when S3 / S4 run) sink and churn.
@@ -33,6 +37,12 @@ pub async fn floors(opts: &Options, n: &Counts, bare: &bare::BareEcho, out: &mut
                 .push(Row::info(&e0p, "round trips", per_sec(r.median)));
             out.rows.extend(r.range_row(&e0p));
             floors.pipelined = Some(r.median);
+            let (run, allocs) = counted(bare::pipelined(&url, n.pipelined, n.in_flight)).await;
+            if run.is_ok() {
+                let per = per_message(allocs, n.pipelined);
+                out.rows.push(allocs_row(&e0p, "round trip", per));
+                floors.pipelined_allocs = Some(per);
+            }
         }
         Err(e) => out.fail(&e0p, e),
     }
@@ -49,6 +59,12 @@ pub async fn floors(opts: &Options, n: &Counts, bare: &bare::BareEcho, out: &mut
                     .push(Row::info(E0I, "frames in", per_sec(r.median)));
                 out.rows.extend(r.range_row(E0I));
                 floors.sink = Some(r.median);
+                let (run, allocs) = counted(scenarios::bare_ingest(&url, n.pushes)).await;
+                if run.is_ok() {
+                    let per = per_message(allocs, n.pushes);
+                    out.rows.push(allocs_row(E0I, "frame", per));
+                    floors.sink_allocs = Some(per);
+                }
             }
             Err(e) => out.fail(E0I, e),
         }
@@ -71,4 +87,14 @@ pub async fn floors(opts: &Options, n: &Counts, bare: &bare::BareEcho, out: &mut
         }
     }
     floors
+}
+
+/// "allocations per `what`": counted in a run of its own after the timed ones, every
+/// thread of the bench's process included (`alloc_count`).
+pub fn allocs_row(scenario: &str, what: &str, per: f64) -> Row {
+    Row::info(
+        scenario,
+        &format!("allocations per {what}"),
+        format!("{per:.1}"),
+    )
 }

@@ -1,8 +1,9 @@
 //! S2, S3 and S4: calls, pushes and provider connections under load, against E0's
 //! floors, and (S2, S3) with the ledger on against off.
 
-use super::floors::Floors;
+use super::floors::{allocs_row, Floors};
 use super::{records_row, spread};
+use crate::alloc_count::{counted, per_message};
 use crate::options::{ledger_label, Counts, Options};
 use crate::repeat::{counted_rate, rate_of, repeated, repeated_per_rig};
 use crate::report::{Report, Row};
@@ -10,6 +11,7 @@ use crate::running::progress;
 use crate::scenarios;
 use crate::setup::{Counted, Setup};
 use crate::stats::{per_sec, ratio, thousands};
+use std::future::Future;
 
 /// `", ledger off"`: the second gateway's rows' tag.
 fn off_tag(setups: &[Setup]) -> String {
@@ -109,6 +111,11 @@ pub async fn throughput(
             }
             Err(e) => out.fail(&s3, e),
         }
+        let floor = floors.sink_allocs.map(|f| (f, "frame"));
+        allocs_rows(&s3, "push", pushes, setups, floor, out, |s, r| async move {
+            scenarios::s3_pushes(&s.rig, &s.main, pushes, 1_000 + r).await
+        })
+        .await;
     }
 
     if opts.wants("s4") {
@@ -192,5 +199,61 @@ async fn s2(
         if !host {
             out.rows.extend(off.range_row_of(label, &off_tag(setups)));
         }
+    }
+    if !host {
+        let floor = floors.pipelined_allocs.map(|f| (f, "round trip"));
+        allocs_rows(
+            label,
+            "call",
+            calls,
+            setups,
+            floor,
+            out,
+            |s, _| async move { scenarios::s2_in_process(&s.rig, &s.fan, calls, in_flight).await },
+        )
+        .await;
+    }
+}
+
+/// Allocations per `what` against each gateway: one counted run of `n` messages each,
+/// after the timed runs, with the ledger's queue flushed inside it so its writer's work
+/// counts too; E0's `floor` (allocations per its message) beside it.
+async fn allocs_rows<'a, F, T>(
+    label: &str,
+    what: &str,
+    n: usize,
+    setups: &'a [Setup],
+    floor: Option<(f64, &str)>,
+    out: &mut Report,
+    run: impl Fn(&'a Setup, usize) -> F,
+) where
+    F: Future<Output = Result<T, String>>,
+{
+    for (r, s) in setups.iter().enumerate() {
+        #[cfg(feature = "lock-count")]
+        let locks = tap_gateway::state_locks();
+        let (result, allocs) = counted(async {
+            let result = run(s, r).await;
+            s.rig.gateway().flush_history().await;
+            result
+        })
+        .await;
+        if let Err(e) = result {
+            out.fail(label, e);
+            continue;
+        }
+        let per = per_message(allocs, n);
+        let mut row = allocs_row(label, &format!("{what}, {}", ledger_label(s.history)), per);
+        // E0's figure is shown, not divided by: it can be zero (an echo reuses its buffers).
+        if let Some((f, of)) = floor {
+            row.baseline = format!("E0 {f:.1} per {of}");
+        }
+        out.rows.push(row);
+        #[cfg(feature = "lock-count")]
+        out.rows.push(Row::info(
+            label,
+            &format!("state locks per {what}, {}", ledger_label(s.history)),
+            format!("{:.2}", per_message(tap_gateway::state_locks() - locks, n)),
+        ));
     }
 }
