@@ -35,15 +35,32 @@ struct Binding {
     injects: u32,
 }
 
+/// Provider id → session → its binding. Nested rather than keyed by a `(String, String)`
+/// pair so that a push finds its binding by `&str` without allocating the pair (run 35's
+/// heaptrack: two copies per push, every push).
+type Bindings = HashMap<String, HashMap<String, Binding>>;
+
 /// Filters and budgets of every (provider id, session).
 #[derive(Default)]
 pub(crate) struct StreamControls {
     // std Mutex, never held across an await, never held while taking the state lock.
-    inner: Mutex<HashMap<(String, String), Binding>>,
+    inner: Mutex<Bindings>,
+}
+
+/// The binding of (`provider`, `session`), created when missing; allocates only then.
+fn binding_mut<'a>(map: &'a mut Bindings, provider: &str, session: &str) -> &'a mut Binding {
+    if !map.contains_key(provider) {
+        map.insert(provider.to_string(), HashMap::new());
+    }
+    let sessions = map.get_mut(provider).expect("inserted above");
+    if !sessions.contains_key(session) {
+        sessions.insert(session.to_string(), Binding::default());
+    }
+    sessions.get_mut(session).expect("inserted above")
 }
 
 impl StreamControls {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Binding>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Bindings> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -56,9 +73,7 @@ impl StreamControls {
         filter: Option<Arc<Filter>>,
     ) -> Result<(), (ErrorCode, String)> {
         let mut inner = self.lock();
-        let b = inner
-            .entry((provider.to_string(), session.to_string()))
-            .or_default();
+        let b = binding_mut(&mut inner, provider, session);
         match filter {
             None => {
                 b.filters.remove(stream);
@@ -88,8 +103,8 @@ impl StreamControls {
         level: PushLevel,
     ) -> Result<Option<PushLevel>, String> {
         let mut inner = self.lock();
-        let key = (provider.to_string(), session.to_string());
-        let level = match inner.get(&key).and_then(|b| b.filters.get(stream)) {
+        let found = inner.get(provider).and_then(|m| m.get(session));
+        let level = match found.and_then(|b| b.filters.get(stream)) {
             Some(f) => match f.apply(text, level) {
                 Some(level) => level,
                 None => return Ok(None),
@@ -99,7 +114,7 @@ impl StreamControls {
         if level == PushLevel::Keep {
             return Ok(Some(level));
         }
-        let b = inner.entry(key).or_default();
+        let b = binding_mut(&mut inner, provider, session);
         let now = Instant::now();
         while b
             .window
@@ -137,30 +152,72 @@ impl StreamControls {
 
     /// The session was reported idle: the answer to any delivered inject is complete.
     pub fn idle(&self, session: &str) {
-        for ((_, s), b) in self.lock().iter_mut() {
-            if s == session {
-                b.awaiting_idle = false;
-            }
+        for b in self.lock().values_mut().filter_map(|m| m.get_mut(session)) {
+            b.awaiting_idle = false;
         }
     }
 
     /// The user spoke in the session: inject cycles start over and paused injects resume.
     pub fn user_message(&self, session: &str) {
-        for ((_, s), b) in self.lock().iter_mut() {
-            if s == session {
-                b.injects = 0;
-            }
+        for b in self.lock().values_mut().filter_map(|m| m.get_mut(session)) {
+            b.injects = 0;
         }
     }
 
     /// The provider disconnected or (re)bound: its filters and budgets go.
     pub fn forget(&self, provider: &str) {
-        self.lock().retain(|(p, _), _| p != provider);
+        self.lock().remove(provider);
     }
 
     /// The provider left one session (an `"all"` binding's session ended).
     pub fn forget_session(&self, provider: &str, session: &str) {
-        self.lock()
-            .remove(&(provider.to_string(), session.to_string()));
+        let mut inner = self.lock();
+        if let Some(sessions) = inner.get_mut(provider) {
+            sessions.remove(session);
+            if sessions.is_empty() {
+                inner.remove(provider);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill(c: &StreamControls, provider: &str, session: &str) {
+        for _ in 0..MAX_PUSHES_PER_SECOND {
+            c.admit(provider, session, "st", "x", PushLevel::Surface)
+                .expect("within the budget");
+        }
+    }
+
+    fn refused(c: &StreamControls, provider: &str, session: &str) -> bool {
+        c.admit(provider, session, "st", "x", PushLevel::Surface)
+            .is_err()
+    }
+
+    // Paused: the budget's one-second window cannot pass while the test runs.
+    #[tokio::test(start_paused = true)]
+    async fn budgets_are_per_provider_and_session_and_forgotten_one_by_one() {
+        let c = StreamControls::default();
+        fill(&c, "p1", "s1");
+        fill(&c, "p1", "s2");
+        fill(&c, "p2", "s1");
+        assert!(refused(&c, "p1", "s1"));
+        assert!(refused(&c, "p1", "s2"));
+        assert!(refused(&c, "p2", "s1"));
+        assert!(!refused(&c, "p2", "s2"), "a new binding starts empty");
+
+        c.forget_session("p1", "s1");
+        assert!(!refused(&c, "p1", "s1"), "forgotten: a fresh budget");
+        assert!(
+            refused(&c, "p1", "s2"),
+            "the provider's other session is kept"
+        );
+
+        c.forget("p1");
+        assert!(!refused(&c, "p1", "s2"));
+        assert!(refused(&c, "p2", "s1"), "another provider is kept");
     }
 }
