@@ -62,9 +62,19 @@ pub async fn counted<F: Future>(f: F) -> (F::Output, u64) {
     (out, ALLOCATIONS.load(Relaxed) - before)
 }
 
-/// `allocations` over `n` messages, as a row shows it.
-pub fn per_message(allocations: u64, n: usize) -> f64 {
-    allocations as f64 / n.max(1) as f64
+/// `count` (allocations, or any count over a run) over `n` messages, as a row shows it.
+pub fn per_message(count: u64, n: usize) -> f64 {
+    count as f64 / n.max(1) as f64
+}
+
+/// Allocations per message of `run`, a run of `n` messages counted as in [`counted`]; the
+/// run's error when it failed.
+pub async fn allocations_per<T, E>(
+    n: usize,
+    run: impl Future<Output = Result<T, E>>,
+) -> Result<f64, E> {
+    let (result, allocations) = counted(run).await;
+    result.map(|_| per_message(allocations, n))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! E0's throughput floors: the bare echo's numbers the gateway's throughput rows are
 //! compared with, measured in the same run.
 
-use crate::alloc_count::{counted, per_message};
+use crate::alloc_count::allocations_per;
 use crate::bare;
 use crate::options::{Counts, Options};
 use crate::repeat::{rate_of, repeated, same};
@@ -37,11 +37,13 @@ pub async fn floors(opts: &Options, n: &Counts, bare: &bare::BareEcho, out: &mut
                 .push(Row::info(&e0p, "round trips", per_sec(r.median)));
             out.rows.extend(r.range_row(&e0p));
             floors.pipelined = Some(r.median);
-            let (run, allocs) = counted(bare::pipelined(&url, n.pipelined, n.in_flight)).await;
-            if run.is_ok() {
-                let per = per_message(allocs, n.pipelined);
-                out.rows.push(allocs_row(&e0p, "round trip", per));
-                floors.pipelined_allocs = Some(per);
+            let run = bare::pipelined(&url, n.pipelined, n.in_flight);
+            match allocations_per(n.pipelined, run).await {
+                Ok(per) => {
+                    out.rows.push(allocs_row(&e0p, "round trip", per));
+                    floors.pipelined_allocs = Some(per);
+                }
+                Err(e) => out.fail(&e0p, e),
             }
         }
         Err(e) => out.fail(&e0p, e),
@@ -59,11 +61,12 @@ pub async fn floors(opts: &Options, n: &Counts, bare: &bare::BareEcho, out: &mut
                     .push(Row::info(E0I, "frames in", per_sec(r.median)));
                 out.rows.extend(r.range_row(E0I));
                 floors.sink = Some(r.median);
-                let (run, allocs) = counted(scenarios::bare_ingest(&url, n.pushes)).await;
-                if run.is_ok() {
-                    let per = per_message(allocs, n.pushes);
-                    out.rows.push(allocs_row(E0I, "frame", per));
-                    floors.sink_allocs = Some(per);
+                match allocations_per(n.pushes, scenarios::bare_ingest(&url, n.pushes)).await {
+                    Ok(per) => {
+                        out.rows.push(allocs_row(E0I, "frame", per));
+                        floors.sink_allocs = Some(per);
+                    }
+                    Err(e) => out.fail(E0I, e),
                 }
             }
             Err(e) => out.fail(E0I, e),

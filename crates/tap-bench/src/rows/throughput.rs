@@ -3,7 +3,9 @@
 
 use super::floors::{allocs_row, Floors};
 use super::{records_row, spread};
-use crate::alloc_count::{counted, per_message};
+use crate::alloc_count::allocations_per;
+#[cfg(feature = "lock-count")]
+use crate::alloc_count::per_message;
 use crate::options::{ledger_label, Counts, Options};
 use crate::repeat::{counted_rate, rate_of, repeated, repeated_per_rig};
 use crate::report::{Report, Row};
@@ -232,17 +234,18 @@ async fn allocs_rows<'a, F, T>(
     for (r, s) in setups.iter().enumerate() {
         #[cfg(feature = "lock-count")]
         let locks = tap_gateway::state_locks();
-        let (result, allocs) = counted(async {
+        let counted = allocations_per(n, async {
             let result = run(s, r).await;
             s.rig.gateway().flush_history().await;
             result
-        })
-        .await;
-        if let Err(e) = result {
-            out.fail(label, e);
-            continue;
-        }
-        let per = per_message(allocs, n);
+        });
+        let per = match counted.await {
+            Ok(per) => per,
+            Err(e) => {
+                out.fail(label, e);
+                continue;
+            }
+        };
         let mut row = allocs_row(label, &format!("{what}, {}", ledger_label(s.history)), per);
         // E0's figure is shown, not divided by: it can be zero (an echo reuses its buffers).
         if let Some((f, of)) = floor {
