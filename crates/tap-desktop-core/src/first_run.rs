@@ -38,6 +38,15 @@ pub fn apply_default(
     Ok(Outcome::Enabled)
 }
 
+/// [`apply_default`], with what happened logged.
+pub fn apply_default_logged(home: &Path, enable: impl FnOnce() -> Result<(), String>) {
+    match apply_default(home, enable) {
+        Ok(Outcome::Enabled) => tracing::info!("Start at login turned on (first run)"),
+        Ok(Outcome::LeftAsIs) => {}
+        Err(e) => tracing::warn!(error = %e, "could not turn Start at login on"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod desktop;
 pub mod engine;
 pub mod failures;
 pub mod first_run;
@@ -21,3 +22,4 @@ pub mod settings;
 pub mod signals;
 pub mod tray_state;
 pub mod watcher;
+pub mod windows;

@@ -1,7 +1,7 @@
 //! The pairing popup's rules: when a desktop notification is sent besides it, where it
-//! goes on the screen, and how tall it is. Plain functions over numbers, so every rule is
-//! unit-tested; `src-tauri/src/windows.rs` measures the screen and the tray and carries
-//! the answers out.
+//! goes on the screen, and how tall it is ([`place_popup`]). Plain functions over numbers,
+//! so every rule is unit-tested; `src-tauri/src/windows.rs` measures the monitor and the
+//! tray icon and carries the answers out.
 //!
 //! **When the popup opens by itself it is the notification.** A notification on top of it
 //! would only cover it (notification daemons draw at the top right, where the popup used to
@@ -78,6 +78,14 @@ pub struct Rect {
 }
 
 impl Rect {
+    /// Its centre point.
+    pub fn centre(&self) -> (f64, f64) {
+        (self.x + self.width / 2.0, self.y + self.height / 2.0)
+    }
+    /// Itself when it has an area: a tray icon whose place is unknown reports 0×0.
+    pub fn non_empty(self) -> Option<Self> {
+        (self.width > 0.0 && self.height > 0.0).then_some(self)
+    }
     fn right(&self) -> f64 {
         self.x + self.width
     }
@@ -142,6 +150,51 @@ pub fn popup_position(
         .min(screen.bottom() - height - margin)
         .max(screen.y + margin);
     (x.round(), y.round())
+}
+
+/// A monitor as the shell measures it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Monitor {
+    /// Its work area (without panels and docks), physical pixels.
+    pub work_area: Rect,
+    /// Physical pixels per logical pixel.
+    pub scale: f64,
+}
+
+/// The popup window's size and place, as [`place_popup`] decides them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PopupPlacement {
+    /// Width and height, logical pixels. GTK ignores resizing a non-resizable window, so
+    /// the popup is "resizable" with its minimum and maximum pinned to this size (the user
+    /// cannot drag it).
+    pub size: (f64, f64),
+    /// Where its top left corner goes, physical pixels; `None` when no monitor is known
+    /// (the window manager then places it).
+    pub position: Option<(f64, f64)>,
+}
+
+/// Sizes and places the popup: `wanted` tall (the height its page last asked for; `None`:
+/// [`POPUP_FIRST_HEIGHT`]) within [`popup_height`]'s bounds for `monitor`, and where
+/// [`popup_position`] says, by the tray icon (`tray`, when known) or in the corner.
+/// `monitor`: the one under the tray icon, else the primary one.
+pub fn place_popup(
+    wanted: Option<f64>,
+    tray: Option<Rect>,
+    monitor: Option<Monitor>,
+) -> PopupPlacement {
+    let wanted = wanted.unwrap_or(POPUP_FIRST_HEIGHT);
+    let Some(Monitor { work_area, scale }) = monitor else {
+        return PopupPlacement {
+            size: (POPUP_WIDTH, popup_height(wanted, f64::MAX)),
+            position: None,
+        };
+    };
+    let height = popup_height(wanted, work_area.height / scale);
+    let physical = (POPUP_WIDTH * scale, height * scale);
+    PopupPlacement {
+        size: (POPUP_WIDTH, height),
+        position: Some(popup_position(tray, work_area, physical, scale)),
+    }
 }
 
 #[cfg(test)]
@@ -250,5 +303,69 @@ mod tests {
         };
         let (x, y) = popup_position(None, right, (400.0, 300.0), 1.0);
         assert_eq!((x, y), (1280.0 + 1920.0 - 412.0, 1080.0 - 312.0));
+    }
+
+    #[test]
+    fn placing_without_a_monitor_sizes_it_and_leaves_the_place_to_the_window_manager() {
+        let p = place_popup(None, None, None);
+        assert_eq!(p.size, (POPUP_WIDTH, POPUP_FIRST_HEIGHT));
+        assert_eq!(p.position, None);
+        assert_eq!(
+            place_popup(Some(5000.0), None, None).size.1,
+            POPUP_MAX_HEIGHT
+        );
+    }
+
+    #[test]
+    fn placing_on_a_scaled_monitor_sizes_in_logical_and_places_in_physical_pixels() {
+        let monitor = Monitor {
+            work_area: Rect {
+                x: 0.0,
+                y: 0.0,
+                width: 2560.0,
+                height: 1600.0,
+            },
+            scale: 2.0,
+        };
+        let p = place_popup(Some(310.4), None, Some(monitor));
+        assert_eq!(p.size, (400.0, 311.0));
+        assert_eq!(
+            p.position,
+            Some((2560.0 - 800.0 - 24.0, 1600.0 - 622.0 - 24.0))
+        );
+        // The height is bounded by the monitor's logical height (480 px at scale 2).
+        let small = Monitor {
+            work_area: Rect {
+                height: 960.0,
+                ..monitor.work_area
+            },
+            ..monitor
+        };
+        let p = place_popup(Some(5000.0), None, Some(small));
+        assert_eq!(p.size.1, 480.0 - 2.0 * SCREEN_MARGIN);
+        assert_eq!(p.position.unwrap().1, SCREEN_MARGIN * 2.0);
+    }
+
+    #[test]
+    fn placing_by_a_known_tray_icon_uses_its_monitor() {
+        let icon = Rect {
+            x: 1000.0,
+            y: 770.0,
+            width: 24.0,
+            height: 24.0,
+        };
+        assert_eq!(icon.centre(), (1012.0, 782.0));
+        let monitor = Monitor {
+            work_area: SCREEN,
+            scale: 1.0,
+        };
+        let p = place_popup(None, icon.non_empty(), Some(monitor));
+        assert_eq!(
+            p.position,
+            Some((1012.0 - 200.0, 770.0 - POPUP_FIRST_HEIGHT - 12.0))
+        );
+        // An icon of no size is no known place.
+        let unknown = Rect { width: 0.0, ..icon };
+        assert_eq!(unknown.non_empty(), None);
     }
 }
