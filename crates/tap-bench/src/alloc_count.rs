@@ -1,6 +1,6 @@
 //! The bench's allocator: the product's, counting allocations while a counted run is on,
 //! for the allocations-per-message rows (issue 14: S2's calls and S3's pushes against E0's
-//! echoes and frames, docs/performance.md run 35).
+//! echoes and frames, docs/performance-log.md run 35).
 //!
 //! Off, counting costs one relaxed load of a flag nobody writes, so the timed runs are not
 //! perturbed; the counts come from one extra run after them. On, every thread's

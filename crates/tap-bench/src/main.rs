@@ -48,9 +48,9 @@ use stats::{micros, per_sec};
 
 /// The allocator the `tap` binary runs the gateway with, so S1-S4 measure the in-process
 /// gateway as users run it (glibc's malloc cost it a third of the ledger writer's time in
-/// frees of records other threads allocated: docs/performance.md, run 31). E0 runs with it
-/// too, so the ratios compare like with like. Wrapped to count allocations per message in
-/// a run of their own (`alloc_count`).
+/// frees of records other threads allocated: docs/performance-log.md, run 31). E0 runs with
+/// it too, so the ratios compare like with like. Wrapped to count allocations per message
+/// in a run of their own (`alloc_count`).
 #[global_allocator]
 static ALLOCATOR: alloc_count::Counting<mimalloc::MiMalloc> =
     alloc_count::Counting(mimalloc::MiMalloc);
@@ -83,7 +83,7 @@ fn main() -> ExitCode {
     // The bench drives its clients from a task on the runtime, as the gateway's own callers
     // run (host connections, MCP requests, emitters): driven from `block_on` on the main
     // thread, every in-process hand-off to a gateway task crossed threads (a futex wake each
-    // way), which no caller in the product pays (run 26 in docs/performance.md).
+    // way), which no caller in the product pays (run 26 in docs/performance-log.md).
     runtime.block_on(async {
         tokio::spawn(run(opts))
             .await

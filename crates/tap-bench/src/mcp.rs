@@ -3,13 +3,13 @@
 //! session-host WebSocket (S1b's path), interleaved in the same run.
 //!
 //! The target is judged on hyper's client against `HostClient`, out of process
-//! (`s7_process.rs`: the `tap` binary as the gateway; docs/performance.md, run 19); the
-//! in-process rows (the gateway in this process) stay for comparison with earlier runs.
-//! In the same rounds, for
-//! information, the stateless call and the host invoke also run through clients that work
-//! in the caller's task (`http1.rs`, `host_inline.rs`): neither side then pays client-side
-//! task hand-offs, so that pair compares the gateway's two paths alone (docs/performance.md,
-//! run 13). `TAP_BENCH_THREADS=1` prints each phase's context switches per thread.
+//! (`s7_process.rs`: the `tap` binary as the gateway; docs/performance-log.md, run 19); the
+//! in-process rows (the gateway in this process) stay for comparison with earlier runs. In
+//! the same rounds, for information, the stateless call and the host invoke also run
+//! through clients that work in the caller's task (`http1.rs`, `host_inline.rs`): neither
+//! side then pays client-side task hand-offs, so that pair compares the gateway's two paths
+//! alone (docs/performance-log.md, run 13). `TAP_BENCH_THREADS=1` prints each phase's
+//! context switches per thread.
 
 use crate::host_inline::HostInline;
 use crate::http1::Http1;

@@ -3,10 +3,10 @@
 //!
 //! A writer task fed by a queue costs every request a hand-off between tasks, and on a
 //! multi-thread runtime that hand-off often wakes a parked worker thread: two context
-//! switches per request (docs/performance.md, run 26). So `send` tries first to write and
-//! flush the frame itself, without waiting: it takes the sink only if nobody holds it and
-//! nothing is queued ahead (frames leave in the order they were sent), and polls it once.
-//! Whatever the socket does not take at once (a full send buffer, a busy sink, frames
+//! switches per request (docs/performance-log.md, run 26). So `send` tries first to write
+//! and flush the frame itself, without waiting: it takes the sink only if nobody holds it
+//! and nothing is queued ahead (frames leave in the order they were sent), and polls it
+//! once. Whatever the socket does not take at once (a full send buffer, a busy sink, frames
 //! already queued) goes to the queue, and the writer task finishes it, waiting as long as
 //! the socket needs.
 

@@ -4,11 +4,11 @@
 //! GDK on X11 makes a GL context as soon as it opens the display, to choose visuals for GL,
 //! before any window exists. That loads the GL driver into the app for its whole life: under
 //! Mesa's software rasteriser (llvmpipe, what Xvfb and many VMs have) that is `libLLVM`,
-//! 42 MiB of the 130 MiB the app took while hidden at login (docs/performance.md, "Desktop
-//! footprint"). The app needs no GL of its own: GTK 3 draws its widgets with cairo, and the
-//! panel's pages are rendered by WebKit's web process, which sets up its own GL. So the app
-//! starts GDK with `GDK_GL=disable`, unless the user set `GDK_GL` (to any value, even
-//! empty: then GTK's default applies).
+//! 42 MiB of the 130 MiB the app took while hidden at login (docs/performance-log.md,
+//! "Desktop footprint"). The app needs no GL of its own: GTK 3 draws its widgets with
+//! cairo, and the panel's pages are rendered by WebKit's web process, which sets up its own
+//! GL. So the app starts GDK with `GDK_GL=disable`, unless the user set `GDK_GL` (to any
+//! value, even empty: then GTK's default applies).
 
 use std::ffi::OsString;
 use std::sync::OnceLock;

@@ -3,11 +3,11 @@
 //! A tool's `parameters` schema is read once (at `hello` or `tools.update`), compiled once,
 //! and then only forwarded: to every session host's tool list, to MCP's `tools/list`, to the
 //! playground. As a `serde_json::Value` tree it cost many times its text (each node is a
-//! 72-byte `Value`, each object an index map with its own hash table; docs/performance.md
-//! runs 25 and 34), it was held for as long as the provider stayed connected, and it was
-//! copied node by node into every host's tool list. As text it costs its length, a copy is
-//! a reference count, and writing it out is a `memcpy`. Whoever needs the tree (the schema
-//! compiler, `target` injection) parses it.
+//! 72-byte `Value`, each object an index map with its own hash table;
+//! docs/performance-log.md runs 25 and 34), it was held for as long as the provider stayed
+//! connected, and it was copied node by node into every host's tool list. As text it costs
+//! its length, a copy is a reference count, and writing it out is a `memcpy`. Whoever needs
+//! the tree (the schema compiler, `target` injection) parses it.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;

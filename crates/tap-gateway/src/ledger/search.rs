@@ -2,8 +2,9 @@
 //!
 //! - Events go into the index after they are committed, in steps the writer takes while
 //!   its queue is empty ([`index_step`]): indexing 900,000 distinct words costs about 1.5 s
-//!   of the writer's time, and FTS5 was about 80 % of a push's insert (docs/performance.md
-//!   runs 8 and 29), which on the commit path would pace the emitter and the pushes.
+//!   of the writer's time, and FTS5 was about 80 % of a push's insert
+//!   (docs/performance-log.md, runs 8 and 29), which on the commit path would pace the
+//!   emitter and the pushes.
 //! - Until then a search scans those rows' text itself ([`Terms`]), so nothing is missed.
 
 use rusqlite::Connection;

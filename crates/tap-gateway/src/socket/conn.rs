@@ -113,7 +113,7 @@ pub(crate) struct Socket {
 /// its capture and as the local it is moved into), and every layer of them between the
 /// socket's task and this loop kept another copy of the socket and the handler. Built
 /// this way the loop's future holds one of each, as long as the connection lives
-/// (docs/performance.md, run 33).
+/// (docs/performance-log.md, run 33).
 pub(crate) fn run<H: Handler>(socket: Socket, handler: H) -> impl Future<Output = ()> + Send {
     let span = tracing::info_span!("conn", kind = socket.kind.name(), remote = %socket.remote);
     serve(socket, handler).instrument(span)

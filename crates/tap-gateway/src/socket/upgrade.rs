@@ -17,7 +17,7 @@ use tokio_util::task::TaskTracker;
 
 /// Initial read buffer per socket, kept while the socket is open: most frames are a few
 /// hundred bytes, and a larger one grows it. 4 KiB instead of 8 saved 3 KiB per bound
-/// provider with no change in S1, S3 or S4 (docs/performance.md, run 31).
+/// provider with no change in S1, S3 or S4 (docs/performance-log.md, run 31).
 const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 /// A server-side WebSocket on an upgraded HTTP connection.
