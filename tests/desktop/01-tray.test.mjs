@@ -7,6 +7,9 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { gatewayJson, openSession, tapBin } from "../js-support/gateway.mjs";
+import { remove, start, stopChild } from "../js-support/process.mjs";
+import { waitFor } from "../js-support/wait.mjs";
 import {
   SCRATCH,
   SCREENSHOTS,
@@ -15,26 +18,18 @@ import {
   closeWindow,
   descendants,
   freshHome,
-  gatewayInfo,
   mapState,
   monitorNotifications,
-  openSession,
-  remove,
   renderedShot,
   screenshotX,
   startApp,
   startTrayer,
-  stopChild,
   tap,
-  tapBin,
-  track,
   trayIconWindow,
   trayMenu,
-  waitFor,
   windowId,
   windowTree,
 } from "./support.mjs";
-import { spawn } from "node:child_process";
 
 const PANEL = "Tap Gateway";
 
@@ -72,10 +67,9 @@ describe("without a tray host or a display", () => {
   test("a start refused (another gateway runs for this TAP_HOME) exits 2 and says why, also in a notification", async () => {
     const h = await freshHome("refused");
     const monitor = await monitorNotifications();
-    const gateway = spawn(tapBin(), ["gateway", "--listen", "127.0.0.1:0"], { env: h.env, stdio: ["ignore", "pipe", "pipe"] });
-    const gatewayOut = track(gateway, "tap gateway");
+    const { child: gateway, output: gatewayOut } = start(tapBin(), ["gateway", "--listen", "127.0.0.1:0"], { env: h.env }, "tap gateway");
     try {
-      const info = await gatewayInfo(h.home, gateway.pid);
+      const info = await gatewayJson(h.home, gateway.pid);
       const app = await startApp(h.env, [], { waitForGateway: false });
       assert.equal(await app.output.exited, 2, app.output.stderr);
       const why = `another Tap gateway is already running for ${h.home} at ${info.address.replace("ws://", "")}`;
@@ -181,10 +175,7 @@ describe("in the tray (trayer)", () => {
     await trayIconWindow();
     assert.notEqual(await mapState(PANEL), "IsViewable");
 
-    const launch = (args) => {
-      const child = spawn(appBin(), args, { env: h.env, stdio: ["ignore", "pipe", "pipe"] });
-      return track(child, "second").exited;
-    };
+    const launch = (args) => start(appBin(), args, { env: h.env }, "second").output.exited;
     // At login (--hidden), a second instance just leaves.
     assert.equal(await launch(["--hidden"]), 0);
     assert.notEqual(await mapState(PANEL), "IsViewable", "--hidden does not show the panel");

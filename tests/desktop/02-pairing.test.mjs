@@ -9,24 +9,22 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { gatewayJson, pairings } from "../js-support/gateway.mjs";
+import { remove, run } from "../js-support/process.mjs";
+import { waitFor } from "../js-support/wait.mjs";
 import {
   SCREENSHOTS,
   closeNotifications,
   freshHome,
-  gatewayInfo,
   mapState,
   monitorNotifications,
-  pairings,
   pairingProvider,
-  remove,
-  run,
   saveWebviewScreenshot,
   screenshotX,
   startTrayer,
   tap,
   trayIconWindow,
   trayMenu,
-  waitFor,
   webdriverSession,
 } from "./support.mjs";
 
@@ -86,7 +84,7 @@ describe("pairing from the tray", () => {
     h = await freshHome("pairing", { TAP_DESKTOP_NOTIFY_AFTER_MS: String(REMIND_MS) });
     // Launched through WebDriver (hidden: no --show) so the popup's page can be read.
     session = await webdriverSession(h.env, []);
-    address = (await gatewayInfo(h.home)).address;
+    address = (await gatewayJson(h.home)).address;
     await trayIconWindow();
   });
 

@@ -10,19 +10,18 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import path from "node:path";
 import { WebSocketServer } from "ws";
+import { gatewayJson, openSession } from "../js-support/gateway.mjs";
+import { remove } from "../js-support/process.mjs";
+import { waitFor } from "../js-support/wait.mjs";
 import {
   QUIT_BOUND_MS,
   SCREENSHOTS,
   freshHome,
-  gatewayInfo,
   keyringLookup,
-  openSession,
-  remove,
   saveWebviewScreenshot,
   startApp,
   tap,
   tokenProvider,
-  waitFor,
   webdriverSession,
 } from "./support.mjs";
 
@@ -59,7 +58,7 @@ describe("the panel in the app's webview", () => {
     h = await freshHome("webdriver");
     session = await webdriverSession(h.env, ["--show"]);
     browser = session.browser;
-    info = await gatewayInfo(h.home);
+    info = await gatewayJson(h.home);
   });
 
   after(async () => {

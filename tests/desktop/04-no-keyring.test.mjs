@@ -7,16 +7,15 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { gatewayJson, pairings } from "../js-support/gateway.mjs";
+import { remove } from "../js-support/process.mjs";
+import { waitFor } from "../js-support/wait.mjs";
 import {
   freshHome,
-  gatewayInfo,
   mapState,
   mode,
-  pairings,
   pairingProvider,
-  remove,
   tap,
-  waitFor,
   webdriverSession,
 } from "./support.mjs";
 
@@ -55,7 +54,7 @@ describe("without a keyring", () => {
     const config = await bareBusConfig(h.dir);
     session = await webdriverSession(h.env, ["--show"], ["dbus-run-session", `--config-file=${config}`, "--"]);
     browser = session.browser;
-    info = await gatewayInfo(h.home);
+    info = await gatewayJson(h.home);
   });
 
   after(async () => {

@@ -4,36 +4,24 @@
 // (TAP_BIN), the tray host `trayer`, notifications go to dunst (D-Bus activated) and are
 // observed with `dbus-monitor`, WebDriver is tauri-driver + WebKitWebDriver.
 //
-// What the panel suite shares (waitFor, child processes, `tap` commands, the provider
-// handshake) is in tests/js-support/support.mjs.
+// What the other JS suites share (waitFor, child processes, temp dirs, `tap` commands,
+// gateway.json, the provider handshake) is the JS test kit in tests/js-support/; the tests
+// import it directly, and this file keeps what is the desktop suite's own.
 //
 // Nothing here sleeps to wait for readiness: `waitFor` polls a condition until a deadline.
 
-import { spawn } from "node:child_process";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PNG } from "pngjs";
 import WebSocket from "ws";
 import { MAX_FOREIGN_BLOCK, largestForeignBlock } from "../js-support/uniform-blocks.mjs";
-import {
-  openSession,
-  pairings,
-  providerToken,
-  requiredBin,
-  run,
-  stopChild,
-  tapBin,
-  tokenHandshake,
-  toolDef,
-  track,
-  waitFor,
-} from "../js-support/support.mjs";
-
-export { openSession, pairings, run, stopChild, tapBin, track, waitFor };
+import { gatewayJson, providerToken, tapBin, tokenHandshake, toolDef } from "../js-support/gateway.mjs";
+import { requiredBin, run, start, stopChild, tempDir } from "../js-support/process.mjs";
+import { waitFor } from "../js-support/wait.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const SCREENSHOTS = path.resolve(here, "../../docs/screenshots");
@@ -65,7 +53,7 @@ export function freePort() {
 /** A fresh TAP_HOME (and COPILOT_HOME) under the scratch directory, and the env to run the app and `tap` with. */
 export async function freshHome(name, extraEnv = {}) {
   await mkdir(SCRATCH, { recursive: true });
-  const dir = await mkdtemp(path.join(SCRATCH, `${name}-`));
+  const dir = tempDir(`${name}-`, SCRATCH);
   const env = {
     ...process.env,
     TAP_HOME: path.join(dir, "tap"),
@@ -78,21 +66,12 @@ export async function freshHome(name, extraEnv = {}) {
   return { dir, env, home: env.TAP_HOME };
 }
 
-/** `$TAP_HOME/gateway.json` once it names process `pid` (or any, when pid is undefined). */
-export async function gatewayInfo(home, pid, what = "gateway.json") {
-  return waitFor(async () => {
-    const info = JSON.parse(await readFile(path.join(home, "gateway.json"), "utf8"));
-    return pid === undefined || info.pid === pid ? info : null;
-  }, what);
-}
-
 /**
  * Starts the app (`args`) with `env`; resolves once its gateway wrote gateway.json.
  * Returns { child, output, info, stop() }.
  */
 export async function startApp(env, args = [], { waitForGateway = true } = {}) {
-  const child = spawn(appBin(), args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  const output = track(child, "tap-desktop");
+  const { child, output } = start(appBin(), args, { env }, "tap-desktop");
   const app = {
     child,
     output,
@@ -101,11 +80,8 @@ export async function startApp(env, args = [], { waitForGateway = true } = {}) {
     stop: () => stopChild(child, output),
   };
   if (waitForGateway) {
-    app.info = await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`tap-desktop exited with ${child.exitCode}: ${output.stderr}`);
-      const info = JSON.parse(await readFile(path.join(env.TAP_HOME, "gateway.json"), "utf8"));
-      return info.pid === child.pid ? info : null;
-    }, "the app's gateway.json");
+    const gone = () => (child.exitCode !== null ? `tap-desktop exited with ${child.exitCode}: ${output.stderr}` : null);
+    app.info = await gatewayJson(env.TAP_HOME, child.pid, "the app's gateway.json", gone);
   }
   return app;
 }
@@ -131,10 +107,7 @@ export async function mapState(name) {
 
 /** Starts `trayer` (an XEmbed tray host, bottom right) and waits for its panel window. */
 export async function startTrayer() {
-  const child = spawn("trayer", ["--edge", "bottom", "--align", "right", "--widthtype", "request", "--height", "32", "--transparent", "false", "--SetDockType", "true"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = track(child, "trayer");
+  const { child, output } = start("trayer", ["--edge", "bottom", "--align", "right", "--widthtype", "request", "--height", "32", "--transparent", "false", "--SetDockType", "true"]);
   await waitFor(async () => / "panel": \("panel" "trayer"\)/.test(await windowTree()), "trayer's panel window");
   return { child, output, stop: () => stopChild(child, output) };
 }
@@ -257,10 +230,7 @@ export async function windowId(name) {
 
 /** Starts `dbus-monitor` on Notify calls; `text()` is what it saw so far. */
 export async function monitorNotifications() {
-  const child = spawn("dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = track(child, "dbus-monitor");
+  const { child, output } = start("dbus-monitor", ["--session", "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"]);
   // It prints its own NameAcquired signal once it is listening.
   await waitFor(() => output.stdout.includes("NameAcquired") || output.stdout.includes("member=NameLost"), "dbus-monitor to listen", 10000);
   return { text: () => output.stdout, stop: () => stopChild(child, output, "SIGTERM", 2000) };
@@ -340,8 +310,7 @@ export async function webdriverSession(env, args = ["--show"], wrapper = []) {
   const nativePort = await freePort();
   const cmd = [...wrapper, "tauri-driver", "--port", String(port), "--native-port", String(nativePort)];
   // Its own process group: a wrapper (dbus-run-session) does not pass signals on.
-  const child = spawn(cmd[0], cmd.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const output = track(child, "tauri-driver");
+  const { child, output } = start(cmd[0], cmd.slice(1), { env, detached: true }, "tauri-driver");
   await waitFor(async () => {
     if (child.exitCode !== null) throw new Error(`tauri-driver exited: ${output.stderr}`);
     const r = await fetch(`http://127.0.0.1:${port}/status`).catch(() => null);
@@ -412,9 +381,6 @@ export async function processGone(pid) {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
   return stat === null || /^\d+ \(.*\) Z /.test(stat);
 }
-
-/** Removes a directory tree (best effort). */
-export const remove = (dir) => rm(dir, { recursive: true, force: true });
 
 /** Captures a webview may take before a finished paint: a resize lands in X first, and a
  * picture taken between that and WebKit's next paint shows black where the old viewport

@@ -17,7 +17,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pixelmatch from "pixelmatch";
 import { PNG } from "pngjs";
-import { goTo, launchBrowser, nodeProvider, openPanel, startGateway, waitFor } from "./support.mjs";
+import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, nodeProvider, startGateway } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BASELINES = path.join(here, "baselines");

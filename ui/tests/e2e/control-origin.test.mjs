@@ -4,7 +4,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { launchBrowser, providerPageHtml, serveOtherOrigin, startGateway, waitFor } from "./support.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, providerPageHtml, serveOtherOrigin, startGateway } from "./support.mjs";
 
 /** A raw HTTP request to the gateway; resolves with the status code (101 for an upgrade). */
 function rawStatus(hostPort, { method = "GET", path, headers, body }) {

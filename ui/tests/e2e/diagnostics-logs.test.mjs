@@ -6,7 +6,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { goTo, launchBrowser, nodeProvider, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
+import { goTo } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, nodeProvider, panelInNewContext, screenshot, startGateway } from "./support.mjs";
 
 /** A raw provider socket from Node (no auth yet); `frames` collects what the gateway sends. */
 async function rawSocket(gateway) {
@@ -29,8 +31,7 @@ describe("Diagnostics and Logs", () => {
     const home = gateway.env.TAP_HOME;
     tokens = await Promise.all(["provider-token", "host-token", "control-token"].map(async (f) => (await readFile(path.join(home, f), "utf8")).trim()));
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
-    panel = await openPanel(context, gateway);
+    ({ panel } = await panelInNewContext(browser, gateway, { colorScheme: "light" }));
     await panel.evaluate(() => (window.__notReloaded = true));
   });
 

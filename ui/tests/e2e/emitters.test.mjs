@@ -6,7 +6,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { goTo, launchBrowser, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
+import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, screenshot, startGateway } from "./support.mjs";
 
 const COMMAND = "for i in 1 2 3; do echo line-$i; done";
 

@@ -5,16 +5,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  goTo,
-  launchBrowser,
-  openPanel,
-  providerPageHtml,
-  screenshot,
-  serveOtherOrigin,
-  startGateway,
-  waitFor,
-} from "./support.mjs";
+import { goTo } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, panelInNewContext, providerPageHtml, screenshot, serveOtherOrigin, startGateway } from "./support.mjs";
 
 const PAGE_TITLE = "Tap e2e provider page";
 /** A fixed session id, so the session can be opened again after a gateway restart. */
@@ -28,8 +21,7 @@ describe("pairing a browser provider through the panel", () => {
     session = await gateway.openSession("e2e", ["--id", SESSION_ID]);
     site = await serveOtherOrigin(await providerPageHtml(gateway.hostPort));
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    panel = await openPanel(context, gateway);
+    ({ context, panel } = await panelInNewContext(browser, gateway));
     await panel.evaluate(() => (window.__notReloaded = true));
     await goTo(panel, "Pairing");
   });

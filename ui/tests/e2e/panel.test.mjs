@@ -3,7 +3,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { goTo, launchBrowser, nodeProvider, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
+import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, nodeProvider, panelInNewContext, screenshot, startGateway } from "./support.mjs";
 
 /** The events the two test providers push: provider → stream names, events per stream. */
 const PUSHES = {
@@ -42,8 +44,7 @@ describe("the panel", () => {
       return stored === ALL_EVENTS;
     }, `${ALL_EVENTS} stored stream events`);
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
-    panel = await openPanel(context, gateway);
+    ({ context, panel } = await panelInNewContext(browser, gateway, { colorScheme: "light" }));
     // Set once; still there later proves the page never reloaded (updates came live).
     await panel.evaluate(() => (window.__notReloaded = true));
   });

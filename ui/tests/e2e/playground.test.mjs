@@ -6,8 +6,10 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { goTo, launchBrowser, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
-import { providerToken, tokenHandshake } from "../../../tests/js-support/support.mjs";
+import { goTo } from "../../../tests/js-support/browser.mjs";
+import { providerToken, tokenHandshake } from "../../../tests/js-support/gateway.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, panelInNewContext, screenshot, startGateway } from "./support.mjs";
 
 const DEPLOY = {
   name: "deploy",
@@ -63,8 +65,7 @@ describe("the tool playground", () => {
   before(async () => {
     gateway = await startGateway();
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    panel = await openPanel(context, gateway);
+    ({ panel } = await panelInNewContext(browser, gateway));
   });
 
   after(async () => {

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchBrowser, startGateway, waitFor } from "./support.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, popupLoginUrl, startGateway } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -83,10 +84,8 @@ describe("the popup window fits its content", () => {
     await request("first provider");
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: bounds.width, height: bounds.max }, colorScheme: "light" });
-    const login = new URL(await gateway.loginUrl());
-    login.search = "?view=popup";
     popup = await context.newPage();
-    await popup.goto(login.toString());
+    await popup.goto(await popupLoginUrl(gateway));
   });
 
   after(async () => {

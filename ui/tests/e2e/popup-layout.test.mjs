@@ -4,7 +4,8 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, startGateway, waitFor } from "./support.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, popupLoginUrl, startGateway } from "./support.mjs";
 
 const LONG_LABEL = "refactor-payment-service-branch-with-the-new-ledger-and-retries";
 
@@ -22,10 +23,8 @@ describe("the popup at its window size", () => {
     await waitFor(() => frames.find((f) => f.type === "auth.pairing"), "auth.pairing");
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 400, height: 520 } });
-    const login = new URL(await gateway.loginUrl());
-    login.search = "?view=popup";
     popup = await context.newPage();
-    await popup.goto(login.toString());
+    await popup.goto(await popupLoginUrl(gateway));
     await popup.locator("li.popup-request").waitFor();
   });
 

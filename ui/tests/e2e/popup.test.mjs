@@ -9,7 +9,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { goTo, launchBrowser, screenshot, startGateway, waitFor } from "./support.mjs";
+import { goTo } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, popupLoginUrl, screenshot, startGateway } from "./support.mjs";
 
 /** A provider script (no Origin) asking to pair; resolves once the gateway prompted it. */
 async function pairingRequest(gateway, name) {
@@ -47,9 +49,7 @@ describe("the popup view", () => {
     session = await gateway.openSession("popup");
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 420, height: 640 } });
-    const login = new URL(await gateway.loginUrl());
-    login.search = "?view=popup";
-    popup = await newPage(context, login.toString());
+    popup = await newPage(context, await popupLoginUrl(gateway));
     await popup.getByText("No pending requests").waitFor();
     await popup.evaluate(() => (window.__notReloaded = true));
   });

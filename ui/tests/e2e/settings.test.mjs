@@ -6,7 +6,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { goTo, launchBrowser, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
+import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, panelInNewContext, screenshot, startGateway } from "./support.mjs";
 
 describe("Settings", () => {
   let gateway, browser, context, panel, file;
@@ -15,8 +17,7 @@ describe("Settings", () => {
     gateway = await startGateway();
     file = path.join(gateway.env.TAP_HOME, "settings.json");
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    panel = await openPanel(context, gateway);
+    ({ context, panel } = await panelInNewContext(browser, gateway));
     panel.on("dialog", (d) => panel.errors.push(`unexpected ${d.type()} dialog`));
   });
 

@@ -3,7 +3,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { goTo, launchBrowser, nodeProvider, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
+import { goTo } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, nodeProvider, panelInNewContext, screenshot, startGateway } from "./support.mjs";
 
 describe("the live stream tail", () => {
   let gateway, session, browser, panel, provider;
@@ -14,8 +16,7 @@ describe("the live stream tail", () => {
     provider = await nodeProvider(gateway, { name: "ticker", session: session.id });
     provider.push("history", "stored before the page opened");
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    panel = await openPanel(context, gateway);
+    ({ panel } = await panelInNewContext(browser, gateway));
     await panel.evaluate(() => (window.__notReloaded = true));
   });
 

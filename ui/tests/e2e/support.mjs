@@ -1,168 +1,59 @@
-// Helpers for the panel's browser end-to-end tests: the real `tap` binary, a real
-// Chromium driven by playwright-core, real sockets on 127.0.0.1 port 0. What the desktop
-// suite shares (waitFor, child processes, `tap` commands, the provider handshake) is in
-// tests/js-support/support.mjs.
-//
-// Nothing here sleeps to wait for readiness: `waitFor` polls a condition until a deadline.
+// The panel's own helpers for its browser end-to-end tests: a gateway serving the built
+// panel, screenshots for the docs, another origin's page, and a provider over Node's
+// WebSocket. The rest (waiting, the `tap` gateway and its commands, Chromium and the panel's
+// login and navigation) is the JS test kit in tests/js-support/, which the tests import
+// directly.
 
-import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, mkdir } from "node:fs/promises";
+import { readFile, mkdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import {
-  openSession,
-  pairings,
-  providerToken,
-  run,
-  stopChild,
-  tapBin,
-  tokenHandshake,
-  toolDef,
-  track,
-  waitFor,
-} from "../../../tests/js-support/support.mjs";
-
-export { tapBin, waitFor };
+import { launchChromium, openPanel } from "../../../tests/js-support/browser.mjs";
+import { providerToken, startGateway as startTapGateway, tokenHandshake, toolDef } from "../../../tests/js-support/gateway.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const UI_DIST = path.resolve(here, "../../dist");
 export const SCREENSHOTS = path.resolve(here, "../../../docs/screenshots");
 export const FIXTURES = path.join(here, "fixtures");
 
-/** The gateway is stopped like Ctrl-C stops it, and given this long to stop cleanly. */
-const STOP_GRACE_MS = 15000;
-
-/** Spawns `tap gateway --listen LISTEN` and waits for a gateway.json newer than `previous`. */
-async function spawnGateway(bin, env, listen, previous) {
-  const child = spawn(bin, ["gateway", "--listen", listen], { env, stdio: ["ignore", "pipe", "pipe"] });
-  const output = track(child, "gateway");
-  const info = await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`tap gateway exited with ${child.exitCode}: ${output.stderr}`);
-    try {
-      const info = JSON.parse(await readFile(path.join(env.TAP_HOME, "gateway.json"), "utf8"));
-      return info.pid === child.pid && info.pid !== previous?.pid ? info : null;
-    } catch {
-      return null;
-    }
-  }, "gateway.json");
-  return { child, output, info };
-}
-
 /**
- * Starts `tap gateway --listen 127.0.0.1:0` with its own TAP_HOME and COPILOT_HOME and the
- * built panel, and waits for `$TAP_HOME/gateway.json` to name its address. `ownHome` gives
- * it (and so the emitters' `bash -lc` login shells) an empty HOME, so that the user's shell
- * profile (a slow `pyenv init`, a lock it waits on) cannot delay a test's command.
+ * Starts `tap gateway --listen 127.0.0.1:0` (tests/js-support/gateway.mjs) serving the
+ * built panel, with no display. `ownHome` gives it (and so the emitters' `bash -lc` login
+ * shells) an empty HOME.
  */
 export async function startGateway({ ownHome = false } = {}) {
-  const bin = tapBin();
   if (!existsSync(path.join(UI_DIST, "index.html"))) {
     throw new Error(`${UI_DIST}/index.html is missing: run \`npm run build\` in ui/ first`);
   }
-  const home = await mkdtemp(path.join(tmpdir(), "tap-e2e-"));
-  const env = {
-    ...process.env,
-    TAP_HOME: path.join(home, "tap"),
-    COPILOT_HOME: path.join(home, "copilot"),
-    TAP_UI_DIR: UI_DIST,
-    TAP_LOG: process.env.TAP_LOG ?? "info",
-  };
-  delete env.DISPLAY;
-  delete env.WAYLAND_DISPLAY;
-  if (ownHome) {
-    env.HOME = path.join(home, "home");
-    await mkdir(env.HOME);
-  }
-  let proc = await spawnGateway(bin, env, "127.0.0.1:0");
-  const hostPort = new URL(proc.info.address).host; // "127.0.0.1:PORT"
-  const gateway = {
-    home,
-    env,
-    hostPort,
-    httpBase: `http://${hostPort}`,
-    get info() {
-      return proc.info;
-    },
-    get output() {
-      return proc.output;
-    },
-    children: [],
-    /** Runs `tap ARGS…` against this gateway; resolves with { code, stdout, stderr }. */
-    tap(args, timeout = 30000) {
-      return run(bin, args, { env, timeout });
-    },
-    /** A fresh one-time login link (`tap ui --no-open`). */
-    async loginUrl() {
-      const r = await gateway.tap(["ui", "--no-open"]);
-      if (r.code !== 0) throw new Error(`tap ui failed (${r.code}): ${r.stdout}${r.stderr}`);
-      return r.stdout.trim();
-    },
-    /** `tap session open --label LABEL` as a child; resolves once it printed its session id. */
-    async openSession(label, extra = []) {
-      const session = await openSession(env, label, extra);
-      gateway.children.push(session);
-      return session;
-    },
-    /** `tap pairing list --json`. */
-    pairings() {
-      return pairings(env);
-    },
-    /** Stops the sessions opened here, then the gateway (gracefully: SIGINT). */
-    async stopProcesses() {
-      for (const c of gateway.children) await c.stop();
-      gateway.children = [];
-      await stopChild(proc.child, proc.output, "SIGINT", STOP_GRACE_MS);
-    },
-    /** Stops everything, then starts the gateway again on the same port with the same TAP_HOME. */
-    async restart() {
-      const previous = proc.info;
-      await gateway.stopProcesses();
-      proc = await spawnGateway(bin, env, hostPort, previous);
-    },
-    async stop() {
-      await gateway.stopProcesses();
-      await rm(home, { recursive: true, force: true });
-    },
-  };
-  return gateway;
+  const env = { TAP_UI_DIR: UI_DIST, TAP_LOG: process.env.TAP_LOG ?? "info", DISPLAY: undefined, WAYLAND_DISPLAY: undefined };
+  return startTapGateway({ prefix: "tap-e2e-", env, ownHome });
 }
 
-/** Debian's Chromium, headless; never a downloaded browser. */
-export function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+/** Debian's Chromium, headless (tests/js-support/browser.mjs), with this suite's playwright-core. */
+export const launchBrowser = () => launchChromium(chromium);
+
+/**
+ * A new context of `browser` (`contextOptions`: 1280x800 unless they give a viewport) with
+ * the panel logged in there (tests/js-support/browser.mjs `openPanel`): { context, panel }.
+ */
+export async function panelInNewContext(browser, gateway, contextOptions = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...contextOptions });
+  return { context, panel: await openPanel(context, gateway) };
 }
 
-/** Opens a login link in a new 1280x800 page and waits until the panel is live. */
-export async function openPanel(context, gateway) {
-  const page = await context.newPage();
-  // Anything the panel logs as an error (an exception, a CSP violation, a failed load).
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(`page error: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error") page.errors.push(`console: ${m.text()}`);
-  });
-  await page.goto(await gateway.loginUrl());
-  await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
-  return page;
+/** A fresh one-time login link that opens the tray popup's view (`?view=popup`) instead of the panel. */
+export async function popupLoginUrl(gateway) {
+  const login = new URL(await gateway.loginUrl());
+  login.search = "?view=popup";
+  return login.toString();
 }
 
 /** Saves a 1280x800 screenshot of `page` to docs/screenshots/NAME.png. */
 export async function screenshot(page, name) {
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
-}
-
-/** Navigates the panel with its own links (no reload), then waits for the page heading. */
-export async function goTo(panel, title) {
-  await panel.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: title }).click();
-  await panel.getByRole("heading", { level: 1, name: title }).waitFor();
 }
 
 /**

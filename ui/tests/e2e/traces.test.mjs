@@ -8,7 +8,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { goTo, launchBrowser, nodeProvider, openPanel, screenshot, startGateway, waitFor } from "./support.mjs";
+import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, nodeProvider, screenshot, startGateway } from "./support.mjs";
 
 const LONG_PROVIDER = "com.example.a-provider-with-an-unusually-long-name-for-the-trace-list";
 

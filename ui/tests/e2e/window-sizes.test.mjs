@@ -4,7 +4,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { goTo, launchBrowser, nodeProvider, openPanel, startGateway, waitFor } from "./support.mjs";
+import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, nodeProvider, startGateway } from "./support.mjs";
 
 const SIZES = [
   { width: 800, height: 600 },
