@@ -1,6 +1,11 @@
 //! Changes the control plane streams to the panel and the CLI. Engine parts call
 //! [`Events::emit`] on the handle in the core; each control connection subscribes and
 //! numbers what it forwards.
+//!
+//! Changes only the clients that follow them want (`emitters.follow`, `traces.follow`)
+//! travel a channel of their own, [`Changed`]: they are coalesced (at most one per
+//! 250 ms each, see `diagnostics::Coalesced`), and a connection that follows none of
+//! them never receives them.
 
 use tap_protocol::pairing::PairingEntry;
 use tokio::sync::broadcast;
@@ -28,23 +33,54 @@ pub enum GatewayEvent {
     SettingsChanged(tap_protocol::settings::Settings),
 }
 
+/// A followed part of the engine changed: what `emitters.changed` and `traces.changed`
+/// tell the clients that follow them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Changed {
+    /// An emitter started, stopped, ran, counted lines or changed state.
+    Emitters,
+    /// Spans were recorded (and committed to the ledger).
+    Traces,
+}
+
+/// [`Changed`] notices buffered for a slow follower (each topic sends at most four a
+/// second, so this is seconds of them).
+const CHANGED_BUFFER: usize = 16;
+
 /// The engine's event bus: a cheap, cloneable handle.
 #[derive(Clone)]
-pub(crate) struct Events(broadcast::Sender<GatewayEvent>);
+pub(crate) struct Events {
+    all: broadcast::Sender<GatewayEvent>,
+    changed: broadcast::Sender<Changed>,
+}
 
 impl Events {
     pub fn new() -> Self {
-        Self(broadcast::channel(EVENT_BUFFER).0)
+        Self {
+            all: broadcast::channel(EVENT_BUFFER).0,
+            changed: broadcast::channel(CHANGED_BUFFER).0,
+        }
     }
 
     /// Publishes an event to every control-plane subscriber. Never blocks; with no
     /// subscriber it is dropped.
     pub fn emit(&self, event: GatewayEvent) {
-        let _ = self.0.send(event);
+        let _ = self.all.send(event);
     }
 
     /// A receiver of every event from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<GatewayEvent> {
-        self.0.subscribe()
+        self.all.subscribe()
+    }
+
+    /// Publishes a followed change (callers coalesce them). Never blocks.
+    pub fn emit_changed(&self, changed: Changed) {
+        let _ = self.changed.send(changed);
+    }
+
+    /// A receiver of every followed change from now on (a connection that follows
+    /// `emitters` or `traces` holds one).
+    pub fn subscribe_changed(&self) -> broadcast::Receiver<Changed> {
+        self.changed.subscribe()
     }
 }

@@ -202,6 +202,9 @@ control_methods! {
     TracesList(traces_list) = "traces.list" (crate::ledger::TracesListParams) -> crate::ledger::TracesList;
     /// Every span of one trace (`NOT_FOUND` when the ledger has none).
     TracesGet(traces_get) = "traces.get" (crate::ledger::TraceRef) -> crate::ledger::Trace;
+    /// From now on `traces.changed` events on this connection (call `traces.list` after it,
+    /// and again on each event).
+    TracesFollow(traces_follow) = "traces.follow" (Empty) -> Empty;
     /// Stream events in the ledger (any session, live or ended, across restarts), newest
     /// first, filtered, searched and paged.
     EventsList(events_list) = "events.list" (crate::ledger::EventsListParams) -> crate::ledger::EventsPage;
@@ -209,6 +212,9 @@ control_methods! {
     LedgerSessions(ledger_sessions) = "ledger.sessions" (Empty) -> crate::ledger::LedgerSessions;
     /// Emitters of live sessions, with status, schedule, counters and warnings.
     EmittersList(emitters_list) = "emitters.list" (crate::emitters::EmittersListParams) -> crate::emitters::EmittersList;
+    /// From now on `emitters.changed` events on this connection (call `emitters.list` after
+    /// it, and again on each event).
+    EmittersFollow(emitters_follow) = "emitters.follow" (Empty) -> Empty;
     /// Starts an emitter in a live session (replacing one of the same name).
     EmittersStart(emitters_start) = "emitters.start" (crate::emitters::EmitterStart) -> crate::emitters::EmitterInfo;
     /// Stops an emitter: its process group gets SIGTERM, then SIGKILL after 2 s.

@@ -24,7 +24,7 @@ reason: string, } | { "kind": "status.changed" } | { "kind": "resync",
 /**
  * Why, e.g. `lagged`.
  */
-reason: string, } | { "kind": "diagnostics.changed" } | { "kind": "log", 
+reason: string, } | { "kind": "diagnostics.changed" } | { "kind": "emitters.changed" } | { "kind": "traces.changed" } | { "kind": "log", 
 /**
  * The record.
  */

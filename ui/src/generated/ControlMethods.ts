@@ -65,9 +65,11 @@ export type ControlMethods = {
   "settings.set": { params: SettingsPatch; result: SettingsResult };
   "traces.list": { params: TracesListParams; result: TracesList };
   "traces.get": { params: TraceRef; result: Trace };
+  "traces.follow": { params: Empty; result: Empty };
   "events.list": { params: EventsListParams; result: EventsPage };
   "ledger.sessions": { params: Empty; result: LedgerSessions };
   "emitters.list": { params: EmittersListParams; result: EmittersList };
+  "emitters.follow": { params: Empty; result: Empty };
   "emitters.start": { params: EmitterStart; result: EmitterInfo };
   "emitters.stop": { params: EmitterRef; result: EmitterInfo };
   "emitters.runs": { params: EmitterRef; result: EmitterRuns };
@@ -80,7 +82,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","events.list","ledger.sessions","emitters.list","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -3,4 +3,4 @@
 /**
  * What a `*.follow` method follows.
  */
-export type FollowTopic = "diagnostics" | "logs" | "streams";
+export type FollowTopic = "diagnostics" | "emitters" | "traces" | "logs" | "streams";

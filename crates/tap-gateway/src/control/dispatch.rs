@@ -206,6 +206,12 @@ impl ControlHandler for Methods<'_> {
             })
     }
 
+    fn traces_follow(&mut self, _: Empty) -> Answer<Empty> {
+        self.follows
+            .changes(self.gw.core(), crate::events::Changed::Traces);
+        Ok(Empty {})
+    }
+
     fn events_list(&mut self, p: EventsListParams) -> Answer<EventsPage> {
         self.gw.events_list(&p).map_err(history_error)
     }
@@ -216,6 +222,12 @@ impl ControlHandler for Methods<'_> {
 
     fn emitters_list(&mut self, p: EmittersListParams) -> Answer<EmittersList> {
         Ok(self.gw.emitters_list(p.session_id.as_deref()))
+    }
+
+    fn emitters_follow(&mut self, _: Empty) -> Answer<Empty> {
+        self.follows
+            .changes(self.gw.core(), crate::events::Changed::Emitters);
+        Ok(Empty {})
     }
 
     fn emitters_start(&mut self, p: EmitterStart) -> Answer<EmitterInfo> {

@@ -1,12 +1,17 @@
-//! What one control connection follows (`diagnostics.follow`, `logs.follow`,
-//! `streams.follow`, `unfollow`) and the events that brings.
+//! What one control connection follows (`diagnostics.follow`, `emitters.follow`,
+//! `traces.follow`, `logs.follow`, `streams.follow`, `unfollow`) and the events that
+//! brings.
 //!
 //! These topics are opt-in: they can be busy (a log line per connection, an entry per
 //! push), and most clients (`tap pairing`, the tray) want none of them. Each has its own
 //! receiver, so a flood of stream entries cannot push pairing events out of the shared
 //! event buffer; a follower that falls behind one topic is told how much it missed
-//! there (`follow.lagged`) and nothing else is lost.
+//! there (`follow.lagged`) and nothing else is lost. `emitters.changed` and
+//! `traces.changed` share one receiver of the engine's coalesced notices; one that falls
+//! behind it is sent the notices of what it follows once more (they carry no data, so
+//! nothing else is owed).
 
+use crate::events::Changed;
 use crate::state::Core;
 use crate::streams::tail::{TailEntry, TailReceiver};
 use std::future::pending;
@@ -20,6 +25,13 @@ use tokio::sync::broadcast::Receiver;
 pub(super) struct Follows {
     /// Forward `diagnostics.changed`.
     pub diagnostics: bool,
+    /// Coalesced notices (`emitters.changed`, `traces.changed`) while either is followed.
+    changed: Option<Receiver<Changed>>,
+    /// Which of them to forward.
+    emitters: bool,
+    traces: bool,
+    /// Notices to send again after falling behind, before any new one.
+    owed: Vec<Changed>,
     /// New log records, and the least severe level to forward.
     logs: Option<(Receiver<Arc<LogRecord>>, Option<LogLevel>)>,
     /// New stream entries, and the session to forward them for.
@@ -64,18 +76,52 @@ impl Follows {
         })
     }
 
+    /// `emitters.follow`, `traces.follow`: their `*.changed` events from now on.
+    pub fn changes(&mut self, core: &Core, topic: Changed) {
+        if self.changed.is_none() {
+            self.changed = Some(core.events.subscribe_changed());
+        }
+        match topic {
+            Changed::Emitters => self.emitters = true,
+            Changed::Traces => self.traces = true,
+        }
+    }
+
     pub fn stop(&mut self, topic: FollowTopic) {
         match topic {
             FollowTopic::Diagnostics => self.diagnostics = false,
+            FollowTopic::Emitters => self.emitters = false,
+            FollowTopic::Traces => self.traces = false,
             FollowTopic::Logs => self.logs = None,
             FollowTopic::Streams => self.streams = None,
+        }
+        if !self.emitters && !self.traces {
+            self.changed = None;
+            self.owed.clear();
+        }
+    }
+
+    fn follows(&self, changed: Changed) -> bool {
+        match changed {
+            Changed::Emitters => self.emitters,
+            Changed::Traces => self.traces,
         }
     }
 
     /// The next event of a followed topic; pending while there is none. Cancel-safe.
     pub async fn next(&mut self) -> ControlEvent {
         loop {
+            while let Some(owed) = self.owed.pop() {
+                if self.follows(owed) {
+                    return changed_event(owed);
+                }
+            }
             tokio::select! {
+                got = next_changed(&mut self.changed) => match got {
+                    Ok(c) if self.follows(c) => return changed_event(c),
+                    Ok(_) => {}
+                    Err(()) => self.owed = vec![Changed::Traces, Changed::Emitters],
+                },
                 got = next_log(&mut self.logs) => match got {
                     Ok(Some(record)) => return ControlEvent::Log { record },
                     Ok(None) => {}
@@ -99,6 +145,29 @@ impl Follows {
 
 fn lagged(topic: FollowTopic, missed: u64) -> ControlEvent {
     ControlEvent::FollowLagged { topic, missed }
+}
+
+fn changed_event(changed: Changed) -> ControlEvent {
+    match changed {
+        Changed::Emitters => ControlEvent::EmittersChanged,
+        Changed::Traces => ControlEvent::TracesChanged,
+    }
+}
+
+/// The next coalesced notice; `Err` when some were missed.
+async fn next_changed(changed: &mut Option<Receiver<Changed>>) -> Result<Changed, ()> {
+    let Some(rx) = changed else {
+        return pending().await;
+    };
+    match rx.recv().await {
+        Ok(c) => Ok(c),
+        Err(RecvError::Lagged(_)) => Err(()),
+        // The sender lives as long as the gateway.
+        Err(RecvError::Closed) => {
+            *changed = None;
+            pending().await
+        }
+    }
 }
 
 /// `Ok(Some)`: a record to forward; `Ok(None)`: one filtered out; `Err(n)`: `n` missed.

@@ -2,7 +2,7 @@
 //! sends an error or enforces a limit holds.
 
 use super::limits::Limit;
-use super::throttle::Throttle;
+use super::throttle::{Coalesced, Publish};
 use crate::events::{Events, GatewayEvent};
 use crate::text::cut;
 use std::collections::{HashMap, VecDeque};
@@ -28,11 +28,8 @@ struct Inner {
     // std Mutex, never held across an await nor while taking the state lock: each update
     // is a map increment and a ring push.
     counters: Mutex<Counters>,
-    throttle: Throttle,
-    events: Events,
-    /// Where the throttle's timer task runs, and what ends it.
-    tasks: TaskTracker,
-    stopping: CancellationToken,
+    /// `diagnostics.changed`, at most one per interval.
+    changed: Coalesced,
 }
 
 #[derive(Default)]
@@ -65,10 +62,13 @@ impl Recorder {
     pub fn new(events: Events, tasks: TaskTracker, stopping: CancellationToken) -> Self {
         Self(Arc::new(Inner {
             counters: Mutex::default(),
-            throttle: Throttle::default(),
-            events,
-            tasks,
-            stopping,
+            changed: Coalesced::new(
+                Publish::Event(GatewayEvent::DiagnosticsChanged),
+                events,
+                tasks,
+                stopping,
+                None,
+            ),
         }))
     }
 
@@ -123,20 +123,7 @@ impl Recorder {
     /// first change after a quiet interval is published at once; changes within the
     /// interval are published together at its end.
     pub fn changed(&self) {
-        let Some(scheduled) = self.0.throttle.schedule() else {
-            return;
-        };
-        let inner = self.0.clone();
-        self.0.tasks.spawn(async move {
-            if let Some(due) = scheduled.due {
-                tokio::select! {
-                    _ = tokio::time::sleep_until(due) => {}
-                    _ = inner.stopping.cancelled() => return,
-                }
-            }
-            inner.throttle.publishing();
-            inner.events.emit(GatewayEvent::DiagnosticsChanged);
-        });
+        self.0.changed.changed();
     }
 
     /// The counters since the start.

@@ -1,15 +1,20 @@
 //! At most one event per [`DIAGNOSTICS_EVENT_INTERVAL`]: the first change after a quiet interval is
 //! published at once; changes within the interval are published together at its end. One
-//! small timer task per interval at most (spawned by the recorder).
+//! small timer task per interval at most (spawned by [`Coalesced`], which the recorder,
+//! the emitters and the tracer each hold).
 
+use crate::events::{Changed, Events, GatewayEvent};
+use crate::ledger::Ledger;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tap_protocol::limits::DIAGNOSTICS_EVENT_INTERVAL;
 // Tokio's clock, so paused-time tests control the interval.
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 #[derive(Default)]
-pub(super) struct Throttle {
+struct Throttle {
     /// A publication is scheduled; later changes ride on it.
     scheduled: AtomicBool,
     /// When the last one was published.
@@ -17,7 +22,7 @@ pub(super) struct Throttle {
 }
 
 /// A publication to make: wait until `due` (if any), then publish.
-pub(super) struct Scheduled {
+struct Scheduled {
     pub due: Option<Instant>,
 }
 
@@ -47,5 +52,79 @@ impl Throttle {
         // Cleared before publishing: a change from now on schedules the next event, so
         // none is lost between the two.
         self.scheduled.store(false, Ordering::Release);
+    }
+}
+
+/// An event published through a [`Throttle`]: [`Coalesced::changed`] notes a change, and
+/// the event goes out at most once per [`DIAGNOSTICS_EVENT_INTERVAL`] (`diagnostics.changed`,
+/// `emitters.changed` and `traces.changed` all go this way). Its timer task runs on the
+/// engine's tasks and ends when the gateway stops. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Coalesced(Arc<CoalescedInner>);
+
+/// What a [`Coalesced`] publishes.
+pub(crate) enum Publish {
+    /// An event every control connection receives (and filters by what it follows).
+    Event(GatewayEvent),
+    /// A followed change, on the channel only following connections read.
+    Changed(Changed),
+}
+
+struct CoalescedInner {
+    publish: Publish,
+    throttle: Throttle,
+    events: Events,
+    tasks: TaskTracker,
+    stopping: CancellationToken,
+    /// Flushed before publishing, so a client that reads the ledger on the event sees
+    /// what the change wrote there (spans are written to the ledger in the background).
+    ledger: Option<Ledger>,
+}
+
+impl Coalesced {
+    pub fn new(
+        publish: Publish,
+        events: Events,
+        tasks: TaskTracker,
+        stopping: CancellationToken,
+        ledger: Option<Ledger>,
+    ) -> Self {
+        Self(Arc::new(CoalescedInner {
+            publish,
+            throttle: Throttle::default(),
+            events,
+            tasks,
+            stopping,
+            ledger,
+        }))
+    }
+
+    /// Schedules the event: the first change after a quiet interval is published at
+    /// once; changes within the interval are published together at its end. An atomic
+    /// swap when one is already scheduled.
+    pub fn changed(&self) {
+        let Some(scheduled) = self.0.throttle.schedule() else {
+            return;
+        };
+        let inner = self.0.clone();
+        self.0.tasks.spawn(async move {
+            let ready = async {
+                if let Some(due) = scheduled.due {
+                    tokio::time::sleep_until(due).await;
+                }
+                if let Some(ledger) = &inner.ledger {
+                    ledger.flush().await;
+                }
+            };
+            tokio::select! {
+                _ = ready => {}
+                _ = inner.stopping.cancelled() => return,
+            }
+            inner.throttle.publishing();
+            match &inner.publish {
+                Publish::Event(event) => inner.events.emit(event.clone()),
+                Publish::Changed(changed) => inner.events.emit_changed(*changed),
+            }
+        });
     }
 }

@@ -5,6 +5,8 @@
 //! - `context`: ids and the `traceparent` header; `span`: a span while its work runs.
 //! - Spans are always on, so starting one is a few words of memory and two random numbers,
 //!   and finishing one is one queue send; the writer thread does the rest.
+//! - Each finished span also notes a change for `traces.changed` (coalesced: at most one
+//!   event per 250 ms, sent once the spans are committed).
 //! - `otlp`: with an endpoint configured, finished spans are also offered to the OTLP/HTTP
 //!   exporter (a `try_send`: it never waits, and what it drops the ledger still has).
 
@@ -15,6 +17,7 @@ pub(crate) mod span;
 pub(crate) use context::SpanContext;
 pub(crate) use span::OpenSpan;
 
+use crate::diagnostics::Coalesced;
 use crate::ledger::record::{Record, SpanRow};
 use crate::ledger::Ledger;
 
@@ -23,11 +26,17 @@ use crate::ledger::Ledger;
 pub(crate) struct Tracer {
     ledger: Ledger,
     export: Option<otlp::Exporter>,
+    /// `traces.changed`.
+    changed: Coalesced,
 }
 
 impl Tracer {
-    pub fn new(ledger: Ledger, export: Option<otlp::Exporter>) -> Self {
-        Self { ledger, export }
+    pub fn new(ledger: Ledger, export: Option<otlp::Exporter>, changed: Coalesced) -> Self {
+        Self {
+            ledger,
+            export,
+            changed,
+        }
     }
 
     /// The OTLP export's counters, when spans are exported.
@@ -45,5 +54,6 @@ impl Tracer {
             export.offer(&row);
         }
         self.ledger.write_detached(Record::Span(Box::new(row)));
+        self.changed.changed();
     }
 }

@@ -18,6 +18,7 @@ mod diagnostics;
 mod emitter_config_edits;
 mod emitters;
 mod file_results;
+mod followed_changes;
 mod gateway_stop;
 mod history;
 mod hooks;

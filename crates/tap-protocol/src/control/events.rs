@@ -41,6 +41,16 @@ pub enum ControlEvent {
     /// `diagnostics`. Only after `diagnostics.follow`.
     #[serde(rename = "diagnostics.changed")]
     DiagnosticsChanged,
+    /// An emitter started, stopped, ran, counted lines or changed its status, schedule or
+    /// filter (at most one every 250 ms): call `emitters.list` (and `emitters.runs` for
+    /// an emitter whose runs are shown). Only after `emitters.follow`.
+    #[serde(rename = "emitters.changed")]
+    EmittersChanged,
+    /// Spans were recorded in the history (at most one every 250 ms, sent once they are
+    /// committed): call `traces.list` (and `traces.get` for a trace being shown). Only
+    /// after `traces.follow`.
+    #[serde(rename = "traces.changed")]
+    TracesChanged,
     /// A new record in the gateway's log. Only after `logs.follow`.
     #[serde(rename = "log")]
     Log {
@@ -92,6 +102,10 @@ pub enum ControlEvent {
 pub enum FollowTopic {
     /// `diagnostics.follow`: `diagnostics.changed` events.
     Diagnostics,
+    /// `emitters.follow`: `emitters.changed` events.
+    Emitters,
+    /// `traces.follow`: `traces.changed` events.
+    Traces,
     /// `logs.follow`: `log` events.
     Logs,
     /// `streams.follow`: `stream.entry` events.
