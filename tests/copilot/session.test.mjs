@@ -9,9 +9,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel } from "./fake-model.mjs";
 import { startProvider } from "./provider.mjs";
+import { launchChromium } from "../js-support/browser.mjs";
+import { tempDir } from "../js-support/process.mjs";
+import { waitFor } from "../js-support/wait.mjs";
 import {
-  SESSION_END_MS, copilotLogs, eventually, launchChromium, openSessionsPage, requestText, runCopilot, runInteractiveCopilot,
-  readJsonLines, startGateway, tap, tempDir,
+  PATIENCE_MS, SESSION_END_MS, chromium, copilotLogs, openSessionsPage, requestText, runCopilot, runInteractiveCopilot,
+  readJsonLines, startGateway, tap,
 } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -55,10 +58,10 @@ function makeProject(root) {
 }
 
 before(async () => {
-  dir = tempDir();
+  dir = tempDir("tap-copilot-");
   model = await startFakeModel();
   gw = await startGateway(dir);
-  const installed = gw.tap(["install", "copilot"]);
+  const installed = await gw.tap(["install", "copilot"]);
   assert.equal(installed.code, 0, installed.stdout + installed.stderr);
   assert.match(installed.stdout, /Turned on Copilot's experimental extensions feature/);
   project = makeProject(dir);
@@ -124,12 +127,12 @@ test("a provider subscribed to session events gets the turn's user message and t
   await finished(copilot(prompt));
   // `proj` runs in the gateway's process tree and records what it receives.
   const seen = () => readJsonLines(record);
-  const session = await eventually("the turn's user.message at the provider", () =>
-    seen().find((m) => m.type === "session.event" && m.event === "user.message" && m.data?.content?.includes(prompt))?.sessionId);
+  const session = await waitFor(() =>
+    seen().find((m) => m.type === "session.event" && m.event === "user.message" && m.data?.content?.includes(prompt))?.sessionId, "the turn's user.message at the provider", PATIENCE_MS);
   const ours = () => seen().filter((m) => m.sessionId === session && m.type !== "hello.ack");
   const name = (m) => (m.type === "session.event" ? m.event : `lifecycle ${m.state}`);
   // The session ends with the CLI: everything of this session has arrived by then.
-  await eventually("the session's shutdown at the provider", () => ours().some((m) => m.state === "shutdown.pending"));
+  await waitFor(() => ours().some((m) => m.state === "shutdown.pending"), "the session's shutdown at the provider", PATIENCE_MS);
   const ms = ours();
   assert.deepEqual(ms.map(name), ["lifecycle started", "user.message", "tool.execution_complete", "lifecycle idle", "lifecycle shutdown.pending"]);
   assert.equal(ms[1].data.content, prompt);
@@ -141,11 +144,11 @@ test("a provider subscribed to session events gets the turn's user message and t
 test("mid-session: the session is in tap status while it runs, an inject push starts a turn, and the session leaves with the CLI", async () => {
   const run = copilot("CALL:hold{}");
   // The turn is held inside `hold`: the session is live.
-  const session = await eventually("the Copilot session in hold", () => {
-    const s = gw.status();
+  const session = await waitFor(async () => {
+    const s = await gw.status();
     const proj = s.providers.find((p) => p.name === "proj" && p.inFlight === 1);
     return proj && s.sessions.find((x) => x.id === proj.session);
-  });
+  }, "the Copilot session in hold", PATIENCE_MS);
   assert.equal(session.hostName, "copilot");
   assert.equal(session.cwd, project);
   assert.equal(session.foreground, true);
@@ -153,28 +156,28 @@ test("mid-session: the session is in tap status while it runs, an inject push st
   assert.equal(session.state, "busy");
 
   // Releasing `hold` makes `proj` push an inject whose prompt calls `weather` in a new turn.
-  const released = gw.tap(["call", "--session", session.id, "release", "{}"]);
+  const released = await gw.tap(["call", "--session", session.id, "release", "{}"]);
   assert.equal(released.code, 0, released.stdout + released.stderr);
   const r = await finished(run);
   assert.match(r.stdout, /RESULT\(hold\): held until released/, r.stdout);
   assert.match(r.stdout, /\[proj\] late tool ready/, r.stdout);
   assert.match(r.stdout, /RESULT\(weather\): sunny in \{"city":"Bergen"\}/, r.stdout);
   // The extension ends its session as the CLI takes it down: shortly after the exit.
-  await eventually("the session ended with the CLI", () => !gw.status().sessions.find((s) => s.id === session.id), SESSION_END_MS);
+  await waitFor(async () => !(await gw.status()).sessions.find((s) => s.id === session.id), "the session ended with the CLI", SESSION_END_MS);
 });
 
 test("the panel's Sessions page lists the running Copilot session, then shows it ended when the CLI exits", async () => {
-  const browser = await launchChromium();
+  const browser = await launchChromium(chromium);
   let run;
   try {
     const page = await openSessionsPage(browser, gw);
     run = copilot("CALL:hold{}");
     // The turn is held inside `hold`: the session stays registered until it is released.
-    const session = await eventually("the Copilot session in hold", () => {
-      const s = gw.status();
+    const session = await waitFor(async () => {
+      const s = await gw.status();
       const proj = s.providers.find((p) => p.name === "proj" && p.inFlight === 1);
       return proj && s.sessions.find((x) => x.id === proj.session);
-    });
+    }, "the Copilot session in hold", PATIENCE_MS);
     // The page was open before the session came: the row arrives live.
     const row = page.locator(`tr[data-session-id="${session.id}"]`);
     await row.getByText("copilot: project", { exact: true }).waitFor();
@@ -182,7 +185,7 @@ test("the panel's Sessions page lists the running Copilot session, then shows it
     const text = await row.innerText();
     for (const word of [project, "copilot", "foreground", "proj", "weather", "hold"]) assert.ok(text.includes(word), `the row shows ${word}: ${text}`);
 
-    const released = gw.tap(["call", "--session", session.id, "release", "{}"]);
+    const released = await gw.tap(["call", "--session", session.id, "release", "{}"]);
     assert.equal(released.code, 0, released.stdout + released.stderr);
     await finished(run);
     await row.waitFor({ state: "detached" });
@@ -205,31 +208,31 @@ test("interactive: a provider bound mid-session adds its tool after the reload, 
                                       tapHome: gw.tapHome, modelUrl: model.url, debugFile });
   let late;
   try {
-    const session = await eventually("the interactive Copilot session in tap status", () =>
-      gw.status().sessions.find((s) => s.hostName === "copilot" && s.cwd === plain));
+    const session = await waitFor(async () =>
+      (await gw.status()).sessions.find((s) => s.hostName === "copilot" && s.cwd === plain), "the interactive Copilot session in tap status", PATIENCE_MS);
     run.sessionId = session.id; // the extension registers Copilot's own session id
-    await eventually("the first turn's answer", () =>
-      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: first turn"));
+    await waitFor(() =>
+      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: first turn"), "the first turn's answer", PATIENCE_MS);
     assert.deepEqual(session.tools, []);
     const joins = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : "").match(/joined with tools: .*/g) ?? [];
     assert.equal(joins().length, 1, fs.readFileSync(debugFile, "utf8"));
 
     // A provider binds to this session with a tool of its own.
     late = startProvider({ name: "late", tools: [{ name: "late_tool", reply: "late reply" }] },
-                         { url: gw.url, token: gw.token(), session: session.id });
+                         { url: gw.url, token: gw.token, session: session.id });
     await late.ready;
-    await eventually("late_tool in the session's tools", () =>
-      gw.status().sessions.find((s) => s.id === session.id)?.tools.includes("late_tool"));
+    await waitFor(async () =>
+      (await gw.status()).sessions.find((s) => s.id === session.id)?.tools.includes("late_tool"), "late_tool in the session's tools", PATIENCE_MS);
     // The extension relaunches itself with the new tool set and resumes its gateway host.
-    await eventually("the relaunched extension joined with late_tool", () =>
-      joins().some((l) => /late_tool.*after a reload/.test(l)));
-    await eventually("the host attached again", () =>
-      gw.status().sessions.find((s) => s.id === session.id && !s.hostDetached));
+    await waitFor(() =>
+      joins().some((l) => /late_tool.*after a reload/.test(l)), "the relaunched extension joined with late_tool", PATIENCE_MS);
+    await waitFor(async () =>
+      (await gw.status()).sessions.find((s) => s.id === session.id && !s.hostDetached), "the host attached again", PATIENCE_MS);
 
     const before = model.requests.length;
     run.send('CALL:late_tool{"n":1}');
-    const answer = await eventually("the second turn's answer", () =>
-      run.events().find((e) => e.type === "assistant.message" && /^RESULT\(/.test(e.data.content ?? "")));
+    const answer = await waitFor(() =>
+      run.events().find((e) => e.type === "assistant.message" && /^RESULT\(/.test(e.data.content ?? "")), "the second turn's answer", PATIENCE_MS);
     assert.equal(answer.data.content, 'RESULT(late_tool): late reply {"n":1}');
     assert.deepEqual(late.calls.map((c) => [c.tool, c.args]), [["late_tool", { n: 1 }]]);
     assert.ok(model.requests[before].tools.some((t) => t.function?.name === "late_tool"), "late_tool offered to the model");
@@ -237,7 +240,7 @@ test("interactive: a provider bound mid-session adds its tool after the reload, 
     assert.equal(joins().length, 2, fs.readFileSync(debugFile, "utf8"));
 
     await run.exit();
-    await eventually("the session ended with the CLI", () => !gw.status().sessions.find((s) => s.id === session.id), SESSION_END_MS);
+    await waitFor(async () => !(await gw.status()).sessions.find((s) => s.id === session.id), "the session ended with the CLI", SESSION_END_MS);
   } catch (e) {
     e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- debug ---\n${fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : ""}\n--- logs ---\n${copilotLogs(gw.copilotHome)}`;
     throw e;
@@ -248,10 +251,10 @@ test("interactive: a provider bound mid-session adds its tool after the reload, 
 });
 
 test("interactive: the extension registers when the gateway starts after the CLI, and again after a gateway restart", async () => {
-  const late = tempDir();
+  const late = tempDir("tap-copilot-");
   const copilotHome = path.join(late, "copilot");
   const tapHome = path.join(late, "tap");
-  assert.equal(tap(["install", "copilot", "--copilot-home", copilotHome]).code, 0);
+  assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
   const work = path.join(late, "work");
   fs.mkdirSync(work);
   const debugFile = path.join(late, "extension-debug.log");
@@ -259,25 +262,25 @@ test("interactive: the extension registers when the gateway starts after the CLI
   let gateway;
   try {
     // The CLI works without a gateway.
-    run.sessionId = await eventually("the Copilot session's state", () => run.findSessionId());
-    await eventually("the answer without a gateway", () =>
-      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: no gateway yet"));
+    run.sessionId = await waitFor(() => run.findSessionId(), "the Copilot session's state", PATIENCE_MS);
+    await waitFor(() =>
+      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: no gateway yet"), "the answer without a gateway", PATIENCE_MS);
 
     gateway = await startGateway(late);
     const ours = (s) => s.hostName === "copilot" && s.cwd === work;
-    const first = await eventually("the session registered with the late gateway", () => gateway.status().sessions.find(ours));
+    const first = await waitFor(async () => (await gateway.status()).sessions.find(ours), "the session registered with the late gateway", PATIENCE_MS);
 
     // A restart forgets the host's resume token: the extension registers the session again.
     await gateway.stop();
     gateway = await startGateway(late);
-    await eventually("the session registered with the restarted gateway", () =>
-      gateway.status().sessions.find((s) => ours(s) && s.id === first.id && !s.hostDetached));
+    await waitFor(async () =>
+      (await gateway.status()).sessions.find((s) => ours(s) && s.id === first.id && !s.hostDetached), "the session registered with the restarted gateway", PATIENCE_MS);
 
     run.send("after the restart");
-    await eventually("a turn after the restart", () =>
-      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: after the restart"));
+    await waitFor(() =>
+      run.events().some((e) => e.type === "assistant.message" && e.data.content === "DONE: after the restart"), "a turn after the restart", PATIENCE_MS);
     await run.exit();
-    await eventually("the session ended with the CLI", () => !gateway.status().sessions.find(ours), SESSION_END_MS);
+    await waitFor(async () => !(await gateway.status()).sessions.find(ours), "the session ended with the CLI", SESSION_END_MS);
   } catch (e) {
     e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- debug ---\n${fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : ""}\n--- logs ---\n${copilotLogs(copilotHome)}`;
     throw e;
@@ -289,11 +292,11 @@ test("interactive: the extension registers when the gateway starts after the CLI
 });
 
 test("without a gateway the CLI still works, says so once, and starts no gateway", async () => {
-  const lonely = tempDir();
+  const lonely = tempDir("tap-copilot-");
   try {
     const copilotHome = path.join(lonely, "copilot");
     const tapHome = path.join(lonely, "tap");
-    assert.equal(tap(["install", "copilot", "--copilot-home", copilotHome]).code, 0);
+    assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
     const before = model.requests.length;
     const run = runCopilot({ cwd: lonely, prompt: "hello there", copilotHome, tapHome, modelUrl: model.url });
     const r = await run.done;

@@ -1,12 +1,19 @@
-// Test support: the real `tap` (TAP_BIN), a `tap gateway` child, the real Copilot CLI
-// (COPILOT_BIN, installed by scripts/test-copilot.sh) with a clean environment, and waits with
-// deadlines instead of sleeps.
+// The Copilot suite's own helpers: the real Copilot CLI (COPILOT_BIN, installed by
+// scripts/test-copilot.sh) with a clean environment, its session records and logs, and the
+// panel's Sessions page. Waiting, the real `tap` (TAP_BIN) and `tap gateway`, temp dirs and
+// Chromium are the JS test kit's (tests/js-support/), which the tests import directly.
 
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { goTo, openPanel } from "../js-support/browser.mjs";
+import { startGateway as startTapGateway, tapBin } from "../js-support/gateway.mjs";
+import { run, start, stopChild } from "../js-support/process.mjs";
+
+/** This suite's playwright-core, for the kit's launchChromium (tests/js-support/browser.mjs). */
+export { chromium };
 
 /** How long a test waits for something that should happen (a loaded machine is slow). */
 export const PATIENCE_MS = 30000;
@@ -15,25 +22,14 @@ export const PATIENCE_MS = 30000;
 export const SESSION_END_MS = 5000;
 /** How long `exit()` waits for the CLI to act on `/exit` before typing it again. */
 const EXIT_RETYPE_MS = 3000;
-/** Poll interval for state only visible by asking (files, `tap status`). */
-const POLL_MS = 50;
 
 const cache = path.join(os.homedir(), ".cache", "tap-gateway", "copilot");
-export const TAP_BIN = process.env.TAP_BIN;
 export const COPILOT_BIN = process.env.COPILOT_BIN ?? path.join(cache, "node_modules", ".bin", "copilot");
 const XDG_CACHE_HOME = process.env.COPILOT_XDG_CACHE_HOME ?? path.join(cache, "xdg");
-if (!TAP_BIN) throw new Error("set TAP_BIN to the tap binary under test (scripts/test-copilot.sh does)");
+tapBin(); // fails at once, naming TAP_BIN, when it is not set (scripts/test-copilot.sh sets it)
 
-/** Polls `f` until it returns a truthy value; throws after PATIENCE_MS naming `what`. */
-export async function eventually(what, f, patience = PATIENCE_MS) {
-  const deadline = Date.now() + patience;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
+/** All a `tap` or gateway here inherits: nothing that could reach GitHub or change the CLI's behaviour. */
+const cleanEnv = () => ({ PATH: process.env.PATH, HOME: process.env.HOME });
 
 /**
  * The complete lines of a JSON Lines file another process is still appending to, parsed. The
@@ -46,50 +42,15 @@ export function readJsonLines(file) {
   return lines.filter(Boolean).map((l) => JSON.parse(l));
 }
 
-export function tempDir() {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "tap-copilot-"));
-}
-
-/** Runs `tap ARGS` to completion. */
+/** Runs `tap ARGS` to completion with no gateway of its own; resolves with {code, stdout, stderr}. */
 export function tap(args, { tapHome, copilotHome } = {}) {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME,
-                ...(tapHome ? { TAP_HOME: tapHome } : {}), ...(copilotHome ? { COPILOT_HOME: copilotHome } : {}) };
-  const r = spawnSync(TAP_BIN, args, { env, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  const env = { ...cleanEnv(), ...(tapHome ? { TAP_HOME: tapHome } : {}), ...(copilotHome ? { COPILOT_HOME: copilotHome } : {}) };
+  return run(tapBin(), args, { env });
 }
 
-/** A `tap gateway --listen 127.0.0.1:0` child with its own TAP_HOME. */
-export async function startGateway(dir) {
-  const tapHome = path.join(dir, "tap");
-  const copilotHome = path.join(dir, "copilot");
-  const log = fs.openSync(path.join(dir, "gateway.log"), "a");
-  const child = spawn(TAP_BIN, ["gateway", "--listen", "127.0.0.1:0"], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TAP_HOME: tapHome, COPILOT_HOME: copilotHome },
-    stdio: ["ignore", log, log],
-  });
-  const exited = new Promise((r) => child.on("exit", r));
-  const state = await eventually("gateway.json", () => {
-    if (child.exitCode !== null) throw new Error(`the gateway exited early: ${fs.readFileSync(path.join(dir, "gateway.log"), "utf8")}`);
-    try {
-      return JSON.parse(fs.readFileSync(path.join(tapHome, "gateway.json"), "utf8"));
-    } catch {
-      return null;
-    }
-  });
-  return {
-    child, tapHome, copilotHome, url: state.address,
-    token: () => fs.readFileSync(path.join(tapHome, "provider-token"), "utf8").trim(),
-    tap: (args) => tap(args, { tapHome, copilotHome }),
-    status() {
-      const r = tap(["status", "--json"], { tapHome });
-      if (r.code !== 0) throw new Error(`tap status failed: ${r.stdout}${r.stderr}`);
-      return JSON.parse(r.stdout);
-    },
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+/** A `tap gateway` (tests/js-support/gateway.mjs) in `dir` (TAP_HOME `dir/tap`), with the clean environment. */
+export function startGateway(dir) {
+  return startTapGateway({ dir, baseEnv: cleanEnv() });
 }
 
 /**
@@ -104,31 +65,14 @@ export function runCopilot({ cwd, prompt, copilotHome, tapHome, modelUrl }) {
     COPILOT_PROVIDER_BASE_URL: modelUrl, COPILOT_MODEL: "fake-model",
     ...(process.env.TAP_COPILOT_DEBUG ? { TAP_COPILOT_DEBUG: process.env.TAP_COPILOT_DEBUG } : {}),
   };
-  const child = spawn(COPILOT_BIN, ["-p", prompt, "--allow-all-tools", "--no-auto-update"], {
-    cwd, env, stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  const waiters = [];
-  child.stdout.on("data", (d) => {
-    stdout += d;
-    for (const w of [...waiters]) if (w.re.test(stdout)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
-  });
-  child.stderr.on("data", (d) => (stderr += d));
-  const done = new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
-  const timer = setTimeout(() => child.kill("SIGKILL"), PATIENCE_MS * 2);
+  const { child, output } = start(COPILOT_BIN, ["-p", prompt, "--allow-all-tools", "--no-auto-update"], { cwd, env });
+  const done = output.exited.then((code) => ({ code, stdout: output.stdout, stderr: output.stderr }));
+  // A run that hangs is killed: its test then fails on the exit code, with the output so far.
+  const timer = setTimeout(() => stopChild(child, output, "SIGKILL"), PATIENCE_MS * 2);
   done.then(() => clearTimeout(timer));
   return {
     child, done,
-    get stdout() { return stdout; },
-    /** Resolves when stdout matches `re`; rejects when the CLI exits first. */
-    waitFor(re) {
-      if (re.test(stdout)) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        waiters.push({ re, resolve });
-        done.then(() => reject(new Error(`copilot exited before printing ${re}:\n${stdout}\n${stderr}`)));
-      });
-    },
+    get stdout() { return output.stdout; },
   };
 }
 
@@ -205,25 +149,11 @@ export function runInteractiveCopilot({ cwd, firstPrompt, copilotHome, tapHome, 
   };
 }
 
-/** Debian's Chromium, headless, as the panel's e2e tests run it (never a downloaded browser;
- * CHROMIUM overrides the path). */
-export function launchChromium() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
-}
-
 /** Logs into the gateway's panel (built into `tap`) with a `tap ui` login link in a new page of
  * `browser` and opens its Sessions page. */
 export async function openSessionsPage(browser, gateway) {
-  const login = gateway.tap(["ui", "--no-open"]);
-  if (login.code !== 0) throw new Error(`tap ui failed: ${login.stdout}${login.stderr}`);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(login.stdout.trim());
-  await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
-  await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Sessions" }).click();
-  await page.getByRole("heading", { level: 1, name: "Sessions" }).waitFor();
+  const page = await openPanel(browser, gateway, { viewport: { width: 1280, height: 800 } });
+  await goTo(page, "Sessions");
   return page;
 }
 

@@ -8,11 +8,13 @@ import { readFileSync } from "node:fs";
 import { join, dirname, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { startGateway, openHost, tap, WAIT_MS } from "../helpers/gateway.mjs";
+import { launchChromium } from "../../../../tests/js-support/browser.mjs";
+import { startGateway } from "../../../../tests/js-support/gateway.mjs";
+import { WAIT_MS } from "../../../../tests/js-support/wait.mjs";
+import { openHost, tap } from "../helpers/gateway.mjs";
 import { openPanelPairing, codeFromPanel, pendingRequest } from "../helpers/panel.mjs";
 
 const DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 const PAGE = `<!doctype html><title>Tap test page</title><p id="status">loading</p>
 <script type="module">
@@ -38,14 +40,13 @@ before(async () => {
     try { res.writeHead(200, { "content-type": "text/javascript" }); res.end(readFileSync(file)); } catch { res.writeHead(404); res.end(); }
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await launchChromium(chromium);
 });
 after(async () => {
   await browser?.close();
   server?.close();
   host?.close();
   await gw?.stop();
-  gw?.cleanup();
 });
 
 test("the browser build imports nothing from Node", () => {

@@ -1,9 +1,12 @@
 // The gateway's panel in real Chromium, as a user reads a pairing code there: log in with a
 // one-time login link (`tap ui --no-open`), open the Pairing page, find the pending request
 // from the provider page's origin and read the code's digits. Every wait is on a locator.
-// (examples/browser-page/test/helpers/panel.mjs is the same file: each test kit stands alone.)
+// Logging in and navigating are the JS test kit's (tests/js-support/browser.mjs); reading a
+// pairing request is this suite's own. (examples/browser-page/test/helpers/panel.mjs has the
+// same two functions: a template stands alone, see its comment.)
 import assert from "node:assert/strict";
-import { WAIT_MS } from "./gateway.mjs";
+import { goTo, openPanel } from "../../../../tests/js-support/browser.mjs";
+import { WAIT_MS } from "../../../../tests/js-support/wait.mjs";
 
 /**
  * Opens `loginUrl` (from `tap ui --no-open`) in a new page of `browser`, waits until the panel
@@ -11,14 +14,8 @@ import { WAIT_MS } from "./gateway.mjs";
  * `errors` collects its uncaught exceptions and console errors.
  */
 export async function openPanelPairing(browser, loginUrl) {
-  const panel = await browser.newPage();
-  panel.errors = [];
-  panel.on("pageerror", (e) => panel.errors.push(`page error: ${e.message}`));
-  panel.on("console", (m) => { if (m.type() === "error") panel.errors.push(`console: ${m.text()}`); });
-  await panel.goto(loginUrl);
-  await panel.getByRole("status").filter({ hasText: "Live" }).waitFor({ timeout: WAIT_MS });
-  await panel.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Pairing" }).click();
-  await panel.getByRole("heading", { level: 1, name: "Pairing" }).waitFor({ timeout: WAIT_MS });
+  const panel = await openPanel(browser, loginUrl, { timeout: WAIT_MS });
+  await goTo(panel, "Pairing", WAIT_MS);
   return panel;
 }
 

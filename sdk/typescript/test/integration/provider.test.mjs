@@ -3,7 +3,9 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { connectProvider, fileResult, TapError, RateLimitedError } from "../../dist/index.js";
-import { startGateway, openHost, tap, nextEvent, waitFor } from "../helpers/gateway.mjs";
+import { startGateway } from "../../../../tests/js-support/gateway.mjs";
+import { nextEvent, waitFor } from "../../../../tests/js-support/wait.mjs";
+import { openHost, tap } from "../helpers/gateway.mjs";
 
 let gw, host;
 const opened = [];
@@ -15,7 +17,6 @@ after(async () => {
   for (const p of opened) await p.close().catch(() => {});
   host?.close();
   await gw?.stop();
-  gw?.cleanup();
 });
 
 /** connectProvider with the gateway's URL and token passed explicitly (discovery has its own tests). */

@@ -3,7 +3,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { connectProvider, limits } from "../../dist/index.js";
-import { startGateway, openHost, nextEvent, tap } from "../helpers/gateway.mjs";
+import { startGateway } from "../../../../tests/js-support/gateway.mjs";
+import { nextEvent } from "../../../../tests/js-support/wait.mjs";
+import { openHost, tap } from "../helpers/gateway.mjs";
 import { startProxy } from "../helpers/proxy.mjs";
 
 /** The fresh-bind test waits out the gateway's 30 s token lifetime, plus this margin. */
@@ -24,7 +26,6 @@ after(async () => {
   host?.close();
   await proxy?.close();
   await gw?.stop();
-  gw?.cleanup();
 });
 
 async function status() {

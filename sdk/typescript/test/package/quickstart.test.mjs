@@ -2,12 +2,14 @@
 // clean temp dir, against the real gateway found the documented way (TAP_HOME's gateway.json).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startGateway, tap, waitFor } from "../helpers/gateway.mjs";
+import { startGateway } from "../../../../tests/js-support/gateway.mjs";
+import { start, waitForOutput } from "../../../../tests/js-support/process.mjs";
+import { tap } from "../helpers/gateway.mjs";
 
 const PKG = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DOC = join(PKG, "..", "..", "docs", "sdk", "typescript.md");
@@ -23,7 +25,7 @@ export function quickStart(markdown) {
   return m[1];
 }
 
-let gw, dir, session, provider;
+let gw, dir, provider;
 before(async () => {
   gw = await startGateway();
   dir = mkdtempSync(join(tmpdir(), "tap-sdk-ts-qs-"));
@@ -36,11 +38,8 @@ before(async () => {
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], { cwd: dir, stdio: "inherit", timeout: INSTALL_TIMEOUT_MS });
 });
 after(async () => {
-  provider?.kill("SIGTERM");
-  session?.child.kill("SIGTERM");
-  await session?.done;
-  await gw?.stop();
-  gw?.cleanup();
+  await provider?.stop();
+  await gw?.stop(); // and the session it opened
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -48,16 +47,10 @@ test("the documented quick start binds and answers `tap call`", { timeout: INSTA
   const code = quickStart(readFileSync(DOC, "utf8"));
   assert.ok(code.trim().split("\n").length <= 10, "the quick start is ten lines at most");
   writeFileSync(join(dir, "greeter.mjs"), code);
-  session = tap(gw, ["session", "open", "--label", "demo"]);
-  const sid = await waitFor(() => { const line = session.stdout.split("\n")[0]; try { return JSON.parse(line).sessionId; } catch { return null; } }, "the session id");
+  const sid = (await gw.openSession("demo")).id;
   // Only TAP_HOME and COPILOT_HOME point at the gateway: the SDK must find it through gateway.json.
-  provider = spawn(process.execPath, ["greeter.mjs"], { cwd: dir, env: gw.env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "", err = "";
-  provider.stdout.on("data", (d) => { out += d; });
-  provider.stderr.on("data", (d) => { err += d; });
-  let exited = null;
-  provider.on("exit", (c) => { exited = c; });
-  await waitFor(() => { if (exited !== null) throw new Error(`quick start exited ${exited}: ${err}`); return out.includes(`bound to ${sid}`); }, "the quick start to bind");
+  provider = start(process.execPath, ["greeter.mjs"], { cwd: dir, env: gw.env }, "the quick start");
+  await waitForOutput(provider.child, provider.output, (out) => out.includes(`bound to ${sid}`), "the quick start to bind");
   const called = await tap(gw, ["call", "--session", sid, "greet", '{"name":"Ada"}']).done;
   assert.equal(called.stdout, '"Hello, Ada!"');
 });
