@@ -24,6 +24,14 @@ npm run --prefix sdk/typescript --silent build
 passed=0
 failed=0
 status=0
+# A template's test helpers travel with it (they cannot import tests/js-support/ once the
+# folder is copied out), so each template has its own copy: the same file everywhere.
+for helper in examples/*/test/helpers/gateway.mjs; do
+  if ! cmp -s "$helper" examples/ci-status/test/helpers/gateway.mjs; then
+    echo "$helper differs from examples/ci-status/test/helpers/gateway.mjs: keep the templates' copies the same" >&2
+    failed=$((failed + 1))
+  fi
+done
 for dir in examples/*/; do
   name=$(basename "$dir")
   [ -f "$dir/package.json" ] || continue

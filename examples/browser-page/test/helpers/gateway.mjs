@@ -1,6 +1,13 @@
 // Test kit: the real `tap gateway` (TAP_BIN) on 127.0.0.1:0 with a temporary TAP_HOME, a session
 // opened with `tap session open`, and `tap` commands as child processes. Nothing here sleeps
 // for readiness: every wait polls a condition until a deadline.
+//
+// Self-contained on purpose: a template is where a provider's own repository starts, so its
+// tests must still run once the folder is copied out of this one, and cannot import the
+// repository's JS test kit (tests/js-support/). This file is the kit's minimum with the kit's
+// shapes (`waitFor(check, what, ms)`, `startGateway()` -> { env, url, tap(args), stop() },
+// `openSession(gw, label)`), and is the same file in every template (scripts/test-templates.sh
+// checks that).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,8 @@
 // The gateway's panel in real Chromium, as a user reads a pairing code there: log in with a
 // one-time login link (`tap ui --no-open`), open the Pairing page, find the pending request
 // from the provider page's origin and read the code's digits. Every wait is on a locator.
-// (sdk/typescript/test/helpers/panel.mjs is the same file: each test kit stands alone.)
+// Self-contained, as ./gateway.mjs says why; the repository's suites log in and navigate with
+// tests/js-support/browser.mjs, and sdk/typescript/test/helpers/panel.mjs reads the code the same way.
 import assert from "node:assert/strict";
 import { WAIT_MS } from "./gateway.mjs";
 
