@@ -7,14 +7,14 @@
 //! without a listener, history or token files. Nothing here decides anything itself: a
 //! crash found through it is a crash of the real code.
 
+use crate::accept::Kind;
 use crate::auth::tokens::Secrets;
 use crate::gateway::Gateway;
-use crate::providers::connection::Conn as ProviderConn;
-use crate::providers::entry::Trust;
-use crate::sessions::host_conn::HostConn;
-use crate::socket::accept::Kind;
+use crate::host_protocol::HostConn;
+use crate::provider_protocol::ProviderConn;
 use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutReceiver;
+use crate::state::provider::Trust;
 use crate::state::Core;
 use axum::extract::ConnectInfo;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -77,7 +77,7 @@ impl World {
     /// A provider socket before `auth` (AwaitAuth; `mode: "pair"` leads to AwaitPairing).
     pub fn provider(&self) -> Peer {
         let (conn, rx) = ProviderConn::new(self.core().clone(), Self::remote(), None);
-        Peer::new(Conn::Provider(Box::new(conn)), rx)
+        Peer::new(AnyConn::Provider(Box::new(conn)), rx)
     }
 
     /// An in-process provider (trust internal), authenticated: AwaitHello.
@@ -85,7 +85,7 @@ impl World {
         let (mut conn, rx) = ProviderConn::new(self.core().clone(), Self::remote(), None);
         let id = conn.admit(&mut self.core().state(), Trust::Internal, None, None, None);
         conn.id = Some(id);
-        Peer::new(Conn::Provider(Box::new(conn)), rx)
+        Peer::new(AnyConn::Provider(Box::new(conn)), rx)
     }
 
     /// A session-host socket before `auth`.
@@ -93,15 +93,16 @@ impl World {
         let kill = self.core().stopping.child_token();
         let (out, rx) = self.core().outbound_queue(Kind::Host, kill.clone());
         let conn = HostConn::new(self.core().clone(), Self::remote(), out, kill);
-        Peer::new(Conn::Host(conn), rx)
+        Peer::new(AnyConn::Host(conn), rx)
     }
 
     /// A control socket before `auth`.
     pub fn control(&self) -> Peer {
         let kill = self.core().stopping.child_token();
         let (out, rx) = self.core().outbound_queue(Kind::Control, kill);
-        let conn = crate::control::connection::Conn::new(self.gw.clone(), Self::remote(), out);
-        Peer::new(Conn::Control(Box::new(conn)), rx)
+        let conn =
+            crate::control::connection::ControlConn::new(self.gw.clone(), Self::remote(), out);
+        Peer::new(AnyConn::Control(Box::new(conn)), rx)
     }
 
     /// Serves `request` (raw bytes from a client, as one HTTP/1 connection) with the
@@ -151,20 +152,20 @@ impl Drop for World {
     }
 }
 
-enum Conn {
+enum AnyConn {
     Provider(Box<ProviderConn>),
     Host(HostConn),
-    Control(Box<crate::control::connection::Conn>),
+    Control(Box<crate::control::connection::ControlConn>),
 }
 
 /// One connection's handler, fed frame by frame as its socket loop would.
 pub struct Peer {
-    conn: Option<Conn>,
+    conn: Option<AnyConn>,
     out: OutReceiver,
 }
 
 impl Peer {
-    fn new(conn: Conn, out: OutReceiver) -> Self {
+    fn new(conn: AnyConn, out: OutReceiver) -> Self {
         Self {
             conn: Some(conn),
             out,
@@ -178,9 +179,9 @@ impl Peer {
             return false;
         };
         let step = match conn {
-            Conn::Provider(c) => Handler::on_frame(c.as_mut(), frame),
-            Conn::Host(c) => Handler::on_frame(c, frame),
-            Conn::Control(c) => Handler::on_frame(c.as_mut(), frame),
+            AnyConn::Provider(c) => Handler::on_frame(c.as_mut(), frame),
+            AnyConn::Host(c) => Handler::on_frame(c, frame),
+            AnyConn::Control(c) => Handler::on_frame(c.as_mut(), frame),
         };
         match step {
             Step::Close(..) => {
@@ -189,9 +190,9 @@ impl Peer {
             }
             Step::Backpressure => {
                 match conn {
-                    Conn::Provider(c) => Handler::relieve(c.as_mut()).await,
-                    Conn::Host(c) => Handler::relieve(c).await,
-                    Conn::Control(c) => Handler::relieve(c.as_mut()).await,
+                    AnyConn::Provider(c) => Handler::relieve(c.as_mut()).await,
+                    AnyConn::Host(c) => Handler::relieve(c).await,
+                    AnyConn::Control(c) => Handler::relieve(c.as_mut()).await,
                 }
                 true
             }
@@ -217,15 +218,15 @@ impl Peer {
             unsent.push(m);
         }
         match conn {
-            Conn::Provider(mut c) => {
+            AnyConn::Provider(mut c) => {
                 c.closing();
                 c.closed(unsent);
             }
-            Conn::Host(mut c) => {
+            AnyConn::Host(mut c) => {
                 c.closing();
                 c.closed(unsent);
             }
-            Conn::Control(mut c) => {
+            AnyConn::Control(mut c) => {
                 c.closing();
                 c.closed(unsent);
             }
@@ -242,7 +243,7 @@ impl Drop for Peer {
 /// `tap.config.json`'s bytes through the project-provider parser, and each entry of its
 /// `emitters` through the emitter filter's rule reader and compiler.
 pub fn project_config(bytes: &[u8]) {
-    let _ = crate::providers::project::config::parse(bytes, Path::new("/fuzz/project"));
+    let _ = crate::project::config::parse(bytes, Path::new("/fuzz/project"));
     let Ok(serde_json::Value::Object(root)) = serde_json::from_slice(bytes) else {
         return;
     };
@@ -253,8 +254,8 @@ pub fn project_config(bytes: &[u8]) {
     };
     for entry in entries {
         if let serde_json::Value::Object(e) = entry {
-            if let Ok(rules) = crate::emitters::filter::rules_of(e) {
-                if let Ok(f) = crate::emitters::filter::EventFilter::compile(&rules) {
+            if let Ok(rules) = crate::state::emitters::filter::rules_of(e) {
+                if let Ok(f) = crate::state::emitters::filter::EventFilter::compile(&rules) {
                     let _ = f.decide("fuzz line: error 42");
                 }
             }
@@ -270,7 +271,7 @@ pub fn pattern(pattern: &str, text: &str) {
         {"match": {"tool": "t", "args": pattern}, "action": "deny", "reason": "r"}
     ]));
     if let Ok(rules) = hook {
-        if let Ok(compiled) = crate::hooks::rules::compile(&rules) {
+        if let Ok(compiled) = crate::patterns::rules::compile(&rules) {
             for r in compiled.iter() {
                 let _ = r.matches("t", Some("p"), text);
             }
@@ -288,7 +289,7 @@ pub fn pattern(pattern: &str, text: &str) {
         pattern: pattern.to_string(),
         outcome: tap_protocol::ledger::EventOutcome::Inject,
     };
-    if let Ok(f) = crate::emitters::filter::EventFilter::compile(&[rule]) {
+    if let Ok(f) = crate::state::emitters::filter::EventFilter::compile(&[rule]) {
         let _ = f.decide(text);
     }
 }
@@ -303,13 +304,13 @@ pub fn tool_schema(parameters: &[u8], args: &[u8]) {
     let Ok(def) = serde_json::from_value::<tap_protocol::provider::ToolDef>(def) else {
         return;
     };
-    let Ok(list) = crate::tools::schema::ToolList::build(vec![def], &[]) else {
+    let Ok(list) = crate::state::schema::ToolList::build(vec![def], &[]) else {
         return;
     };
     let Ok(args) = serde_json::from_slice::<serde_json::Value>(args) else {
         return;
     };
     for (def, schema) in list.with_schemas() {
-        let _ = crate::tools::schema::check(&def.name, schema, &args);
+        let _ = crate::state::schema::check(&def.name, schema, &args);
     }
 }

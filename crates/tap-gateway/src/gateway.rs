@@ -6,10 +6,10 @@ use crate::auth::files::GatewayFiles;
 use crate::events::GatewayEvent;
 use crate::hooks::decide::Decision;
 use crate::pairing::api::PairingError;
-use crate::providers::local::LocalProvider;
+use crate::provider_protocol::local::LocalProvider;
+use crate::request::{CallError, CallRequest};
 use crate::settings::{SettingsError, SettingsPatch};
 use crate::state::Core;
-use crate::tools::request::{CallError, CallRequest};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -96,7 +96,7 @@ impl Gateway {
 
     /// The counters since the start, the newest failures and every connection's state.
     pub fn diagnostics(&self) -> Diagnostics {
-        crate::diagnostics::snapshot::snapshot(&self.core)
+        crate::status::diagnostics::snapshot(&self.core)
     }
 
     /// Traces in the ledger, newest first (`traces.list`).
@@ -186,7 +186,7 @@ impl Gateway {
                 .then(|| show(&files.control_token)),
             state: show(&files.state),
             settings: show(&crate::settings::path(dir)),
-            paired_providers: show(&dir.join(crate::pairing::store::FILE_NAME)),
+            paired_providers: show(&dir.join(crate::state::pairing_store::FILE_NAME)),
         }
     }
 
@@ -203,7 +203,7 @@ impl Gateway {
 
     /// Whether `GET /` serves a panel (from `ui_dir`, else the embedded one).
     pub fn serves_panel(&self) -> bool {
-        crate::server::panel_source::has_panel(&self.core.config)
+        crate::config::panel_source::has_panel(&self.core.config)
     }
 
     /// A one-time login link for the panel this gateway serves
@@ -289,7 +289,7 @@ impl Gateway {
     /// Connects an in-process provider (trust internal). It is authenticated already: the
     /// first message it receives is `sessions`; then it sends `hello` as any provider.
     pub fn connect_local(&self) -> LocalProvider {
-        crate::providers::local::connect(&self.core)
+        crate::provider_protocol::local::connect(&self.core)
     }
 
     /// Runs one tool call to its single terminal outcome: the provider's result, a timeout

@@ -45,7 +45,7 @@ impl GatewayHandle {
         }
         write_files(&config, &secrets, &files, address)?;
         // Before anything new runs: what a gateway that died on this TAP_HOME left running.
-        let orphans = crate::emitters::orphans::reap_left_over(&config.data_dir);
+        let orphans = crate::processes::orphans::reap_left_over(&config.data_dir);
         if orphans > 0 {
             tracing::warn!(
                 groups = orphans,
@@ -56,7 +56,7 @@ impl GatewayHandle {
         let gateway = Gateway::new(core.clone());
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));
         tracing::info!(%address, "gateway listening");
-        crate::providers::processes::spawn_configured(&core);
+        crate::providers::spawned::spawn_configured(&core);
         spawn_retention(&core);
         Ok(Self { gateway, server })
     }

@@ -31,3 +31,24 @@ impl IdGen {
 pub fn short(tag: &str) -> String {
     format!("{tag}-{:08x}", rand::rng().random::<u32>())
 }
+
+/// The low `N / 2` bytes of an id as `N` lower-case hex digits, zero-padded (what
+/// `{:0Nx}` writes), on the stack: every call formats a `traceparent`, and the ledger's
+/// writer three ids per span, where `fmt` was 3 % of its time (docs/performance.md, run 31).
+pub(crate) struct Hex<const N: usize>([u8; N]);
+
+impl<const N: usize> Hex<N> {
+    pub fn new(mut id: u128) -> Self {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [b'0'; N];
+        for d in out.iter_mut().rev() {
+            *d = DIGITS[(id & 0xf) as usize];
+            id >>= 4;
+        }
+        Self(out)
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("hex digits are ASCII")
+    }
+}

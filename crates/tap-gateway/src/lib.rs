@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod accept;
 mod auth;
 mod builtin;
 mod config;
@@ -40,13 +41,19 @@ pub mod fuzzing;
 mod gateway;
 mod handle;
 mod hooks;
+mod host_protocol;
 mod ids;
 mod ledger;
+mod limits;
 pub mod logs;
 mod mcp;
 mod pairing;
-mod pattern_cost;
+mod patterns;
+mod processes;
+mod project;
+mod provider_protocol;
 mod providers;
+mod request;
 mod server;
 mod sessions;
 pub mod settings;
@@ -61,6 +68,7 @@ mod trace;
 mod transforms;
 
 pub use auth::files::{read_secret_file, GatewayFiles};
+pub use config::embedded_panel::EmbeddedPanel;
 pub use config::{GatewayConfig, History, OutboundLimits};
 pub use error::GatewayError;
 pub use events::GatewayEvent;
@@ -68,16 +76,15 @@ pub use gateway::{Gateway, HistoryError};
 pub use handle::{run, GatewayHandle};
 pub use hooks::decide::Decision;
 pub use pairing::api::PairingError;
-pub use providers::local::{LocalClosed, LocalProvider};
-pub use providers::project::RestartPolicy;
-pub use providers::spawn::SpawnSpec;
-pub use server::embedded_panel::EmbeddedPanel;
-#[cfg(feature = "lock-count")]
-pub use state::state_locks;
-pub use tools::request::{
+pub use processes::restart::RestartPolicy;
+pub use processes::spawn::SpawnSpec;
+pub use provider_protocol::local::{LocalClosed, LocalProvider};
+pub use request::{
     CallError, CallRequest, Caller, ProgressReceiver, ProgressSink,
     MAX_PROGRESS_QUEUED_BYTES_PER_CALL, MAX_PROGRESS_QUEUED_PER_CALL,
 };
+#[cfg(feature = "lock-count")]
+pub use state::state_locks;
 pub use trace::otlp::otlp_endpoint_from_env;
 
 /// The provider name the built-in tools are listed under in `session.tools`.

@@ -4,11 +4,11 @@
 //! real `tap` binary, scripted providers on real sockets.
 
 use crate::common;
-use crate::common::{run, tool, Gateway, Provider, SessionOpen};
+use crate::common::{run, tool, GatewayProcess, Provider, SessionOpen};
 use serde_json::{json, Value};
 
 /// A provider bound to `session` with `tools` and `onPreToolUse` `rules`.
-async fn hooked(gw: &Gateway, name: &str, session: &str, tools: Value, rules: Value) -> Provider {
+async fn hooked(gw: &GatewayProcess, name: &str, session: &str, tools: Value, rules: Value) -> Provider {
     let (mut p, _) = gw.authed().await;
     p.send(
         json!({"type": "hello", "name": name, "protocolVersion": 2, "session": session,
@@ -20,7 +20,7 @@ async fn hooked(gw: &Gateway, name: &str, session: &str, tools: Value, rules: Va
     p
 }
 
-fn call(gw: &Gateway, session: &str, tool: &str, args: &str) -> tokio::process::Command {
+fn call(gw: &GatewayProcess, session: &str, tool: &str, args: &str) -> tokio::process::Command {
     let mut cmd = gw.tap();
     cmd.args(["call", "--session", session, tool, args]);
     cmd
@@ -38,7 +38,7 @@ fn assert_denied(out: &common::CliOut, reason: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_denied_call_prints_denied_and_never_reaches_the_provider() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = hooked(
         &gw,
@@ -73,7 +73,7 @@ async fn a_denied_call_prints_denied_and_never_reaches_the_provider() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn added_context_goes_to_stderr_and_the_tool_runs() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = hooked(
         &gw,
@@ -99,7 +99,7 @@ async fn added_context_goes_to_stderr_and_the_tool_runs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gate_decides_for_tap_call() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = hooked(
         &gw,

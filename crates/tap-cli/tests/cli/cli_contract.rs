@@ -3,7 +3,7 @@
 //! against a real `tap gateway` child and scripted providers on real sockets.
 
 use crate::common;
-use crate::common::{run, tap_command, tool, Gateway, Proc, SessionOpen};
+use crate::common::{run, tap_command, tool, GatewayProcess, Proc, SessionOpen};
 use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
 
@@ -24,7 +24,7 @@ fn assert_failure(out: &common::CliOut, code: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn call_unknown_tool_or_session_fails_with_code() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &["--label", "x"]).await;
     let _p = gw.bound("prov", &session.id, json!([tool("known")])).await;
     gw.wait_for_tool(&session.id, "known").await;
@@ -43,7 +43,7 @@ async fn call_unknown_tool_or_session_fails_with_code() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn call_result_is_the_data_as_json_and_args_reach_the_provider() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = gw.bound("prov", &session.id, json!([tool("echo")])).await;
     gw.wait_for_tool(&session.id, "echo").await;
@@ -118,7 +118,7 @@ async fn commands_without_a_gateway_say_how_to_start_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_json_lists_sessions_and_providers() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &["--label", "x", "--cwd", "/tmp/work"]).await;
     let _bound = gw
         .bound("prov", &session.id, json!([tool("b"), tool("a")]))
@@ -172,7 +172,7 @@ async fn status_json_lists_sessions_and_providers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_history_shows_pushed_events() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = gw.bound("prov", &session.id, json!([])).await;
     p.send(json!({"type": "push", "level": "keep", "stream": "ci", "event": "build 1 ok"}))
@@ -240,7 +240,7 @@ async fn streams_history_shows_pushed_events() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_open_prints_id_then_deliveries() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let mut session = SessionOpen::open(&gw, &["--id", "my-session", "--label", "x"]).await;
     assert_eq!(session.first_line, json!({"sessionId": "my-session"}));
     let mut p = gw.bound("prov", "my-session", json!([tool("t")])).await;
@@ -279,7 +279,7 @@ async fn session_open_prints_id_then_deliveries() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_open_with_an_id_in_use_is_refused() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let first = SessionOpen::open(&gw, &["--id", "taken", "--background"]).await;
     let out = gw.run(&["session", "open", "--id", "taken"]).await;
     assert_failure(&out, "INVALID_SESSION");
@@ -292,7 +292,7 @@ async fn session_open_with_an_id_in_use_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_signal_exits_at_once_with_130() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     // A provider that ignores shutdown.pending: the graceful end would wait 10 s.
     let mut p = gw.bound("deaf", &session.id, json!([])).await;
@@ -360,7 +360,7 @@ async fn version_help_and_usage_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gateway_refuses_a_port_held_by_another_gateway() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let state_before = std::fs::read_to_string(gw.home.join("gateway.json")).unwrap();
     let other = tempfile::tempdir().unwrap();
     let mut cmd = tap_command(&other.path().join("home"), &other.path().join("copilot"));
@@ -379,7 +379,7 @@ async fn gateway_refuses_a_port_held_by_another_gateway() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gateway_refuses_a_tap_home_in_use_by_a_running_gateway() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let files_before: Vec<String> = gw
         .token_files()
         .iter()
@@ -484,7 +484,7 @@ async fn gateway_refuses_non_loopback_addresses() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_during_an_inflight_call_ends_it_and_stops_cleanly() {
-    let mut gw = Gateway::start().await;
+    let mut gw = GatewayProcess::start().await;
     let mut session = SessionOpen::open(&gw, &[]).await;
     let mut p = gw.bound("slow", &session.id, json!([tool("hang")])).await;
     gw.wait_for_tool(&session.id, "hang").await;
@@ -539,7 +539,7 @@ async fn sigterm_during_an_inflight_call_ends_it_and_stops_cleanly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigint_cancels_an_inflight_call() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = gw.bound("slow", &session.id, json!([tool("hang")])).await;
     gw.wait_for_tool(&session.id, "hang").await;

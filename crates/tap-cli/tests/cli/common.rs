@@ -58,7 +58,7 @@ where
 }
 
 /// A `tap gateway --listen 127.0.0.1:0` child with a private TAP_HOME and COPILOT_HOME.
-pub struct Gateway {
+pub struct GatewayProcess {
     pub proc: Proc,
     pub home: PathBuf,
     pub copilot_home: PathBuf,
@@ -70,7 +70,7 @@ pub struct Gateway {
     pub dir: tempfile::TempDir,
 }
 
-impl Gateway {
+impl GatewayProcess {
     pub async fn start() -> Self {
         Self::start_with(&[]).await
     }
@@ -262,7 +262,7 @@ pub struct SessionOpen {
 }
 
 impl SessionOpen {
-    pub async fn open(gw: &Gateway, extra: &[&str]) -> Self {
+    pub async fn open(gw: &GatewayProcess, extra: &[&str]) -> Self {
         let mut cmd = gw.tap();
         cmd.args(["session", "open"]).args(extra);
         let mut proc = Proc::spawn("session-open", cmd, gw.log_dir(), true);

@@ -2,7 +2,7 @@
 //! never overwrites a file it did not write, and undoes only its own feature-flag change.
 //! The extension itself is tested with the real Copilot CLI in tests/copilot/.
 
-use crate::common::{run, tap_command, Gateway};
+use crate::common::{run, tap_command, GatewayProcess};
 use std::path::Path;
 
 async fn tap(dir: &Path, args: &[&str]) -> crate::common::CliOut {
@@ -160,7 +160,7 @@ fn line<'a>(out: &'a crate::common::CliOut, prefix: &str) -> &'a str {
 
 #[tokio::test]
 async fn check_passes_with_the_extension_installed_and_a_live_gateway() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let installed = gw.run(&["install", "copilot"]).await;
     assert_eq!(installed.code(), Some(0), "{installed:?}");
     let out = gw.run(&["install", "copilot", "--check"]).await;

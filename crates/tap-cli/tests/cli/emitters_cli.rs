@@ -3,7 +3,7 @@
 //! session's streams and the ledger, stopping one, the filter's tester and the errors.
 
 use crate::common::{
-    eventually, processes_matching, run, tap_command, CliOut, Gateway, SessionOpen,
+    eventually, processes_matching, run, tap_command, CliOut, GatewayProcess, SessionOpen,
 };
 use serde_json::{json, Value};
 
@@ -21,7 +21,7 @@ fn ok(out: &CliOut) -> &str {
 }
 
 /// `tap emitters list --session ID --json`, which must succeed.
-async fn listed(gw: &Gateway, session: &str) -> Vec<Value> {
+async fn listed(gw: &GatewayProcess, session: &str) -> Vec<Value> {
     let out = gw
         .run(&["emitters", "list", "--session", session, "--json"])
         .await;
@@ -29,7 +29,7 @@ async fn listed(gw: &Gateway, session: &str) -> Vec<Value> {
 }
 
 /// `tap emitters runs NAME --session ID --json`, which must succeed.
-async fn runs_of(gw: &Gateway, session: &str, name: &str) -> Vec<Value> {
+async fn runs_of(gw: &GatewayProcess, session: &str, name: &str) -> Vec<Value> {
     let out = gw
         .run(&["emitters", "runs", name, "--session", session, "--json"])
         .await;
@@ -77,9 +77,9 @@ fn unique_sleep(secs: u32) -> String {
 /// shell runs the user's startup files, which here may block (`pyenv init` in `~/.bashrc`
 /// takes a machine-wide lock that a killed shell can leave behind, stalling every login
 /// shell for 60 s). The tests are about tap, not about the machine's dotfiles.
-async fn gateway() -> Gateway {
+async fn gateway() -> GatewayProcess {
     let dir = tempfile::tempdir().expect("tempdir");
-    Gateway::start_in_with(dir, &[], |cmd, dir| {
+    GatewayProcess::start_in_with(dir, &[], |cmd, dir| {
         let home = dir.join("user-home");
         std::fs::create_dir_all(&home).expect("create HOME");
         cmd.env("HOME", home);
@@ -88,7 +88,7 @@ async fn gateway() -> Gateway {
 }
 
 /// A session whose working directory is the gateway's private directory.
-async fn session(gw: &Gateway) -> SessionOpen {
+async fn session(gw: &GatewayProcess) -> SessionOpen {
     let cwd = gw.log_dir().to_str().unwrap().to_string();
     SessionOpen::open(gw, &["--cwd", &cwd]).await
 }
@@ -532,14 +532,14 @@ async fn emitters_a_killed_gateway_left_running_are_stopped_by_the_next_one() {
     .await;
 
     // SIGKILL: the gateway cannot stop anything; the group is re-parented and runs on.
-    let Gateway { mut proc, dir, .. } = gw;
+    let GatewayProcess { mut proc, dir, .. } = gw;
     proc.signal("KILL");
     proc.wait().await;
     drop(proc);
     assert_eq!(sleeps(), 2, "orphaned, still running");
 
     // The next gateway on the same TAP_HOME stops them before it serves.
-    let _next = Gateway::start_in_with(dir, &[], |cmd, dir| {
+    let _next = GatewayProcess::start_in_with(dir, &[], |cmd, dir| {
         cmd.env("HOME", dir.join("user-home"));
     })
     .await;

@@ -3,7 +3,7 @@
 //! and the gateway restarted, searchable, paged, exportable, with the pushes' traces.
 
 use crate::common::{
-    eventually, run, tap_command, CliOut, Gateway, Provider, SessionOpen, PATIENCE,
+    eventually, run, tap_command, CliOut, GatewayProcess, Provider, SessionOpen, PATIENCE,
 };
 use serde_json::{json, Value};
 
@@ -31,8 +31,8 @@ fn json_array(out: &CliOut) -> Vec<Value> {
 
 /// A gateway whose history holds [`PUSHES`] of one session that has ended, and which
 /// has been restarted since. Returns it and the old session's id.
-async fn restarted_with_history() -> (Gateway, String) {
-    let gw = Gateway::start().await;
+async fn restarted_with_history() -> (GatewayProcess, String) {
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &["--label", "before-restart"]).await;
     let id = session.id.clone();
     let mut p = gw.bound("prov", &id, json!([])).await;
@@ -385,7 +385,7 @@ async fn the_previous_runs_push_traces_are_listed_and_shown() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_trace_is_not_found() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let out = gw
         .run(&["traces", "show", "0123456789abcdef0123456789abcdef"])
         .await;
@@ -404,7 +404,7 @@ async fn a_ledger_kept_in_memory_is_said_on_stderr() {
     // A directory where the database file should be: the gateway keeps history in memory.
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("home").join("history.sqlite3")).unwrap();
-    let gw = Gateway::start_in(dir, &[]).await;
+    let gw = GatewayProcess::start_in(dir, &[]).await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = gw.bound("prov", &session.id, json!([])).await;
     p.send(json!({"type": "push", "level": "keep", "stream": "s", "event": "in memory"}))
@@ -454,7 +454,7 @@ async fn without_a_gateway_the_history_commands_say_how_to_start_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_pushed_just_before_sigterm_are_in_the_next_runs_history() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut p = gw.bound("prov", &session.id, json!([])).await;
     const N: usize = 300;

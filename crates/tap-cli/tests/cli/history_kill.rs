@@ -33,7 +33,7 @@ fn count(db: &Path, prefix: &str) -> i64 {
 
 /// Starts another `tap gateway` on `gw`'s TAP_HOME (after `gw`'s process is gone) and
 /// waits for its `gateway.json`.
-async fn start_again(gw: &Gateway) -> tap_testkit::Proc {
+async fn start_again(gw: &GatewayProcess) -> tap_testkit::Proc {
     let mut cmd = tap_command(&gw.home, &gw.copilot_home);
     cmd.args(["gateway", "--listen", "127.0.0.1:0"]);
     let state_file = gw.home.join("gateway.json");
@@ -48,7 +48,7 @@ async fn start_again(gw: &Gateway) -> tap_testkit::Proc {
 
 #[tokio::test]
 async fn tap_status_says_when_history_is_in_memory_only_and_why() {
-    let mut gw = Gateway::start().await;
+    let mut gw = GatewayProcess::start().await;
     assert!(gw.terminate().await.success());
     std::fs::write(gw.home.join("history.sqlite3"), vec![7u8; 8192]).unwrap();
     let mut next = start_again(&gw).await;
@@ -63,7 +63,7 @@ async fn tap_status_says_when_history_is_in_memory_only_and_why() {
 
 #[tokio::test]
 async fn after_kill_9_the_history_opens_cleanly_and_holds_every_committed_event() {
-    let mut gw = Gateway::start().await;
+    let mut gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &["--label", "killed"]).await;
     let mut p = gw.bound("pusher", &session.id, json!([])).await;
     let db = gw.home.join("history.sqlite3");

@@ -1,11 +1,11 @@
 //! `tap gateway --exit-when-idle SECS`: the spec's process model for an on-demand
 //! gateway ("Gateway exits when the last session disconnects, after a grace period").
 
-use crate::common::{Gateway, SessionOpen};
+use crate::common::{GatewayProcess, SessionOpen};
 
 #[tokio::test]
 async fn an_on_demand_gateway_exits_once_its_last_session_has_been_gone_for_the_grace() {
-    let mut gw = Gateway::start_with(&["--exit-when-idle", "3"]).await;
+    let mut gw = GatewayProcess::start_with(&["--exit-when-idle", "3"]).await;
     let session = SessionOpen::open(&gw, &["--label", "only"]).await;
     // A session registered in time: the gateway serves it.
     let status = gw.status().await;

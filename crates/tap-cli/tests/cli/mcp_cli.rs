@@ -3,14 +3,14 @@
 //! Inspector's CLI, and a pydantic-ai agent loop; plus `tap mcp` without a gateway and
 //! `tap mcp config`. Real `tap gateway` child, raw providers on real sockets.
 
-use crate::common::{eventually, repo_root, run, tap_bin, Gateway, Provider};
+use crate::common::{eventually, repo_root, run, tap_bin, GatewayProcess, Provider};
 use serde_json::{json, Value};
 use std::path::Path;
 use tap_testkit::{test_python, McpClient};
 use tokio::process::Command;
 
 /// The id of the session `tap mcp --session LABEL` registered.
-async fn session_labelled(gw: &Gateway, label: &str) -> String {
+async fn session_labelled(gw: &GatewayProcess, label: &str) -> String {
     eventually(&format!("session {label}"), || async {
         let status = gw.status().await;
         status["sessions"]
@@ -23,7 +23,7 @@ async fn session_labelled(gw: &Gateway, label: &str) -> String {
 }
 
 /// A provider with a `greet` tool bound to the session `tap mcp --session LABEL` made.
-async fn greeter(gw: &Gateway, label: &str) -> (Provider, String) {
+async fn greeter(gw: &GatewayProcess, label: &str) -> (Provider, String) {
     let session = session_labelled(gw, label).await;
     let greet = json!({"name": "greet", "description": "Greets someone", "parameters": {
         "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}});
@@ -43,7 +43,7 @@ async fn answer_greeting(p: &mut Provider) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_client_uses_a_provider_through_tap_mcp_in_both_generations() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     for mode in ["legacy", "2026-07-28"] {
         let label = format!("stdio-{mode}");
         let (mut c, _) =
@@ -68,7 +68,7 @@ async fn the_python_client_uses_a_provider_through_tap_mcp_in_both_generations()
 /// both generations, and a stream read as a resource (the `initialize` generation).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_cancel_and_stream_resources_work_through_tap_mcp() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     for mode in ["legacy", "2026-07-28"] {
         let label = format!("more-{mode}");
         let (mut c, _) =
@@ -121,7 +121,7 @@ async fn progress_cancel_and_stream_resources_work_through_tap_mcp() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_goes_away_mid_call_cancels_it_at_the_provider() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let (mut c, _) = McpClient::python_stdio(
         Path::new(tap_bin()),
         &gw.home,
@@ -142,7 +142,7 @@ async fn a_client_that_goes_away_mid_call_cancels_it_at_the_provider() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_typescript_sdk_client_lists_and_calls_through_tap_mcp_and_http() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let (mut c, _) =
         McpClient::node_stdio(Path::new(tap_bin()), &gw.home, "ts", gw.log_dir()).await;
     c.tool_names().await;
@@ -166,7 +166,7 @@ async fn the_typescript_sdk_client_lists_and_calls_through_tap_mcp_and_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_inspector_cli_lists_and_calls_through_tap_mcp() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     // The Inspector starts `tap mcp` itself for each command; a first one makes the session.
     let inspector = |args: &[&str]| {
         let mut cmd = Command::new(repo_root().join("tests/mcp/node_modules/.bin/mcp-inspector"));
@@ -197,7 +197,7 @@ async fn the_inspector_cli_lists_and_calls_through_tap_mcp() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pydantic_ai_agent_calls_a_provider_tool_through_tap_mcp() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let mut cmd = Command::new(test_python());
     cmd.arg(repo_root().join("tests/mcp/pydantic_agent.py"))
         .args(["agent", "greet"])
@@ -237,7 +237,7 @@ async fn without_a_gateway_tap_mcp_says_so_on_stderr_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tap_mcp_config_prints_each_clients_form() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let tap = std::fs::canonicalize(tap_bin())
         .unwrap()
         .display()
@@ -323,7 +323,7 @@ async fn exchange(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_lines_on_stdin_get_json_rpc_errors_and_tap_mcp_serves_on() {
     use tokio::io::{AsyncBufReadExt, BufReader};
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let log = gw.log_dir().join("tap-mcp.log");
     let mut cmd = gw.tap();
     cmd.args(["mcp", "--session", "raw"])

@@ -3,11 +3,11 @@
 //! retried on another instance. Real `tap gateway` child, real `tap` binary, browser-tab
 //! providers as raw sockets.
 
-use crate::common::{run, tool, Gateway, Provider, SessionOpen};
+use crate::common::{run, tool, GatewayProcess, Provider, SessionOpen};
 use serde_json::{json, Value};
 
 /// A browser tab: provider `browser` with `instance` and a title in its metadata.
-async fn tab(gw: &Gateway, session: &str, instance: &str, title: &str) -> Provider {
+async fn tab(gw: &GatewayProcess, session: &str, instance: &str, title: &str) -> Provider {
     let (mut p, _) = gw.authed().await;
     p.send(
         json!({"type": "hello", "name": "browser", "protocolVersion": 2, "session": session,
@@ -21,7 +21,7 @@ async fn tab(gw: &Gateway, session: &str, instance: &str, title: &str) -> Provid
     p
 }
 
-fn call(gw: &Gateway, session: &str, tool: &str, args: Option<&str>) -> tokio::process::Command {
+fn call(gw: &GatewayProcess, session: &str, tool: &str, args: Option<&str>) -> tokio::process::Command {
     let mut cmd = gw.tap();
     cmd.args(["call", "--session", session, tool]);
     cmd.args(args);
@@ -35,7 +35,7 @@ async fn answer(p: &mut Provider, call: &Value, data: Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tap_call_lists_instances_and_routes_by_target() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let mut a = tab(&gw, &session.id, "tab-a", "Dashboard").await;
     let mut b = tab(&gw, &session.id, "tab-b", "Settings").await;

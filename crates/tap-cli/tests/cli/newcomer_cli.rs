@@ -2,7 +2,7 @@
 //! command, tables that line up, words for nothing, and `tap env` for providers started by
 //! hand.
 
-use crate::common::{run, tap_bin, Gateway, SessionOpen};
+use crate::common::{run, tap_bin, GatewayProcess, SessionOpen};
 use serde_json::json;
 use tokio::process::Command;
 
@@ -24,7 +24,7 @@ async fn pairing_deny_without_an_id_shows_the_all_flag_in_its_usage() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_history_says_when_there_is_nothing_and_counts_in_words() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
     let args = ["streams", "history", "--session", session.id.as_str()];
     let history = || gw.run(&args);
@@ -54,7 +54,7 @@ async fn streams_history_says_when_there_is_nothing_and_counts_in_words() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_columns_line_up_with_long_session_ids() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let long = "a-session-id-much-longer-than-the-usual-ones-0123456789";
     let _short = SessionOpen::open(&gw, &["--id", "s1", "--label", "short"]).await;
     let _long = SessionOpen::open(&gw, &["--id", long, "--label", "a rather long label"]).await;
@@ -81,7 +81,7 @@ async fn status_columns_line_up_with_long_session_ids() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tap_env_gives_a_shell_the_address_and_the_token_file() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let mut cmd = Command::new("sh");
     cmd.args([
         "-c",

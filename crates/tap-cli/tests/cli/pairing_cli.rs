@@ -2,7 +2,7 @@
 //! external providers asking to pair over raw sockets, as a browser page would.
 
 use crate::common;
-use crate::common::{eventually, tap_command, CliOut, Gateway, Provider, PATIENCE};
+use crate::common::{eventually, tap_command, CliOut, GatewayProcess, Provider, PATIENCE};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::Message;
 const PAGE: &str = "http://page.example:8080";
 
 /// A provider that sent `auth {mode: "pair"}` from [`PAGE`] and got `auth.pairing`.
-async fn pairing_provider(gw: &Gateway, name: &str) -> Provider {
+async fn pairing_provider(gw: &GatewayProcess, name: &str) -> Provider {
     let mut req = gw.url.as_str().into_client_request().unwrap();
     req.headers_mut()
         .insert("Origin", HeaderValue::from_static(PAGE));
@@ -26,14 +26,14 @@ async fn pairing_provider(gw: &Gateway, name: &str) -> Provider {
 }
 
 /// `tap pairing list --json`, which must succeed with an array.
-async fn list(gw: &Gateway) -> Vec<Value> {
+async fn list(gw: &GatewayProcess) -> Vec<Value> {
     let out = gw.run(&["pairing", "list", "--json"]).await;
     assert_eq!(out.code(), Some(0), "{out:?}");
     out.json().as_array().expect("an array").clone()
 }
 
 /// The one entry named `name`.
-async fn entry(gw: &Gateway, name: &str) -> Value {
+async fn entry(gw: &GatewayProcess, name: &str) -> Value {
     eventually(&format!("pairing entry {name}"), || async {
         list(gw).await.into_iter().find(|e| e["name"] == name)
     })
@@ -75,7 +75,7 @@ async fn assert_closed(p: &mut Provider) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_json_shows_a_pending_request_with_its_code_and_origin() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     assert_eq!(list(&gw).await, Vec::<Value>::new());
     let _p = pairing_provider(&gw, "page-tools").await;
     let e = entry(&gw, "page-tools").await;
@@ -100,7 +100,7 @@ async fn list_json_shows_a_pending_request_with_its_code_and_origin() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deny_refuses_the_provider_with_auth_failed() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let mut p = pairing_provider(&gw, "to-deny").await;
     let id = entry(&gw, "to-deny").await["id"]
         .as_str()
@@ -120,7 +120,7 @@ async fn deny_refuses_the_provider_with_auth_failed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deny_all_refuses_every_pending_provider() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let mut a = pairing_provider(&gw, "a").await;
     let mut b = pairing_provider(&gw, "b").await;
     entry(&gw, "a").await;
@@ -136,7 +136,7 @@ async fn deny_all_refuses_every_pending_provider() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn revoke_closes_a_paired_provider_and_unknown_ids_are_not_found() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     // Pairing needs a session to scope the provider to.
     let _session = common::SessionOpen::open(&gw, &["--label", "pairing"]).await;
     let mut p = pairing_provider(&gw, "to-revoke").await;
@@ -171,7 +171,7 @@ async fn without_a_gateway_or_an_id_the_commands_fail_cleanly() {
     let out = common::run(cmd).await;
     assert_failure(&out, "DISCONNECTED");
 
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let out = gw.run(&["pairing", "deny"]).await;
     assert_eq!(out.code(), Some(2), "usage error: {out:?}");
     let out = gw.run(&["pairing", "deny", "pr-1", "--all"]).await;

@@ -3,11 +3,11 @@
 //! the real binary against a real `tap gateway` child and scripted providers.
 
 use crate::common;
-use crate::common::{run, Gateway, Provider, SessionOpen};
+use crate::common::{run, GatewayProcess, Provider, SessionOpen};
 use serde_json::{json, Value};
 
 /// A provider bound to `session` with `extra` merged into its `hello`.
-async fn bound_with(gw: &Gateway, name: &str, session: &str, extra: Value) -> Provider {
+async fn bound_with(gw: &GatewayProcess, name: &str, session: &str, extra: Value) -> Provider {
     let (mut p, _) = gw.authed().await;
     let mut hello = json!({"type": "hello", "name": name, "protocolVersion": 2,
                            "session": session});
@@ -31,7 +31,7 @@ fn assert_failure(out: &common::CliOut, code: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prompt_prints_transformed_sections_and_context() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let mut session = SessionOpen::open(&gw, &["--label", "p"]).await;
     let _ci = bound_with(
         &gw,
@@ -107,7 +107,7 @@ async fn prompt_prints_transformed_sections_and_context() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prompt_failures_print_the_error_shape() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let session = SessionOpen::open(&gw, &[]).await;
 
     let out = gw

@@ -1,12 +1,12 @@
 //! `tap session open` as a session host: it starts no turns, so it reports the session idle
 //! after each `inject` it prints, and a provider's next inject is accepted.
 
-use crate::common::{Gateway, SessionOpen};
+use crate::common::{GatewayProcess, SessionOpen};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_inject_is_delivered_after_the_first() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let mut session = SessionOpen::open(&gw, &["--label", "x"]).await;
     let mut p = gw.bound("pusher", &session.id, json!([])).await;
     for n in 1..=2 {

@@ -7,7 +7,7 @@
 //! `websockets` (`TAP_TEST_PYTHON`, else `python3`); scripts/test.sh provides both.
 
 use crate::common;
-use crate::common::{eventually, Gateway, Proc, SessionOpen};
+use crate::common::{eventually, GatewayProcess, Proc, SessionOpen};
 use serde_json::{json, Value};
 use tokio::process::Command;
 
@@ -32,7 +32,7 @@ struct Example {
     core: bool,
 }
 
-fn spawn_example(ex: &Example, gw: &Gateway, token: &str) -> Proc {
+fn spawn_example(ex: &Example, gw: &GatewayProcess, token: &str) -> Proc {
     let root = common::repo_root().join("tests").join("providers");
     let mut cmd = match ex.lang {
         Lang::Node => {
@@ -71,7 +71,7 @@ fn provider_entry(status: &Value, name: &str) -> Option<Value> {
 }
 
 async fn exercise(ex: Example) {
-    let mut gw = Gateway::start().await;
+    let mut gw = GatewayProcess::start().await;
     let token = gw.provider_token();
     assert!(token.starts_with("ptk-"), "provider token: {token}");
     // Spec providers find the token under COPILOT_HOME; it is the same gateway token.
@@ -262,7 +262,7 @@ async fn core_profile_node_example_spawned_by_the_gateway() {
     // A unique, ignored extra argument finds the process later.
     let marker = format!("tap-spawn-test-{}", std::process::id());
     let command = format!("exec node '{}' {marker}", script.display());
-    let mut gw = Gateway::start_with(&["--spawn", &command]).await;
+    let mut gw = GatewayProcess::start_with(&["--spawn", &command]).await;
     let mut session = SessionOpen::open(&gw, &["--label", "x"]).await;
     session
         .wait_for("greet", |v| {

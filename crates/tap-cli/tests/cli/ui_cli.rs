@@ -2,7 +2,7 @@
 //! `tap gateway` child, with plain HTTP over TCP as the browser would speak it.
 
 use crate::common;
-use crate::common::{eventually, tap_command, CliOut, Gateway, Proc, PATIENCE};
+use crate::common::{eventually, tap_command, CliOut, GatewayProcess, Proc, PATIENCE};
 use serde_json::{json, Value};
 use std::path::Path;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -12,7 +12,7 @@ const INDEX: &str = "<!doctype html><title>panel from TAP_UI_DIR</title>\n";
 
 /// A `tap gateway --listen 127.0.0.1:0` child like [`Gateway::start`], with extra
 /// environment variables.
-async fn gateway_with_env(env: &[(&str, &str)]) -> Gateway {
+async fn gateway_with_env(env: &[(&str, &str)]) -> GatewayProcess {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
     let copilot_home = dir.path().join("copilot");
@@ -36,7 +36,7 @@ async fn gateway_with_env(env: &[(&str, &str)]) -> Gateway {
     .await;
     let url = state["address"].as_str().unwrap().to_string();
     let addr = url.strip_prefix("ws://").unwrap().to_string();
-    Gateway {
+    GatewayProcess {
         proc,
         home,
         copilot_home,
@@ -66,7 +66,7 @@ async fn http(addr: &str, head: &str, body: &str) -> (u16, String) {
 }
 
 /// `POST /api/login {"code"}` with the panel's own Origin.
-async fn post_login(gw: &Gateway, code: &str) -> (u16, String) {
+async fn post_login(gw: &GatewayProcess, code: &str) -> (u16, String) {
     let head = format!(
         "POST /api/login HTTP/1.1\r\nOrigin: http://{}\r\nContent-Type: application/json",
         gw.addr
@@ -75,7 +75,7 @@ async fn post_login(gw: &Gateway, code: &str) -> (u16, String) {
 }
 
 /// The one stdout line of a successful `tap ui`, and the code in it.
-fn login_line(gw: &Gateway, out: &CliOut) -> (String, String) {
+fn login_line(gw: &GatewayProcess, out: &CliOut) -> (String, String) {
     assert_eq!(out.code(), Some(0), "{out:?}");
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "exactly one line: {out:?}");
@@ -89,7 +89,7 @@ fn login_line(gw: &Gateway, out: &CliOut) -> (String, String) {
     (lines[0].to_string(), code.to_string())
 }
 
-fn control_token(gw: &Gateway) -> String {
+fn control_token(gw: &GatewayProcess) -> String {
     std::fs::read_to_string(gw.home.join("control-token"))
         .unwrap()
         .trim()
@@ -160,7 +160,7 @@ fn fake_opener(dir: &Path, exit: i32) {
 }
 
 /// `tap ui ARGS` with PATH = only `bin`, and `display` as DISPLAY (unset when `None`).
-async fn tap_ui_with(gw: &Gateway, bin: &Path, display: Option<&str>, args: &[&str]) -> CliOut {
+async fn tap_ui_with(gw: &GatewayProcess, bin: &Path, display: Option<&str>, args: &[&str]) -> CliOut {
     let mut cmd = gw.tap();
     cmd.arg("ui")
         .args(args)
@@ -175,7 +175,7 @@ async fn tap_ui_with(gw: &Gateway, bin: &Path, display: Option<&str>, args: &[&s
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tap_ui_opens_the_link_with_xdg_open_only_when_there_is_a_display() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let bin = tempfile::tempdir().unwrap();
     let opened = bin.path().join("opened");
     fake_opener(bin.path(), 0);
@@ -213,7 +213,7 @@ async fn tap_ui_opens_the_link_with_xdg_open_only_when_there_is_a_display() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_or_missing_opener_is_a_note_not_an_error() {
-    let gw = Gateway::start().await;
+    let gw = GatewayProcess::start().await;
     let failing = tempfile::tempdir().unwrap();
     fake_opener(failing.path(), 3);
     let out = tap_ui_with(&gw, failing.path(), Some(":0"), &[]).await;

@@ -3,7 +3,7 @@
 
 use super::{to_json, Answer, Args};
 use crate::emitters::api;
-use crate::emitters::injector::{DeliveryMode, Policy};
+use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::json;
 use std::sync::Arc;
@@ -16,7 +16,7 @@ pub(super) fn list(core: &Core, session_id: &str) -> Answer {
 }
 
 fn rules(a: &Args<'_>) -> Result<Vec<tap_protocol::emitters::EmitterRule>, (ErrorCode, String)> {
-    crate::emitters::filter::rules_of(a.object()).map_err(|m| (ErrorCode::InvalidJson, m))
+    crate::state::emitters::filter::rules_of(a.object()).map_err(|m| (ErrorCode::InvalidJson, m))
 }
 
 pub(super) async fn start(core: &Arc<Core>, session_id: &str, a: &Args<'_>) -> Answer {
@@ -46,7 +46,7 @@ pub(super) async fn start(core: &Arc<Core>, session_id: &str, a: &Args<'_>) -> A
         .text(&["delivery"])
         .map(|d| DeliveryMode::parse(&d))
         .transpose()?;
-    let stream = crate::emitters::spec::normalise(p.stream.as_deref().unwrap_or(&p.name));
+    let stream = crate::state::emitters::spec::normalise(p.stream.as_deref().unwrap_or(&p.name));
     let injector = core.emitters.injector(session_id, &stream);
     if delivery.is_some() {
         injector.check_change(&stream, a.by(), a.force())?;

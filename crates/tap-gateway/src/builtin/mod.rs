@@ -11,26 +11,20 @@
 //! injectors) the agent changes only with `force`; a call from the panel or the CLI
 //! (`Caller::User`) acts as the user.
 
-pub(crate) mod defs;
 mod emitter_tools;
 mod stream_tools;
 
 use crate::emitters::api::Origin;
+use crate::request::{CallError, Caller};
+use crate::state::schema::Schema;
 use crate::state::Core;
-use crate::tools::request::{CallError, Caller};
-use crate::tools::schema::{Schema, ToolList};
 use std::sync::{Arc, OnceLock};
 use tap_protocol::emitters::{Lifespan, Ownership};
 use tap_protocol::{ErrorCode, Json};
 
-/// The provider name the built-in tools are listed under.
-pub(crate) const PROVIDER: &str = "tap";
-
-/// The built-in tools with their compiled schemas, built once.
-pub(crate) fn tools() -> &'static ToolList {
-    static TOOLS: OnceLock<ToolList> = OnceLock::new();
-    TOOLS.get_or_init(|| ToolList::build(defs::all(), &[]).expect("the built-in schemas compile"))
-}
+// The definitions live with the state: every session's tool map holds them from its start.
+use crate::state::builtin_defs as defs;
+pub(crate) use crate::state::builtin_defs::{tools, PROVIDER};
 
 fn schema(name: &str) -> Option<&'static Schema> {
     tools()
@@ -56,7 +50,7 @@ pub(crate) async fn call(
     // No arguments at all (an in-process caller's default) read as `{}`.
     let empty = Json::Object(Default::default());
     let args = if args.is_null() { &empty } else { args };
-    crate::tools::schema::check(tool, schema, args)?;
+    crate::state::schema::check(tool, schema, args)?;
     let a = Args { json: args, caller };
     let out = match tool {
         defs::LIST_STREAMS => stream_tools::list(core, session_id),
@@ -125,13 +119,13 @@ impl Args<'_> {
                 "'channel' (or 'stream') is required".to_string(),
             )
         })?;
-        let name = crate::emitters::spec::normalise(&raw);
-        if name.is_empty() || name.len() > crate::emitters::spec::MAX_EMITTER_NAME_LEN {
+        let name = crate::state::emitters::spec::normalise(&raw);
+        if name.is_empty() || name.len() > crate::state::emitters::spec::MAX_EMITTER_NAME_LEN {
             return Err((
                 ErrorCode::InvalidJson,
                 format!(
                     "'channel' must have 1 to {} of a-z, 0-9, '.', '_', '-' (got '{raw}')",
-                    crate::emitters::spec::MAX_EMITTER_NAME_LEN
+                    crate::state::emitters::spec::MAX_EMITTER_NAME_LEN
                 ),
             ));
         }

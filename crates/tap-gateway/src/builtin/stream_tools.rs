@@ -6,9 +6,9 @@
 //! whether it is also shown (only `delivery: all` shows a post).
 
 use super::{to_json, Answer, Args};
-use crate::emitters::injector::{DeliveryMode, Policy};
 use crate::emitters::persist;
 use crate::emitters::route::{self, StreamEvent, EMITTERS_PROVIDER};
+use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -107,7 +107,7 @@ pub(super) fn history(core: &Core, session_id: &str, a: &Args<'_>) -> Answer {
     // Emitter streams are named in normal form; "CI Tests" finds `ci-tests`.
     if streams.is_empty() {
         if let Some(raw) = select.as_deref().filter(|s| !s.contains('@')) {
-            let normal = crate::emitters::spec::normalise(raw);
+            let normal = crate::state::emitters::spec::normalise(raw);
             streams = core.streams.history(session_id, Some(&normal), last);
         }
     }

@@ -9,11 +9,11 @@
 use super::dispatch::Methods;
 use super::follow::Follows;
 use super::playground::{Frame, Playground};
+use crate::accept::Kind;
 use crate::auth::tokens;
 use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
 use crate::gateway::Gateway;
-use crate::socket::accept::Kind;
 use crate::socket::conn::auth_timeout_message;
 use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutSender;
@@ -38,7 +38,7 @@ pub(super) fn serve(
     let core = gw.core().clone();
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Control, kill.clone());
-    let conn = Conn::new(gw, remote, out);
+    let conn = ControlConn::new(gw, remote, out);
     let socket = core.socket(ws, Kind::Control, remote, rx, kill);
     futures_util::FutureExt::map(
         crate::socket::conn::run(socket, conn),
@@ -46,7 +46,7 @@ pub(super) fn serve(
     )
 }
 
-pub(crate) struct Conn {
+pub(crate) struct ControlConn {
     gw: Gateway,
     remote: SocketAddr,
     out: OutSender,
@@ -61,7 +61,7 @@ pub(crate) struct Conn {
     playground: Playground,
 }
 
-impl Handler for Conn {
+impl Handler for ControlConn {
     fn on_frame(&mut self, frame: &[u8]) -> Step {
         if self.events.is_none() {
             return self.authenticate(frame);
@@ -114,7 +114,7 @@ impl Handler for Conn {
     }
 }
 
-impl Conn {
+impl ControlConn {
     /// A connection that has not authenticated yet, writing into `out` (the socket's
     /// queue; `crate::fuzzing` reads it directly).
     pub(crate) fn new(gw: Gateway, remote: SocketAddr, out: OutSender) -> Self {

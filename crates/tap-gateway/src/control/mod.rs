@@ -11,9 +11,9 @@ mod dispatch;
 mod follow;
 mod playground;
 
+use crate::accept::Kind;
 use crate::auth::origin;
 use crate::gateway::Gateway;
-use crate::socket::accept::Kind;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -36,7 +36,7 @@ pub(crate) async fn endpoint(
         return (StatusCode::FORBIDDEN, "Origin not allowed\n").into_response();
     }
     let core = gw.core().clone();
-    crate::socket::accept::limited_upgrade(req, &core, Kind::Control, move |ws| {
+    crate::accept::limited_upgrade(req, &core, Kind::Control, move |ws| {
         connection::serve(gw, ws, remote)
     })
 }

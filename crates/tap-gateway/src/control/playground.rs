@@ -13,9 +13,9 @@
 
 use crate::gateway::Gateway;
 use crate::mcp::attach::{self, Presence};
-use crate::mcp::binding::Binding;
+use crate::request::{CallError, CallRequest};
+use crate::state::mcp_binding::Binding;
 use crate::state::Core;
-use crate::tools::request::{CallError, CallRequest};
 use crate::tools::traced;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -286,7 +286,7 @@ async fn run(
         progress: None,
         traceparent: None,
         // The user at the panel: what the user owns is theirs to change.
-        caller: crate::tools::request::Caller::User,
+        caller: crate::request::Caller::User,
     };
     let outcome = gw
         .call_tool_reporting(request, &mut root, |message| {

@@ -154,7 +154,7 @@ impl Limit {
             ),
             Limit::EmittersPerSession => format!(
                 "{} emitters in one session: another is refused RATE_LIMITED",
-                crate::emitters::MAX_EMITTERS_PER_SESSION
+                crate::limits::MAX_EMITTERS_PER_SESSION
             ),
             Limit::SlowConsumer => format!(
                 "A peer that stops reading: more than {} MiB or {MAX_OUTBOUND_QUEUED_MESSAGES} messages queued for it, or a write not taken within {} s ({} s for control clients): disconnected",

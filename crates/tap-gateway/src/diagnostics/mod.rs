@@ -8,10 +8,9 @@
 //! counted. Every change schedules a `diagnostics.changed` event, at most one per
 //! `EVENT_INTERVAL`, so a flood of bad frames cannot flood the panel.
 
-mod connections;
 pub(crate) mod limits;
 pub(crate) mod recorder;
-pub(crate) mod snapshot;
 mod throttle;
 
 pub(crate) use limits::Limit;
+pub(crate) use throttle::{Coalesced, Publish};

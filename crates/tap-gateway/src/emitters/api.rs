@@ -1,8 +1,8 @@
 //! What the control plane (`emitters.*`) and the agent's tools do with emitters.
 
-use super::emitter::Emitter;
-use super::spec::Spec;
 use super::{Emitters, MAX_EMITTERS_PER_SESSION};
+use crate::state::emitters::emitter::Emitter;
+use crate::state::emitters::spec::Spec;
 use crate::state::Core;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -84,6 +84,7 @@ pub(crate) fn start(
         ems.insert(em.spec.name.clone(), em.clone());
         em
     };
+    core.emitters.changed.changed();
     tracing::info!(session = %p.session_id, emitter = %em.spec.name, kind = ?em.spec.kind, schedule = ?em.spec.schedule, lifespan = ?em.spec.lifespan, "emitter started");
     core.tasks
         .spawn(super::runner::run(core.clone(), em.clone()));
@@ -128,6 +129,8 @@ pub(crate) fn stop(core: &Core, r: &EmitterRef, by: Ownership) -> Result<Emitter
         } else {
             live.status = Some(EmitterStatus::Stopped);
         }
+        drop(live);
+        core.emitters.changed.changed();
     }
     tracing::info!(session = %r.session_id, emitter = %em.spec.name, forgot, "emitter stopped");
     Ok(em.info())
@@ -143,9 +146,10 @@ pub(crate) fn set_filter(
 ) -> Result<EmitterInfo, Refusal> {
     let em = find(&core.emitters, &r.session_id, &r.name)?;
     guard(&em, by, r.force, "change its filter")?;
-    let filter =
-        super::filter::EventFilter::compile(&rules).map_err(|m| (ErrorCode::InvalidJson, m))?;
+    let filter = crate::state::emitters::filter::EventFilter::compile(&rules)
+        .map_err(|m| (ErrorCode::InvalidJson, m))?;
     em.set_filter(filter, rules);
+    core.emitters.changed.changed();
     tracing::info!(session = %r.session_id, emitter = %em.spec.name, "emitter filter replaced");
     Ok(em.info())
 }
@@ -181,7 +185,7 @@ pub(crate) fn runs(core: &Core, r: &EmitterRef) -> Result<EmitterRuns, Refusal> 
 
 /// Which rule of `t.event_filter` matches `t.line`.
 pub(crate) fn test_filter(t: &FilterTest) -> Result<FilterTestResult, Refusal> {
-    let f = super::filter::EventFilter::compile(&t.event_filter)
+    let f = crate::state::emitters::filter::EventFilter::compile(&t.event_filter)
         .map_err(|m| (ErrorCode::InvalidJson, m))?;
     let (rule, outcome) = f.decide(&t.line);
     Ok(FilterTestResult {
@@ -209,7 +213,7 @@ fn guard(em: &Emitter, by: Ownership, force: Option<bool>, action: &str) -> Resu
 }
 
 fn find(emitters: &Emitters, session_id: &str, name: &str) -> Result<Arc<Emitter>, Refusal> {
-    let name = super::spec::normalise(name);
+    let name = crate::state::emitters::spec::normalise(name);
     emitters
         .map()
         .get(session_id)

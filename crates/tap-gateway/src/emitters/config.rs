@@ -8,7 +8,7 @@
 //! `description`, and the filter as `eventFilter` (a list, or `{"rules": [...]}`) or the
 //! legacy `includePattern` / `excludePattern` / `notifyPattern`.
 
-use super::injector::{DeliveryMode, Policy};
+use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -63,13 +63,13 @@ type Found = Option<(PathBuf, Result<Value, String>)>;
 
 /// The config found for `cwd` (if any), stamped, and its JSON.
 fn read(cwd: &Path) -> (Stamp, Found) {
-    let Some(path) = crate::providers::project::config::find(cwd) else {
+    let Some(path) = crate::project::config::find(cwd) else {
         return (None, None);
     };
     let stamp = std::fs::metadata(&path)
         .ok()
         .and_then(|m| Some((path.clone(), m.modified().ok()?, m.len())));
-    let json = crate::providers::project::config::read_json(&path);
+    let json = crate::project::config::read_json(&path);
     (stamp, Some((path, json)))
 }
 
@@ -117,7 +117,7 @@ fn reconcile(core: &Arc<Core>, session_id: &str, found: Found, edited: bool) {
                 continue;
             }
         };
-        let name = super::spec::normalise(&start.name);
+        let name = crate::state::emitters::spec::normalise(&start.name);
         wanted.push(name.clone());
         let running = core.emitters.get(session_id, &name);
         if running.is_some_and(|em| same(&em.request(), &start) && !em.cancel.is_cancelled()) {
@@ -152,8 +152,8 @@ fn reconcile(core: &Arc<Core>, session_id: &str, found: Found, edited: bool) {
 fn same(running: &EmitterStart, entry: &EmitterStart) -> bool {
     let norm = |p: &EmitterStart| EmitterStart {
         session_id: String::new(),
-        name: super::spec::normalise(&p.name),
-        stream: Some(super::spec::normalise(
+        name: crate::state::emitters::spec::normalise(&p.name),
+        stream: Some(crate::state::emitters::spec::normalise(
             p.stream.as_deref().unwrap_or(&p.name),
         )),
         force: None,
@@ -179,13 +179,7 @@ fn warn(core: &Core, session_id: &str, file: &str, problem: String) {
 fn warn_that(core: &Core, session_id: &str, file: &str, problem: String, consequence: &str) {
     let message = format!("{file}: {problem}; {consequence}");
     core.emitters.warn(session_id, message.clone());
-    crate::providers::project::warn::warn_session(
-        core,
-        session_id,
-        message,
-        Some(file.to_string()),
-        None,
-    );
+    crate::project::warn::warn_session(core, session_id, message, Some(file.to_string()), None);
 }
 
 /// `streams`: `{"<stream>": {"description": …, "sessionInjector": {"enabled": true,
@@ -204,7 +198,7 @@ fn apply_streams(core: &Core, session_id: &str, file: &str, json: &Value) {
         let Some(injector) = entry.get("sessionInjector") else {
             continue;
         };
-        let stream = super::spec::normalise(name);
+        let stream = crate::state::emitters::spec::normalise(name);
         match policy_of(injector, entry.get("description")) {
             Ok(policy) if !stream.is_empty() => {
                 let _ = core.emitters.injector(session_id, &stream).set(
@@ -267,7 +261,7 @@ fn entry_of(session_id: &str, entry: &Value) -> Result<Option<EmitterStart>, Str
         }
     };
     let name = text("name")?.ok_or("'name' is missing")?;
-    let rules = super::filter::rules_of(o)?;
+    let rules = crate::state::emitters::filter::rules_of(o)?;
     Ok(Some(EmitterStart {
         session_id: session_id.to_string(),
         name,

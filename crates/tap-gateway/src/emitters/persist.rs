@@ -9,8 +9,8 @@
 //! (serde_json's `preserve_order`; the fields a write owns come after them). A file another
 //! user owns, or anyone may write, is refused as it is for reading.
 
-use super::injector::Policy;
-use crate::providers::project::config::{self as project_config, FILE_NAME};
+use crate::project::config::{self as project_config, FILE_NAME};
+use crate::state::emitters::injector::Policy;
 use crate::state::Core;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -53,7 +53,10 @@ pub(crate) fn put_emitter(
     ownership: Ownership,
 ) -> Result<PathBuf, Refusal> {
     let mut entry = Map::new();
-    entry.insert("name".into(), super::spec::normalise(&p.name).into());
+    entry.insert(
+        "name".into(),
+        crate::state::emitters::spec::normalise(&p.name).into(),
+    );
     let mut put = |k: &str, v: Option<Value>| {
         if let Some(v) = v {
             entry.insert(k.into(), v);
@@ -77,13 +80,13 @@ pub(crate) fn put_emitter(
     );
     put("ownership", serde_json::to_value(ownership).ok());
     let path = config_path(core, &p.session_id)?;
-    let name = super::spec::normalise(&p.name);
+    let name = crate::state::emitters::spec::normalise(&p.name);
     edit(path, move |root| {
         let list = emitters_of(root)?;
         let existing = list.iter_mut().find(|e| {
             e.get("name")
                 .and_then(Value::as_str)
-                .is_some_and(|n| super::spec::normalise(n) == name)
+                .is_some_and(|n| crate::state::emitters::spec::normalise(n) == name)
         });
         match existing.and_then(Value::as_object_mut) {
             Some(old) => {
@@ -111,11 +114,11 @@ pub(crate) fn remove_emitter(
     if !path.exists() {
         return Ok(false);
     }
-    let name = super::spec::normalise(name);
+    let name = crate::state::emitters::spec::normalise(name);
     let named = |e: &Value| {
         e.get("name")
             .and_then(Value::as_str)
-            .is_some_and(|n| super::spec::normalise(n) == name)
+            .is_some_and(|n| crate::state::emitters::spec::normalise(n) == name)
     };
     let mut removed = false;
     let mut protected = false;

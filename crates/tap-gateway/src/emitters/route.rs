@@ -7,10 +7,10 @@
 //! busy waits for idle, and what arrives meanwhile is batched into that one prompt, at most
 //! [`MAX_LINES_PER_INJECT`] lines with the count of the rest folded into its text.
 
-use super::process::Batch;
 use crate::ledger::lines::MAX_LINES_PER_ROW;
 use crate::ledger::record::{EventRow, LinesRow, Record};
 use crate::ledger::Full;
+use crate::processes::command::Batch;
 use crate::state::Core;
 use crate::streams::store::{Stored, TooManyStreams};
 use std::sync::Arc;
@@ -42,15 +42,15 @@ pub(crate) const MAX_CHUNKS_QUEUED: usize = 32;
 /// One run's routing.
 pub(crate) struct Router<'a> {
     core: &'a Core,
-    em: &'a super::emitter::Emitter,
+    em: &'a crate::state::emitters::emitter::Emitter,
     session_id: &'a str,
     emitter: &'a str,
     stream: &'a str,
     run: u32,
     trace_id: String,
-    filter: std::sync::Arc<super::filter::EventFilter>,
+    filter: std::sync::Arc<crate::state::emitters::filter::EventFilter>,
     filter_generation: u32,
-    injector: std::sync::Arc<super::injector::Injector>,
+    injector: std::sync::Arc<crate::state::emitters::injector::Injector>,
     pub counts: LineCounts,
     window: (Instant, u32),
     pending: Vec<String>,
@@ -64,7 +64,7 @@ pub(crate) struct Router<'a> {
 impl<'a> Router<'a> {
     pub fn new(
         core: &'a Core,
-        em: &'a super::emitter::Emitter,
+        em: &'a crate::state::emitters::emitter::Emitter,
         run: u32,
         trace_id: String,
     ) -> Self {

@@ -1,11 +1,13 @@
 //! An emitter's task: runs on its schedule until it is stopped, its session ends or it is
 //! done (`maxRuns`, a one-time prompt). Each run is recorded (in memory, in the ledger) and
 //! is a trace: `emitter.run` with `spawn`, `lines` (counts by outcome) or `prompt.dispatch`.
+//! What it changes is noted for `emitters.changed` (coalesced: a line flood sends at most
+//! four a second).
 
-use super::emitter::Emitter;
-use super::process::{self, Batch, Lines};
 use super::route::{deliver, Router};
 use crate::ledger::record::{EmitterRunRow, Record};
+use crate::processes::command::{Batch, Lines};
+use crate::state::emitters::emitter::Emitter;
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::sync::Arc;
@@ -91,6 +93,7 @@ pub(crate) async fn run(core: Arc<Core>, em: Arc<Emitter>) {
             live.status = Some(EmitterStatus::Waiting);
             live.next_run_at = Some(SystemTime::now() + wait);
         }
+        core.emitters.changed.changed();
         // Missed runs are not caught up: the next one is `every` after this one ended.
         tokio::select! {
             _ = em.cancel.cancelled() => {}
@@ -106,6 +109,8 @@ pub(crate) async fn run(core: Arc<Core>, em: Arc<Emitter>) {
         due = em.live().next_run_at.take().unwrap_or_else(SystemTime::now);
     }
     em.live().next_run_at = None;
+    // Stopped, completed, exited or failed.
+    core.emitters.changed.changed();
 }
 
 /// Returns once the session is idle (or the emitter stopped).
@@ -170,6 +175,7 @@ fn begin(
         trace_id: root.context().trace_hex(),
     };
     em.put_run(run.clone());
+    core.emitters.changed.changed();
     (run, root)
 }
 
@@ -199,6 +205,7 @@ fn finish(
             run: run.clone(),
         })));
     em.put_run(run);
+    core.emitters.changed.changed();
 }
 
 async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: SystemTime) -> Ended {
@@ -213,7 +220,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
         core.secrets.host_token.as_str(),
         core.secrets.control_token.as_str(),
     ];
-    let mut child = match process::spawn(
+    let mut child = match crate::processes::command::spawn(
         &em.spec.text,
         &em.spec.cwd,
         &em.session_id,
@@ -240,7 +247,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
     let pid = child.id();
     // Removed when this run ends; left behind only if the gateway dies first, for the
     // next one to clean up.
-    let _record = super::orphans::record(&core.config.data_dir, pid);
+    let _record = crate::processes::orphans::record(&core.config.data_dir, pid);
     let mut lines_span = root.child("lines");
     lines_span.session(&em.session_id);
     let mut out = child.stdout.take().map(Lines::new);
@@ -258,7 +265,8 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
             _ = em.cancel.cancelled() => {
                 stopped = true;
                 em.set_status(EmitterStatus::Stopping);
-                crate::providers::spawn::stop_group(&mut child, pid).await;
+                core.emitters.changed.changed();
+                crate::processes::spawn::stop_group(&mut child, pid).await;
                 break;
             }
             more = next(&mut out, &mut out_lines) => {
@@ -288,6 +296,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
             if !lines.is_empty() {
                 router.lines(lines, source).await;
                 em.live().counts = add(base, router.counts);
+                core.emitters.changed.changed();
             }
         }
     }
@@ -297,7 +306,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
         child.wait().await.ok()
     };
     // A background grandchild must not outlive its run.
-    process::reap_group(pid);
+    crate::processes::command::reap_group(pid);
     em.live().counts = add(base, router.counts);
     // Injects that wait for the session to go idle are the run's to hand over: it ends
     // once they are delivered (or it is stopped).

@@ -1,11 +1,11 @@
 //! The pre-tool-use decision: every matching rule of every provider bound to the session,
 //! combined into one answer.
 
-use super::rules::CompiledRule;
-use crate::providers::link::ProviderLink;
+use crate::patterns::rules::CompiledRule;
+use crate::request::CallError;
 use crate::socket::frame::frame;
+use crate::state::link::ProviderLink;
 use crate::state::Core;
-use crate::tools::request::CallError;
 use crate::trace::OpenSpan;
 use std::sync::Arc;
 use tap_protocol::limits::GATE_TIMEOUT;

@@ -8,5 +8,3 @@
 //!   session host asks for before each tool use.
 
 pub(crate) mod decide;
-pub(crate) mod gates;
-pub(crate) mod rules;

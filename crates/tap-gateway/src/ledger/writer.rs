@@ -9,7 +9,7 @@
 use super::open::open_memory;
 use super::record::{micros, Attr, EventRow, PairingAudit, Record, SpanRow};
 use super::{lines, retention, search, Queued, Shared};
-use crate::trace::context::Hex;
+use crate::ids::Hex;
 use rusqlite::{params, Connection, Transaction};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

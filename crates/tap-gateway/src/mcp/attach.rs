@@ -7,9 +7,9 @@
 //! alone), so an MCP client that reconnects within the window (a new `tap mcp` process, a
 //! stateless client between two requests) keeps its session, its providers and its history.
 
-use super::binding::Binding;
-use crate::sessions::hosts::HostEntry;
-use crate::socket::accept::Kind;
+use crate::accept::Kind;
+use crate::state::host::HostEntry;
+use crate::state::mcp_binding::Binding;
 use crate::state::Core;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

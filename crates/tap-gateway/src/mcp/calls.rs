@@ -6,11 +6,11 @@
 //! Both ways a call arrives go through [`call`]: rmcp's handler and the endpoint's own
 //! answer to a plain stateless call (`fast.rs`).
 
-use super::binding::Binding;
 use super::{attach, content};
+use crate::request::CallRequest;
+use crate::state::mcp_binding::Binding;
 use crate::state::Core;
 use crate::tools::progress::call_tool_reporting;
-use crate::tools::request::CallRequest;
 use crate::tools::traced;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ProgressNotificationParam, RequestMetaObject,
@@ -83,7 +83,7 @@ pub(crate) async fn call(
         cancel: context.cancel,
         progress: None,
         traceparent: None,
-        caller: crate::tools::request::Caller::Agent,
+        caller: crate::request::Caller::Agent,
     };
     // Sent only to a client that asked (a progress token) and can hear it (a peer).
     let progress = context.meta.get_progress_token().zip(context.peer);

@@ -2,7 +2,7 @@
 //! ended under it. Out of the registry, its watcher stopped, and a session the facade
 //! registered ended.
 
-use super::binding::Binding;
+use crate::state::mcp_binding::Binding;
 use crate::state::Core;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

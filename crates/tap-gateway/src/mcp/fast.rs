@@ -14,9 +14,9 @@
 //! rmcp's own checks answer it.
 
 use super::attach::attach;
-use super::binding::Target;
 use super::calls::{self, Asked};
 use super::errors::gateway_error;
+use crate::state::mcp_binding::Target;
 use crate::state::Core;
 use axum::body::Body;
 use axum::extract::Request;

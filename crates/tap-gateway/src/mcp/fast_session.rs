@@ -17,10 +17,10 @@
 //! the requests it sees. A `notifications/cancelled` naming one of the endpoint's calls
 //! cancels it here (the provider gets `tool.cancel`), and goes on to rmcp too.
 
-use super::binding::Target;
 use super::calls::{self, Asked};
 use super::fast::{self, Unread};
 use super::sessions::{Entry, Sessions};
+use crate::state::mcp_binding::Target;
 use crate::state::Core;
 use axum::body::Body;
 use axum::extract::Request;

@@ -2,8 +2,8 @@
 //! and `tap mcp`) or per request (the stateless 2026-07-28 generation), over the binding of
 //! the gateway session the client named.
 
-use super::binding::{Binding, Notice, Target};
 use super::sessions::{Attachment, Entered, Sessions};
+use crate::state::mcp_binding::{Binding, Notice, Target};
 use crate::state::Core;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Extensions, GetPromptRequestParams, GetPromptResponse,

@@ -5,13 +5,13 @@
 //! here (`fast.rs`), and anything else is Streamable HTTP, served by rmcp's service for both
 //! MCP generations.
 
-use super::binding::Target;
 use super::handler::McpHandler;
 use super::sessions::Sessions;
+use crate::accept::{limited_upgrade, Kind};
 use crate::auth::origin::{self, Allowed};
 use crate::auth::tokens;
-use crate::socket::accept::{limited_upgrade, Kind};
 use crate::socket::upgrade;
+use crate::state::mcp_binding::Target;
 use crate::state::Core;
 use axum::extract::{ConnectInfo, Path, Request};
 use axum::http::{header, HeaderMap, StatusCode};

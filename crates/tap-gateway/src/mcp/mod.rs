@@ -10,7 +10,6 @@
 //! `tap_*` tools are in the session's tool set: `crate::builtin`).
 
 pub(crate) mod attach;
-pub(crate) mod binding;
 mod calls;
 mod content;
 mod ending;

@@ -11,7 +11,7 @@
 // message older clients show, so deliveries use it.
 #![allow(deprecated)]
 
-use super::binding::Notice;
+use crate::state::mcp_binding::Notice;
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::{Peer, RoleServer};
 use serde_json::json;

@@ -3,8 +3,8 @@
 //! their system-prompt sections, so section transforms (`prompt.apply`'s) have nowhere to
 //! act here; what fits MCP is this: a prompt the user inserts into their conversation.
 
-use super::binding::Binding;
 use super::errors::gateway_error;
+use crate::state::mcp_binding::Binding;
 use crate::state::Core;
 use rmcp::model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
 use rmcp::ErrorData as McpError;

@@ -1,7 +1,7 @@
 //! Each EventStream of the session is an MCP resource, `tap://streams/<provider>/<stream>`,
 //! whose text is its recent events as JSON lines, oldest first.
 
-use super::binding::{split_key, stream_uri, Binding};
+use crate::state::mcp_binding::{split_key, stream_uri, Binding};
 use crate::state::Core;
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents};
 use rmcp::ErrorData as McpError;

@@ -9,7 +9,7 @@
 //! first request that carries the session's id).
 
 use super::attach::Presence;
-use super::binding::{Binding, Target};
+use crate::state::mcp_binding::{Binding, Target};
 use crate::state::Core;
 use rmcp::model::{ProtocolVersion, RequestId};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;

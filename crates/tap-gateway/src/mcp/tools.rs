@@ -1,8 +1,8 @@
 //! `tools/list`: the session's live tool set as the session host sees it (`session.tools`:
 //! the providers' tools and the gateway's built-in `tap_*` tools).
 
-use super::binding::Binding;
 use super::errors::gateway_error;
+use crate::state::mcp_binding::Binding;
 use crate::state::Core;
 use rmcp::model::{JsonObject, Tool};
 use rmcp::ErrorData as McpError;

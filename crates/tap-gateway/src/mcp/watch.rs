@@ -7,8 +7,8 @@
 //! published, the session ending), not on every status change of the gateway, and the end
 //! timer stays armed while stateless clients come and go (`attach::Presence`).
 
-use super::binding::{split_key, stream_uri, Binding, Notice};
 use crate::socket::outbound::OutReceiver;
+use crate::state::mcp_binding::{split_key, stream_uri, Binding, Notice};
 use crate::state::Core;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

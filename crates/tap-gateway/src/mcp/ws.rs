@@ -3,13 +3,13 @@
 //! runs here, in the gateway, exactly as an HTTP client's does. The socket runs on the one
 //! connection loop (`socket::conn`); rmcp reads and writes through two channels.
 
-use super::binding::Target;
 use super::handler::McpHandler;
+use crate::accept::Kind;
 use crate::diagnostics::Limit;
-use crate::socket::accept::Kind;
 use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutSender;
 use crate::socket::upgrade::WsStream;
+use crate::state::mcp_binding::Target;
 use crate::state::Core;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;

@@ -1,12 +1,12 @@
 //! What the control plane (panel, tray, `tap pairing …`) does with pairings. Every change
 //! is published as a [`GatewayEvent`].
 
-use super::registry::Stage;
 use super::scope::{live, sessions_for};
 use crate::events::GatewayEvent;
 use crate::ledger::record::{PairingAudit, Record};
 use crate::providers::registry::unbind_provider;
 use crate::socket::frame::frame;
+use crate::state::pairing::Stage;
 use crate::state::Core;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, Sessions};

@@ -21,6 +21,4 @@
 
 pub(crate) mod api;
 pub(crate) mod provider;
-pub(crate) mod registry;
 pub(crate) mod scope;
-pub(crate) mod store;

@@ -1,6 +1,6 @@
 //! Which sessions a paired provider may see and bind to (see the module doc of `pairing`).
 
-use crate::sessions::listing::active_sessions;
+use crate::state::session::active_sessions;
 use crate::state::State;
 use tap_protocol::provider::SessionInfo;
 

@@ -2,7 +2,7 @@
 //! `tools.update`s waiting for their session's next tool-set publish are acknowledged
 //! after it, or answered with an error when they never will be.
 
-use super::binding::PendingAck;
+use crate::state::binding::PendingAck;
 use crate::state::State;
 use tap_protocol::provider::{Ack, ErrorMessage, GatewayMessage};
 use tap_protocol::ErrorCode;

@@ -2,9 +2,9 @@
 //! refused while another connection holds it, taken over with a valid reconnect token,
 //! and what such a takeover restores of the old binding's declaration.
 
-use super::entry::ProviderEntry;
-use super::identity::{key, Held, Kept};
 use super::validate::Invalid;
+use crate::state::identity::{key, Held, Kept};
+use crate::state::provider::ProviderEntry;
 use crate::state::State;
 use tap_protocol::provider::Hello;
 use tap_protocol::ErrorCode;

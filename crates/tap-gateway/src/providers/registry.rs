@@ -2,8 +2,8 @@
 //! session (unbind, detach), an `"all"` provider leaving one session, and closing a
 //! connection on the user's request.
 
-use super::binding::ALL;
-use super::entry::Phase;
+use crate::state::binding::ALL;
+use crate::state::provider::Phase;
 use crate::state::{Core, State};
 use std::sync::Arc;
 
@@ -66,7 +66,7 @@ pub(crate) fn detach(state: &mut State, provider_id: &str, session_id: &str) {
             .retain(|a| a.provider_id != provider_id);
         session.rebuild_tools(providers);
     }
-    crate::sessions::ending::release_shutdown(state, provider_id, session_id);
+    crate::state::session::release_shutdown(state, provider_id, session_id);
 }
 
 /// An `"all"` provider leaves one session (it ended): its registration there goes,

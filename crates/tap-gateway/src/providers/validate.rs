@@ -30,7 +30,7 @@ pub(crate) fn tools(tools: &[impl Borrow<ToolDef>]) -> Result<(), Invalid> {
         // Spec "Tool name collisions": `list_` names are reserved for the generated
         // meta-tools. This shape is refused for everyone, whoever is connected, so a
         // generated tool can never meet a declared one.
-        if crate::sessions::instances::is_list_tool_name(&t.name) {
+        if crate::state::instances::is_list_tool_name(&t.name) {
             return Err((
                 ErrorCode::ToolConflict,
                 format!(

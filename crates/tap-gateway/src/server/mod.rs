@@ -1,14 +1,12 @@
 //! HTTP on the gateway port: the WebSocket endpoints, `/healthz`, and the panel (its
 //! files and its one-time login).
 
-pub(crate) mod embedded_panel;
 mod headers;
 mod login;
-pub(crate) mod panel_source;
 mod static_files;
 
+use crate::accept::{limited_upgrade, Kind};
 use crate::gateway::Gateway;
-use crate::socket::accept::{limited_upgrade, Kind};
 use crate::socket::upgrade;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
@@ -93,7 +91,7 @@ async fn provider_endpoint(
         .map(str::to_string);
     let core = gw.core().clone();
     limited_upgrade(req, gw.core(), Kind::Provider, move |ws| {
-        crate::providers::connection::serve(core, ws, remote, origin)
+        crate::provider_protocol::serve(core, ws, remote, origin)
     })
 }
 
@@ -111,6 +109,6 @@ async fn session_endpoint(
     }
     let core = gw.core().clone();
     limited_upgrade(req, gw.core(), Kind::Host, move |ws| {
-        crate::sessions::host_conn::serve(core, ws, remote)
+        crate::host_protocol::serve(core, ws, remote)
     })
 }

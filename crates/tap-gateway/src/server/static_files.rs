@@ -10,7 +10,7 @@
 //! rebuilt panel is served at once.
 
 use super::headers::harden;
-use super::panel_source::{source, Source};
+use crate::config::panel_source::{source, Source};
 use crate::gateway::Gateway;
 use axum::body::Body;
 use axum::extract::{Path, State};

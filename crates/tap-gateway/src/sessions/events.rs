@@ -7,8 +7,8 @@
 //! host reports them. Paired (external) providers get tool events (`tool.*`) only: their
 //! `hello` is refused otherwise, and forwarding checks it again.
 
-use crate::providers::entry::Trust;
 use crate::socket::frame::frame;
+use crate::state::provider::Trust;
 use crate::state::Core;
 use tap_protocol::host::HostSessionEvent;
 use tap_protocol::provider::{GatewayMessage, SessionEvent};

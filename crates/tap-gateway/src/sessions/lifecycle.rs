@@ -1,10 +1,10 @@
 //! Registering and ending sessions, and what providers hear about it.
 
-use super::session::{Ending, Session};
 use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
-use crate::providers::entry::Phase;
 use crate::socket::frame::frame;
+use crate::state::provider::Phase;
+use crate::state::session::{Ending, Session};
 use crate::state::{Core, State};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -97,7 +97,7 @@ pub(crate) fn register_session(
     super::toolset::spawn_debouncer(core, id.clone(), notify, cancel.clone());
     // After `session.registered`: problems with the project config reach the host as
     // `session.warning`s about a session it already knows.
-    crate::providers::project::start::start(core, id.clone(), info.cwd.clone(), cancel);
+    crate::project::start::start(core, id.clone(), info.cwd.clone(), cancel);
     crate::emitters::config::start_configured(core, id.clone(), info.cwd.clone());
     tracing::info!(session = %id, host = %host_id, "session registered");
     core.ledger.write_detached(Record::SessionStarted {
@@ -286,14 +286,14 @@ pub(crate) fn set_busy(
 fn broadcast_sessions(state: &State) {
     let msg = frame(&GatewayMessage::SessionsUpdated(Sessions {
         token: None,
-        active: super::listing::active_sessions(state),
+        active: crate::state::session::active_sessions(state),
     }));
     for p in state.providers.values() {
         let msg = match (&p.pairing, &p.scope) {
             (None, None) => msg.clone(),
             (pairing, scope) => frame(&GatewayMessage::SessionsUpdated(Sessions {
                 token: None,
-                active: crate::providers::project::start::visible_sessions(
+                active: crate::project::start::visible_sessions(
                     state,
                     pairing.as_deref(),
                     scope.as_deref(),

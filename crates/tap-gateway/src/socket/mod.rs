@@ -5,7 +5,6 @@
 //! bounded outbound queue (`outbound`), and the connection loop every protocol handler
 //! runs on (`conn`).
 
-pub(crate) mod accept;
 pub(crate) mod conn;
 pub(crate) mod frame;
 pub(crate) mod kind;

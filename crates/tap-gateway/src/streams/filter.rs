@@ -54,7 +54,7 @@ pub(crate) fn compile<'a>(
             ),
         ));
     }
-    crate::hooks::rules::check_patterns(
+    crate::patterns::rules::check_patterns(
         "the filter's patterns",
         f.rules.iter().map(|r| r.pattern.as_str()).enumerate(),
     )?;
@@ -66,7 +66,7 @@ pub(crate) fn compile<'a>(
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                crate::hooks::rules::compile_pattern(&r.pattern)
+                crate::patterns::rules::compile_pattern(&r.pattern)
                     .map(|re| (re, r.outcome))
                     .map_err(|why| {
                         (

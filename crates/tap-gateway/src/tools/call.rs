@@ -1,10 +1,10 @@
 //! The one call path: route, concurrency slot, `tool.call`, terminal outcome, and the one
 //! `retryable` retry on another instance.
 
-use super::request::{CallError, CallRequest};
 use super::route::{resolve, Resolved, Route, Want};
-use super::table::PendingCall;
+use crate::request::{CallError, CallRequest};
 use crate::socket::frame::frame;
+use crate::state::call_table::PendingCall;
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::sync::Arc;
@@ -44,7 +44,8 @@ pub(crate) async fn call_tool_in(
     // Timeouts count from here, through queueing and a retry: the caller waits at most
     // the tool's timeout in all.
     let started = tokio::time::Instant::now();
-    super::ledger_room::wait(core, &req, started + core.config.default_tool_timeout).await?;
+    super::ledger_backpressure::wait(core, &req, started + core.config.default_tool_timeout)
+        .await?;
     let want = Want {
         target: req.args.get("target"),
         ..Want::default()

@@ -4,7 +4,7 @@
 //! already waiting a new call fails `RATE_LIMITED` at once. A waiting call still honours
 //! its deadline and its caller's cancellation.
 
-use super::request::CallError;
+use crate::request::CallError;
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -9,7 +9,7 @@
 //! deleted `ttl` seconds later (or when the gateway stops). The provider may delete its own
 //! file as soon as it likes after that.
 
-use super::request::CallError;
+use crate::request::CallError;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -116,7 +116,7 @@ pub(crate) fn take(
     sweep(&dir);
     let name = real
         .file_name()
-        .map(|n| crate::providers::identity::sanitize(&n.to_string_lossy()))
+        .map(|n| crate::state::identity::sanitize(&n.to_string_lossy()))
         .unwrap_or_default();
     let copy = dir.join(format!("{call_id}-{name}"));
     copy_private(&real, &copy, file.size).map_err(internal)?;

@@ -1,7 +1,7 @@
 //! The generated `list_<name>_instances` tool, answered by the gateway itself.
 
-use super::request::CallError;
-use crate::sessions::instances::label;
+use crate::request::CallError;
+use crate::state::instances::label;
 use crate::state::Core;
 use tap_protocol::Json;
 

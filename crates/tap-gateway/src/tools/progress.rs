@@ -2,7 +2,7 @@
 //! caller that shows progress needs (the session-host socket, the MCP facade, the panel's
 //! playground).
 
-use super::request::{CallError, CallRequest, ProgressReceiver, ProgressSink};
+use crate::request::{CallError, CallRequest, ProgressReceiver, ProgressSink};
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::future::Future;
@@ -94,7 +94,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::request::ProgressSink;
+    use crate::request::ProgressSink;
     use std::sync::{Arc, Mutex};
 
     /// The interleaving that lost progress in the MCP facade: the queue is empty when it is

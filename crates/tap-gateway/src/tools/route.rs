@@ -1,11 +1,11 @@
 //! Where a call goes: resolved from the session's tool map (`sessions::tool_map`, who
 //! holds which tool) under the state lock, then used without it.
 
-use super::request::CallError;
-use crate::providers::entry::ProviderEntry;
-use crate::sessions::instances;
-use crate::sessions::session::Session;
-use crate::sessions::tool_entry::{Bearer, Holder, ToolKind};
+use crate::request::CallError;
+use crate::state::instances;
+use crate::state::provider::ProviderEntry;
+use crate::state::session::Session;
+use crate::state::tool_entry::{Bearer, Holder, ToolKind};
 use crate::state::Core;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,8 +21,8 @@ pub(crate) struct Route {
     pub failover: bool,
     /// `target` is the gateway's parameter here and is removed from the args sent.
     pub strip_target: bool,
-    /// The holder's compiled `parameters` (see `super::schema`).
-    pub schema: super::schema::Schema,
+    /// The holder's compiled `parameters` (see `crate::state::schema`).
+    pub schema: crate::state::schema::Schema,
 }
 
 /// What a call asks of the routing.
@@ -153,13 +153,13 @@ impl Route {
             Some(o) if self.strip_target && o.contains_key("target") => {
                 let mut sent = o.clone();
                 sent.shift_remove("target");
-                super::schema::check(tool, &self.schema, &Json::Object(sent))
+                crate::state::schema::check(tool, &self.schema, &Json::Object(sent))
             }
             // No arguments at all (an in-process caller's default) read as `{}`.
             _ if args.is_null() => {
-                super::schema::check(tool, &self.schema, &Json::Object(Default::default()))
+                crate::state::schema::check(tool, &self.schema, &Json::Object(Default::default()))
             }
-            _ => super::schema::check(tool, &self.schema, args),
+            _ => crate::state::schema::check(tool, &self.schema, args),
         }
         .map_err(CallError::from)
     }

@@ -2,7 +2,7 @@
 //! `traceparent` when it sent one), and how a call's outcome ends a span. The call path
 //! adds the children (`hook.precheck` → `gate.check`, `concurrency.wait`, `provider.call`).
 
-use super::request::CallError;
+use crate::request::CallError;
 use crate::state::Core;
 use crate::trace::{OpenSpan, SpanContext};
 

@@ -1,6 +1,7 @@
 //! W3C trace context: the ids of a span, and the `traceparent` header that carries them
 //! between processes (`00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>`).
 
+use crate::ids::Hex;
 /// Where a new span belongs: its trace, and the span it is part of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SpanContext {
@@ -56,27 +57,6 @@ impl SpanContext {
     /// The trace id as 32 hex digits.
     pub fn trace_hex(&self) -> String {
         Hex::<32>::new(self.trace_id).as_str().to_string()
-    }
-}
-
-/// The low `N / 2` bytes of an id as `N` lower-case hex digits, zero-padded (what
-/// `{:0Nx}` writes), on the stack: every call formats a `traceparent`, and the ledger's
-/// writer three ids per span, where `fmt` was 3 % of its time (docs/performance.md, run 31).
-pub(crate) struct Hex<const N: usize>([u8; N]);
-
-impl<const N: usize> Hex<N> {
-    pub fn new(mut id: u128) -> Self {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut out = [b'0'; N];
-        for d in out.iter_mut().rev() {
-            *d = DIGITS[(id & 0xf) as usize];
-            id >>= 4;
-        }
-        Self(out)
-    }
-
-    pub fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.0).expect("hex digits are ASCII")
     }
 }
 

@@ -1,8 +1,8 @@
 //! `prompt.apply`: a session's sections through its bound providers' transforms, and
 //! its ambient context (see the module doc of `transforms`).
 
-use super::registry::{Pending, Refusal, PROTECTED_SECTIONS};
-use crate::providers::link::ProviderLink;
+use crate::state::link::ProviderLink;
+use crate::state::transforms::{Pending, Refusal, PROTECTED_SECTIONS};
 use crate::state::Core;
 use crate::trace::SpanContext;
 use futures_util::future::join_all;

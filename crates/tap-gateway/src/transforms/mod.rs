@@ -16,4 +16,3 @@
 //! and are transformed after every other section.
 
 pub(crate) mod apply;
-pub(crate) mod registry;

@@ -57,7 +57,7 @@ struct Sender {
     /// The connection kept open between batches. Only one request is ever on it, and it
     /// is only kept after a complete exchange: after any failure the next try connects
     /// afresh rather than wait behind an answer that may never come.
-    conn: Option<Conn>,
+    conn: Option<CollectorConn>,
     counters: Arc<Counters>,
     tasks: TaskTracker,
     stopping: CancellationToken,
@@ -68,12 +68,12 @@ struct Sender {
 /// An HTTP/1.1 connection: hyper's request half, and the task driving the socket. The
 /// task is the gateway's (tracked) and ends with this value, so nothing the exporter opened
 /// outlives it, not even a socket a mute receiver never answers on.
-struct Conn {
+struct CollectorConn {
     send: http1::SendRequest<Full<Bytes>>,
     driver: JoinHandle<()>,
 }
 
-impl Drop for Conn {
+impl Drop for CollectorConn {
     fn drop(&mut self) {
         self.driver.abort();
     }
@@ -230,7 +230,7 @@ impl Sender {
     }
 
     /// A new connection to the endpoint, its driver on the gateway's task tracker.
-    async fn connect(&self) -> Result<Conn, Failure> {
+    async fn connect(&self) -> Result<CollectorConn, Failure> {
         let address = self.endpoint.address();
         let stream = tokio::net::TcpStream::connect(address.as_str())
             .await
@@ -243,7 +243,7 @@ impl Sender {
             // When it ends (the receiver closed the connection), `send.is_closed()` says so.
             let _ = connection.await;
         });
-        Ok(Conn { send, driver })
+        Ok(CollectorConn { send, driver })
     }
 
     fn succeeded(&mut self, n: u64) {

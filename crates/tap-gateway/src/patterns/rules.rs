@@ -1,0 +1,121 @@
+//! Validation and compilation of `onPreToolUse` rules.
+
+use regex::{Regex, RegexBuilder};
+use std::sync::Arc;
+use tap_protocol::limits::{
+    HOOK_REGEX_SIZE_LIMIT, MAX_HOOK_PATTERN_BYTES, MAX_HOOK_RULES_PER_PROVIDER,
+};
+use tap_protocol::provider::{HookAction, HookRule};
+use tap_protocol::ErrorCode;
+
+/// A validated rule, ready to match.
+#[derive(Debug)]
+pub(crate) struct CompiledRule {
+    /// Position in the provider's list (for messages).
+    pub index: usize,
+    pub tool: Option<String>,
+    pub args: Option<Regex>,
+    pub provider: Option<String>,
+    pub action: HookAction,
+    pub reason: Option<String>,
+    pub content: Option<String>,
+    pub gate_id: Option<String>,
+    pub fail_open: bool,
+}
+
+impl CompiledRule {
+    /// Whether the rule applies to `tool` (owned by `provider`, if it is a provider's
+    /// tool) with `args_json` (the compact JSON of the arguments).
+    pub fn matches(&self, tool: &str, provider: Option<&str>, args_json: &str) -> bool {
+        if self.tool.as_deref().is_some_and(|t| t != tool) {
+            return false;
+        }
+        if let Some(p) = &self.provider {
+            if provider != Some(p.as_str()) {
+                return false;
+            }
+        }
+        self.args.as_ref().is_none_or(|re| re.is_match(args_json))
+    }
+}
+
+/// Validates and compiles a provider's complete rule list. Errors name the offending rule.
+pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (ErrorCode, String)> {
+    if rules.len() > MAX_HOOK_RULES_PER_PROVIDER {
+        return Err((
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "{} hook rules; a provider may register at most {MAX_HOOK_RULES_PER_PROVIDER}",
+                rules.len()
+            ),
+        ));
+    }
+    check_patterns(
+        "the onPreToolUse rules' patterns",
+        rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r.matcher.args.as_deref()?))),
+    )?;
+    rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| compile_one(i, r))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Arc::new)
+}
+
+/// Refuses a list of user patterns (`match.args`, `filter.set` rules) whose case folding
+/// would cost too much to compile (`pattern_cost`), before any is compiled. Patterns over the
+/// byte bound are skipped here: `compile_pattern` refuses them with a clearer error.
+pub(crate) fn check_patterns<'a>(
+    what: &str,
+    patterns: impl Iterator<Item = (usize, &'a str)>,
+) -> Result<(), (ErrorCode, String)> {
+    let sized = patterns.filter(|(_, p)| p.len() <= MAX_HOOK_PATTERN_BYTES);
+    crate::patterns::cost::check_list(what, sized, false)
+        .map_err(|why| (ErrorCode::PayloadTooLarge, why))
+}
+
+/// Compiles one user pattern (`match.args`, `filter.set` rules) with the size bounds;
+/// the error completes "'<field>' …".
+pub(crate) fn compile_pattern(p: &str) -> Result<Regex, String> {
+    if p.len() > MAX_HOOK_PATTERN_BYTES {
+        return Err(format!(
+            "is {} bytes; patterns are limited to {MAX_HOOK_PATTERN_BYTES}",
+            p.len()
+        ));
+    }
+    RegexBuilder::new(p)
+        .size_limit(HOOK_REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| format!("is not a valid regex: {e}"))
+}
+
+fn compile_one(index: usize, r: &HookRule) -> Result<CompiledRule, (ErrorCode, String)> {
+    let bad = |why: String| {
+        (
+            ErrorCode::InvalidJson,
+            format!("onPreToolUse rule {index}: {why}"),
+        )
+    };
+    let args = match &r.matcher.args {
+        None => None,
+        Some(p) => Some(compile_pattern(p).map_err(|why| bad(format!("'match.args' {why}")))?),
+    };
+    let non_empty = |v: &Option<String>| v.as_ref().filter(|s| !s.is_empty()).cloned();
+    if r.action == HookAction::Context && non_empty(&r.content).is_none() {
+        return Err(bad("a 'context' rule needs a non-empty 'content'".into()));
+    }
+    Ok(CompiledRule {
+        index,
+        tool: r.matcher.tool.clone(),
+        args,
+        provider: r.matcher.provider.clone(),
+        action: r.action,
+        reason: non_empty(&r.reason),
+        content: non_empty(&r.content),
+        gate_id: r.gate_id.clone(),
+        fail_open: r.fail_open,
+    })
+}

@@ -1,0 +1,311 @@
+//! `tap.config.json`: finding a session's project config and reading its `providers`.
+//!
+//! ```json
+//! { "providers": [ { "name": "ci", "command": "node", "args": ["tools/ci.mjs"],
+//!                    "cwd": "tools", "env": { "CI_URL": "https://ci.example" } } ] }
+//! ```
+//!
+//! `providers` may also be an object keyed by name (`{"ci": {"command": …}}`), the shape MCP
+//! client configs use. Each entry is checked on its own: a bad entry is reported and
+//! skipped, the others still start. A file that cannot be read or parsed starts nothing.
+
+use crate::processes::spawn::SpawnSpec;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use tap_protocol::limits::{
+    MAX_PROJECT_CONFIG_BYTES, MAX_PROJECT_PROVIDERS, MAX_PROJECT_PROVIDER_NAME_LEN,
+};
+
+/// The file name looked for in the session's `cwd` and its ancestors.
+pub(crate) const FILE_NAME: &str = "tap.config.json";
+
+/// One provider to run for the session.
+#[derive(Debug, Clone)]
+pub(crate) struct ProjectProvider {
+    pub name: String,
+    pub spec: SpawnSpec,
+}
+
+/// What a config yielded: the providers to start and the problems to report.
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    pub path: PathBuf,
+    pub providers: Vec<ProjectProvider>,
+    /// Entry-level problems (the entry was skipped), each a sentence for the user.
+    pub problems: Vec<String>,
+}
+
+/// A config that could not be used at all.
+#[derive(Debug)]
+pub(crate) struct Unusable {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// The nearest `tap.config.json` at or above `cwd` (which must be absolute), if any.
+pub(crate) fn find(cwd: &Path) -> Option<PathBuf> {
+    if !cwd.is_absolute() {
+        return None;
+    }
+    cwd.ancestors()
+        .map(|dir| dir.join(FILE_NAME))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Finds and reads the config for a session working in `cwd`. `None`: there is none.
+pub(crate) fn load(cwd: &Path) -> Option<Result<Loaded, Unusable>> {
+    let path = find(cwd)?;
+    Some(read(&path).map_err(|message| Unusable {
+        path: path.clone(),
+        message,
+    }))
+}
+
+fn read(path: &Path) -> Result<Loaded, String> {
+    check_owner(path)?;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if meta.len() > MAX_PROJECT_CONFIG_BYTES {
+        return Err(format!(
+            "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    parse(&bytes, dir).map(|(providers, problems)| Loaded {
+        path: path.to_path_buf(),
+        providers,
+        problems,
+    })
+}
+
+/// The config at `path` as JSON, with the same checks as for its providers (owner, size):
+/// for the parts of it other rooms read (`emitters`).
+pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    check_owner(path)?;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if meta.len() > MAX_PROJECT_CONFIG_BYTES {
+        return Err(format!(
+            "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("it is not valid JSON: {e}"))
+}
+
+/// A config runs commands as the gateway's user, so it must be that user's own file: one
+/// found in a shared ancestor (`/tmp/tap.config.json`) and planted by someone else, or one
+/// anyone may rewrite, is refused.
+fn check_owner(path: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+        let me = nix::unistd::geteuid().as_raw();
+        if meta.uid() != me {
+            return Err(format!(
+                "it belongs to another user (uid {}); only your own config files start providers",
+                meta.uid()
+            ));
+        }
+        if meta.mode() & 0o002 != 0 {
+            return Err(
+                "any user may write it; remove the write permission for others (chmod o-w) to use it"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Parses a config's bytes; relative paths are taken from `dir`, the config's directory.
+pub(crate) fn parse(
+    bytes: &[u8],
+    dir: &Path,
+) -> Result<(Vec<ProjectProvider>, Vec<String>), String> {
+    let root: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("it is not valid JSON: {e}"))?;
+    let Value::Object(root) = root else {
+        return Err("it must be a JSON object".into());
+    };
+    let entries: Vec<(String, Value)> = match root.get("providers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("providers[{i}]"), v.clone()))
+            .collect(),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(name, v)| {
+                let mut v = v.clone();
+                if let Value::Object(o) = &mut v {
+                    o.entry("name")
+                        .or_insert_with(|| Value::String(name.clone()));
+                }
+                (format!("providers.{name}"), v)
+            })
+            .collect(),
+        Some(_) => return Err("'providers' must be an array (or an object keyed by name)".into()),
+    };
+    let mut providers: Vec<ProjectProvider> = Vec::new();
+    let mut problems = Vec::new();
+    for (at, v) in entries {
+        match entry(&v, dir) {
+            Err(why) => problems.push(format!("{at}: {why}; skipped")),
+            Ok(p) if providers.iter().any(|q| q.name == p.name) => problems.push(format!(
+                "{at}: another provider is already named '{}'; skipped",
+                p.name
+            )),
+            Ok(_) if providers.len() == MAX_PROJECT_PROVIDERS => problems.push(format!(
+                "{at}: at most {MAX_PROJECT_PROVIDERS} providers are started per session; skipped"
+            )),
+            Ok(p) => providers.push(p),
+        }
+    }
+    Ok((providers, problems))
+}
+
+fn entry(v: &Value, dir: &Path) -> Result<ProjectProvider, String> {
+    let Value::Object(o) = v else {
+        return Err("must be an object with 'name' and 'command'".into());
+    };
+    let name = string(o, "name")?.ok_or("'name' is missing")?;
+    if name.is_empty()
+        || name.len() > MAX_PROJECT_PROVIDER_NAME_LEN
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    {
+        return Err(format!(
+            "'name' must be 1 to {MAX_PROJECT_PROVIDER_NAME_LEN} characters of A-Z a-z 0-9 . _ -"
+        ));
+    }
+    let command = string(o, "command")?.ok_or("'command' is missing")?;
+    if command.trim().is_empty() || command.contains('\0') {
+        return Err("'command' must be a non-empty program name or path".into());
+    }
+    let args = match o.get("args") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("'args' must be an array of strings")?,
+        Some(_) => return Err("'args' must be an array of strings".into()),
+    };
+    let cwd = match string(o, "cwd")? {
+        Some(c) => dir.join(c),
+        None => dir.to_path_buf(),
+    };
+    let env = match o.get("env") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v.as_str() {
+                Some(s) if !k.is_empty() && !k.contains(['=', '\0']) && !s.contains('\0') => {
+                    Ok((k.clone(), s.to_string()))
+                }
+                _ => Err(format!(
+                    "'env.{k}': variable names must be non-empty without '='; values must be strings"
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err("'env' must be an object of strings".into()),
+    };
+    // A relative path with a directory part is the project's own script: resolve it from
+    // the config's directory (which of the two working directories `Command` would use is
+    // unspecified). A bare name is looked up in PATH.
+    let program = if Path::new(&command).is_relative() && command.contains('/') {
+        dir.join(&command).to_string_lossy().into_owned()
+    } else {
+        command
+    };
+    Ok(ProjectProvider {
+        name,
+        spec: SpawnSpec {
+            program,
+            args,
+            cwd: Some(cwd),
+            env,
+        },
+    })
+}
+
+fn string(o: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("'{key}' must be a string")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(json: &str) -> (Vec<ProjectProvider>, Vec<String>) {
+        parse(json.as_bytes(), Path::new("/code/foo")).unwrap()
+    }
+
+    #[test]
+    fn reads_the_array_form_with_every_field() {
+        let (p, problems) = ok(r#"{"providers": [{"name": "ci", "command": "node",
+            "args": ["ci.mjs", "--x"], "cwd": "tools", "env": {"A": "1"}}], "other": 1}"#);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(p[0].name, "ci");
+        assert_eq!(p[0].spec.program, "node");
+        assert_eq!(p[0].spec.args, ["ci.mjs", "--x"]);
+        assert_eq!(p[0].spec.cwd.as_deref(), Some(Path::new("/code/foo/tools")));
+        assert_eq!(p[0].spec.env, [("A".to_string(), "1".to_string())]);
+    }
+
+    #[test]
+    fn reads_the_object_form_and_resolves_relative_commands() {
+        let (p, problems) = ok(r#"{"providers": {"ci": {"command": "./bin/ci"}}}"#);
+        assert!(problems.is_empty());
+        assert_eq!(p[0].name, "ci");
+        assert_eq!(p[0].spec.program, "/code/foo/./bin/ci");
+        assert_eq!(p[0].spec.cwd.as_deref(), Some(Path::new("/code/foo")));
+    }
+
+    #[test]
+    fn no_providers_is_nothing_to_do() {
+        assert!(ok("{}").0.is_empty());
+        assert!(ok(r#"{"providers": []}"#).0.is_empty());
+    }
+
+    #[test]
+    fn bad_entries_are_skipped_with_a_reason_and_the_rest_kept() {
+        let (p, problems) = ok(r#"{"providers": [
+            {"name": "a", "command": "x"}, {"command": "x"}, {"name": "b"},
+            {"name": "bad name", "command": "x"}, {"name": "c", "command": "x", "args": "y"},
+            {"name": "a", "command": "y"}, {"name": "d", "command": "x", "env": {"K": 1}}, 3]}"#);
+        assert_eq!(p.len(), 1);
+        assert_eq!(problems.len(), 7, "{problems:#?}");
+        assert!(problems[0].starts_with("providers[1]: 'name' is missing"));
+        assert!(problems[1].contains("'command' is missing"));
+        assert!(problems[4].contains("already named 'a'"));
+    }
+
+    #[test]
+    fn unusable_files_say_why() {
+        let dir = Path::new("/x");
+        assert!(parse(b"{", dir).unwrap_err().contains("not valid JSON"));
+        assert!(parse(b"[]", dir).unwrap_err().contains("JSON object"));
+        assert!(parse(br#"{"providers": 1}"#, dir)
+            .unwrap_err()
+            .contains("'providers' must be"));
+    }
+
+    #[test]
+    fn at_most_the_limit_start() {
+        let list: Vec<String> = (0..=MAX_PROJECT_PROVIDERS)
+            .map(|i| format!(r#"{{"name": "p{i}", "command": "x"}}"#))
+            .collect();
+        let (p, problems) = ok(&format!(r#"{{"providers": [{}]}}"#, list.join(",")));
+        assert_eq!(p.len(), MAX_PROJECT_PROVIDERS);
+        assert_eq!(problems.len(), 1);
+    }
+}
