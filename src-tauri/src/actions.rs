@@ -1,37 +1,26 @@
 //! What the shell does across the tray, the windows and the state: carries out the
-//! watcher's actions and the tray menu's choices. Imports run one way only:
-//! `app` → `actions`/`commands` → `state` → `tray`, and `actions` → `windows`; `tray` and
-//! `windows` know nothing of the app's state (the tray gets its menu handler passed in).
+//! watcher's actions and the tray menu's choices. Imports run one way only: `app` →
+//! `actions`/`commands` → `windows`/`tray`; `tray` and `windows` know nothing of the app's
+//! state, `Desktop` (the tray gets its menu handler passed in).
 
-use crate::state::Desktop;
-use crate::windows;
+use crate::{windows, Desktop};
 use tap_desktop_core::notify;
-use tap_desktop_core::popup::{self, PopupShown};
+use tap_desktop_core::popup::Rect;
 use tap_desktop_core::tray_state::TrayItem;
 use tap_desktop_core::watcher::Action;
+use tap_desktop_core::windows::{PANEL, POPUP};
 use tauri::{AppHandle, Manager, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
-use tokio::time::Instant;
 
 /// Shows and focuses the panel. Failures shown there count as seen.
 pub fn open_panel(app: &AppHandle) {
+    let desktop = app.state::<Desktop>();
     // Noted before the window is made: its page may report its first render at once.
-    if app.get_webview_window(windows::PANEL).is_none() {
-        let desktop = app.state::<Desktop>();
-        desktop
-            .opening
-            .lock()
-            .unwrap()
-            .insert(windows::PANEL.into(), Instant::now().into_std());
+    if app.get_webview_window(PANEL.label).is_none() {
+        desktop.windows.opening(PANEL.label);
     }
     windows::show_panel(app);
-    let changed = app
-        .state::<Desktop>()
-        .watcher
-        .lock()
-        .unwrap()
-        .failures_seen();
-    if !changed.is_empty() {
+    if desktop.failures_seen() {
         refresh_tray(app);
     }
 }
@@ -40,58 +29,36 @@ pub fn open_panel(app: &AppHandle) {
 /// whether it could: a popup that cannot be shown is replaced by notifications.
 pub fn show_popup(app: &AppHandle, focus: bool) {
     let desktop = app.state::<Desktop>();
-    // Held while the popup is placed, so this and `fit_popup` place it one after the other,
-    // each with the page's latest height.
-    let mut wanted = desktop.popup_wanted.lock().unwrap();
-    if app.get_webview_window(windows::POPUP).is_none() {
-        // A new window and a new page: it has asked for nothing yet.
-        *wanted = None;
-        desktop
-            .opening
-            .lock()
-            .unwrap()
-            .insert(windows::POPUP.into(), Instant::now().into_std());
-    }
-    let shown = windows::show_popup(app, focus, *wanted, tray_rect(app));
-    drop(wanted);
+    let tray = tray_rect(&desktop);
+    let shown = desktop.windows.show_popup(
+        || app.get_webview_window(POPUP.label).is_none(),
+        |wanted| windows::show_popup(app, focus, wanted, tray),
+    );
     if let Err(e) = &shown {
         tracing::warn!(error = %e, "could not show the pairing popup; notifying instead");
     }
-    let state = if shown.is_ok() {
-        PopupShown::Yes
-    } else {
-        PopupShown::No
-    };
-    let actions = app
-        .state::<Desktop>()
-        .watcher
-        .lock()
-        .unwrap()
-        .set_popup(state, Instant::now());
-    apply(app, actions);
+    apply(app, desktop.popup_shown(shown.is_ok()));
 }
 
 /// The popup's page reported its content's height: the window follows.
 pub fn fit_popup(app: &AppHandle, window: &WebviewWindow, wanted: f64) -> tauri::Result<()> {
     let desktop = app.state::<Desktop>();
-    let mut last = desktop.popup_wanted.lock().unwrap();
-    *last = Some(wanted);
-    windows::fit_popup(app, window, wanted, tray_rect(app))
+    let tray = tray_rect(&desktop);
+    desktop.windows.fit_popup(wanted, |wanted| {
+        windows::place_popup(app, window, wanted, tray)
+    })
 }
 
 /// Where the tray icon is, when the platform says (not on Linux's AppIndicator).
-fn tray_rect(app: &AppHandle) -> Option<popup::Rect> {
-    let handles = app.state::<Desktop>().tray.lock().unwrap().clone();
-    handles.and_then(|t| t.rect())
+fn tray_rect(desktop: &Desktop) -> Option<Rect> {
+    desktop.tray().and_then(|t| t.rect())
 }
 
 /// Redraws the icon, tooltip and pending item from the watcher's counts.
 pub fn refresh_tray(app: &AppHandle) {
     let desktop = app.state::<Desktop>();
-    let summary = desktop.watcher.lock().unwrap().summary();
-    let handles = desktop.tray.lock().unwrap().clone();
-    if let Some(t) = handles {
-        t.show(&summary, &desktop.address.to_string());
+    if let Some(t) = desktop.tray() {
+        t.show(&desktop.summary(), &desktop.address.to_string());
     }
 }
 
@@ -105,8 +72,7 @@ pub fn set_autostart(app: &AppHandle, on: bool) -> Result<(), String> {
         launcher.disable()
     };
     let actual = launcher.is_enabled().unwrap_or(false);
-    let handles = app.state::<Desktop>().tray.lock().unwrap().clone();
-    if let Some(t) = handles {
+    if let Some(t) = app.state::<Desktop>().tray() {
         t.set_autostart_checked(actual);
     }
     tracing::info!(on = actual, "Start at login");
@@ -119,9 +85,9 @@ pub fn on_menu(app: &AppHandle, item: TrayItem) {
         TrayItem::Open => open_panel(app),
         TrayItem::Pending => show_popup(app, true),
         TrayItem::Autostart => {
-            let handles = app.state::<Desktop>().tray.lock().unwrap().clone();
+            let tray = app.state::<Desktop>().tray();
             // The check item has already toggled itself: it holds what the user wants.
-            if let Some(on) = handles.and_then(|t| t.autostart_checked()) {
+            if let Some(on) = tray.and_then(|t| t.autostart_checked()) {
                 if let Err(e) = set_autostart(app, on) {
                     tracing::warn!(error = %e, "could not change Start at login");
                 }

@@ -1,72 +1,107 @@
-//! What the panel (through `ui/src/transport.ts`) may ask of the shell. Every command
-//! answers the window that called it only; the control token crosses the IPC, never a
-//! URL. Failures reach the panel as `IpcError` (`{code, message}`).
+//! What the panel (through `ui/src/transport.ts`) may ask of the shell: the commands of
+//! `tap_desktop_core::ipc`'s table, parsed there (`DesktopCall`) and answered here, each by
+//! its `DesktopHandler` function. Every command answers the window that called it only; the
+//! control token crosses the IPC, never a URL. Failures reach the panel as `IpcError`
+//! (`{code, message}`); a call with arguments that do not fit is refused with a sentence, as
+//! Tauri refuses its own commands'.
 
-use crate::actions;
-use crate::state::Desktop;
-use crate::windows;
-use tap_desktop_core::ipc::{Endpoint, IpcError, IpcErrorCode};
-use tauri::{AppHandle, State, WebviewWindow};
+use crate::{actions, Desktop};
+use tap_desktop_core::ipc::{self, DesktopCall, DesktopHandler, IpcError, IpcErrorCode::*};
+use tap_desktop_core::windows::POPUP;
+use tauri::ipc::{Invoke, InvokeBody};
+use tauri::{AppHandle, Manager, State, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
 
-#[tauri::command]
-pub fn control_endpoint(desktop: State<'_, Desktop>) -> Endpoint {
-    Endpoint::new(desktop.address, &desktop.control_token)
+/// The app's invoke handler: false for a command it does not have (Tauri then answers
+/// "Command … not found"). Runs on the main thread, as Tauri's own synchronous commands do.
+pub fn handle(invoke: Invoke) -> bool {
+    let args = match invoke.message.payload() {
+        InvokeBody::Json(args) => args.clone(),
+        InvokeBody::Raw(_) => Default::default(),
+    };
+    let call = match DesktopCall::parse(invoke.message.command(), args) {
+        None => return false,
+        Some(Err(refused)) => return refuse(invoke, refused),
+        Some(Ok(call)) => call,
+    };
+    let webview = invoke.message.webview();
+    let app = webview.app_handle().clone();
+    let window = app.get_webview_window(webview.label());
+    match call.dispatch(&mut Caller { app, window }) {
+        Ok(result) => invoke.resolver.resolve(result),
+        Err(e) => invoke.resolver.reject(e),
+    }
+    true
 }
 
-#[tauri::command]
-pub fn get_autostart(app: AppHandle) -> Result<bool, IpcError> {
-    app.autolaunch()
-        .is_enabled()
-        .map_err(|e| IpcError::new(IpcErrorCode::AutostartFailed, e))
+fn refuse(invoke: Invoke, why: String) -> bool {
+    invoke.resolver.reject(why);
+    true
 }
 
-#[tauri::command]
-pub fn set_autostart(app: AppHandle, on: bool) -> Result<(), IpcError> {
-    actions::set_autostart(&app, on).map_err(|e| IpcError::new(IpcErrorCode::AutostartFailed, e))
+/// A command's caller: the app and the calling window.
+struct Caller {
+    app: AppHandle,
+    window: Option<WebviewWindow>,
 }
 
-#[tauri::command]
-pub fn secret_storage_notice(desktop: State<'_, Desktop>) -> Option<String> {
-    desktop.secret_notice.clone()
-}
+impl Caller {
+    fn desktop(&self) -> Result<State<'_, Desktop>, IpcError> {
+        let state = self.app.try_state::<Desktop>();
+        state.ok_or_else(|| IpcError::new(Internal, "the app is starting"))
+    }
 
-#[tauri::command]
-pub fn open_panel(app: AppHandle) {
-    actions::open_panel(&app);
-}
-
-/// The calling window goes away: destroyed, not hidden (see `windows`). Tauri carries the
-/// destruction out on a later turn of the event loop, after this answer.
-#[tauri::command]
-pub fn hide_window(window: WebviewWindow) -> Result<(), IpcError> {
-    window
-        .destroy()
-        .map_err(|e| IpcError::new(IpcErrorCode::WindowFailed, e))
-}
-
-/// The calling window's page has drawn its first frame: logged with the time since the
-/// window was asked for (`scripts/desktop-footprint.sh` reads it).
-#[tauri::command]
-pub fn page_rendered(window: WebviewWindow, desktop: State<'_, Desktop>) {
-    let asked = desktop.opening.lock().unwrap().remove(window.label());
-    match asked {
-        Some(at) => tracing::info!(
-            window = window.label(),
-            ms = at.elapsed().as_millis() as u64,
-            "page rendered (ms since the window was asked for)"
-        ),
-        None => tracing::info!(window = window.label(), "page rendered"),
+    fn window(&self) -> Result<&WebviewWindow, IpcError> {
+        let window = self.window.as_ref();
+        window.ok_or_else(|| IpcError::new(WindowFailed, "not called by a window"))
     }
 }
 
-/// The popup's page reports its content's height (CSS px); the popup window takes it,
-/// within bounds. Other windows keep their size.
-#[tauri::command]
-pub fn fit_popup(app: AppHandle, window: WebviewWindow, height: f64) -> Result<(), IpcError> {
-    if window.label() != windows::POPUP {
-        return Ok(());
+impl DesktopHandler for Caller {
+    fn control_endpoint(&mut self, _: ipc::NoArgs) -> Result<ipc::Endpoint, IpcError> {
+        Ok(self.desktop()?.endpoint())
     }
-    actions::fit_popup(&app, &window, height)
-        .map_err(|e| IpcError::new(IpcErrorCode::WindowFailed, e))
+
+    fn get_autostart(&mut self, _: ipc::NoArgs) -> Result<bool, IpcError> {
+        let on = self.app.autolaunch().is_enabled();
+        on.map_err(|e| IpcError::new(AutostartFailed, e))
+    }
+
+    fn set_autostart(&mut self, args: ipc::AutostartArgs) -> Result<(), IpcError> {
+        actions::set_autostart(&self.app, args.on).map_err(|e| IpcError::new(AutostartFailed, e))
+    }
+
+    fn secret_storage_notice(&mut self, _: ipc::NoArgs) -> Result<Option<String>, IpcError> {
+        Ok(self.desktop()?.secret_notice())
+    }
+
+    fn open_panel(&mut self, _: ipc::NoArgs) -> Result<(), IpcError> {
+        actions::open_panel(&self.app);
+        Ok(())
+    }
+
+    /// Destroyed, not hidden (see `windows`). Tauri carries the destruction out on a later
+    /// turn of the event loop, after this answer.
+    fn hide_window(&mut self, _: ipc::NoArgs) -> Result<(), IpcError> {
+        let destroyed = self.window()?.destroy();
+        destroyed.map_err(|e| IpcError::new(WindowFailed, e))
+    }
+
+    /// Only the popup follows its page's height; other windows keep their size.
+    fn fit_popup(&mut self, args: ipc::FitPopupArgs) -> Result<(), IpcError> {
+        let window = self.window()?;
+        if window.label() != POPUP.label {
+            return Ok(());
+        }
+        let fitted = actions::fit_popup(&self.app, window, args.height);
+        fitted.map_err(|e| IpcError::new(WindowFailed, e))
+    }
+
+    /// Logged with the time since the window was asked for
+    /// (`scripts/desktop-footprint.sh` reads it).
+    fn page_rendered(&mut self, _: ipc::NoArgs) -> Result<(), IpcError> {
+        let label = self.window()?.label().to_string();
+        self.desktop()?.windows.page_rendered(&label);
+        Ok(())
+    }
 }

@@ -7,19 +7,20 @@
 //!
 //! This crate is the Tauri shell, and only adapts: everything that can be decided or run
 //! without a display is in `tap-desktop-core`, with its unit tests. Here: `app` (builder,
-//! setup, run loop), `tray` and `windows` (Tauri objects), `state` (what they share),
-//! `actions` (carries out the core's decisions on them), `commands` (IPC).
+//! setup, run loop), `tray` and `windows` (Tauri objects), `actions` (carries out the
+//! core's decisions on them), `commands` (IPC); what they share is the core's `Desktop`.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod actions;
 mod app;
 mod commands;
-mod state;
 mod tray;
 mod windows;
 
-use std::net::SocketAddr;
 use tap_desktop_core::{args, gtk_env, headless, logging, settings};
+
+/// What the tray, the windows, the commands and the event loop share (managed by the app).
+type Desktop = tap_desktop_core::desktop::Desktop<tray::TrayHandles>;
 
 fn main() {
     // Before any thread exists (see gtk_env): GDK reads it when Tauri starts GTK.
@@ -44,9 +45,7 @@ fn main() {
         tracing::warn!(?ignored, "ignoring unknown arguments");
     }
     let home = tap_client::default_home();
-    let listen = options
-        .listen
-        .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], settings::load(&home).port)));
+    let listen = settings::listen_address(options.listen, &home);
     let code = if display {
         app::run(options, home, listen, failures, logs)
     } else {

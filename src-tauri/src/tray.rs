@@ -3,7 +3,7 @@
 //! pairing request arrives. What the menu's choices do is the caller's (`actions`).
 
 use tap_desktop_core::popup;
-use tap_desktop_core::tray_state::{Summary, TrayItem, TrayState};
+use tap_desktop_core::tray_state::{Summary, TrayItem, TrayItem::*, TrayState};
 use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -36,18 +36,13 @@ pub fn build(
     autostart_on: bool,
     on_menu: fn(&AppHandle, TrayItem),
 ) -> tauri::Result<TrayHandles> {
-    let open = MenuItem::with_id(app, TrayItem::Open.id(), "Open panel", true, None::<&str>)?;
-    let (label, enabled) = summary.pending_item();
-    let pending = MenuItem::with_id(app, TrayItem::Pending.id(), label, enabled, None::<&str>)?;
-    let autostart = CheckMenuItem::with_id(
-        app,
-        TrayItem::Autostart.id(),
-        "Start at login",
-        true,
-        autostart_on,
-        None::<&str>,
-    )?;
-    let quit = MenuItem::with_id(app, TrayItem::Quit.id(), "Quit", true, None::<&str>)?;
+    let item = |i: TrayItem| {
+        let (label, enabled) = i.label(summary);
+        MenuItem::with_id(app, i.id(), label, enabled, None::<&str>)
+    };
+    let (open, pending, quit) = (item(Open)?, item(Pending)?, item(Quit)?);
+    let (id, (label, _)) = (Autostart.id(), Autostart.label(summary));
+    let autostart = CheckMenuItem::with_id(app, id, label, true, autostart_on, None::<&str>)?;
     let menu = Menu::with_items(
         app,
         &[
@@ -101,13 +96,14 @@ impl TrayHandles {
         // tray-icon reports physical pixels.
         let position = r.position.to_physical::<f64>(1.0);
         let size = r.size.to_physical::<f64>(1.0);
-        Some(popup::Rect {
-            x: position.x,
-            y: position.y,
-            width: size.width,
-            height: size.height,
-        })
-        .filter(|r| r.width > 0.0 && r.height > 0.0)
+        let (x, y, width, height) = (position.x, position.y, size.width, size.height);
+        popup::Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+        .non_empty()
     }
 
     /// Whether "Start at login" is checked (`None` when the menu cannot say).

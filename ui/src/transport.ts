@@ -15,7 +15,7 @@
 // Every other module sees only `login()`/`connect()`, the typed `Connection` and `desktop`.
 
 import type { ControlError, ControlEvent, ControlMethods, ServerFrame, Snapshot } from "./generated";
-import type { Endpoint, IpcError } from "./desktop-generated";
+import { DesktopCommand, type DesktopCommands, type Endpoint, type IpcError } from "./desktop-generated";
 
 /** A method's params and result, from the generated method map. */
 export type Method = keyof ControlMethods;
@@ -85,35 +85,42 @@ function isIpcError(e: unknown): e is IpcError {
   return typeof e === "object" && e !== null && typeof (e as IpcError).code === "string" && typeof (e as IpcError).message === "string";
 }
 
-/** Calls an app command; rejects with a `DesktopError`. */
-function call<T>(ipc: TauriIpc, command: string, args?: Record<string, unknown>): Promise<T> {
-  return ipc.invoke<T>(command, args).catch((e: unknown) => {
+/** A desktop command's wire name, its args and its result, from the generated command map. */
+type Command = keyof DesktopCommands;
+type Args<C extends Command> = DesktopCommands[C]["args"];
+type Reply<C extends Command> = DesktopCommands[C]["result"];
+
+/** Calls an app command (named from `DesktopCommand`); rejects with a `DesktopError`. */
+function call<C extends Command>(ipc: TauriIpc, command: C, args: Args<C>): Promise<Reply<C>> {
+  return ipc.invoke<Reply<C>>(command, args).catch((e: unknown) => {
     throw isIpcError(e) ? new DesktopError(e.code, e.message) : new DesktopError("IPC", String(e));
   });
 }
 
+const C = DesktopCommand;
+
 /** What only the desktop app can do; `desktop` is null in a browser. Failures reject with a `DesktopError`. */
 export interface DesktopBridge {
-  getAutostart(): Promise<boolean>;
-  setAutostart(on: boolean): Promise<void>;
+  getAutostart(): Promise<Reply<typeof C.getAutostart>>;
+  setAutostart(on: Args<typeof C.setAutostart>["on"]): Promise<Reply<typeof C.setAutostart>>;
   /** null when the OS keyring holds the secrets; otherwise a sentence for the panel's notice */
-  secretStorageNotice(): Promise<string | null>;
-  openPanel(): Promise<void>; // from the popup
-  hideWindow(): Promise<void>; // the calling window hides itself (popup)
+  secretStorageNotice(): Promise<Reply<typeof C.secretStorageNotice>>;
+  openPanel(): Promise<Reply<typeof C.openPanel>>; // from the popup
+  hideWindow(): Promise<Reply<typeof C.hideWindow>>; // the calling window hides itself (popup)
   /** the popup's content is `height` CSS px tall: the app sizes its window to it, within bounds */
-  fitPopup(height: number): Promise<void>;
+  fitPopup(height: Args<typeof C.fitPopup>["height"]): Promise<Reply<typeof C.fitPopup>>;
   /** the page has drawn its first frame: the app logs how long the window took to open */
-  pageRendered(): Promise<void>;
+  pageRendered(): Promise<Reply<typeof C.pageRendered>>;
 }
 
 export const desktop: DesktopBridge | null = tauri && {
-  getAutostart: () => call<boolean>(tauri, "get_autostart"),
-  setAutostart: (on) => call<void>(tauri, "set_autostart", { on }),
-  secretStorageNotice: () => call<string | null>(tauri, "secret_storage_notice"),
-  openPanel: () => call<void>(tauri, "open_panel"),
-  hideWindow: () => call<void>(tauri, "hide_window"),
-  fitPopup: (height) => call<void>(tauri, "fit_popup", { height }),
-  pageRendered: () => call<void>(tauri, "page_rendered"),
+  getAutostart: () => call(tauri, C.getAutostart, {}),
+  setAutostart: (on) => call(tauri, C.setAutostart, { on }),
+  secretStorageNotice: () => call(tauri, C.secretStorageNotice, {}),
+  openPanel: () => call(tauri, C.openPanel, {}),
+  hideWindow: () => call(tauri, C.hideWindow, {}),
+  fitPopup: (height) => call(tauri, C.fitPopup, { height }),
+  pageRendered: () => call(tauri, C.pageRendered, {}),
 };
 
 /** The app's gateway, as `control_endpoint` reported it (desktop only; kept in memory). */
@@ -122,7 +129,7 @@ let desktopEndpoint: Endpoint | null = null;
 /** Asks the desktop app where its gateway is and for the control token. */
 async function desktopLogin(ipc: TauriIpc): Promise<string | null> {
   try {
-    desktopEndpoint = await call<Endpoint>(ipc, "control_endpoint");
+    desktopEndpoint = await call(ipc, C.controlEndpoint, {});
     return null;
   } catch (e) {
     desktopEndpoint = null;

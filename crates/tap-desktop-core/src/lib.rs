@@ -15,6 +15,7 @@ pub mod first_run;
 pub mod gtk_env;
 pub mod headless;
 pub mod ipc;
+pub mod launch;
 pub mod logging;
 pub mod notify;
 pub mod popup;

@@ -52,6 +52,18 @@ impl TrayItem {
         }
     }
 
+    /// The item's label for `summary`, and whether it is enabled (only the pending item
+    /// changes: [`Summary::pending_item`]).
+    pub fn label(self, summary: &Summary) -> (String, bool) {
+        let fixed = |label: &str| (label.to_string(), true);
+        match self {
+            Self::Open => fixed("Open panel"),
+            Self::Pending => summary.pending_item(),
+            Self::Autostart => fixed("Start at login"),
+            Self::Quit => fixed("Quit"),
+        }
+    }
+
     /// The item with menu id `id`.
     pub fn from_id(id: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|i| i.id() == id)
@@ -122,6 +134,16 @@ mod tests {
             pending,
             failures,
         }
+    }
+
+    #[test]
+    fn menu_labels_are_fixed_but_the_pending_items() {
+        let none = s(0, 0, 0, 0);
+        assert_eq!(TrayItem::Open.label(&none), ("Open panel".into(), true));
+        assert_eq!(TrayItem::Quit.label(&none), ("Quit".into(), true));
+        assert_eq!(TrayItem::Autostart.label(&none).0, "Start at login");
+        assert_eq!(TrayItem::Pending.label(&none), none.pending_item());
+        assert!(TrayItem::Pending.label(&s(0, 0, 2, 0)).1);
     }
 
     #[test]
