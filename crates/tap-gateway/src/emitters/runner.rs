@@ -266,7 +266,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
                 stopped = true;
                 em.set_status(EmitterStatus::Stopping);
                 core.emitters.changed.changed();
-                crate::processes::spawn::stop_group(&mut child, pid).await;
+                crate::processes::group::stop_group(&mut child, pid).await;
                 break;
             }
             more = next(&mut out, &mut out_lines) => {
@@ -306,7 +306,7 @@ async fn run_command(core: &Core, em: &Emitter, trigger: RunTrigger, due: System
         child.wait().await.ok()
     };
     // A background grandchild must not outlive its run.
-    crate::processes::command::reap_group(pid);
+    crate::processes::group::kill_group(pid);
     em.live().counts = add(base, router.counts);
     // Injects that wait for the session to go idle are the run's to hand over: it ends
     // once they are delivered (or it is stopped).

@@ -2,12 +2,10 @@
 //! working directory, with the gateway's environment minus every tap secret (and what
 //! `child_env_remove` names), plus
 //! `TAP_SESSION_ID` and `TAP_STREAM`; its output read line by line with backpressure;
-//! stopped as a group like a spawned provider (`providers::spawn::stop_group`: SIGTERM, then
-//! SIGKILL after `PROVIDER_STOP_GRACE`).
+//! stopped as a group like a spawned provider (`super::group`).
 
-use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 /// A line longer than this is cut, with a marker saying so.
 pub(crate) const MAX_EMITTER_LINE_BYTES: usize = 64 * 1024;
@@ -24,7 +22,7 @@ pub(crate) fn spawn(
     extra_env: &[(String, String)],
     env_remove: &[String],
 ) -> std::io::Result<Child> {
-    let mut cmd = Command::new("bash");
+    let mut cmd = super::group::command("bash");
     cmd.arg("-lc").arg(command).current_dir(cwd);
     for (key, value) in std::env::vars_os() {
         let k = key.to_string_lossy();
@@ -38,27 +36,8 @@ pub(crate) fn spawn(
     }
     cmd.envs(extra_env.iter().map(|(k, v)| (k, v)));
     cmd.env("TAP_SESSION_ID", session_id)
-        .env("TAP_STREAM", stream)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    cmd.process_group(0);
+        .env("TAP_STREAM", stream);
     cmd.spawn()
-}
-
-/// Kills whatever is left in the group of a child that already exited (a background
-/// grandchild must not outlive its run).
-pub(crate) fn reap_group(pid: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(group) = pid
-        .and_then(|p| i32::try_from(p).ok())
-        .map(nix::unistd::Pid::from_raw)
-    {
-        use nix::sys::signal::{killpg, Signal};
-        let _ = killpg(group, Signal::SIGKILL);
-    }
 }
 
 /// Reads `pipe` in lines (lossy UTF-8, trimmed; empty lines skipped; a line over

@@ -6,6 +6,7 @@
 //! what a process needs (token, address, cancellation).
 
 pub(crate) mod command;
+pub(crate) mod group;
 pub(crate) mod orphans;
 pub(crate) mod restart;
 pub(crate) mod spawn;

@@ -5,10 +5,9 @@
 //! and it runs in its own process group so stopping it stops whatever it started.
 
 use std::path::PathBuf;
-use std::process::Stdio;
-use tap_protocol::limits::{MAX_PROVIDER_LOG_LINE_BYTES, PROVIDER_STOP_GRACE};
+use tap_protocol::limits::MAX_PROVIDER_LOG_LINE_BYTES;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 /// A provider process to start with the gateway.
 #[derive(Debug, Clone)]
@@ -53,22 +52,14 @@ impl SpawnSpec {
         url: &str,
         env_remove: &[String],
     ) -> std::io::Result<Child> {
-        let mut cmd = Command::new(&self.program);
+        let mut cmd = super::group::command(&self.program);
         for key in env_remove {
             cmd.env_remove(key);
         }
         cmd.args(&self.args)
             .envs(self.env.iter().cloned())
             .env("TAP_PROVIDER_TOKEN", token)
-            .env("TAP_GATEWAY_URL", url)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        // Its own process group, so stopping it also stops whatever it started (a
-        // shell line like `npm start` runs the provider as a grandchild).
-        #[cfg(unix)]
-        cmd.process_group(0);
+            .env("TAP_GATEWAY_URL", url);
         if let Some(cwd) = &self.cwd {
             cmd.current_dir(cwd);
         }
@@ -117,23 +108,6 @@ fn emit(line: &mut Vec<u8>, cut: &mut bool, log: &impl Fn(&str)) {
     }
     line.clear();
     *cut = false;
-}
-
-/// SIGTERM to the child's process group; after [`PROVIDER_STOP_GRACE`] (or as soon as the child
-/// exits), SIGKILL to whatever is left in the group.
-#[cfg_attr(not(unix), allow(unused_variables))]
-pub(crate) async fn stop_group(child: &mut Child, pid: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(group) = pid
-        .and_then(|p| i32::try_from(p).ok())
-        .map(nix::unistd::Pid::from_raw)
-    {
-        use nix::sys::signal::{killpg, Signal};
-        let _ = killpg(group, Signal::SIGTERM);
-        let _ = tokio::time::timeout(PROVIDER_STOP_GRACE, child.wait()).await;
-        let _ = killpg(group, Signal::SIGKILL);
-    }
-    let _ = child.kill().await;
 }
 
 #[cfg(test)]

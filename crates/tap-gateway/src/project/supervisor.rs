@@ -4,7 +4,8 @@
 use super::config::ProjectProvider;
 use super::warn::warn_session;
 use super::ProjectToken;
-use crate::processes::spawn::{forward_lines, stop_group};
+use crate::processes::group::stop_group;
+use crate::processes::spawn::forward_lines;
 use crate::state::Core;
 use std::sync::Arc;
 use std::time::Duration;

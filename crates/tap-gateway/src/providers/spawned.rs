@@ -1,7 +1,8 @@
 //! The `--spawn` provider processes: started once the gateway listens, their output
 //! forwarded to the log, stopped with the gateway.
 
-use crate::processes::spawn::{forward_lines, stop_group};
+use crate::processes::group::stop_group;
+use crate::processes::spawn::forward_lines;
 use crate::state::Core;
 use tokio::process::Child;
 
