@@ -1,7 +1,7 @@
 //! With the `embedded-panel` feature: builds the control panel (`ui/`) when `ui/dist` is
 //! missing or older than its sources, then writes `$OUT_DIR/panel_files.rs`, the list of
 //! `dist/index.html` and `dist/assets/**` as `include_bytes!`, which
-//! `server/embedded_panel.rs` includes. Without the feature it does nothing.
+//! `config/embedded_panel.rs` includes. Without the feature it does nothing.
 //!
 //! A fresh `ui/dist` costs no process and no network: only mtimes are compared. Building
 //! runs `npm install` (only without `ui/node_modules`) and `npm run build` in `ui/`; when

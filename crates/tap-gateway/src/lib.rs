@@ -19,9 +19,10 @@
 //! [`GatewayConfig::embedded_panel`]).
 //!
 //! The shape (`docs/architecture.md`): [`Gateway`] (`gateway.rs`) is the one public API,
-//! over the engine's state (`state.rs`); each capability is a module of functions over that
+//! over the engine's state (`state/`); each capability is a module of functions over that
 //! state or of its own handles, and none of them knows the façade. `socket/` is the one
-//! connection type every protocol handler runs on; `server/` routes HTTP to them.
+//! connection type every protocol handler runs on; `server/` routes HTTP to them. The
+//! modules stand in layers and import only downward: `tests/rooms/table.rs` is the fence.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

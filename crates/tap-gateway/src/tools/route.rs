@@ -1,4 +1,4 @@
-//! Where a call goes: resolved from the session's tool map (`sessions::tool_map`, who
+//! Where a call goes: resolved from the session's tool map (`state::tool_map`, who
 //! holds which tool) under the state lock, then used without it.
 
 use crate::request::CallError;

@@ -33,7 +33,7 @@ pub(crate) const MAX_EMITTER_PATTERN_BYTES: usize = 4 * 1024;
 /// …and so is the whole filter's: 64 rules of 4 KiB, each compiled twice, would be tens of
 /// seconds of one thread. Length does not bound cost (the fuzzer found a 40-byte pattern
 /// that compiles in 21 ms), so the filter's case folding is bounded as well
-/// (`pattern_cost`).
+/// (`crate::patterns::cost`).
 pub(crate) const MAX_EMITTER_FILTER_BYTES: usize = 16 * 1024;
 
 /// In [`EventFilter::decide_all`]'s answer: the line matched no rule.
@@ -216,7 +216,7 @@ fn search_lines(re: &Regex, line_re: &Regex, batch: &Batch, rule: u8, out: &mut 
 ///
 /// Parsed case-sensitively, though the rule matches case-insensitively: no codepoint folds
 /// to or from `\n`, so the answer is the same, and the parse folds nothing (a rule's
-/// translations are what its compile costs, `pattern_cost`).
+/// translations are what its compile costs, `crate::patterns::cost`).
 fn within_a_line(pattern: &str) -> bool {
     let parsed = regex_syntax::ParserBuilder::new()
         .multi_line(true)
