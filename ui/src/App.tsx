@@ -68,7 +68,7 @@ function useRoute(): Route {
 export function App() {
   const state = usePanel();
   const route = useRoute();
-  const ledger = useLedgerState(state);
+  const ledger = useLedgerState();
   const title = PAGES.find((p) => p.id === route.page)!.title;
 
   useEffect(() => {

@@ -8,9 +8,9 @@
 // - Labels of live sessions are remembered for the tab's life, so an ended session the
 //   ledger has no record of still shows the label the panel saw.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import type { LedgerSessions, LedgerState, ProviderRecord, SessionRecord, SessionStatus } from "./generated";
-import { store, useControlEvents, type PanelState } from "./store";
+import { useMethod } from "./method";
 
 let ledgerState: LedgerState | null = null;
 const stateListeners = new Set<(s: LedgerState | null) => void>();
@@ -24,19 +24,14 @@ export function reportLedger(state: LedgerState | null | undefined) {
 }
 
 /** The ledger's state as last reported: asked for (`diagnostics`) once per connection. */
-export function useLedgerState(state: PanelState): LedgerState | null {
+export function useLedgerState(): LedgerState | null {
   const [current, setCurrent] = useState(ledgerState);
   useEffect(() => {
     stateListeners.add(setCurrent);
     return () => void stateListeners.delete(setCurrent);
   }, []);
-  useEffect(() => {
-    if (state.phase.kind !== "live") return;
-    store
-      .call("diagnostics", {})
-      .then((d) => reportLedger(d.ledger))
-      .catch(() => {});
-  }, [state.phase.kind, state.generation]);
+  const diagnostics = useMethod("diagnostics", {}).data;
+  useEffect(() => reportLedger(diagnostics?.ledger), [diagnostics]);
   return current;
 }
 
@@ -90,58 +85,25 @@ export function labelOf(id: string, sessions: KnownSession[]): string | undefine
   return sessions.find((s) => s.id === id)?.label ?? labels.get(id);
 }
 
-const EMPTY: LedgerSessions | null = null;
-/** How long a burst of `status.changed` may grow before `ledger.sessions` is asked again. */
-const REFRESH_MS = 400;
+/** How long after a `status.changed` `ledger.sessions` is asked again: the ledger records a
+ * session or provider a moment after the change, and a burst ends in one call. */
+const SETTLE_MS = 400;
 
 /**
  * `ledger.sessions` (and, with `withSeen`, the sessions of the newest 1000 stored events),
- * asked again after sessions or providers change (`status.changed`, coalesced).
+ * asked again after sessions or providers change (`status.changed`, settled).
  */
-export function useLedgerSessions(state: PanelState, withSeen = false): { records: LedgerSessions | null; seen: { id: string; label?: string }[] } {
-  const live = state.phase.kind === "live";
-  const [records, setRecords] = useState<LedgerSessions | null>(EMPTY);
-  const [seen, setSeen] = useState<{ id: string; label?: string }[]>([]);
-  const [tick, setTick] = useState(0);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-
-  useEffect(() => {
-    if (!live) return;
-    let current = true;
-    store
-      .call("ledger.sessions", {})
-      .then((r) => {
-        if (!current) return;
-        reportLedger(r.ledger);
-        setRecords(r);
-      })
-      .catch(() => {});
-    if (withSeen) {
-      store
-        .call("events.list", { limit: 1000 })
-        .then((page) => {
-          if (!current) return;
-          const ids = new Map<string, string | undefined>();
-          for (const e of page.events) if (!ids.has(e.sessionId)) ids.set(e.sessionId, e.sessionLabel);
-          setSeen([...ids].map(([id, label]) => ({ id, label })));
-        })
-        .catch(() => {});
-    }
-    return () => {
-      current = false;
-    };
-  }, [live, state.generation, tick, withSeen]);
-
-  useEffect(() => () => void (timer.current && clearTimeout(timer.current)), []);
-
-  useControlEvents((event) => {
-    if (event.kind !== "status.changed" || timer.current) return;
-    timer.current = setTimeout(() => {
-      timer.current = null;
-      setTick((t) => t + 1);
-    }, REFRESH_MS);
-  });
-
+export function useLedgerSessions(withSeen = false): { records: LedgerSessions | null; seen: { id: string; label?: string }[] } {
+  const options = { on: ["status.changed"], settleMs: SETTLE_MS } as const;
+  const records = useMethod("ledger.sessions", {}, options).data;
+  useEffect(() => reportLedger(records?.ledger), [records]);
+  const page = useMethod("events.list", { limit: 1000 }, { ...options, enabled: withSeen }).data;
+  const seen = useMemo(() => {
+    if (!page) return [];
+    const ids = new Map<string, string | undefined>();
+    for (const e of page.events) if (!ids.has(e.sessionId)) ids.set(e.sessionId, e.sessionLabel);
+    return [...ids].map(([id, label]) => ({ id, label }));
+  }, [page]);
   return { records, seen };
 }
 

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import type { Diagnostics as Data, Failure, LedgerState, LimitHits, OutboundQueue, ProviderStatus } from "../generated";
-import { store, useControlEvents, useNow, type PanelState } from "../store";
+import { useNow, type PanelState } from "../store";
+import { useMethod } from "../method";
 import { ago, bytes, clock, fullTime } from "../format";
 import { reportLedger } from "../ledger";
 
@@ -11,54 +12,12 @@ import { reportLedger } from "../ledger";
  */
 export function Diagnostics({ state }: { state: PanelState }) {
   const now = useNow(1000);
-  const live = state.phase.kind === "live";
-  const [data, setData] = useState<Data | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const inFlight = useRef(false);
-  const again = useRef(false);
-
-  const refresh = async () => {
-    if (inFlight.current) {
-      again.current = true;
-      return;
-    }
-    inFlight.current = true;
-    try {
-      const d = await store.call("diagnostics", {});
-      reportLedger(d.ledger);
-      setData(d);
-      setError(null);
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      inFlight.current = false;
-      if (again.current) {
-        again.current = false;
-        void refresh();
-      }
-    }
-  };
-
-  useEffect(() => {
-    if (!live) return;
-    let current = true;
-    store
-      .call("diagnostics.follow", {})
-      .then((d) => {
-        if (!current) return;
-        reportLedger(d.ledger);
-        setData(d);
-      })
-      .catch((e) => current && setError(e instanceof Error ? e.message : String(e)));
-    return () => {
-      current = false;
-      store.call("unfollow", { topic: "diagnostics" }).catch(() => {});
-    };
-  }, [live, state.generation]);
-
-  useControlEvents((event) => {
-    if (event.kind === "diagnostics.changed" || event.kind === "status.changed") void refresh();
-  });
+  // Followed while the page is open; asked again on each `diagnostics.changed` (at most four
+  // a second, the gateway's pace) or `status.changed`.
+  const got = useMethod("diagnostics", {}, { follow: "diagnostics", on: ["diagnostics.changed", "status.changed"] });
+  const data: Data | null = got.data;
+  const error = got.error?.message ?? null;
+  useEffect(() => reportLedger(data?.ledger), [data]);
 
   if (!data) {
     return error ? (

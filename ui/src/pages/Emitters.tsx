@@ -1,109 +1,12 @@
-import { useEffect, useRef, useState } from "preact/hooks";
-import type { EmitterInfo, EmitterRun, EmitterStart, EmittersList, Schedule } from "../generated";
+import { useState } from "preact/hooks";
+import type { EmitterInfo, EmitterStart, Schedule } from "../generated";
 import { store, useNow, type PanelState } from "../store";
+import { useMethod } from "../method";
 import { Breakable } from "../components/Breakable";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { clock, duration, fullTime, sessionName } from "../format";
 import { EmitterForm } from "./emitters/EmitterForm";
 import { RunTimeline, streamLink } from "./emitters/RunTimeline";
-
-/** While the page is visible, emitters and their runs are asked for this often. */
-const POLL_MS = 2000;
-
-/** What `emitters.list` said for one session, with each emitter's runs (newest first). */
-interface Loaded {
-  sessionId: string;
-  list: EmittersList;
-  runs: Record<string, EmitterRun[]>;
-}
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * A live session's emitters (`emitters.list`) and their runs (`emitters.runs`), asked for
- * every 2 s while the page is visible (nothing while the tab is hidden). An answer equal to
- * the one shown changes nothing, so the page does not redraw; runs are asked for only when
- * an emitter's run count, status or counters moved.
- */
-function useEmitters(sessionId: string | undefined, live: boolean, generation: number) {
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-  /** Per emitter: what its runs were last asked for (run count, status, counters). */
-  const asked = useRef(new Map<string, string>());
-
-  useEffect(() => {
-    if (!live || !sessionId) return;
-    // A new session, a reconnect or a refresh: every emitter's runs are asked for again.
-    asked.current.clear();
-    let current = true;
-    let inFlight = false;
-    let timer: ReturnType<typeof setInterval> | null = null;
-    const poll = async () => {
-      if (inFlight) return;
-      inFlight = true;
-      try {
-        const list = await store.call("emitters.list", { sessionId });
-        if (!current) return;
-        const due = list.emitters.filter((e) => {
-          const key = `${e.sessionId}/${e.name}`;
-          const sig = JSON.stringify([e.runCount, e.status, e.counts, e.lastError]);
-          if (asked.current.get(key) === sig) return false;
-          asked.current.set(key, sig);
-          return true;
-        });
-        const answers = await Promise.all(
-          due.map((e) =>
-            store.call("emitters.runs", { sessionId, name: e.name }).catch(() => {
-              asked.current.delete(`${e.sessionId}/${e.name}`); // ask again next time
-              return null;
-            }),
-          ),
-        );
-        if (!current) return;
-        setLoaded((prev) => {
-          const base = prev?.sessionId === sessionId ? prev : null;
-          let runs = base?.runs ?? {};
-          for (const a of answers) {
-            if (a && !same(runs[a.name], a.runs)) runs = { ...runs, [a.name]: a.runs };
-          }
-          if (base && base.runs === runs && same(base.list, list)) return base;
-          return { sessionId, list: base && same(base.list, list) ? base.list : list, runs };
-        });
-        setError(null);
-      } catch (e) {
-        if (current) setError(e instanceof Error ? e.message : String(e));
-      } finally {
-        inFlight = false;
-      }
-    };
-    const sync = () => {
-      if (document.visibilityState === "visible") {
-        if (!timer) {
-          void poll();
-          timer = setInterval(() => void poll(), POLL_MS);
-        }
-      } else if (timer) {
-        clearInterval(timer);
-        timer = null;
-      }
-    };
-    sync();
-    document.addEventListener("visibilitychange", sync);
-    return () => {
-      current = false;
-      document.removeEventListener("visibilitychange", sync);
-      if (timer) clearInterval(timer);
-    };
-  }, [sessionId, live, generation, tick]);
-
-  return {
-    loaded: loaded?.sessionId === sessionId ? loaded : null,
-    error,
-    /** Asks again now (after Start, Stop, a new emitter). */
-    refresh: () => setTick((t) => t + 1),
-  };
-}
 
 /**
  * Emitters: the background commands and scheduled prompts a live session runs, each with its
@@ -115,7 +18,13 @@ export function Emitters({ state, sessionId }: { state: PanelState; sessionId?: 
   const live = state.phase.kind === "live";
   const fallback = sessions.find((s) => s.foreground)?.id ?? sessions[0]?.id;
   const selected = sessionId && sessions.some((s) => s.id === sessionId) ? sessionId : fallback;
-  const { loaded, error, refresh } = useEmitters(selected, live, state.generation);
+  // Asked again on `emitters.changed` (followed while the page is open): no polling.
+  const {
+    data: list,
+    error: listError,
+    refresh,
+  } = useMethod("emitters.list", { sessionId: selected }, { follow: "emitters", on: ["emitters.changed"], enabled: !!selected });
+  const error = listError?.message ?? null;
   const [creating, setCreating] = useState(false);
 
   if (!selected) {
@@ -126,8 +35,8 @@ export function Emitters({ state, sessionId }: { state: PanelState; sessionId?: 
     );
   }
 
-  const emitters = loaded?.list.emitters ?? [];
-  const warnings = loaded?.list.warnings ?? [];
+  const emitters = list?.emitters ?? [];
+  const warnings = list?.warnings ?? [];
   return (
     <div class="emitters">
       <div class="toolbar">
@@ -167,7 +76,7 @@ export function Emitters({ state, sessionId }: { state: PanelState; sessionId?: 
       )}
       <div class="tail-status">
         <p class="small muted" role="status" data-testid="emitters-count">
-          {loaded ? `${emitters.length === 1 ? "1 emitter" : `${emitters.length} emitters`} · refreshed every 2 s while visible` : error ? "" : "Loading…"}
+          {list ? `${emitters.length === 1 ? "1 emitter" : `${emitters.length} emitters`} · updated live` : error ? "" : "Loading…"}
         </p>
       </div>
       {error && (
@@ -182,7 +91,7 @@ export function Emitters({ state, sessionId }: { state: PanelState; sessionId?: 
           ))}
         </ul>
       )}
-      {loaded && emitters.length === 0 && (
+      {list && emitters.length === 0 && (
         <p class="empty">
           This session runs no emitters. <strong>New emitter</strong> starts one; an agent can start them with its <code>tap_*</code> tools, and a
           session's <code>tap.config.json</code> can list them.
@@ -191,7 +100,7 @@ export function Emitters({ state, sessionId }: { state: PanelState; sessionId?: 
       {emitters.length > 0 && (
         <ul class="plain emitter-list" aria-label="Emitters">
           {emitters.map((e) => (
-            <EmitterCard key={e.name} e={e} runs={loaded!.runs[e.name] ?? []} live={live} onChanged={refresh} />
+            <EmitterCard key={e.name} e={e} live={live} onChanged={refresh} />
           ))}
         </ul>
       )}
@@ -238,8 +147,12 @@ function restartParams(e: EmitterInfo): EmitterStart {
   return p;
 }
 
-function EmitterCard({ e, runs, live, onChanged }: { e: EmitterInfo; runs: EmitterRun[]; live: boolean; onChanged: () => void }) {
+function EmitterCard({ e, live, onChanged }: { e: EmitterInfo; live: boolean; onChanged: () => void }) {
   const now = useNow(1000);
+  // Its runs: asked for again only when the list shows the emitter moved (a run, its
+  // status, its counters), not on every `emitters.changed` of any emitter.
+  const moved = [e.runCount, e.status, e.counts, e.lastError];
+  const runs = useMethod("emitters.runs", { sessionId: e.sessionId, name: e.name }, { watch: moved }).data?.runs ?? [];
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const userOwned = e.ownership === "userOwned";

@@ -1,6 +1,7 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { PlaygroundTool } from "../generated";
-import { store, type PanelState } from "../store";
+import type { PanelState } from "../store";
+import { useMethod } from "../method";
 import { IdText } from "../components/IdText";
 import { Breakable } from "../components/Breakable";
 import { sessionName } from "../format";
@@ -135,27 +136,12 @@ function SessionBar({ state }: { state: PanelState }) {
 
 function SessionTools({ state, sessionId }: { state: PanelState; sessionId: string }) {
   const session = state.status?.sessions.find((s) => s.id === sessionId);
-  const [tools, setTools] = useState<PlaygroundTool[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   // The tool set changed (a provider bound, left or updated its tools): fetch it again.
   const version = session ? `${session.toolRevision}:${session.tools.join(",")}` : "gone";
-
-  useEffect(() => {
-    if (!session || state.phase.kind !== "live") return;
-    let current = true;
-    store
-      .call("playground.tools", { sessionId })
-      .then((r) => {
-        if (!current) return;
-        setTools(r.tools);
-        setError(null);
-      })
-      .catch((e) => current && setError(message(e)));
-    return () => {
-      current = false;
-    };
-  }, [sessionId, version, state.phase.kind, state.generation]);
+  const got = useMethod("playground.tools", { sessionId }, { enabled: !!session, watch: [version] });
+  const tools: PlaygroundTool[] | null = got.data?.tools ?? null;
+  const error = got.error ? message(got.error) : null;
 
   if (!session) return <p class="notice">Session {sessionId} has ended.</p>;
   if (error)

@@ -15,7 +15,7 @@ import { endedProviders, labelOf, useLedgerSessions } from "../ledger";
  */
 export function Providers({ state }: { state: PanelState }) {
   const { providers } = state.status!;
-  const { records } = useLedgerSessions(state);
+  const { records } = useLedgerSessions();
   const ended = endedProviders(records?.providers ?? [], new Set(providers.map((p) => p.id)));
   return (
     <>

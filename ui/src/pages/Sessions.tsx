@@ -12,7 +12,7 @@ import { EndedCell } from "../components/EndedCell";
  */
 export function Sessions({ state }: { state: PanelState }) {
   const { sessions } = state.status!;
-  const { records } = useLedgerSessions(state);
+  const { records } = useLedgerSessions();
   rememberLabels(sessions);
   const ended = (records?.sessions ?? []).filter((r) => !sessions.some((s) => s.id === r.id));
   return (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { SettingsPatch, SettingsResult } from "../generated";
 import { store, useControlEvents, type PanelState } from "../store";
+import { useMethod } from "../method";
 import { desktop, type DesktopError } from "../transport";
 
 /** What `settings.set` accepts (crates/tap-protocol/src/settings.rs). */
@@ -28,17 +29,10 @@ export function Settings({ state }: { state: PanelState }) {
     setMib(String(r.settings.historyMaxMib));
   };
 
-  useEffect(() => {
-    if (!live) return;
-    let current = true;
-    store
-      .call("settings.get", {})
-      .then((r) => current && show(r))
-      .catch((e) => current && setError(e instanceof Error ? e.message : String(e)));
-    return () => {
-      current = false;
-    };
-  }, [live, state.generation]);
+  // Loaded once per connection; a change by any client arrives as `settings.changed` below.
+  const got = useMethod("settings.get", {});
+  useEffect(() => void (got.data && show(got.data)), [got.data]);
+  useEffect(() => void (got.error && setError(got.error.message)), [got.error]);
 
   // Another panel (or the tray) changed them: show what is saved now.
   useControlEvents((event) => {

@@ -131,7 +131,7 @@ function listParams(sessionId: string, f: Filter, before?: number): EventsListPa
  */
 export function Streams({ state, sessionId, stream: streamParam }: { state: PanelState; sessionId?: string; stream?: string }) {
   const liveSessions = state.status!.sessions;
-  const { records, seen } = useLedgerSessions(state, true);
+  const { records, seen } = useLedgerSessions(true);
   const sessions = useMemo(() => knownSessions(liveSessions, records?.sessions ?? [], seen), [liveSessions, records, seen]);
   const fallback = liveSessions.find((s) => s.foreground)?.id ?? liveSessions[0]?.id ?? sessions[0]?.id;
   const selected = sessionId ?? fallback;

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { SpanStatus, TraceSummary, TracesListParams } from "../generated";
 import { store, type PanelState } from "../store";
+import { useMethod } from "../method";
 import { knownName, knownSessions, reportLedger, useLedgerSessions, type KnownSession } from "../ledger";
 import { clockMs, durationUs, fullTime, isoUs, plural } from "../format";
 import { SessionCell, StatusPill, TraceView } from "./traces/TraceView";
@@ -8,8 +9,6 @@ import { Breakable } from "../components/Breakable";
 
 /** Traces a page holds (the list's first page and each "Load older"). */
 const PAGE = 100;
-/** While the page is visible, newer traces are asked for this often. */
-const POLL_MS = 2000;
 /** Text filters wait this long after the last keystroke. */
 const DEBOUNCE_MS = 300;
 
@@ -72,20 +71,19 @@ function merge(list: TraceSummary[], newer: TraceSummary[]): TraceSummary[] {
 
 /**
  * The ledger's traces (`traces.list`), newest first, filtered, paged back with "Load older"
- * and refreshed every 2 s while the page is visible; `#/traces/<id>` opens one as a
+ * and kept current by `traces.changed` events; `#/traces/<id>` opens one as a
  * waterfall of its spans, a span's attributes and events in the side panel.
  */
 export function Traces({ state, traceId }: { state: PanelState; traceId?: string }) {
   const live = state.phase.kind === "live";
-  const { records } = useLedgerSessions(state);
+  const { records } = useLedgerSessions();
   const sessions = useMemo(() => knownSessions(state.status!.sessions, records?.sessions ?? [], []), [state.status, records]);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [applied, setApplied] = useState<Filters>(NO_FILTERS);
   const [traces, setTraces] = useState<TraceSummary[]>([]);
   const [older, setOlder] = useState<number | undefined>(undefined);
-  const [loaded, setLoaded] = useState(false);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [olderLoading, setOlderLoading] = useState(false);
+  const [olderError, setOlderError] = useState<string | null>(null);
   const listRef = useRef(traces);
   listRef.current = traces;
 
@@ -96,85 +94,46 @@ export function Traces({ state, traceId }: { state: PanelState; traceId?: string
     return () => clearTimeout(t);
   }, [filters]);
 
+  // The newest page for the applied filters, asked again on `traces.changed` (followed while
+  // the page is open: the gateway sends it at most four a second, once the spans are
+  // committed). No polling.
+  const query = useMemo(() => params(applied), [applied]);
+  const newest = useMethod("traces.list", query, { follow: "traces", on: ["traces.changed"] });
+  /** Which connection and filters `traces` belongs to. */
+  const shownFor = useRef<string | null>(null);
   useEffect(() => {
-    if (!live) return;
-    let current = true;
-    setLoading(true);
-    store
-      .call("traces.list", params(applied))
-      .then((r) => {
-        if (!current) return;
-        reportLedger(r.ledger);
-        setTraces(r.traces);
-        setOlder(r.nextBeforeUs);
-        setLoaded(true);
-        setError(null);
-      })
-      .catch((e) => current && setError(e instanceof Error ? e.message : String(e)))
-      .finally(() => current && setLoading(false));
-    return () => {
-      current = false;
-    };
-  }, [applied, live, state.generation]);
-
-  // Newer traces while the page is visible: every POLL_MS, from the newest one shown.
-  useEffect(() => {
-    if (!live || !loaded) return;
-    let timer: ReturnType<typeof setInterval> | null = null;
-    let inFlight = false;
-    let current = true;
-    const poll = async () => {
-      if (inFlight) return;
-      inFlight = true;
-      try {
-        const p = params(applied);
-        const newest = listRef.current[0]?.startUs;
-        if (newest !== undefined) p.sinceUs = Math.max(p.sinceUs ?? 0, newest);
-        const r = await store.call("traces.list", p);
-        if (!current) return;
-        reportLedger(r.ledger);
-        if (r.nextBeforeUs !== undefined && newest !== undefined) {
-          // More than a page is newer: start over from the newest page.
-          setTraces(r.traces);
-          setOlder(r.nextBeforeUs);
-        } else {
-          setTraces((list) => merge(list, r.traces));
-        }
-      } catch {
-        /* disconnected: the reconnect reloads */
-      } finally {
-        inFlight = false;
-      }
-    };
-    const sync = () => {
-      if (document.visibilityState === "visible") {
-        if (!timer) timer = setInterval(() => void poll(), POLL_MS);
-      } else if (timer) {
-        clearInterval(timer);
-        timer = null;
-      }
-    };
-    sync();
-    document.addEventListener("visibilitychange", sync);
-    return () => {
-      current = false;
-      document.removeEventListener("visibilitychange", sync);
-      if (timer) clearInterval(timer);
-    };
-  }, [live, loaded, applied, state.generation]);
+    const page = newest.data;
+    if (!page) return;
+    reportLedger(page.ledger);
+    const owner = `${state.generation}:${JSON.stringify(query)}`;
+    const first = listRef.current[0]?.startUs;
+    // New filters, a new connection, or more than a page newer than what is shown: start
+    // over from this page; otherwise merge it in (new traces, and traces that gained spans).
+    if (shownFor.current !== owner || (page.nextBeforeUs !== undefined && first !== undefined && page.traces.every((t) => t.startUs > first))) {
+      shownFor.current = owner;
+      setTraces(page.traces);
+      setOlder(page.nextBeforeUs);
+    } else {
+      setTraces((list) => merge(list, page.traces));
+    }
+  }, [newest.data]);
+  const loaded = shownFor.current !== null && newest.data !== null;
+  const error = olderError ?? newest.error?.message ?? null;
+  const loading = olderLoading || newest.loading;
 
   const loadOlder = async () => {
     if (older === undefined) return;
-    setLoading(true);
+    setOlderLoading(true);
+    setOlderError(null);
     try {
       const r = await store.call("traces.list", { ...params(applied), beforeUs: older });
       reportLedger(r.ledger);
       setTraces((list) => merge(list, r.traces));
       setOlder(r.nextBeforeUs);
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setOlderError(e instanceof Error ? e.message : String(e));
     } finally {
-      setLoading(false);
+      setOlderLoading(false);
     }
   };
 
@@ -270,7 +229,7 @@ export function Traces({ state, traceId }: { state: PanelState; traceId?: string
       </div>
       <div class="tail-status">
         <p class="small muted" role="status" data-testid="traces-count">
-          {loaded ? `${plural(traces.length, "trace")}${older !== undefined ? " (older ones below)" : ""} · newest first, refreshed while visible` : loading ? "Loading…" : ""}
+          {loaded ? `${plural(traces.length, "trace")}${older !== undefined ? " (older ones below)" : ""} · newest first, updated live` : loading ? "Loading…" : ""}
         </p>
       </div>
       {error && (

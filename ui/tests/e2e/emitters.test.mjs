@@ -12,14 +12,57 @@ import { launchBrowser, screenshot, startGateway } from "./support.mjs";
 
 const COMMAND = "for i in 1 2 3; do echo line-$i; done";
 
+/**
+ * The control requests the panel sends and the events it receives, read off its WebSocket
+ * (so a test can tell a refresh on an event from a poll).
+ */
+function recordFrames(context) {
+  const frames = { sent: [], events: [], last: Date.now() };
+  const parse = (f) => {
+    try {
+      return JSON.parse(String(f.payload));
+    } catch {
+      return null;
+    }
+  };
+  context.on("page", (page) =>
+    page.on("websocket", (ws) => {
+      ws.on("framesent", (f) => {
+        const v = parse(f);
+        frames.last = Date.now();
+        if (v?.type === "request") frames.sent.push(v.method);
+      });
+      ws.on("framereceived", (f) => {
+        const v = parse(f);
+        frames.last = Date.now();
+        if (v?.type === "event") frames.events.push(v.event.kind);
+      });
+    }),
+  );
+  return frames;
+}
+
+/**
+ * Waits until the panel has been quiet a moment, then watches it for longer than the 2 s
+ * the pages used to poll at: what it asked for, and what it was told, meanwhile.
+ */
+async function watchIdle(frames, ms = 2500) {
+  await waitFor(() => Date.now() - frames.last > 600, "the panel quiet");
+  const sent = frames.sent.length;
+  const events = frames.events.length;
+  await new Promise((resolve) => setTimeout(resolve, ms)); // the window observed, not a readiness wait
+  return { sent: frames.sent.slice(sent), events: frames.events.slice(events) };
+}
+
 describe("the Emitters page", () => {
-  let gateway, session, browser, panel;
+  let gateway, session, browser, panel, frames;
 
   before(async () => {
     gateway = await startGateway({ ownHome: true });
     session = await gateway.openSession("emitters-e2e");
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
+    frames = recordFrames(context);
     panel = await openPanel(context, gateway);
     await panel.evaluate(() => (window.__notReloaded = true));
   });
@@ -159,6 +202,19 @@ describe("the Emitters page", () => {
     await waitFor(async () => (await card("sleeper").locator(".run-bar.run-stopped").count()) === 1, "the run bar shows stopped");
     await card("sleeper").getByRole("button", { name: "Start sleeper" }).waitFor();
     assert.equal(await panel.evaluate(() => window.__notReloaded), true);
+  });
+
+  test("changes arrive as emitters.changed events; an idle page asks for nothing (no polling)", async () => {
+    await goTo(panel, "Emitters");
+    await card("sleeper").getByRole("button", { name: "Start sleeper" }).waitFor();
+    assert.ok(frames.sent.includes("emitters.follow"), `the page follows emitters: ${frames.sent}`);
+    assert.ok(frames.events.includes("emitters.changed"), `runs, counts and stops came as events: ${frames.events}`);
+    // Nothing runs now (count-lines waits an hour, sleeper is stopped).
+    const idle = await watchIdle(frames);
+    const lists = idle.sent.filter((m) => m === "emitters.list").length;
+    const told = idle.events.filter((k) => k === "emitters.changed").length;
+    assert.ok(lists <= told, `emitters.list asked ${lists} times after ${told} emitters.changed: ${idle.sent}`);
+    assert.deepEqual(idle.sent, [], "no request while nothing changes");
   });
 
   test("the panel logged no errors", async () => {

@@ -14,8 +14,50 @@ import { launchBrowser, nodeProvider, screenshot, startGateway } from "./support
 
 const LONG_PROVIDER = "com.example.a-provider-with-an-unusually-long-name-for-the-trace-list";
 
+/**
+ * The control requests the panel sends and the events it receives, read off its WebSocket
+ * (so a test can tell a refresh on an event from a poll).
+ */
+function recordFrames(context) {
+  const frames = { sent: [], events: [], last: Date.now() };
+  const parse = (f) => {
+    try {
+      return JSON.parse(String(f.payload));
+    } catch {
+      return null;
+    }
+  };
+  context.on("page", (page) =>
+    page.on("websocket", (ws) => {
+      ws.on("framesent", (f) => {
+        const v = parse(f);
+        frames.last = Date.now();
+        if (v?.type === "request") frames.sent.push(v.method);
+      });
+      ws.on("framereceived", (f) => {
+        const v = parse(f);
+        frames.last = Date.now();
+        if (v?.type === "event") frames.events.push(v.event.kind);
+      });
+    }),
+  );
+  return frames;
+}
+
+/**
+ * Waits until the panel has been quiet a moment, then watches it for longer than the 2 s
+ * the pages used to poll at: what it asked for, and what it was told, meanwhile.
+ */
+async function watchIdle(frames, ms = 2500) {
+  await waitFor(() => Date.now() - frames.last > 600, "the panel quiet");
+  const sent = frames.sent.length;
+  const events = frames.events.length;
+  await new Promise((resolve) => setTimeout(resolve, ms)); // the window observed, not a readiness wait
+  return { sent: frames.sent.slice(sent), events: frames.events.slice(events) };
+}
+
 describe("the Traces page", () => {
-  let gateway, session, browser, panel, provider;
+  let gateway, session, browser, panel, provider, frames;
 
   before(async () => {
     gateway = await startGateway();
@@ -26,6 +68,7 @@ describe("the Traces page", () => {
     provider.push("notes", "kept, not delivered", "keep");
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
+    frames = recordFrames(context);
     panel = await openPanel(context, gateway);
     await panel.evaluate(() => (window.__notReloaded = true));
   });
@@ -54,10 +97,20 @@ describe("the Traces page", () => {
     );
   });
 
-  test("a new push appears while the page is open (polled, no reload)", async () => {
+  test("a new push appears while the page is open (told by traces.changed, no reload)", async () => {
     provider.push("build", "build 3 finished", "surface", { run: 3 });
     await waitFor(async () => (await rows().count()) === 3, "the third trace", 10000);
     assert.equal(await panel.evaluate(() => window.__notReloaded), true);
+    // Told, not polled: the page follows traces and the new one came after a traces.changed.
+    assert.ok(frames.sent.includes("traces.follow"), `the page follows traces: ${frames.sent}`);
+    assert.ok(frames.events.includes("traces.changed"), `the push's trace came as an event: ${frames.events}`);
+  });
+
+  test("an idle Traces page asks for nothing (no polling)", async () => {
+    const idle = await watchIdle(frames);
+    const lists = idle.sent.filter((m) => m === "traces.list").length;
+    const told = idle.events.filter((k) => k === "traces.changed").length;
+    assert.ok(lists <= told, `traces.list asked ${lists} times after ${told} traces.changed: ${idle.sent}`);
   });
 
   test("filters: status error matches none, the session filter keeps them", async () => {

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { EmitterRule, EmitterStart, EventOutcome, FilterTestResult } from "../../generated";
 import { store } from "../../store";
+import { useMethod, useSettled } from "../../method";
 
 const OUTCOMES: EventOutcome[] = ["drop", "keep", "surface", "inject"];
 /** The rule tester asks the gateway after a pause in typing. */
@@ -249,34 +250,11 @@ interface EditorProps {
 
 function FilterEditor({ rules, setRules, setRule, move, badRule }: EditorProps) {
   const [line, setLine] = useState("");
-  const [result, setResult] = useState<FilterTestResult | null>(null);
-  const [testError, setTestError] = useState<string | null>(null);
-  const asked = useRef(0);
-
   // The tester: after a pause, which rule the line matches (the gateway's regexes, not the browser's).
-  useEffect(() => {
-    if (line === "") {
-      setResult(null);
-      setTestError(null);
-      return;
-    }
-    const n = ++asked.current;
-    const t = setTimeout(() => {
-      store
-        .call("emitters.testFilter", { eventFilter: rules.map(({ match, outcome }) => ({ match, outcome })), line })
-        .then((r) => {
-          if (n !== asked.current) return;
-          setResult(r);
-          setTestError(null);
-        })
-        .catch((e) => {
-          if (n !== asked.current) return;
-          setResult(null);
-          setTestError(e instanceof Error ? e.message : String(e));
-        });
-    }, DEBOUNCE_MS);
-    return () => clearTimeout(t);
-  }, [line, rules]);
+  const asked = useSettled({ eventFilter: rules.map(({ match, outcome }) => ({ match, outcome })), line }, line === "" ? 0 : DEBOUNCE_MS);
+  const tested = useMethod("emitters.testFilter", asked, { enabled: asked.line !== "" });
+  const result: FilterTestResult | null = line === "" ? null : tested.data;
+  const testError = line === "" ? null : (tested.error?.message ?? null);
 
   const matched = result?.rule;
   const testBad = testError ? ruleInError(testError, rules.length) : null;

@@ -4,7 +4,7 @@ import { Fragment } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { JsonValue } from "../../generated/serde_json/JsonValue";
 import type { Span, SpanStatus, Trace, TraceSummary } from "../../generated";
-import { store } from "../../store";
+import { useMethod } from "../../method";
 import { RpcError } from "../../transport";
 import { labelOf, type KnownSession } from "../../ledger";
 import { clockMs, durationUs, fullTime, isoUs, plural } from "../../format";
@@ -69,43 +69,18 @@ export function treeOrder(spans: Span[]): Row[] {
 
 /** One trace: the waterfall of its spans and the selected span's details. */
 export function TraceView({ traceId, summary, sessions, live }: { traceId: string; summary?: TraceSummary; sessions: KnownSession[]; live: boolean }) {
-  const [trace, setTrace] = useState<Trace | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [spanId, setSpanId] = useState<string | null>(null);
-  const [reload, setReload] = useState(0);
-  const expected = summary?.spans;
+  // Asked again when the list says the trace gained spans (the list follows
+  // `traces.changed`), or on Refresh.
+  const got = useMethod("traces.get", { traceId }, { watch: [summary?.spans] });
+  const trace: Trace | null = got.data;
+  const error = got.error
+    ? got.error instanceof RpcError && got.error.code === "NOT_FOUND"
+      ? `Trace ${traceId} is not in the history (it may be older than the history keeps).`
+      : got.error.message
+    : null;
 
-  useEffect(() => {
-    setSpanId(null);
-    setTrace(null);
-  }, [traceId]);
-
-  useEffect(() => {
-    if (!live) return;
-    let current = true;
-    store
-      .call("traces.get", { traceId })
-      .then((t) => {
-        if (!current) return;
-        setTrace(t);
-        setError(null);
-      })
-      .catch((e) => {
-        if (!current) return;
-        setTrace(null);
-        setError(
-          e instanceof RpcError && e.code === "NOT_FOUND"
-            ? `Trace ${traceId} is not in the history (it may be older than the history keeps).`
-            : e instanceof Error
-              ? e.message
-              : String(e),
-        );
-      });
-    return () => {
-      current = false;
-    };
-    // Again when the list's poll says the trace gained spans.
-  }, [traceId, live, reload, expected]);
+  useEffect(() => setSpanId(null), [traceId]);
 
   const rows = useMemo(() => (trace ? treeOrder(trace.spans) : []), [trace]);
   const start = rows.length ? Math.min(...rows.map((r) => r.span.startUs)) : 0;
@@ -122,7 +97,7 @@ export function TraceView({ traceId, summary, sessions, live }: { traceId: strin
           {root ? <Breakable text={root.name} /> : "Trace"} <IdText id={traceId} class="muted" />
         </h2>
         <span class="trace-actions">
-          <button type="button" class="btn" onClick={() => setReload((n) => n + 1)} disabled={!live}>
+          <button type="button" class="btn" onClick={() => got.refresh()} disabled={!live}>
             Refresh
           </button>
           <a class="btn" href="#/traces">
