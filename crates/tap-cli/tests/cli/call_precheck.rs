@@ -8,7 +8,13 @@ use crate::common::{run, tool, GatewayProcess, Provider, SessionOpen};
 use serde_json::{json, Value};
 
 /// A provider bound to `session` with `tools` and `onPreToolUse` `rules`.
-async fn hooked(gw: &GatewayProcess, name: &str, session: &str, tools: Value, rules: Value) -> Provider {
+async fn hooked(
+    gw: &GatewayProcess,
+    name: &str,
+    session: &str,
+    tools: Value,
+    rules: Value,
+) -> Provider {
     let (mut p, _) = gw.authed().await;
     p.send(
         json!({"type": "hello", "name": name, "protocolVersion": 2, "session": session,

@@ -21,7 +21,12 @@ async fn tab(gw: &GatewayProcess, session: &str, instance: &str, title: &str) ->
     p
 }
 
-fn call(gw: &GatewayProcess, session: &str, tool: &str, args: Option<&str>) -> tokio::process::Command {
+fn call(
+    gw: &GatewayProcess,
+    session: &str,
+    tool: &str,
+    args: Option<&str>,
+) -> tokio::process::Command {
     let mut cmd = gw.tap();
     cmd.args(["call", "--session", session, tool]);
     cmd.args(args);

@@ -160,7 +160,12 @@ fn fake_opener(dir: &Path, exit: i32) {
 }
 
 /// `tap ui ARGS` with PATH = only `bin`, and `display` as DISPLAY (unset when `None`).
-async fn tap_ui_with(gw: &GatewayProcess, bin: &Path, display: Option<&str>, args: &[&str]) -> CliOut {
+async fn tap_ui_with(
+    gw: &GatewayProcess,
+    bin: &Path,
+    display: Option<&str>,
+    args: &[&str],
+) -> CliOut {
     let mut cmd = gw.tap();
     cmd.arg("ui")
         .args(args)
