@@ -83,4 +83,9 @@ impl Events {
     pub fn subscribe_changed(&self) -> broadcast::Receiver<Changed> {
         self.changed.subscribe()
     }
+
+    /// Whether any connection follows `emitters` or `traces` now.
+    pub fn changes_followed(&self) -> bool {
+        self.changed.receiver_count() > 0
+    }
 }

@@ -101,8 +101,13 @@ impl Coalesced {
 
     /// Schedules the event: the first change after a quiet interval is published at
     /// once; changes within the interval are published together at its end. An atomic
-    /// swap when one is already scheduled.
+    /// swap when one is already scheduled. A followed change nobody follows costs a load:
+    /// no task, and no ledger flush (a client that follows later lists the state after
+    /// it followed).
     pub fn changed(&self) {
+        if matches!(self.0.publish, Publish::Changed(_)) && !self.0.events.changes_followed() {
+            return;
+        }
         let Some(scheduled) = self.0.throttle.schedule() else {
             return;
         };
