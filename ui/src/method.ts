@@ -201,6 +201,19 @@ export function useMethod<M extends Method>(method: M, params: Params<M>, option
   const on = useRef(options.on);
   on.current = options.on;
 
+  // The topic, held while mounted and connected: not dropped and made again when only the
+  // params change (this effect runs before the one below, so `ready` is set for it).
+  const followed = useRef<Promise<void> | null>(null);
+  useEffect(() => {
+    if (!live || !options.follow) return;
+    const f = acquire(options.follow, generation);
+    followed.current = f.ready;
+    return () => {
+      followed.current = null;
+      f.release();
+    };
+  }, [live, generation, options.follow]);
+
   useEffect(() => {
     if (!live || !enabled) return;
     let current = true;
@@ -221,15 +234,13 @@ export function useMethod<M extends Method>(method: M, params: Params<M>, option
     };
     const c = new Caller(call, options.settleMs ?? 0);
     caller.current = c;
-    const follow = options.follow ? acquire(options.follow, generation) : null;
-    void (follow ? follow.ready : Promise.resolve()).then(() => current && c.request(false));
+    void (followed.current ?? Promise.resolve()).then(() => current && c.request(false));
     return () => {
       current = false;
       c.stop();
-      follow?.release();
       if (caller.current === c) caller.current = null;
     };
-    // `params` is in `key`; the options that matter for the subscription are listed.
+    // `params` is in `key`.
   }, [key, live, generation, enabled, options.follow, options.settleMs]);
 
   // Values from elsewhere that say the answer changed (not on the first render: the
