@@ -7,11 +7,9 @@
 //! 250 ms each, see `diagnostics::Coalesced`), and a connection that follows none of
 //! them never receives them.
 
+use crate::limits::{CHANGED_BUFFER, EVENT_BUFFER};
 use tap_protocol::pairing::PairingEntry;
 use tokio::sync::broadcast;
-
-/// Events buffered for a slow subscriber before it lags (and is told to refresh).
-pub const EVENT_BUFFER: usize = 1024;
 
 /// Something the panel should show changed.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,10 +40,6 @@ pub(crate) enum Changed {
     /// Spans were recorded (and committed to the ledger).
     Traces,
 }
-
-/// [`Changed`] notices buffered for a slow follower (each topic sends at most four a
-/// second, so this is seconds of them).
-const CHANGED_BUFFER: usize = 16;
 
 /// The engine's event bus: a cheap, cloneable handle.
 #[derive(Clone)]

@@ -5,19 +5,12 @@ use crate::auth::tokens::Secrets;
 use crate::config::GatewayConfig;
 use crate::error::GatewayError;
 use crate::gateway::Gateway;
-use crate::ledger::retention::TRIM_EVERY;
+use crate::limits::HISTORY_TRIM_EVERY;
 use crate::state::Core;
 use std::sync::Arc;
-use std::time::Duration;
+use tap_protocol::limits::{STOP_CONNECTIONS_WAIT, STOP_INVOCATIONS_WAIT};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-
-/// At stop, after every session ended: how long in-flight invocations get to hand their
-/// terminal results to their hosts before the host sockets close.
-const STOP_INVOCATIONS_WAIT: Duration = Duration::from_secs(2);
-
-/// At stop: how long connection tasks get to flush and close before the stop returns.
-const STOP_CONNECTIONS_WAIT: Duration = Duration::from_secs(5);
 
 /// A started gateway: its handle, and the means to stop it.
 pub struct GatewayHandle {
@@ -113,12 +106,12 @@ impl GatewayHandle {
     }
 }
 
-/// Every [`TRIM_EVERY`] (and once at start), the ledger drops what the history settings
+/// Every [`HISTORY_TRIM_EVERY`] (and once at start), the ledger drops what the history settings
 /// no longer keep. The settings are read each time, so a change applies within a minute.
 fn spawn_retention(core: &Arc<Core>) {
     let core2 = core.clone();
     core.tasks.spawn(async move {
-        let mut every = tokio::time::interval(TRIM_EVERY);
+        let mut every = tokio::time::interval(HISTORY_TRIM_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {

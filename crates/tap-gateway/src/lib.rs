@@ -76,14 +76,12 @@ pub use events::GatewayEvent;
 pub use gateway::{Gateway, HistoryError};
 pub use handle::{run, GatewayHandle};
 pub use hooks::decide::Decision;
+pub use limits::{MAX_PROGRESS_QUEUED_BYTES_PER_CALL, MAX_PROGRESS_QUEUED_PER_CALL};
 pub use pairing::api::PairingError;
 pub use processes::restart::RestartPolicy;
 pub use processes::spawn::SpawnSpec;
 pub use provider_protocol::local::{LocalClosed, LocalProvider};
-pub use request::{
-    CallError, CallRequest, Caller, ProgressReceiver, ProgressSink,
-    MAX_PROGRESS_QUEUED_BYTES_PER_CALL, MAX_PROGRESS_QUEUED_PER_CALL,
-};
+pub use request::{CallError, CallRequest, Caller, ProgressReceiver, ProgressSink};
 #[cfg(feature = "lock-count")]
 pub use state::state_locks;
 pub use trace::otlp::otlp_endpoint_from_env;

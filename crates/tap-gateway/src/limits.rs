@@ -1,7 +1,228 @@
-//! The gateway's own limits: counts, sizes and rates that bound what one session, provider
-//! or user can make the engine hold. Wire limits (what a peer may send) are in
-//! [`tap_protocol::limits`]; these are the engine's, in one place, each enforced where it is
-//! used and listed in `docs/configuration.md` ("Limits").
+//! The gateway's own limits: counts, sizes, rates and waits that bound what one session,
+//! provider or user can make the engine hold or wait for. Wire limits (what a peer may send,
+//! the spec's) are in [`tap_protocol::limits`]; these are the engine's, in one place, grouped
+//! by the room that enforces each (where it is used). Every limit of both modules is listed
+//! in `docs/architecture.md` ("Where each limit is enforced"); `tests/rooms/limits.rs` checks that,
+//! and that no limit is defined anywhere else in `src/`.
+
+use std::time::Duration;
+use tap_protocol::limits::MCP_SESSION_IDLE_TIMEOUT;
+
+// ---------------------------------------------------------------- events
+
+/// Events buffered for a slow subscriber before it lags (and is told to refresh).
+pub(crate) const EVENT_BUFFER: usize = 1024;
+/// `Changed` notices buffered for a slow follower (each topic sends at most four a
+/// second, so this is seconds of them).
+pub(crate) const CHANGED_BUFFER: usize = 16;
+
+// ---------------------------------------------------------------- request
+
+/// `tool.progress` messages of one call that wait for its caller to take them, and their
+/// bytes. A provider may send progress as fast as its socket goes, each message up to a
+/// frame's size, while the caller hands each on to a slower peer (an MCP client's event
+/// stream). Bursts of small messages fit (a build's output, line by line); beyond either
+/// bound newer messages are dropped and counted (progress is advisory; the result never waits
+/// behind it and is never dropped).
+pub const MAX_PROGRESS_QUEUED_PER_CALL: usize = 1024;
+/// The bytes bound of [`MAX_PROGRESS_QUEUED_PER_CALL`]'s queue: a few frames' worth.
+pub const MAX_PROGRESS_QUEUED_BYTES_PER_CALL: usize = 4 * 1024 * 1024;
+
+// ---------------------------------------------------------------- logs
+
+/// New log records buffered for a slow follower before it misses some (and is told so).
+pub(crate) const LOG_LIVE_BUFFER: usize = 1024;
+/// How many log records `tap gateway` keeps (`LogBuffer::default`).
+pub(crate) const LOG_BUFFER_CAPACITY: usize = 2000;
+
+// ---------------------------------------------------------------- processes
+
+/// An emitter's output line longer than this is cut, with a marker saying so.
+pub(crate) const MAX_EMITTER_LINE_BYTES: usize = 64 * 1024;
+
+// ---------------------------------------------------------------- ledger
+
+/// Records queued for the writer before producers wait.
+pub(crate) const LEDGER_QUEUE: usize = 8192;
+/// What records waiting for the writer may weigh (`Record::weight`) before producers
+/// wait, counted until their batch is committed. Spans are a few hundred bytes, so under a
+/// flood of tool calls this, not [`LEDGER_QUEUE`], is usually the bound: a full queue is a
+/// few MiB, not the tens a count alone allowed (a provider's events may each be a whole
+/// message long). A record heavier than this waits for the whole of it.
+pub(crate) const LEDGER_QUEUE_BYTES: usize = 2 * 1024 * 1024;
+/// Ledger records committed in one transaction at most.
+pub(crate) const LEDGER_WRITE_BATCH: usize = 1024;
+/// After a commit that emptied the queue, the writer waits this long before it looks again,
+/// instead of parking on the queue: records that come meanwhile wake nobody (a producer
+/// wakes the writer only when it is parked), and the next commit takes them together. Without
+/// it each tool call's spans woke this thread on their own (2 of S1b's 7.4 context switches
+/// per call, docs/performance.md run 17). A record is still committed at most this long
+/// after it is queued; one that comes after a quiet time wakes the writer at once.
+pub(crate) const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(2);
+/// Chunks and events are indexed for search once no record has come for this long…
+pub(crate) const INDEX_WHEN_IDLE_FOR: Duration = Duration::from_millis(250);
+/// …or, while records keep coming, once the oldest has waited this long.
+pub(crate) const INDEX_AT_THE_LATEST: Duration = Duration::from_secs(2);
+/// Lines indexed for search in one step of the writer, between looks at its queue…
+pub(crate) const INDEX_STEP_LINES: i64 = 8192;
+/// …and rows at most (a step of pushes, one line each, would otherwise read 8,192 ids).
+pub(crate) const INDEX_STEP_ROWS: i64 = 1024;
+/// Lines one chunk row holds at most (the emitter's router cuts its chunks to it).
+pub(crate) const MAX_LINES_PER_ROW: usize = 4096;
+/// How long a ledger statement waits for another process's lock before the file counts as locked.
+pub(crate) const LEDGER_BUSY_TIMEOUT: Duration = Duration::from_secs(1);
+/// SQLite's page cache per connection, in KiB (its default is 2000). The writer appends at
+/// the end of its tables and indexes, and readers scan recent rows the OS keeps cached
+/// anyway, so a small cache costs little; at the default, the two connections' caches
+/// filling up over a long run showed as 2.8 MiB of the gateway's RSS (the soak, 1M calls).
+pub(crate) const LEDGER_PAGE_CACHE_KIB: i64 = 512;
+/// How often the gateway asks the ledger for a history trim.
+pub(crate) const HISTORY_TRIM_EVERY: Duration = Duration::from_secs(60);
+/// Rows removed per step at most while the database is over its size limit; a step is a
+/// twentieth of the table, so a few large rows are not all removed for one too many.
+pub(crate) const TRIM_STEP_ROWS: i64 = 2000;
+/// Rows a history page holds when the caller does not say.
+pub(crate) const DEFAULT_HISTORY_PAGE: u32 = 100;
+/// Rows a history page holds at most.
+pub(crate) const MAX_HISTORY_PAGE: u32 = 1000;
+/// Sessions (and providers) `ledger.sessions` lists at most.
+pub(crate) const HISTORY_SESSIONS_LISTED: u32 = 500;
+
+// ---------------------------------------------------------------- diagnostics
+
+/// How many recent failures the diagnostics keep.
+pub(crate) const FAILURES_KEPT: usize = 100;
+/// Failure messages are cut to this many characters: some quote what the peer sent.
+pub(crate) const MAX_FAILURE_MESSAGE_CHARS: usize = 300;
+
+// ---------------------------------------------------------------- trace
+
+/// Finished spans waiting for the exporter before new ones are dropped from the export.
+/// OpenTelemetry's batch processor default: a few seconds of a busy gateway's spans, a
+/// few hundred KiB at most.
+pub(crate) const OTLP_QUEUE: usize = 2048;
+/// Spans per request at most (OpenTelemetry's batch processor default).
+pub(crate) const OTLP_MAX_BATCH: usize = 512;
+/// How long the first span of a batch waits for more before the batch is sent: short,
+/// so a trace shows up in Jaeger while the user still looks at what made it.
+pub(crate) const OTLP_BATCH_WAIT: Duration = Duration::from_millis(500);
+/// One request, answer included (`OTEL_EXPORTER_OTLP_TIMEOUT`'s default).
+pub(crate) const OTLP_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Tries per batch, the first included. Between them the queue keeps filling (and drops
+/// when full), so a dead receiver never holds more than one batch and the queue.
+pub(crate) const OTLP_ATTEMPTS: u32 = 3;
+/// The wait before the second try; it doubles before each further one.
+pub(crate) const OTLP_RETRY_BACKOFF: Duration = Duration::from_secs(1);
+/// At stop, how long the last batches get, all together. Well under the stop's wait for
+/// the gateway's tasks, so a slow receiver never delays a stop past it.
+pub(crate) const OTLP_FINAL_FLUSH: Duration = Duration::from_secs(1);
+/// A receiver's answer is read (so the connection can be reused) up to this much.
+pub(crate) const OTLP_MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+// ---------------------------------------------------------------- streams
+
+/// Stream entries buffered for a slow follower before it misses some (and is told so).
+pub(crate) const TAIL_BUFFER: usize = 4096;
+
+// ---------------------------------------------------------------- socket
+
+/// Frames written per flush when the queue is busy; bounds the latency of a big backlog.
+pub(crate) const SOCKET_WRITE_BATCH: usize = 64;
+/// Initial read buffer per socket, kept while the socket is open: most frames are a few
+/// hundred bytes, and a larger one grows it. 4 KiB instead of 8 saved 3 KiB per bound
+/// provider with no change in S1, S3 or S4 (docs/performance-log.md, run 31).
+pub(crate) const SOCKET_READ_BUFFER_BYTES: usize = 4 * 1024;
+
+// ---------------------------------------------------------------- state
+
+/// Size limit of one compiled `pattern` / `patternProperties` regex.
+pub(crate) const SCHEMA_REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+/// Longest `INVALID_JSON` message about a call's arguments (the failing value is quoted).
+pub(crate) const MAX_ARGS_ERROR_CHARS: usize = 300;
+/// Longest `tap_post` message.
+pub(crate) const MAX_POST_BYTES: usize = 16 * 1024;
+/// Longest stream argument (`name@provider` included).
+pub(crate) const MAX_STREAM_ARG_LEN: usize = 200;
+/// Longest section name a transform may name.
+pub(crate) const MAX_SECTION_NAME_LEN: usize = 128;
+/// Longest label shown for an instance in a `target` description.
+pub(crate) const MAX_LABEL_CHARS: usize = 80;
+/// Notices buffered for a slow MCP client before it misses some. A missed tool-list
+/// change is harmless (the next one carries the whole state), so a small buffer is enough.
+pub(crate) const NOTICE_BUFFER: usize = 256;
+/// Most rules in one emitter filter.
+pub(crate) const MAX_EMITTER_RULES: usize = 64;
+/// An emitter filter pattern's compiled size bound (the hook rules' bound).
+pub(crate) const EMITTER_REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// Longest pattern of a rule, in bytes (a hook pattern's bound). The compiled-size bound
+/// does not bound the work of compiling: a case-insensitive pattern's classes are case-folded
+/// over Unicode first, and a 4 KiB pattern of negated classes took 143 ms to compile
+/// (release build), so a pattern's length is bounded before it is compiled…
+pub(crate) const MAX_EMITTER_PATTERN_BYTES: usize = 4 * 1024;
+/// …and so is the whole filter's: 64 rules of 4 KiB, each compiled twice, would be tens of
+/// seconds of one thread. Length does not bound cost (the fuzzer found a 40-byte pattern
+/// that compiles in 21 ms), so the filter's case folding is bounded as well
+/// (`crate::patterns::cost`).
+pub(crate) const MAX_EMITTER_FILTER_BYTES: usize = 16 * 1024;
+/// Runs kept in memory per emitter (the ledger keeps them all).
+pub(crate) const RUNS_KEPT: usize = 100;
+/// Longest emitter (and stream) name after normalising.
+pub(crate) const MAX_EMITTER_NAME_LEN: usize = 64;
+/// Longest emitter command or prompt.
+pub(crate) const MAX_EMITTER_TEXT_BYTES: usize = 16 * 1024;
+/// The shortest interval: a timed emitter runs at most once a second.
+pub(crate) const MIN_EMITTER_EVERY: Duration = Duration::from_secs(1);
+
+// ---------------------------------------------------------------- pairing
+
+/// Longest `name` a pairing request may carry (an extension field of `auth`).
+pub(crate) const MAX_PAIRING_NAME_CHARS: usize = 128;
+
+// ---------------------------------------------------------------- emitters
 
 /// Emitters one session may have at once.
 pub(crate) const MAX_EMITTERS_PER_SESSION: usize = 32;
+/// Surface and inject deliveries per emitter per second; beyond, lines are only kept.
+pub(crate) const MAX_EMITTER_DELIVERIES_PER_SECOND: u32 = 10;
+/// Lines one batched inject prompt carries; the rest are counted in its text.
+pub(crate) const MAX_LINES_PER_INJECT: usize = 4;
+/// A chunk of stored lines is cut once it holds this many bytes (or
+/// [`MAX_LINES_PER_ROW`] lines).
+pub(crate) const MAX_CHUNK_BYTES: usize = 64 * 1024;
+/// Chunks one run may have queued for the ledger; beyond, it reads no further until one
+/// is written. Bounds a run's memory to about this times [`MAX_CHUNK_BYTES`].
+pub(crate) const MAX_CHUNKS_QUEUED: usize = 32;
+/// How often a running session's config file is looked at for edits (its modification
+/// time and size; the file is read only when they change).
+pub(crate) const EMITTER_CONFIG_POLL_INTERVAL: Duration = Duration::from_secs(2);
+/// A failed continuous command is restarted after this, doubling up to [`EMITTER_RESTART_BACKOFF_MAX`].
+pub(crate) const EMITTER_RESTART_BACKOFF_START: Duration = Duration::from_secs(1);
+/// The longest wait before restarting a failed continuous command.
+pub(crate) const EMITTER_RESTART_BACKOFF_MAX: Duration = Duration::from_secs(300);
+/// An idle prompt waits this long after a successful run before it may run again.
+pub(crate) const EMITTER_IDLE_AFTER_SUCCESS: Duration = Duration::from_secs(2);
+/// …and this long after a failed one.
+pub(crate) const EMITTER_IDLE_AFTER_FAILURE: Duration = Duration::from_secs(5);
+
+// ---------------------------------------------------------------- builtin
+
+/// Events per stream `tap_stream_history` returns unless asked.
+pub(crate) const DEFAULT_STREAM_HISTORY: u64 = 20;
+
+// ---------------------------------------------------------------- settings
+
+/// How long history may be kept: a day to ten years.
+pub(crate) const HISTORY_DAYS: std::ops::RangeInclusive<u32> = 1..=3650;
+/// How large the history database may grow: 16 MiB to 1 TiB.
+pub(crate) const HISTORY_MAX_MIB: std::ops::RangeInclusive<u32> = 16..=1_048_576;
+
+// ---------------------------------------------------------------- mcp
+
+/// How long the endpoint answers a session's calls itself before it lets one through to
+/// rmcp again, whose idle timer only restarts on requests it sees. Half the timeout: a
+/// client calling at least that often never has its session closed under it.
+pub(crate) const RMCP_TOUCH_INTERVAL: Duration =
+    Duration::from_secs(MCP_SESSION_IDLE_TIMEOUT.as_secs() / 2);
+/// File results up to this size are embedded in the result besides the link, so a client
+/// that cannot read `file://` links still gets them.
+pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;

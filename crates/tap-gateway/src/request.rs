@@ -1,20 +1,11 @@
 //! What a caller hands the call path, and the failure it may get back.
 
+use crate::limits::{MAX_PROGRESS_QUEUED_BYTES_PER_CALL, MAX_PROGRESS_QUEUED_PER_CALL};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-/// `tool.progress` messages of one call that wait for its caller to take them, and their
-/// bytes. A provider may send progress as fast as its socket goes, each message up to a
-/// frame's size, while the caller hands each on to a slower peer (an MCP client's event
-/// stream). Bursts of small messages fit (a build's output, line by line); beyond either
-/// bound newer messages are dropped and counted (progress is advisory; the result never waits
-/// behind it and is never dropped).
-pub const MAX_PROGRESS_QUEUED_PER_CALL: usize = 1024;
-/// The bytes bound of [`MAX_PROGRESS_QUEUED_PER_CALL`]'s queue: a few frames' worth.
-pub const MAX_PROGRESS_QUEUED_BYTES_PER_CALL: usize = 4 * 1024 * 1024;
 
 /// Where a call's `tool.progress` messages go: a bounded queue, and a count of those it
 /// had no room for.

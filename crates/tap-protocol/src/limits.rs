@@ -54,6 +54,9 @@ pub const MAX_PUSHES_PER_SECOND: u32 = 10;
 /// over a sliding second (spec: "Push loop prevention", "per second per (provider,
 /// session)").
 pub const PUSH_BUDGET_WINDOW: Duration = Duration::from_secs(1);
+/// Consecutive inject→response→inject cycles before a provider's injects to a session are
+/// paused until the user speaks (spec: "Push loop prevention").
+pub const MAX_INJECT_CYCLES: u32 = 3;
 /// Queued calls beyond a provider's concurrency limit.
 pub const MAX_QUEUED_CALLS: usize = 10;
 /// `gate.check` answer deadline, the hook gate timeout: no answer in time denies the tool
@@ -70,6 +73,9 @@ pub const RECONNECT_TOKEN_TTL: Duration = Duration::from_secs(30);
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 /// The longest per-tool `timeout` a provider may declare (1 hour).
 pub const MAX_TOOL_TIMEOUT_MS: u64 = 60 * 60 * 1000;
+/// Largest serialized `parameters` (JSON Schema) of one tool; larger ones are refused
+/// `PAYLOAD_TOO_LARGE` (docs/spec-decisions.md, decision 34).
+pub const MAX_TOOL_SCHEMA_BYTES: usize = 64 * 1024;
 /// Tool-set changes reaching a session host are batched over this window.
 pub const TOOLSET_DEBOUNCE: Duration = Duration::from_millis(200);
 /// A steady trickle of changes still publishes at least this often.
@@ -145,6 +151,8 @@ pub const MAX_HOOK_PATTERN_BYTES: usize = 4 * 1024;
 /// in time linear in the input, so nothing can backtrack, and this bounds the memory a
 /// pattern may cost instead.
 pub const HOOK_REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+/// Most rules in one stream's filter (`filter.set`; the hook-rule limit).
+pub const MAX_FILTER_RULES: usize = MAX_HOOK_RULES_PER_PROVIDER;
 /// Most codepoints that compiling one rule list's patterns may case-fold: a provider's
 /// hook rules, a stream's filter, an emitter's filter. Not in the spec. Under
 /// case-insensitivity the `regex` crate folds a bracketed class codepoint by codepoint

@@ -120,12 +120,12 @@ impl Args<'_> {
             )
         })?;
         let name = crate::state::emitters::spec::normalise(&raw);
-        if name.is_empty() || name.len() > crate::state::emitters::spec::MAX_EMITTER_NAME_LEN {
+        if name.is_empty() || name.len() > crate::limits::MAX_EMITTER_NAME_LEN {
             return Err((
                 ErrorCode::InvalidJson,
                 format!(
                     "'channel' must have 1 to {} of a-z, 0-9, '.', '_', '-' (got '{raw}')",
-                    crate::state::emitters::spec::MAX_EMITTER_NAME_LEN
+                    crate::limits::MAX_EMITTER_NAME_LEN
                 ),
             ));
         }

@@ -8,6 +8,7 @@
 use super::{to_json, Answer, Args};
 use crate::emitters::persist;
 use crate::emitters::route::{self, StreamEvent, EMITTERS_PROVIDER};
+use crate::limits::DEFAULT_STREAM_HISTORY;
 use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::json;
@@ -19,9 +20,6 @@ use tap_protocol::ledger::EventOutcome;
 use tap_protocol::limits::STREAM_RETENTION;
 use tap_protocol::provider::PushLevel;
 use tap_protocol::ErrorCode;
-
-/// Events per stream `tap_stream_history` returns unless asked.
-const DEFAULT_HISTORY: u64 = 20;
 
 pub(super) fn list(core: &Core, session_id: &str) -> Answer {
     core.state().live_session(session_id)?;
@@ -100,7 +98,7 @@ pub(super) fn history(core: &Core, session_id: &str, a: &Args<'_>) -> Answer {
     core.state().live_session(session_id)?;
     let last = a
         .uint(&["limit", "last"])
-        .unwrap_or(DEFAULT_HISTORY)
+        .unwrap_or(DEFAULT_STREAM_HISTORY)
         .clamp(1, STREAM_RETENTION as u64) as usize;
     let select = a.stream();
     let mut streams = core.streams.history(session_id, select.as_deref(), last);

@@ -150,7 +150,7 @@ impl Limit {
             ),
             Limit::ControlLag => format!(
                 "A control client more than {} events behind: told to resync",
-                crate::events::EVENT_BUFFER
+                crate::limits::EVENT_BUFFER
             ),
             Limit::EmittersPerSession => format!(
                 "{} emitters in one session: another is refused RATE_LIMITED",

@@ -4,6 +4,7 @@
 use super::limits::Limit;
 use super::throttle::{Coalesced, Publish};
 use crate::events::{Events, GatewayEvent};
+use crate::limits::{FAILURES_KEPT, MAX_FAILURE_MESSAGE_CHARS};
 use crate::text::cut;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -13,12 +14,6 @@ use tap_protocol::provider::ErrorMessage;
 use tap_protocol::ErrorCode;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// How many recent failures are kept.
-pub const FAILURES_KEPT: usize = 100;
-
-/// Failure messages are cut to this many characters: some quote what the peer sent.
-const MAX_MESSAGE_CHARS: usize = 300;
 
 /// The counters of one gateway.
 #[derive(Clone)]
@@ -86,7 +81,7 @@ impl Recorder {
                 at: crate::time::rfc3339(now),
                 code: Some(e.code.clone()),
                 limit: None,
-                message: cut(&e.message, MAX_MESSAGE_CHARS),
+                message: cut(&e.message, MAX_FAILURE_MESSAGE_CHARS),
                 reply_to: e.reply_to.clone(),
                 provider: e.provider_id.clone(),
                 session: e.session_id.clone(),

@@ -8,17 +8,13 @@
 //! `description`, and the filter as `eventFilter` (a list, or `{"rules": [...]}`) or the
 //! legacy `includePattern` / `excludePattern` / `notifyPattern`.
 
+use crate::limits::EMITTER_CONFIG_POLL_INTERVAL;
 use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 use tap_protocol::emitters::{EmitterStart, Lifespan, Ownership};
-
-/// How often a running session's config file is looked at for edits (its modification
-/// time and size; the file is read only when they change).
-pub(crate) const CONFIG_POLL_INTERVAL: Duration = Duration::from_secs(2);
 
 /// Reads the config for `session_id` (working in `cwd`), starts its emitters, then follows
 /// the file while the session lives: an edit starts, restarts or stops what changed.
@@ -48,7 +44,7 @@ pub(crate) fn start_configured(core: &Arc<Core>, session_id: String, cwd: Option
             }
             first = false;
             tokio::select! {
-                _ = tokio::time::sleep(CONFIG_POLL_INTERVAL) => {}
+                _ = tokio::time::sleep(EMITTER_CONFIG_POLL_INTERVAL) => {}
                 _ = cancel.cancelled() => return,
             }
         }

@@ -7,9 +7,12 @@
 //! busy waits for idle, and what arrives meanwhile is batched into that one prompt, at most
 //! [`MAX_LINES_PER_INJECT`] lines with the count of the rest folded into its text.
 
-use crate::ledger::lines::MAX_LINES_PER_ROW;
 use crate::ledger::record::{EventRow, LinesRow, Record};
 use crate::ledger::Full;
+use crate::limits::{
+    MAX_CHUNKS_QUEUED, MAX_CHUNK_BYTES, MAX_EMITTER_DELIVERIES_PER_SECOND, MAX_LINES_PER_INJECT,
+    MAX_LINES_PER_ROW,
+};
 use crate::processes::command::Batch;
 use crate::state::Core;
 use crate::streams::store::{Stored, TooManyStreams};
@@ -24,20 +27,6 @@ use tokio::sync::Semaphore;
 
 /// The "provider" emitter streams are stored under: `<stream>@emitters`.
 pub(crate) const EMITTERS_PROVIDER: &str = "emitters";
-
-/// Surface and inject deliveries per emitter per second; beyond, lines are only kept.
-pub(crate) const MAX_EMITTER_DELIVERIES_PER_SECOND: u32 = 10;
-
-/// Lines one batched inject prompt carries; the rest are counted in its text.
-pub(crate) const MAX_LINES_PER_INJECT: usize = 4;
-
-/// A chunk of stored lines is cut once it holds this many bytes (or
-/// [`MAX_LINES_PER_ROW`] lines).
-pub(crate) const MAX_CHUNK_BYTES: usize = 64 * 1024;
-
-/// Chunks one run may have queued for the ledger; beyond, it reads no further until one
-/// is written. Bounds a run's memory to about this times [`MAX_CHUNK_BYTES`].
-pub(crate) const MAX_CHUNKS_QUEUED: usize = 32;
 
 /// One run's routing.
 pub(crate) struct Router<'a> {

@@ -6,6 +6,10 @@
 
 use super::route::{deliver, Router};
 use crate::ledger::record::{EmitterRunRow, Record};
+use crate::limits::{
+    EMITTER_IDLE_AFTER_FAILURE, EMITTER_IDLE_AFTER_SUCCESS, EMITTER_RESTART_BACKOFF_MAX,
+    EMITTER_RESTART_BACKOFF_START,
+};
 use crate::processes::command::{Batch, Lines};
 use crate::state::emitters::emitter::Emitter;
 use crate::state::Core;
@@ -18,18 +22,6 @@ use tap_protocol::emitters::{
 use tap_protocol::provider::PushLevel;
 use tokio::sync::Notify;
 
-/// A failed continuous command is restarted after this, doubling up to [`RESTART_BACKOFF_MAX`].
-pub(crate) const RESTART_BACKOFF_START: Duration = Duration::from_secs(1);
-
-/// The longest wait before restarting a failed continuous command.
-pub(crate) const RESTART_BACKOFF_MAX: Duration = Duration::from_secs(300);
-
-/// An idle prompt waits this long after a successful run before it may run again.
-pub(crate) const IDLE_AFTER_SUCCESS: Duration = Duration::from_secs(2);
-
-/// …and this long after a failed one.
-pub(crate) const IDLE_AFTER_FAILURE: Duration = Duration::from_secs(5);
-
 /// How one run ended.
 struct Ended {
     ok: bool,
@@ -37,7 +29,7 @@ struct Ended {
 
 pub(crate) async fn run(core: Arc<Core>, em: Arc<Emitter>) {
     let mut trigger = RunTrigger::Start;
-    let mut backoff = RESTART_BACKOFF_START;
+    let mut backoff = EMITTER_RESTART_BACKOFF_START;
     let mut due = SystemTime::now();
     loop {
         let ended = match em.spec.kind {
@@ -59,7 +51,7 @@ pub(crate) async fn run(core: Arc<Core>, em: Arc<Emitter>) {
         let wait = match em.spec.schedule {
             Schedule::Continuous if em.spec.restart_on_failure && !ended.ok => {
                 let wait = backoff;
-                backoff = (backoff * 2).min(RESTART_BACKOFF_MAX);
+                backoff = (backoff * 2).min(EMITTER_RESTART_BACKOFF_MAX);
                 trigger = RunTrigger::Restart;
                 wait
             }
@@ -82,9 +74,9 @@ pub(crate) async fn run(core: Arc<Core>, em: Arc<Emitter>) {
             Schedule::Idle => {
                 trigger = RunTrigger::Idle;
                 if ended.ok {
-                    IDLE_AFTER_SUCCESS
+                    EMITTER_IDLE_AFTER_SUCCESS
                 } else {
-                    IDLE_AFTER_FAILURE
+                    EMITTER_IDLE_AFTER_FAILURE
                 }
             }
         };

@@ -6,7 +6,7 @@ use crate::config::History;
 use crate::host_protocol::test_peer::{connect, frame, next};
 use crate::ledger::record::Record;
 use crate::ledger::tests::stall;
-use crate::ledger::LEDGER_QUEUE_BYTES;
+use crate::limits::LEDGER_QUEUE_BYTES;
 use serde_json::{json, Value};
 use std::time::SystemTime;
 

@@ -10,9 +10,6 @@
 use super::record::{micros, LinesRow};
 use rusqlite::{params, Transaction};
 
-/// Lines one chunk row holds at most (the emitter's router cuts its chunks to it).
-pub(crate) const MAX_LINES_PER_ROW: usize = 4096;
-
 /// Inserts `row` as one chunk with the ids its lines need; not yet indexed.
 pub(super) fn write(tx: &Transaction<'_>, row: &LinesRow) -> rusqlite::Result<()> {
     let metadata = serde_json::to_string(&row.metadata).unwrap_or_default();

@@ -21,6 +21,7 @@ mod schema;
 pub(crate) mod search;
 mod writer;
 
+use crate::limits::{LEDGER_QUEUE, LEDGER_QUEUE_BYTES};
 use record::Record;
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
@@ -28,16 +29,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tap_protocol::ledger::LedgerState;
 use tokio::sync::{mpsc, Semaphore};
-
-/// Records queued for the writer before producers wait.
-pub(crate) const LEDGER_QUEUE: usize = 8192;
-
-/// What records waiting for the writer may weigh ([`Record::weight`]) before producers
-/// wait, counted until their batch is committed. Spans are a few hundred bytes, so under a
-/// flood of tool calls this, not [`LEDGER_QUEUE`], is usually the bound: a full queue is a
-/// few MiB, not the tens a count alone allowed (a provider's events may each be a whole
-/// message long). A record heavier than this waits for the whole of it.
-pub(crate) const LEDGER_QUEUE_BYTES: usize = 2 * 1024 * 1024;
 
 /// A record on its way to the writer, with the bytes it holds of [`LEDGER_QUEUE_BYTES`].
 pub(crate) struct Queued {

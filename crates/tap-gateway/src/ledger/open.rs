@@ -3,21 +3,12 @@
 //! so the gateway runs on with this run's history and says why.
 
 use super::schema;
+use crate::limits::{LEDGER_BUSY_TIMEOUT, LEDGER_PAGE_CACHE_KIB};
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
-use std::time::Duration;
 
 /// The file's name in `TAP_HOME`.
 pub const FILE_NAME: &str = "history.sqlite3";
-
-/// How long a statement waits for another process's lock before the file counts as locked.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// SQLite's page cache per connection, in KiB (its default is 2000). The writer appends at
-/// the end of its tables and indexes, and readers scan recent rows the OS keeps cached
-/// anyway, so a small cache costs little; at the default, the two connections' caches
-/// filling up over a long run showed as 2.8 MiB of the gateway's RSS (the soak, 1M calls).
-pub const PAGE_CACHE_KIB: i64 = 512;
 
 /// The writer's connection and the readers' connection to one database.
 pub(crate) struct Opened {
@@ -38,7 +29,7 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, String> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut writer = Connection::open_with_flags(path, flags).map_err(|e| describe(path, e))?;
     writer
-        .busy_timeout(BUSY_TIMEOUT)
+        .busy_timeout(LEDGER_BUSY_TIMEOUT)
         .map_err(|e| describe(path, e))?;
     // auto_vacuum must be chosen before the first table exists; on an existing file it is a
     // no-op. INCREMENTAL lets retention hand freed pages back to the file system.
@@ -74,7 +65,7 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, String> {
     )
     .map_err(|e| describe(path, e))?;
     reader
-        .busy_timeout(BUSY_TIMEOUT)
+        .busy_timeout(LEDGER_BUSY_TIMEOUT)
         .map_err(|e| describe(path, e))?;
     bound_cache(&reader).map_err(|e| describe(path, e))?;
     Ok(Opened {
@@ -85,7 +76,7 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, String> {
 
 fn bound_cache(conn: &Connection) -> rusqlite::Result<()> {
     // A negative size is in KiB. PRAGMA takes no parameters; the number is ours.
-    conn.execute_batch(&format!("PRAGMA cache_size = -{PAGE_CACHE_KIB};"))
+    conn.execute_batch(&format!("PRAGMA cache_size = -{LEDGER_PAGE_CACHE_KIB};"))
 }
 
 /// A fresh database in memory, with the same schema.
@@ -151,7 +142,7 @@ mod tests {
             let size: i64 = conn
                 .query_row("PRAGMA cache_size", [], |r| r.get(0))
                 .unwrap();
-            assert_eq!(size, -PAGE_CACHE_KIB);
+            assert_eq!(size, -LEDGER_PAGE_CACHE_KIB);
         }
     }
 }

@@ -2,9 +2,12 @@
 //! trace's spans, sessions and providers as they came and went. Blocking SQLite reads on
 //! the read connection: callers run them on `spawn_blocking`.
 
-use super::lines::{self, MAX_LINES_PER_ROW};
+use super::lines;
 use super::search::Terms;
 use super::Ledger;
+use crate::limits::{
+    DEFAULT_HISTORY_PAGE, HISTORY_SESSIONS_LISTED, MAX_HISTORY_PAGE, MAX_LINES_PER_ROW,
+};
 use rusqlite::{params, Row};
 use std::time::{Duration, SystemTime};
 use tap_protocol::ledger::{
@@ -14,17 +17,10 @@ use tap_protocol::ledger::{
 };
 use tap_protocol::JsonObject;
 
-/// Rows a page holds when the caller does not say.
-pub(crate) const DEFAULT_PAGE: u32 = 100;
-
-/// Rows a page holds at most.
-pub(crate) const MAX_PAGE: u32 = 1000;
-
-/// Sessions (and providers) `ledger.sessions` lists at most.
-pub(crate) const SESSIONS_LISTED: u32 = 500;
-
 fn page(limit: Option<u32>) -> u32 {
-    limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE)
+    limit
+        .unwrap_or(DEFAULT_HISTORY_PAGE)
+        .clamp(1, MAX_HISTORY_PAGE)
 }
 
 /// A page of events, newest first. Chunk rows (an emitter's lines, `ledger::lines`) are
@@ -280,7 +276,7 @@ pub(crate) fn sessions(ledger: &Ledger) -> rusqlite::Result<LedgerSessions> {
                 "SELECT id, label, cwd, started_us, ended_us, end_reason FROM sessions
                  ORDER BY started_us DESC LIMIT ?1",
             )?
-            .query_map(params![SESSIONS_LISTED], |r| {
+            .query_map(params![HISTORY_SESSIONS_LISTED], |r| {
                 Ok(SessionRecord {
                     id: r.get(0)?,
                     label: r.get(1)?,
@@ -296,7 +292,7 @@ pub(crate) fn sessions(ledger: &Ledger) -> rusqlite::Result<LedgerSessions> {
                 "SELECT id, name, session_id, connected_us, disconnected_us, reason FROM providers
                  ORDER BY connected_us DESC, row DESC LIMIT ?1",
             )?
-            .query_map(params![SESSIONS_LISTED], |r| {
+            .query_map(params![HISTORY_SESSIONS_LISTED], |r| {
                 Ok(ProviderRecord {
                     id: r.get(0)?,
                     name: r.get(1)?,

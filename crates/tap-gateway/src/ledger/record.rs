@@ -76,7 +76,7 @@ pub(crate) struct EventRow {
 /// Lines an emitter run stored together (one read of its pipe, one outcome): one `events`
 /// row whose `text` is the lines joined by '\n' and whose ids are the lines' (see
 /// `ledger::lines`). Writing a row per line would pace an emitter at the database's row
-/// rate; a chunk costs one row for up to [`super::lines::MAX_LINES_PER_ROW`] lines.
+/// rate; a chunk costs one row for up to [`crate::limits::MAX_LINES_PER_ROW`] lines.
 #[derive(Debug)]
 pub(crate) struct LinesRow {
     pub at: SystemTime,

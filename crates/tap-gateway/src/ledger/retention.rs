@@ -3,15 +3,9 @@
 //! Run by the writer when the gateway's timer (or a test, with its own `now`) asks.
 
 use super::record::micros;
+use crate::limits::TRIM_STEP_ROWS;
 use rusqlite::{params, Connection};
 use std::time::{Duration, SystemTime};
-
-/// How often the gateway asks for a trim.
-pub(crate) const TRIM_EVERY: Duration = Duration::from_secs(60);
-
-/// Rows removed per step at most while the database is over its size limit; a step is a
-/// twentieth of the table, so a few large rows are not all removed for one too many.
-const SIZE_STEP_ROWS: i64 = 2000;
 
 /// What one trim did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -65,7 +59,7 @@ pub(crate) fn trim(
         let table = if spans_first { "spans" } else { "events" };
         let rows: i64 =
             conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
-        let n = (rows / 20).clamp(1, SIZE_STEP_ROWS);
+        let n = (rows / 20).clamp(1, TRIM_STEP_ROWS);
         let step = if spans_first {
             conn.execute(
                 "DELETE FROM spans WHERE row IN (SELECT row FROM spans ORDER BY start_us LIMIT ?1)",

@@ -7,13 +7,8 @@
 //!   emitter and the pushes.
 //! - Until then a search scans those rows' text itself ([`Terms`]), so nothing is missed.
 
+use crate::limits::{INDEX_STEP_LINES, INDEX_STEP_ROWS};
 use rusqlite::Connection;
-
-/// Lines indexed for search in one step of the writer, between looks at its queue…
-const INDEX_STEP_LINES: i64 = 8192;
-
-/// …and rows at most (a step of pushes, one line each, would otherwise read 8,192 ids).
-const INDEX_STEP_ROWS: i64 = 1024;
 
 /// Whether some event (a push or a chunk) waits to be indexed (at start: a gateway stopped
 /// before it was).

@@ -3,7 +3,8 @@
 //! a ledger with history off.
 
 use super::record::{EventRow, Record};
-use super::{Ledger, LEDGER_QUEUE_BYTES};
+use super::Ledger;
+use crate::limits::LEDGER_QUEUE_BYTES;
 use futures_util::FutureExt;
 use std::time::SystemTime;
 use tap_protocol::ledger::EventOutcome;

@@ -10,28 +10,14 @@ use super::open::open_memory;
 use super::record::{micros, Attr, EventRow, PairingAudit, Record, SpanRow};
 use super::{lines, retention, search, Queued, Shared};
 use crate::ids::Hex;
+use crate::limits::{
+    GROUP_COMMIT_WINDOW, INDEX_AT_THE_LATEST, INDEX_WHEN_IDLE_FOR, LEDGER_WRITE_BATCH,
+};
 use rusqlite::{params, Connection, Transaction};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-
-/// Records committed in one transaction at most.
-pub(crate) const WRITE_BATCH: usize = 1024;
-
-/// After a commit that emptied the queue, the writer waits this long before it looks again,
-/// instead of parking on the queue: records that come meanwhile wake nobody (a producer
-/// wakes the writer only when it is parked), and the next commit takes them together. Without
-/// it each tool call's spans woke this thread on their own (2 of S1b's 7.4 context switches
-/// per call, docs/performance.md run 17). A record is still committed at most this long
-/// after it is queued; one that comes after a quiet time wakes the writer at once.
-pub(crate) const GROUP_COMMIT_WINDOW: Duration = Duration::from_millis(2);
-
-/// Chunks and events are indexed for search once no record has come for this long…
-const INDEX_WHEN_IDLE_FOR: Duration = Duration::from_millis(250);
-
-/// …or, while records keep coming, once the oldest has waited this long.
-const INDEX_AT_THE_LATEST: Duration = Duration::from_secs(2);
 
 /// Runs until every sender is gone.
 pub(crate) fn run(
@@ -39,7 +25,7 @@ pub(crate) fn run(
     mut rx: mpsc::Receiver<Queued>,
     shared: Arc<Shared>,
 ) {
-    let mut batch = Vec::with_capacity(WRITE_BATCH);
+    let mut batch = Vec::with_capacity(LEDGER_WRITE_BATCH);
     // Chunks and events wait to be indexed for search (`search`): done once the queue has
     // been empty for a moment, so a burst of lines or pushes is committed at the rows' pace
     // and indexed after it; under a flood that lasts, in steps between batches; always
@@ -84,7 +70,7 @@ pub(crate) fn run(
         };
         let mut weight = first.weight as usize;
         batch.push(first.record);
-        while batch.len() < WRITE_BATCH {
+        while batch.len() < LEDGER_WRITE_BATCH {
             match rx.try_recv() {
                 Ok(q) => {
                     weight += q.weight as usize;

@@ -14,6 +14,7 @@ mod install;
 mod layer;
 mod redact;
 
+use crate::limits::{LOG_BUFFER_CAPACITY, LOG_LIVE_BUFFER};
 pub use filter::env_filter;
 pub use install::{install, install_with, Base};
 pub use layer::LogLayer;
@@ -24,9 +25,6 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 use tap_protocol::logs::{LogField, LogLevel, LogRecord};
 use tokio::sync::broadcast;
-
-/// New records buffered for a slow follower before it misses some (and is told so).
-const LIVE_BUFFER: usize = 1024;
 
 /// The newest log records, and a broadcast of new ones. A cheap `Clone` handle.
 #[derive(Clone)]
@@ -59,14 +57,11 @@ impl fmt::Debug for LogBuffer {
 
 impl Default for LogBuffer {
     fn default() -> Self {
-        Self::new(Self::DEFAULT_CAPACITY)
+        Self::new(LOG_BUFFER_CAPACITY)
     }
 }
 
 impl LogBuffer {
-    /// How many records `tap gateway` keeps.
-    pub const DEFAULT_CAPACITY: usize = 2000;
-
     /// An empty buffer keeping the newest `capacity` records (at least 1).
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
@@ -77,7 +72,7 @@ impl LogBuffer {
                     records: VecDeque::with_capacity(capacity.min(256)),
                     seq: 0,
                 }),
-                live: broadcast::channel(LIVE_BUFFER).0,
+                live: broadcast::channel(LOG_LIVE_BUFFER).0,
             }),
         }
     }

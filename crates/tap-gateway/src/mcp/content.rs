@@ -3,12 +3,9 @@
 //! resource link to the gateway's copy (and the file embedded when small), a failure as an
 //! `isError` result whose text starts with the error code.
 
+use crate::limits::MAX_EMBEDDED_FILE_BYTES;
 use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use tap_protocol::Json;
-
-/// File results up to this size are embedded in the result besides the link, so a client
-/// that cannot read `file://` links still gets them.
-pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;
 
 pub(crate) fn success(data: Json, context: Option<String>) -> CallToolResult {
     let mut blocks = match file_of(&data) {

@@ -13,7 +13,7 @@
 //! (`sessions.rs`); headers as the session's client always sends them; one request, no
 //! progress token (progress needs rmcp's stream). Everything else goes to rmcp as it came.
 //! So do a session's requests when rmcp has not seen one for
-//! [`RMCP_TOUCH_INTERVAL`](super::sessions::RMCP_TOUCH_INTERVAL): its idle timer only counts
+//! [`RMCP_TOUCH_INTERVAL`](crate::limits::RMCP_TOUCH_INTERVAL): its idle timer only counts
 //! the requests it sees. A `notifications/cancelled` naming one of the endpoint's calls
 //! cancels it here (the provider gets `tool.cancel`), and goes on to rmcp too.
 

@@ -9,6 +9,7 @@
 //! first request that carries the session's id).
 
 use super::attach::Presence;
+use crate::limits::RMCP_TOUCH_INTERVAL;
 use crate::state::mcp_binding::{Binding, Target};
 use crate::state::Core;
 use rmcp::model::{ProtocolVersion, RequestId};
@@ -16,15 +17,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::ErrorData as McpError;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tap_protocol::limits::MCP_SESSION_IDLE_TIMEOUT;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-
-/// How long the endpoint answers a session's calls itself before it lets one through to
-/// rmcp again, whose idle timer only restarts on requests it sees. Half the timeout: a
-/// client calling at least that often never has its session closed under it.
-pub(crate) const RMCP_TOUCH_INTERVAL: std::time::Duration =
-    std::time::Duration::from_secs(MCP_SESSION_IDLE_TIMEOUT.as_secs() / 2);
 
 /// One MCP client's hold on its gateway binding, shared by its rmcp handler and the
 /// endpoint's own answers: whichever serves a request first attaches, both use the same.

@@ -13,9 +13,6 @@ type Refusal = (ErrorCode, String);
 pub(crate) const PROMPT: &str =
     "Enter the pairing code shown by Tap (tray popup, control panel, or `tap pairing list`)";
 
-/// Longest `name` a pairing request may carry (an extension field of `auth`).
-pub(crate) const MAX_NAME_CHARS: usize = 128;
-
 fn unauthorized(what: &str) -> Refusal {
     (
         ErrorCode::Unauthorized,

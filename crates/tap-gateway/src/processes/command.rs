@@ -4,11 +4,9 @@
 //! `TAP_SESSION_ID` and `TAP_STREAM`; its output read line by line with backpressure;
 //! stopped as a group like a spawned provider (`super::group`).
 
+use crate::limits::MAX_EMITTER_LINE_BYTES;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Child;
-
-/// A line longer than this is cut, with a marker saying so.
-pub(crate) const MAX_EMITTER_LINE_BYTES: usize = 64 * 1024;
 
 /// Starts `command` for the emitter writing to `stream` in `session_id`. `secrets` are
 /// the gateway's tokens: any environment variable holding one (or named like a tap token)

@@ -27,14 +27,14 @@ impl ProviderConn {
             .map(|n| n.trim().to_string())
             .filter(|n| !n.is_empty());
         if name.as_ref().is_some_and(|n| {
-            n.chars().count() > crate::pairing::provider::MAX_NAME_CHARS
+            n.chars().count() > crate::limits::MAX_PAIRING_NAME_CHARS
                 || n.chars().any(char::is_control)
         }) {
             self.error(
                 ErrorCode::InvalidJson,
                 format!(
                     "'name' must be at most {} characters, without control characters",
-                    crate::pairing::provider::MAX_NAME_CHARS
+                    crate::limits::MAX_PAIRING_NAME_CHARS
                 ),
                 Some("auth"),
             );

@@ -11,6 +11,7 @@
 
 pub(crate) mod api;
 
+use crate::limits::{HISTORY_DAYS, HISTORY_MAX_MIB};
 pub use tap_protocol::settings::{Settings, SettingsPatch, DEFAULT_PORT};
 
 use std::path::{Path, PathBuf};
@@ -112,12 +113,6 @@ fn check(s: &Settings) -> Result<(), SettingsError> {
     }
     Ok(())
 }
-
-/// How long history may be kept: a day to ten years.
-const HISTORY_DAYS: std::ops::RangeInclusive<u32> = 1..=3650;
-
-/// How large the history database may grow: 16 MiB to 1 TiB.
-const HISTORY_MAX_MIB: std::ops::RangeInclusive<u32> = 16..=1_048_576;
 
 #[cfg(test)]
 mod tests {

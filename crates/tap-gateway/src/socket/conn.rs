@@ -16,6 +16,7 @@ use super::outbound::OutReceiver;
 use super::upgrade::WsStream;
 use crate::diagnostics::recorder::Recorder;
 use crate::diagnostics::Limit;
+use crate::limits::SOCKET_WRITE_BATCH;
 use futures_util::{SinkExt, StreamExt};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -27,9 +28,6 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
-
-/// Frames written per flush when the queue is busy; bounds the latency of a big backlog.
-const WRITE_BATCH: usize = 64;
 
 /// What a peer that did not authenticate in time is told, whatever its protocol.
 pub(crate) fn auth_timeout_message() -> String {
@@ -298,7 +296,7 @@ impl Stall {
     }
 }
 
-/// Writes `first` and up to [`WRITE_BATCH`] more queued frames, then flushes.
+/// Writes `first` and up to [`SOCKET_WRITE_BATCH`] more queued frames, then flushes.
 async fn write_batch<W>(
     ws: &mut W,
     first: Message,
@@ -310,7 +308,7 @@ where
 {
     let write = async {
         ws.feed(first).await?;
-        for _ in 1..WRITE_BATCH {
+        for _ in 1..SOCKET_WRITE_BATCH {
             match out.try_recv() {
                 Some(m) => ws.feed(m).await?,
                 None => break,

@@ -3,6 +3,7 @@
 
 use super::metered::Metered;
 use super::slots::Ticket;
+use crate::limits::SOCKET_READ_BUFFER_BYTES;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -14,11 +15,6 @@ use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::WebSocketStream;
 use tokio_util::task::TaskTracker;
-
-/// Initial read buffer per socket, kept while the socket is open: most frames are a few
-/// hundred bytes, and a larger one grows it. 4 KiB instead of 8 saved 3 KiB per bound
-/// provider with no change in S1, S3 or S4 (docs/performance-log.md, run 31).
-const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 /// A server-side WebSocket on an upgraded HTTP connection.
 pub(crate) type WsStream = WebSocketStream<Metered<TokioIo<hyper::upgrade::Upgraded>>>;
@@ -75,7 +71,7 @@ where
         // tungstenite's default is 128 KiB, zeroed per connection: most of a provider
         // socket's memory, and measurable in connection churn. Frames here are small;
         // large ones grow the buffer as needed.
-        config.read_buffer_size = READ_BUFFER_BYTES;
+        config.read_buffer_size = SOCKET_READ_BUFFER_BYTES;
         let io = Metered::new(TokioIo::new(upgraded), MAX_PRE_AUTH_BYTES)
             .on_over_budget(over_budget)
             .with_slot(slot);

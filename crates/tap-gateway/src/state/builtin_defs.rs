@@ -6,8 +6,7 @@
 //! (`stream`, `last`, `lifespan`, `ownership`) are accepted beside them.
 
 use super::schema::ToolList;
-use crate::state::emitters::filter::MAX_EMITTER_RULES;
-use crate::state::emitters::spec::MAX_EMITTER_NAME_LEN;
+use crate::limits::{MAX_EMITTER_NAME_LEN, MAX_EMITTER_RULES, MAX_POST_BYTES, MAX_STREAM_ARG_LEN};
 use serde_json::json;
 use std::sync::OnceLock;
 use tap_protocol::limits::STREAM_RETENTION;
@@ -24,12 +23,6 @@ pub(crate) const START_EMITTER: &str = "tap_start_emitter";
 pub(crate) const SET_EVENT_FILTER: &str = "tap_set_event_filter";
 pub(crate) const STOP_EMITTER: &str = "tap_stop_emitter";
 pub(crate) const STATUS: &str = "tap_status";
-
-/// Longest `tap_post` message.
-pub(crate) const MAX_POST_BYTES: usize = 16 * 1024;
-
-/// Longest stream argument (`name@provider` included).
-const MAX_STREAM_ARG_LEN: usize = 200;
 
 fn stream_arg(what: &str) -> Json {
     json!({"type": "string", "minLength": 1, "maxLength": MAX_STREAM_ARG_LEN, "description": what})

@@ -4,14 +4,13 @@
 //! instances, and a generated `list_<name>_instances` tool; a call goes to its `target`, or
 //! without one to the most recently active instance holding the tool (see `tool_map`).
 
+use crate::limits::MAX_LABEL_CHARS;
 use tap_protocol::limits::MAX_TOOL_NAME_LEN;
 use tap_protocol::provider::ToolDef;
 use tap_protocol::{ErrorCode, Json, JsonObject, JsonText};
 
 const LIST_PREFIX: &str = "list_";
 const LIST_SUFFIX: &str = "_instances";
-/// Longest label shown for an instance in a `target` description.
-const MAX_LABEL_CHARS: usize = 80;
 
 /// A provider name as it appears inside tool names: characters outside `[A-Za-z0-9_-]`
 /// become `_`, cut so that `list_<name>_instances` stays a valid tool name (64 at most).

@@ -2,16 +2,13 @@
 //! MCP client that names the session (`/mcp/<session>`, `tap mcp --session`), and the
 //! [`Target`] a client names it by. Data only; `attach` creates and ends them.
 
+use crate::limits::NOTICE_BUFFER;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 use tap_protocol::host::Delivery;
 use tokio::sync::{broadcast, Notify};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-
-/// Notices buffered for a slow MCP client before it misses some. A missed tool-list
-/// change is harmless (the next one carries the whole state), so a small buffer is enough.
-pub(crate) const NOTICE_BUFFER: usize = 256;
 
 /// Something an MCP client of the session may want to hear about.
 #[derive(Debug, Clone)]

@@ -12,22 +12,17 @@
 //! parameters) shares one compiled validator with every other such tool: compiled, it held
 //! about 750 bytes a tool (heaptrack, docs/performance.md run 25).
 
+use crate::limits::{MAX_ARGS_ERROR_CHARS, SCHEMA_REGEX_SIZE_LIMIT};
 use crate::text::cut;
 use jsonschema::{PatternOptions, Validator};
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
+use tap_protocol::limits::MAX_TOOL_SCHEMA_BYTES;
 use tap_protocol::provider::ToolDef;
 use tap_protocol::{ErrorCode, Json};
 
 /// A refusal: the spec's code and a readable reason.
 type Invalid = (ErrorCode, String);
-
-/// Largest serialized `parameters` of one tool.
-pub(crate) const MAX_TOOL_SCHEMA_BYTES: usize = 64 * 1024;
-/// Size limit of one compiled `pattern` / `patternProperties` regex.
-const SCHEMA_REGEX_SIZE_LIMIT: usize = 1024 * 1024;
-/// Longest `INVALID_JSON` message about a call's arguments (the failing value is quoted).
-const MAX_ARGS_ERROR_CHARS: usize = 300;
 
 /// A compiled `parameters` schema; `None` for one that accepts everything.
 pub(crate) type Schema = Option<Arc<Validator>>;

@@ -1,6 +1,7 @@
 //! Each provider's transforms and context per session, and pending `transform.request`s
 //! (lives in `State`); see the module doc of `transforms`.
 
+use crate::limits::MAX_SECTION_NAME_LEN;
 use std::collections::{BTreeMap, HashMap};
 use tap_protocol::provider::{Transform, TransformAction};
 use tap_protocol::ErrorCode;
@@ -8,9 +9,6 @@ use tokio::sync::oneshot;
 
 /// Sections no provider may replace, prepend to or rewrite by callback.
 pub(crate) const PROTECTED_SECTIONS: [&str; 2] = ["safety", "identity"];
-
-/// Longest section name a transform may name.
-const MAX_SECTION_NAME_LEN: usize = 128;
 
 pub(crate) type Refusal = (ErrorCode, String);
 

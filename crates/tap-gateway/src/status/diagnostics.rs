@@ -1,7 +1,7 @@
 //! The `diagnostics` answer: the counters, and every connection's state read from the
 //! registry and the connection slots when asked.
 
-use crate::diagnostics::recorder::FAILURES_KEPT;
+use crate::limits::FAILURES_KEPT;
 use crate::state::Core;
 use tap_protocol::diagnostics::Diagnostics;
 

@@ -15,13 +15,11 @@
 use super::filter::Filter;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use tap_protocol::limits::MAX_INJECT_CYCLES;
 use tap_protocol::limits::{MAX_PUSHES_PER_SECOND, MAX_STREAMS_PER_PROVIDER, PUSH_BUDGET_WINDOW};
 use tap_protocol::provider::PushLevel;
 use tap_protocol::ErrorCode;
 use tokio::time::Instant;
-
-/// Consecutive inject→response→inject cycles before a provider's injects are paused.
-pub(crate) const MAX_INJECT_CYCLES: u32 = 3;
 
 /// The state of one (provider, session).
 #[derive(Default)]

@@ -11,12 +11,9 @@
 pub(crate) type Invalid = (ErrorCode, String);
 use regex::Regex;
 use std::sync::Arc;
-use tap_protocol::limits::MAX_HOOK_RULES_PER_PROVIDER;
+use tap_protocol::limits::MAX_FILTER_RULES;
 use tap_protocol::provider::{FilterOutcome, FilterSet, PushLevel};
 use tap_protocol::ErrorCode;
-
-/// Most rules in one stream's filter (the hook-rule limit).
-pub(crate) const MAX_FILTER_RULES: usize = MAX_HOOK_RULES_PER_PROVIDER;
 
 /// A compiled filter: first match wins.
 #[derive(Debug)]

@@ -3,13 +3,11 @@
 //! The push path pays one relaxed atomic load when nobody follows; with followers, the
 //! entry is formatted once and shared by all of them.
 
+use crate::limits::TAIL_BUFFER;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tap_protocol::provider::StreamEntry;
 use tokio::sync::broadcast;
-
-/// Entries buffered for a slow follower before it misses some (and is told so).
-const TAIL_BUFFER: usize = 4096;
 
 /// One stored event, as followers see it.
 #[derive(Debug)]

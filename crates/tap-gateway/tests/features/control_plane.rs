@@ -345,7 +345,7 @@ async fn a_client_that_falls_behind_gets_resync_and_a_snapshot_starts_it_over() 
     assert_eq!(e["event"]["kind"], "status.changed");
 }
 
-/// Well past the gateway's broadcast buffer (events.rs `EVENT_BUFFER`, 1024).
+/// Well past the gateway's broadcast buffer (`limits.rs`'s `EVENT_BUFFER`, 1024).
 const EVENTS_PAST_ANY_BUFFER: usize = 5000;
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 
 use super::filter::EventFilter;
 use super::spec::Spec;
+use crate::limits::RUNS_KEPT;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -11,9 +12,6 @@ use tap_protocol::emitters::{
     EmitterInfo, EmitterKind, EmitterRule, EmitterRun, EmitterStart, EmitterStatus, LineCounts,
 };
 use tokio_util::sync::CancellationToken;
-
-/// Runs kept in memory per emitter (the ledger keeps them all).
-pub(crate) const RUNS_KEPT: usize = 100;
 
 pub(crate) struct Emitter {
     pub session_id: String,

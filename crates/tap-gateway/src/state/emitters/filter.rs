@@ -12,29 +12,16 @@
 //! over a 64 KiB read skips them at the regex engine's literal-scan speed, where a search
 //! per line pays the engine's per-search set-up for every line.
 
+use crate::limits::{
+    EMITTER_REGEX_SIZE_LIMIT, MAX_EMITTER_FILTER_BYTES, MAX_EMITTER_PATTERN_BYTES,
+    MAX_EMITTER_RULES,
+};
 use crate::processes::command::Batch;
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use serde_json::Value;
 use tap_protocol::emitters::EmitterRule;
 use tap_protocol::ledger::EventOutcome;
-
-/// Most rules in one filter.
-pub(crate) const MAX_EMITTER_RULES: usize = 64;
-
-/// A pattern's compiled size bound (the hook rules' bound).
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
-/// Longest pattern of a rule, in bytes (a hook pattern's bound). The compiled-size bound
-/// does not bound the work of compiling: a case-insensitive pattern's classes are case-folded
-/// over Unicode first, and a 4 KiB pattern of negated classes took 143 ms to compile
-/// (release build), so a pattern's length is bounded before it is compiled…
-pub(crate) const MAX_EMITTER_PATTERN_BYTES: usize = 4 * 1024;
-/// …and so is the whole filter's: 64 rules of 4 KiB, each compiled twice, would be tens of
-/// seconds of one thread. Length does not bound cost (the fuzzer found a 40-byte pattern
-/// that compiles in 21 ms), so the filter's case folding is bounded as well
-/// (`crate::patterns::cost`).
-pub(crate) const MAX_EMITTER_FILTER_BYTES: usize = 16 * 1024;
 
 /// In [`EventFilter::decide_all`]'s answer: the line matched no rule.
 pub(crate) const NO_RULE: u8 = u8::MAX;
@@ -162,7 +149,7 @@ fn build(pattern: &str, multi_line: bool) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern)
         .case_insensitive(true)
         .multi_line(multi_line)
-        .size_limit(REGEX_SIZE_LIMIT)
+        .size_limit(EMITTER_REGEX_SIZE_LIMIT)
         .build()
 }
 

@@ -1,11 +1,9 @@
 //! `every`: when an emitter runs. `30s`, `5m`, `2h`, `1d`, also `30 sec`, `5 minutes`,
 //! `every 5m`; `idle` (prompts only); absent: a command runs continuously, a prompt once.
 
+use crate::limits::MIN_EMITTER_EVERY;
 use std::time::Duration;
 use tap_protocol::emitters::{EmitterKind, Schedule};
-
-/// The shortest interval: a timed emitter runs at most once a second.
-pub(crate) const MIN_EVERY: Duration = Duration::from_secs(1);
 
 /// Parses `every` for an emitter of `kind`: its schedule and, for a timed one, the interval.
 pub(crate) fn parse(
@@ -47,10 +45,10 @@ pub(crate) fn parse(
         }
     };
     let every = Duration::from_secs(n.saturating_mul(unit_secs));
-    if every < MIN_EVERY {
+    if every < MIN_EMITTER_EVERY {
         return Err(format!(
             "'every' must be at least {} s",
-            MIN_EVERY.as_secs()
+            MIN_EMITTER_EVERY.as_secs()
         ));
     }
     Ok((Schedule::Timed, Some(every)))

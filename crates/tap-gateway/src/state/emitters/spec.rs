@@ -2,17 +2,12 @@
 //! tools) or a `tap.config.json` entry. Nothing starts unless all of it is valid.
 
 use super::filter::EventFilter;
+use crate::limits::{MAX_EMITTER_NAME_LEN, MAX_EMITTER_TEXT_BYTES};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tap_protocol::emitters::{EmitterKind, EmitterStart, Lifespan, Ownership, Schedule};
 use tap_protocol::ErrorCode;
-
-/// Longest emitter (and stream) name after normalising.
-pub(crate) const MAX_EMITTER_NAME_LEN: usize = 64;
-
-/// Longest command or prompt.
-pub(crate) const MAX_EMITTER_TEXT_BYTES: usize = 16 * 1024;
 
 /// A checked definition.
 #[derive(Debug, Clone)]

@@ -17,17 +17,13 @@ mod encode;
 mod send;
 
 use crate::ledger::record::SpanRow;
+use crate::limits::OTLP_QUEUE;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tap_protocol::diagnostics::OtlpExport;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// Finished spans waiting for the exporter before new ones are dropped from the export.
-/// OpenTelemetry's batch processor default: a few seconds of a busy gateway's spans, a
-/// few hundred KiB at most.
-pub(crate) const OTLP_QUEUE: usize = 2048;
 
 /// The standard variables, in the order the OpenTelemetry spec gives them precedence.
 const TRACES_ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
@@ -311,7 +307,7 @@ mod tests {
         // try, the four count as failed, and later offers as dropped.
         stopping.cancel();
         tasks.close();
-        tokio::time::timeout(2 * send::FINAL_FLUSH, tasks.wait())
+        tokio::time::timeout(2 * crate::limits::OTLP_FINAL_FLUSH, tasks.wait())
             .await
             .expect("the exporter ends promptly at stop");
         exporter.offer(&row());

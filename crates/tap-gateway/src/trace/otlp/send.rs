@@ -4,6 +4,10 @@
 
 use super::{encode, Counters, Endpoint};
 use crate::ledger::record::SpanRow;
+use crate::limits::{
+    OTLP_ATTEMPTS, OTLP_BATCH_WAIT, OTLP_FINAL_FLUSH, OTLP_MAX_ANSWER_BYTES, OTLP_MAX_BATCH,
+    OTLP_REQUEST_TIMEOUT, OTLP_RETRY_BACKOFF,
+};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::client::conn::http1;
@@ -12,36 +16,11 @@ use hyper_util::rt::TokioIo;
 use prost::Message;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// Spans per request at most (OpenTelemetry's batch processor default).
-const MAX_BATCH: usize = 512;
-
-/// How long the first span of a batch waits for more before the batch is sent: short,
-/// so a trace shows up in Jaeger while the user still looks at what made it.
-const BATCH_WAIT: Duration = Duration::from_millis(500);
-
-/// One request, answer included (`OTEL_EXPORTER_OTLP_TIMEOUT`'s default).
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Tries per batch, the first included. Between them the queue keeps filling (and drops
-/// when full), so a dead receiver never holds more than one batch and the queue.
-const ATTEMPTS: u32 = 3;
-
-/// The wait before the second try; it doubles before each further one.
-const RETRY_BACKOFF: Duration = Duration::from_secs(1);
-
-/// At stop, how long the last batches get, all together. Well under the stop's wait for
-/// the gateway's tasks, so a slow receiver never delays a stop past it.
-pub(super) const FINAL_FLUSH: Duration = Duration::from_secs(1);
-
-/// A receiver's answer is read (so the connection can be reused) up to this much.
-const MAX_ANSWER_BYTES: usize = 64 * 1024;
 
 /// Why a POST did not succeed.
 enum Failure {
@@ -95,19 +74,19 @@ pub(super) async fn run(
         stopping: stopping.clone(),
         failing: false,
     };
-    let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut batch = Vec::with_capacity(OTLP_MAX_BATCH);
     loop {
         let got = tokio::select! {
             biased;
             () = stopping.cancelled() => break,
-            n = rx.recv_many(&mut batch, MAX_BATCH) => n,
+            n = rx.recv_many(&mut batch, OTLP_MAX_BATCH) => n,
         };
         if got == 0 {
             return; // Every sender is gone: nothing can come any more.
         }
-        let deadline = Instant::now() + BATCH_WAIT;
-        while batch.len() < MAX_BATCH {
-            let room = MAX_BATCH - batch.len();
+        let deadline = Instant::now() + OTLP_BATCH_WAIT;
+        while batch.len() < OTLP_MAX_BATCH {
+            let room = OTLP_MAX_BATCH - batch.len();
             tokio::select! {
                 biased;
                 () = stopping.cancelled() => break,
@@ -126,8 +105,8 @@ pub(super) async fn run(
     while let Ok(row) = rx.try_recv() {
         batch.push(row);
     }
-    let deadline = Instant::now() + FINAL_FLUSH;
-    for chunk in batch.chunks(MAX_BATCH) {
+    let deadline = Instant::now() + OTLP_FINAL_FLUSH;
+    for chunk in batch.chunks(OTLP_MAX_BATCH) {
         let n = chunk.len() as u64;
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, sender.post(chunk)).await {
@@ -143,8 +122,8 @@ impl Sender {
     /// when the gateway began stopping first (the batch is then neither).
     async fn export(&mut self, batch: &[SpanRow]) -> bool {
         let n = batch.len() as u64;
-        let mut backoff = RETRY_BACKOFF;
-        for attempt in 1..=ATTEMPTS {
+        let mut backoff = OTLP_RETRY_BACKOFF;
+        for attempt in 1..=OTLP_ATTEMPTS {
             let stopping = self.stopping.clone();
             let outcome = tokio::select! {
                 biased;
@@ -160,7 +139,7 @@ impl Sender {
                     self.failed(n, e);
                     return true;
                 }
-                Err(Failure::Retry(e)) if attempt == ATTEMPTS => {
+                Err(Failure::Retry(e)) if attempt == OTLP_ATTEMPTS => {
                     self.failed(n, e);
                     return true;
                 }
@@ -179,7 +158,7 @@ impl Sender {
     }
 
     /// One POST of `batch`, connecting first when needed, the answer read, all within
-    /// [`REQUEST_TIMEOUT`]. Cancelled (the gateway stops), it drops its connection.
+    /// [`OTLP_REQUEST_TIMEOUT`]. Cancelled (the gateway stops), it drops its connection.
     async fn post(&mut self, batch: &[SpanRow]) -> Result<(), Failure> {
         let body = Bytes::from(encode::request(batch).encode_to_vec());
         let request = hyper::Request::post(self.endpoint.path.as_str())
@@ -201,7 +180,7 @@ impl Sender {
             conn.send.ready().await.map_err(retry)?;
             let answer = conn.send.send_request(request).await.map_err(retry)?;
             let status = answer.status();
-            let body = Limited::new(answer.into_body(), MAX_ANSWER_BYTES)
+            let body = Limited::new(answer.into_body(), OTLP_MAX_ANSWER_BYTES)
                 .collect()
                 .await
                 .map(|b| b.to_bytes())
@@ -216,7 +195,7 @@ impl Sender {
                 _ => Failure::Refused(text),
             })
         };
-        match tokio::time::timeout(REQUEST_TIMEOUT, exchange).await {
+        match tokio::time::timeout(OTLP_REQUEST_TIMEOUT, exchange).await {
             Ok(Ok(conn)) => {
                 self.conn = Some(conn);
                 Ok(())
@@ -224,7 +203,7 @@ impl Sender {
             Ok(Err(failure)) => Err(failure),
             Err(_) => Err(Failure::Retry(format!(
                 "no answer within {}s",
-                REQUEST_TIMEOUT.as_secs()
+                OTLP_REQUEST_TIMEOUT.as_secs()
             ))),
         }
     }
