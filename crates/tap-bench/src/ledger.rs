@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::{Instant, SystemTime};
 use tap_gateway::History;
 
-/// Rows per transaction in the baseline: the ledger writer's batch (`WRITE_BATCH`).
+/// Rows per transaction in the baseline: the ledger writer's batch (`LEDGER_WRITE_BATCH`).
 const BATCH: usize = 1024;
 
 /// The provider (and its stream) that pushes in S3d and in the baseline's rows.

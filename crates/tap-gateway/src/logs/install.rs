@@ -31,7 +31,7 @@ pub fn install_with<L: Layer<Base> + Send + Sync + 'static>(extra: L) -> LogBuff
 }
 
 fn subscriber<L: Layer<Base>>(extra: L) -> (Layered<L, Base>, LogBuffer) {
-    let logs = LogBuffer::new(crate::limits::LOG_BUFFER_CAPACITY);
+    let logs = LogBuffer::new(LogBuffer::DEFAULT_CAPACITY);
     let stderr: fn() -> std::io::Stderr = std::io::stderr;
     let subscriber = tracing_subscriber::registry()
         .with(env_filter())

@@ -57,11 +57,15 @@ impl fmt::Debug for LogBuffer {
 
 impl Default for LogBuffer {
     fn default() -> Self {
-        Self::new(LOG_BUFFER_CAPACITY)
+        Self::new(Self::DEFAULT_CAPACITY)
     }
 }
 
 impl LogBuffer {
+    /// How many records `tap gateway` keeps: the engine's `limits::LOG_BUFFER_CAPACITY`,
+    /// under the name embedders use.
+    pub const DEFAULT_CAPACITY: usize = LOG_BUFFER_CAPACITY;
+
     /// An empty buffer keeping the newest `capacity` records (at least 1).
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
