@@ -12,7 +12,9 @@
 //   the pages that show them: every event is also handed to `subscribeEvents` listeners, and
 //   `generation` changes with each new connection, so a page follows again after a
 //   reconnect (a connection's follows end with it).
-// Nothing here polls: the only timers are the burst coalescing and the reconnect backoff.
+// Nothing here polls: the only timers are the burst coalescing, the reconnect backoff and
+// the clock that redraws relative times (`useNow`). Pages load what they show with
+// `useMethod` (method.ts), which asks again on events, never on a timer.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ControlEvent, FileLocations, GatewayStatus, PairingEntry, Snapshot } from "./generated";
@@ -267,12 +269,36 @@ export function useControlEvents(handler: (event: ControlEvent) => void): void {
   useEffect(() => store.subscribeEvents((event) => latest.current(event)), []);
 }
 
-/** `Date.now()`, refreshed every `ms` while the component is mounted (countdowns, uptime). */
+/** One clock per period, shared by every component showing relative times at that period. */
+const clocks = new Map<number, { timer: ReturnType<typeof setInterval>; listeners: Set<(now: number) => void> }>();
+
+/**
+ * `Date.now()`, refreshed every `ms` while the component is mounted (countdowns, uptime,
+ * "5 s ago"). A redraw of times already shown, not a poll: it asks the gateway nothing, and
+ * all the components on a page share one timer per period.
+ */
 export function useNow(ms = 1000): number {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(timer);
+    let clock = clocks.get(ms);
+    if (!clock) {
+      const listeners = new Set<(now: number) => void>();
+      const timer = setInterval(() => {
+        const t = Date.now();
+        for (const l of listeners) l(t);
+      }, ms);
+      clock = { timer, listeners };
+      clocks.set(ms, clock);
+    }
+    clock.listeners.add(setNow);
+    const held = clock;
+    return () => {
+      held.listeners.delete(setNow);
+      if (held.listeners.size === 0) {
+        clearInterval(held.timer);
+        clocks.delete(ms);
+      }
+    };
   }, [ms]);
   return now;
 }
