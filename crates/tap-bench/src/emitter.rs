@@ -198,7 +198,7 @@ async fn emit_into(
     let mut samples: Vec<(u64, u64)> = Vec::new();
     let start = Instant::now();
     gw.emitters_start(&start_params)
-        .map_err(|(code, m)| format!("emitters.start: {code:?}: {m}"))?;
+        .map_err(|e| format!("emitters.start: {:?}: {}", e.code, e.message))?;
     let done = loop {
         tokio::time::sleep(POLL).await;
         if let Ok(kib) = rss::vm_kib(pid, "VmRSS") {
@@ -212,7 +212,7 @@ async fn emit_into(
         }
         let runs = gw
             .emitters_runs(&at)
-            .map_err(|(code, m)| format!("emitters.runs: {code:?}: {m}"))?;
+            .map_err(|e| format!("emitters.runs: {:?}: {}", e.code, e.message))?;
         if let Some(r) = runs.runs.iter().find(|r| r.run == 1) {
             if r.status != EmitterStatus::Running && r.status != EmitterStatus::Stopping {
                 break r.clone();

@@ -132,7 +132,7 @@ pub async fn call_in_process(gw: &Gateway, session: &str, tool: &str) -> Result<
             ..Default::default()
         })
         .await
-        .map_err(|e| format!("call_tool: {e}"))?;
+        .map_err(|e| format!("call_tool: {}: {}", e.code, e.message))?;
     if data != ok_data() {
         return Err(format!("call_tool returned {data}"));
     }

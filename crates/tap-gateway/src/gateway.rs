@@ -3,12 +3,12 @@
 //! capability that owns it, so this is the one place to find what the engine offers.
 
 use crate::auth::files::GatewayFiles;
+use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::hooks::decide::Decision;
-use crate::pairing::api::PairingError;
 use crate::provider_protocol::local::LocalProvider;
 use crate::request::{CallError, CallRequest};
-use crate::settings::{SettingsError, SettingsPatch};
+use crate::settings::SettingsPatch;
 use crate::state::Core;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,15 +26,15 @@ use tap_protocol::ledger::{
 use tap_protocol::limits::STREAM_RETENTION;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::settings::SettingsResult;
-use tap_protocol::{ErrorCode, Json};
+use tap_protocol::Json;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 /// Reading the ledger failed (the database went away under the reader, a search the
-/// full-text index refuses).
-#[derive(Debug, thiserror::Error)]
-#[error("reading history failed: {0}")]
-pub struct HistoryError(#[from] rusqlite::Error);
+/// full-text index refuses): the gateway's failure, `INTERNAL`.
+fn history(e: rusqlite::Error) -> Error {
+    Error::internal(format!("reading history failed: {e}"))
+}
 
 /// A cheap, cloneable handle to a running gateway.
 #[derive(Clone)]
@@ -100,18 +100,18 @@ impl Gateway {
     }
 
     /// Traces in the ledger, newest first (`traces.list`).
-    pub fn traces_list(&self, p: &TracesListParams) -> Result<TracesList, HistoryError> {
-        Ok(crate::ledger::read::traces(&self.core.ledger, p)?)
+    pub fn traces_list(&self, p: &TracesListParams) -> Result<TracesList, Error> {
+        crate::ledger::read::traces(&self.core.ledger, p).map_err(history)
     }
 
     /// Every span of one trace (`traces.get`); `None` when the ledger has none.
-    pub fn trace(&self, trace_id: &str) -> Result<Option<Trace>, HistoryError> {
-        Ok(crate::ledger::read::trace(&self.core.ledger, trace_id)?)
+    pub fn trace(&self, trace_id: &str) -> Result<Option<Trace>, Error> {
+        crate::ledger::read::trace(&self.core.ledger, trace_id).map_err(history)
     }
 
     /// Stream events in the ledger, newest first (`events.list`).
-    pub fn events_list(&self, p: &EventsListParams) -> Result<EventsPage, HistoryError> {
-        Ok(crate::ledger::read::events(&self.core.ledger, p)?)
+    pub fn events_list(&self, p: &EventsListParams) -> Result<EventsPage, Error> {
+        crate::ledger::read::events(&self.core.ledger, p).map_err(history)
     }
 
     /// Emitters of live sessions (`emitters.list`).
@@ -120,7 +120,7 @@ impl Gateway {
     }
 
     /// Starts an emitter from the control plane (the user owns it).
-    pub fn emitters_start(&self, p: &EmitterStart) -> Result<EmitterInfo, (ErrorCode, String)> {
+    pub fn emitters_start(&self, p: &EmitterStart) -> Result<EmitterInfo, Error> {
         crate::emitters::api::start(
             &self.core,
             p,
@@ -130,26 +130,23 @@ impl Gateway {
     }
 
     /// Stops an emitter (`emitters.stop`).
-    pub fn emitters_stop(&self, r: &EmitterRef) -> Result<EmitterInfo, (ErrorCode, String)> {
+    pub fn emitters_stop(&self, r: &EmitterRef) -> Result<EmitterInfo, Error> {
         crate::emitters::api::stop(&self.core, r, Ownership::UserOwned)
     }
 
     /// An emitter's newest runs (`emitters.runs`).
-    pub fn emitters_runs(&self, r: &EmitterRef) -> Result<EmitterRuns, (ErrorCode, String)> {
+    pub fn emitters_runs(&self, r: &EmitterRef) -> Result<EmitterRuns, Error> {
         crate::emitters::api::runs(&self.core, r)
     }
 
     /// Which rule of a filter matches a line (`emitters.testFilter`).
-    pub fn emitters_test_filter(
-        &self,
-        t: &FilterTest,
-    ) -> Result<FilterTestResult, (ErrorCode, String)> {
+    pub fn emitters_test_filter(&self, t: &FilterTest) -> Result<FilterTestResult, Error> {
         crate::emitters::api::test_filter(t)
     }
 
     /// Sessions and providers as they came and went (`ledger.sessions`).
-    pub fn ledger_sessions(&self) -> Result<LedgerSessions, HistoryError> {
-        Ok(crate::ledger::read::sessions(&self.core.ledger)?)
+    pub fn ledger_sessions(&self) -> Result<LedgerSessions, Error> {
+        crate::ledger::read::sessions(&self.core.ledger).map_err(history)
     }
 
     /// Resolves once every record queued so far is in the ledger.
@@ -192,12 +189,12 @@ impl Gateway {
 
     /// The saved settings, where they are, and whether the port differs from the one
     /// this gateway listens on.
-    pub fn settings(&self) -> Result<SettingsResult, SettingsError> {
+    pub fn settings(&self) -> Result<SettingsResult, Error> {
         crate::settings::api::get(&self.core)
     }
 
     /// Applies `patch`, saves, and tells every control client (`settings.changed`).
-    pub fn set_settings(&self, patch: &SettingsPatch) -> Result<SettingsResult, SettingsError> {
+    pub fn set_settings(&self, patch: &SettingsPatch) -> Result<SettingsResult, Error> {
         crate::settings::api::set(&self.core, patch)
     }
 
@@ -232,7 +229,7 @@ impl Gateway {
     }
 
     /// Refuses a pending request: its provider gets `AUTH_FAILED` and is disconnected.
-    pub fn pairing_deny(&self, id: &str) -> Result<(), PairingError> {
+    pub fn pairing_deny(&self, id: &str) -> Result<(), Error> {
         crate::pairing::api::deny(&self.core, id)
     }
 
@@ -243,7 +240,7 @@ impl Gateway {
 
     /// Removes a paired provider: its token stops working (also across restarts) and
     /// every connection holding it gets `AUTH_FAILED` and is closed.
-    pub fn pairing_revoke(&self, id: &str) -> Result<(), PairingError> {
+    pub fn pairing_revoke(&self, id: &str) -> Result<(), Error> {
         crate::pairing::api::revoke(&self.core, id)
     }
 
@@ -256,7 +253,7 @@ impl Gateway {
         id: &str,
         session: Option<String>,
         remember: Option<bool>,
-    ) -> Result<PairingEntry, PairingError> {
+    ) -> Result<PairingEntry, Error> {
         crate::pairing::api::configure(&self.core, id, session, remember)
     }
 
@@ -268,7 +265,7 @@ impl Gateway {
         session_id: &str,
         stream: Option<&str>,
         last: Option<usize>,
-    ) -> Result<StreamsHistory, (ErrorCode, String)> {
+    ) -> Result<StreamsHistory, Error> {
         if !self.core.state().sessions.contains_key(session_id) {
             return Err(crate::state::unknown_session(session_id));
         }

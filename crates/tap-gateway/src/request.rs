@@ -3,7 +3,7 @@
 use crate::limits::{MAX_PROGRESS_QUEUED_BYTES_PER_CALL, MAX_PROGRESS_QUEUED_PER_CALL};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use tap_protocol::{ErrorCode, Json};
+use tap_protocol::Json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -107,31 +107,7 @@ pub enum Caller {
     User,
 }
 
-/// The failure outcome of a call: a spec error code and a human message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {message}")]
-pub struct CallError {
-    /// `NOT_FOUND`, `TIMEOUT`, `CANCELLED`, `DISCONNECTED`, `INTERNAL`, a provider's own code…
-    pub code: ErrorCode,
-    /// What happened.
-    pub message: String,
-    /// The provider said `retryable: true` (another instance may succeed).
-    pub(crate) retryable: bool,
-}
-
-impl From<(ErrorCode, String)> for CallError {
-    fn from((code, message): (ErrorCode, String)) -> Self {
-        Self::new(code, message)
-    }
-}
-
-impl CallError {
-    /// A call error.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            retryable: false,
-        }
-    }
-}
+/// The failure outcome of a call: the engine's one [`Error`](crate::error::Error), a spec
+/// error code and a human message (and, from a provider, whether another instance may
+/// succeed).
+pub type CallError = crate::error::Error;

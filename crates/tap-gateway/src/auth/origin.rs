@@ -6,8 +6,10 @@
 //! (including one that rebinds its DNS name to 127.0.0.1: its Origin is still its own
 //! name). The Origin itself is not secret; it is logged with a refusal.
 
+use crate::error::Error;
 use axum::http::{header, HeaderMap};
 use std::net::SocketAddr;
+use tap_protocol::ErrorCode;
 
 /// The Tauri webview's origins: `tauri://localhost` (Linux, macOS) and
 /// `http://tauri.localhost` (Windows).
@@ -40,19 +42,22 @@ pub(crate) fn check(
     headers: &HeaderMap,
     gateway: SocketAddr,
     allowed: Allowed,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let mut origins = headers.get_all(header::ORIGIN).iter();
     let Some(origin) = origins.next() else {
         return match allowed.native {
             true => Ok(()),
-            false => Err("no Origin header".into()),
+            false => Err(Error::new(ErrorCode::Unauthorized, "no Origin header")),
         };
     };
     if origins.next().is_some() {
-        return Err("more than one Origin header".into());
+        return Err(Error::new(
+            ErrorCode::Unauthorized,
+            "more than one Origin header",
+        ));
     }
     let Ok(origin) = origin.to_str() else {
-        return Err("Origin is not ASCII".into());
+        return Err(Error::new(ErrorCode::Unauthorized, "Origin is not ASCII"));
     };
     let port = gateway.port();
     // The panel served by this gateway, under either loopback name.
@@ -70,7 +75,10 @@ pub(crate) fn check(
     {
         Ok(())
     } else {
-        Err(format!("Origin '{origin}' is not the panel's"))
+        Err(Error::new(
+            ErrorCode::Unauthorized,
+            format!("Origin '{origin}' is not the panel's"),
+        ))
     }
 }
 
@@ -86,7 +94,7 @@ pub(crate) fn admits(
     match check(headers, gateway, allowed) {
         Ok(()) => true,
         Err(why) => {
-            tracing::warn!(%remote, why, "{refused} refused");
+            tracing::warn!(%remote, why = why.message.as_str(), "{refused} refused");
             false
         }
     }

@@ -3,20 +3,20 @@
 
 use super::{to_json, Answer, Args};
 use crate::emitters::api;
+use crate::error::Error;
 use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::json;
 use std::sync::Arc;
 use tap_protocol::emitters::{EmitterRef, EmitterStart, Lifespan};
-use tap_protocol::ErrorCode;
 
 pub(super) fn list(core: &Core, session_id: &str) -> Answer {
     core.state().live_session(session_id)?;
     to_json(api::list(core, Some(session_id)))
 }
 
-fn rules(a: &Args<'_>) -> Result<Vec<tap_protocol::emitters::EmitterRule>, (ErrorCode, String)> {
-    crate::state::emitters::filter::rules_of(a.object()).map_err(|m| (ErrorCode::InvalidJson, m))
+fn rules(a: &Args<'_>) -> Result<Vec<tap_protocol::emitters::EmitterRule>, Error> {
+    crate::state::emitters::filter::rules_of(a.object())
 }
 
 pub(super) async fn start(core: &Arc<Core>, session_id: &str, a: &Args<'_>) -> Answer {

@@ -15,6 +15,7 @@ mod emitter_tools;
 mod stream_tools;
 
 use crate::emitters::api::Origin;
+use crate::error::Error;
 use crate::request::{CallError, Caller};
 use crate::state::schema::Schema;
 use crate::state::Core;
@@ -52,7 +53,7 @@ pub(crate) async fn call(
     let args = if args.is_null() { &empty } else { args };
     crate::state::schema::check(tool, schema, args)?;
     let a = Args { json: args, caller };
-    let out = match tool {
+    match tool {
         defs::LIST_STREAMS => stream_tools::list(core, session_id),
         defs::POST => stream_tools::post(core, session_id, &a).await,
         defs::STREAM_HISTORY => stream_tools::history(core, session_id, &a),
@@ -63,18 +64,17 @@ pub(crate) async fn call(
         defs::SET_EVENT_FILTER => emitter_tools::set_filter(core, session_id, &a).await,
         defs::STOP_EMITTER => emitter_tools::stop(core, session_id, &a).await,
         defs::STATUS => to_json(crate::status::snapshot(core)),
-        other => Err((
+        other => Err(Error::new(
             ErrorCode::NotFound,
             format!("No built-in tool named '{other}'"),
         )),
-    };
-    out.map_err(CallError::from)
+    }
 }
 
-type Answer = Result<Json, (ErrorCode, String)>;
+type Answer = Result<Json, Error>;
 
 fn to_json<T: serde::Serialize>(v: T) -> Answer {
-    serde_json::to_value(v).map_err(|e| (ErrorCode::Internal, e.to_string()))
+    serde_json::to_value(v).map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))
 }
 
 /// A call's arguments (checked against the schema already), read by either of their
@@ -112,16 +112,16 @@ impl Args<'_> {
     }
 
     /// The stream, normalised as emitter stream names are; an error when absent or empty.
-    fn emitter_stream(&self) -> Result<String, (ErrorCode, String)> {
+    fn emitter_stream(&self) -> Result<String, Error> {
         let raw = self.stream().ok_or_else(|| {
-            (
+            Error::new(
                 ErrorCode::InvalidJson,
-                "'channel' (or 'stream') is required".to_string(),
+                "'channel' (or 'stream') is required",
             )
         })?;
         let name = crate::state::emitters::spec::normalise(&raw);
         if name.is_empty() || name.len() > crate::limits::MAX_EMITTER_NAME_LEN {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidJson,
                 format!(
                     "'channel' must have 1 to {} of a-z, 0-9, '.', '_', '-' (got '{raw}')",

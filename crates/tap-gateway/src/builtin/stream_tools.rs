@@ -8,6 +8,7 @@
 use super::{to_json, Answer, Args};
 use crate::emitters::persist;
 use crate::emitters::route::{self, StreamEvent, EMITTERS_PROVIDER};
+use crate::error::Error;
 use crate::limits::DEFAULT_STREAM_HISTORY;
 use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
@@ -74,7 +75,7 @@ pub(super) async fn post(core: &Arc<Core>, session_id: &str, a: &Args<'_>) -> An
         trace_id: None,
     };
     let record = route::keep(core, event).map_err(|_| {
-        (
+        Error::new(
             ErrorCode::RateLimited,
             format!(
                 "Session '{session_id}' already has {} emitter streams; post to one of them",
@@ -110,7 +111,7 @@ pub(super) fn history(core: &Core, session_id: &str, a: &Args<'_>) -> Answer {
         }
     }
     if let (Some(s), true) = (&select, streams.is_empty()) {
-        return Err((
+        return Err(Error::new(
             ErrorCode::NotFound,
             format!("Session '{session_id}' has no stream '{s}' (tap_list_streams lists them)"),
         ));

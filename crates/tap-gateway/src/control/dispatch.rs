@@ -5,8 +5,6 @@
 use super::follow::Follows;
 use super::playground::Playground;
 use crate::gateway::Gateway;
-use crate::pairing::api::PairingError;
-use crate::settings::SettingsError;
 use tap_protocol::control::{
     AuthParams, ControlError, ControlHandler, Empty, Later, PairingConfigure,
     PairingConfigureResult, PairingDenyAllResult, PairingId, PairingList, PlaygroundCallParams,
@@ -69,7 +67,7 @@ impl ControlHandler for Methods<'_> {
     }
 
     fn pairing_deny(&mut self, p: PairingId) -> Answer<Empty> {
-        self.gw.pairing_deny(&p.id).map_err(refused)?;
+        self.gw.pairing_deny(&p.id).map_err(ControlError::from)?;
         Ok(Empty {})
     }
 
@@ -80,7 +78,7 @@ impl ControlHandler for Methods<'_> {
     }
 
     fn pairing_revoke(&mut self, p: PairingId) -> Answer<Empty> {
-        self.gw.pairing_revoke(&p.id).map_err(refused)?;
+        self.gw.pairing_revoke(&p.id).map_err(ControlError::from)?;
         Ok(Empty {})
     }
 
@@ -88,7 +86,7 @@ impl ControlHandler for Methods<'_> {
         let pairing = self
             .gw
             .pairing_configure(&p.id, p.session, p.remember)
-            .map_err(refused)?;
+            .map_err(ControlError::from)?;
         Ok(PairingConfigureResult { pairing })
     }
 
@@ -108,7 +106,7 @@ impl ControlHandler for Methods<'_> {
     fn streams_history(&mut self, p: StreamsHistoryParams) -> Answer<StreamsHistory> {
         self.gw
             .streams_history(&p.session_id, p.stream.as_deref(), p.last)
-            .map_err(|(code, message)| ControlError::new(code, message))
+            .map_err(ControlError::from)
     }
 
     fn provider_disconnect(&mut self, p: ProviderId) -> Answer<Empty> {
@@ -159,11 +157,11 @@ impl ControlHandler for Methods<'_> {
     }
 
     fn settings_get(&mut self, _: Empty) -> Answer<SettingsResult> {
-        self.gw.settings().map_err(settings_error)
+        self.gw.settings().map_err(ControlError::from)
     }
 
     fn settings_set(&mut self, patch: SettingsPatch) -> Answer<SettingsResult> {
-        self.gw.set_settings(&patch).map_err(settings_error)
+        self.gw.set_settings(&patch).map_err(ControlError::from)
     }
 
     fn playground_open(&mut self, p: PlaygroundOpenParams) -> Answer<PlaygroundSession> {
@@ -191,13 +189,13 @@ impl ControlHandler for Methods<'_> {
     // The ledger's reads are indexed and paged (at most 1000 rows), so they are answered
     // in line like the other methods.
     fn traces_list(&mut self, p: TracesListParams) -> Answer<TracesList> {
-        self.gw.traces_list(&p).map_err(history_error)
+        self.gw.traces_list(&p).map_err(ControlError::from)
     }
 
     fn traces_get(&mut self, p: TraceRef) -> Answer<Trace> {
         self.gw
             .trace(&p.trace_id)
-            .map_err(history_error)?
+            .map_err(ControlError::from)?
             .ok_or_else(|| {
                 ControlError::new(
                     ErrorCode::NotFound,
@@ -213,11 +211,11 @@ impl ControlHandler for Methods<'_> {
     }
 
     fn events_list(&mut self, p: EventsListParams) -> Answer<EventsPage> {
-        self.gw.events_list(&p).map_err(history_error)
+        self.gw.events_list(&p).map_err(ControlError::from)
     }
 
     fn ledger_sessions(&mut self, _: Empty) -> Answer<LedgerSessions> {
-        self.gw.ledger_sessions().map_err(history_error)
+        self.gw.ledger_sessions().map_err(ControlError::from)
     }
 
     fn emitters_list(&mut self, p: EmittersListParams) -> Answer<EmittersList> {
@@ -231,40 +229,18 @@ impl ControlHandler for Methods<'_> {
     }
 
     fn emitters_start(&mut self, p: EmitterStart) -> Answer<EmitterInfo> {
-        self.gw.emitters_start(&p).map_err(refusal)
+        self.gw.emitters_start(&p).map_err(ControlError::from)
     }
 
     fn emitters_stop(&mut self, p: EmitterRef) -> Answer<EmitterInfo> {
-        self.gw.emitters_stop(&p).map_err(refusal)
+        self.gw.emitters_stop(&p).map_err(ControlError::from)
     }
 
     fn emitters_runs(&mut self, p: EmitterRef) -> Answer<EmitterRuns> {
-        self.gw.emitters_runs(&p).map_err(refusal)
+        self.gw.emitters_runs(&p).map_err(ControlError::from)
     }
 
     fn emitters_test_filter(&mut self, p: FilterTest) -> Answer<FilterTestResult> {
-        self.gw.emitters_test_filter(&p).map_err(refusal)
+        self.gw.emitters_test_filter(&p).map_err(ControlError::from)
     }
-}
-
-fn refusal((code, message): (ErrorCode, String)) -> ControlError {
-    ControlError::new(code, message)
-}
-
-fn history_error(e: crate::gateway::HistoryError) -> ControlError {
-    ControlError::new(ErrorCode::Internal, e.to_string())
-}
-
-/// A value out of range is the client's mistake (`INVALID_JSON`, like a malformed
-/// param); a file that cannot be read or written is the gateway's (`INTERNAL`).
-fn settings_error(e: SettingsError) -> ControlError {
-    let code = match e {
-        SettingsError::Invalid(_) => ErrorCode::InvalidJson,
-        _ => ErrorCode::Internal,
-    };
-    ControlError::new(code, e.to_string())
-}
-
-fn refused(e: PairingError) -> ControlError {
-    ControlError::new(e.code(), e.to_string())
 }

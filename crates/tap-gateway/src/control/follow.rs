@@ -65,8 +65,7 @@ impl Follows {
         session_id: String,
     ) -> Result<StreamsHistory, ControlError> {
         if !core.state().sessions.contains_key(&session_id) {
-            let (code, message) = crate::state::unknown_session(&session_id);
-            return Err(ControlError::new(code, message));
+            return Err(crate::state::unknown_session(&session_id).into());
         }
         let (rx, streams) = core.streams.follow(&session_id);
         self.streams = Some((rx, session_id.clone()));

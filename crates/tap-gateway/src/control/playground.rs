@@ -75,10 +75,6 @@ impl Drop for Playground {
     }
 }
 
-fn error((code, message): (ErrorCode, String)) -> ControlError {
-    ControlError::new(code, message)
-}
-
 impl Playground {
     pub fn open(
         &mut self,
@@ -98,7 +94,7 @@ impl Playground {
                 ),
             ));
         }
-        let presence = attach::attach(core, name, p.cwd).map_err(error)?;
+        let presence = attach::attach(core, name, p.cwd).map_err(ControlError::from)?;
         let session = PlaygroundSession {
             session_id: presence.binding.session_id.clone(),
             name: presence.binding.name.clone(),
@@ -164,7 +160,9 @@ impl Playground {
         }
         {
             let state = core.state();
-            let session = state.live_session(&p.session_id).map_err(error)?;
+            let session = state
+                .live_session(&p.session_id)
+                .map_err(ControlError::from)?;
             if !session.tools.contains_key(&p.tool) {
                 return Err(ControlError::new(
                     ErrorCode::NotFound,
@@ -222,7 +220,7 @@ impl Playground {
     /// The tools of a live session.
     pub fn tools(core: &Core, session_id: &str) -> Result<PlaygroundTools, ControlError> {
         let state = core.state();
-        let session = state.live_session(session_id).map_err(error)?;
+        let session = state.live_session(session_id).map_err(ControlError::from)?;
         let tools = session
             .host_tools(core.config.default_tool_timeout)
             .into_iter()

@@ -1,6 +1,7 @@
 //! What the control plane (`emitters.*`) and the agent's tools do with emitters.
 
 use super::{Emitters, MAX_EMITTERS_PER_SESSION};
+use crate::error::Error;
 use crate::state::emitters::emitter::Emitter;
 use crate::state::emitters::spec::Spec;
 use crate::state::Core;
@@ -12,7 +13,7 @@ use tap_protocol::emitters::{
 };
 use tap_protocol::ErrorCode;
 
-type Refusal = (ErrorCode, String);
+type Refusal = Error;
 
 /// Who starts or changes an emitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +68,7 @@ pub(crate) fn start(
         } else if ems.len() >= MAX_EMITTERS_PER_SESSION {
             core.diagnostics
                 .limit_hit(crate::diagnostics::Limit::EmittersPerSession);
-            return Err((
+            return Err(Error::new(
                 ErrorCode::RateLimited,
                 format!(
                     "Session '{}' already has {MAX_EMITTERS_PER_SESSION} emitters; stop one first",
@@ -113,11 +114,12 @@ pub(crate) fn stop(core: &Core, r: &EmitterRef, by: Ownership) -> Result<Emitter
     };
     let em = match running {
         Ok(em) => em,
-        Err((code, m)) if forgot => {
-            return Err((
-                code,
-                format!("{m}; its definition was removed from tap.config.json"),
-            ))
+        Err(mut e) if forgot => {
+            e.message = format!(
+                "{}; its definition was removed from tap.config.json",
+                e.message
+            );
+            return Err(e);
         }
         Err(e) => return Err(e),
     };
@@ -146,8 +148,7 @@ pub(crate) fn set_filter(
 ) -> Result<EmitterInfo, Refusal> {
     let em = find(&core.emitters, &r.session_id, &r.name)?;
     guard(&em, by, r.force, "change its filter")?;
-    let filter = crate::state::emitters::filter::EventFilter::compile(&rules)
-        .map_err(|m| (ErrorCode::InvalidJson, m))?;
+    let filter = crate::state::emitters::filter::EventFilter::compile(&rules)?;
     em.set_filter(filter, rules);
     core.emitters.changed.changed();
     tracing::info!(session = %r.session_id, emitter = %em.spec.name, "emitter filter replaced");
@@ -185,8 +186,7 @@ pub(crate) fn runs(core: &Core, r: &EmitterRef) -> Result<EmitterRuns, Refusal> 
 
 /// Which rule of `t.event_filter` matches `t.line`.
 pub(crate) fn test_filter(t: &FilterTest) -> Result<FilterTestResult, Refusal> {
-    let f = crate::state::emitters::filter::EventFilter::compile(&t.event_filter)
-        .map_err(|m| (ErrorCode::InvalidJson, m))?;
+    let f = crate::state::emitters::filter::EventFilter::compile(&t.event_filter)?;
     let (rule, outcome) = f.decide(&t.line);
     Ok(FilterTestResult {
         rule: rule.map(|i| i as u32),
@@ -201,7 +201,7 @@ fn guard(em: &Emitter, by: Ownership, force: Option<bool>, action: &str) -> Resu
         && by == Ownership::ModelOwned
         && force != Some(true)
     {
-        return Err((
+        return Err(Error::new(
             ErrorCode::Unauthorized,
             format!(
                 "Emitter '{}' is user-owned; pass force to {action}",
@@ -220,7 +220,7 @@ fn find(emitters: &Emitters, session_id: &str, name: &str) -> Result<Arc<Emitter
         .and_then(|m| m.get(&name))
         .cloned()
         .ok_or_else(|| {
-            (
+            Error::new(
                 ErrorCode::NotFound,
                 format!("Session '{session_id}' has no emitter '{name}'"),
             )

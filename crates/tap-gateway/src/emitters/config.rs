@@ -8,6 +8,7 @@
 //! `description`, and the filter as `eventFilter` (a list, or `{"rules": [...]}`) or the
 //! legacy `includePattern` / `excludePattern` / `notifyPattern`.
 
+use crate::error::Error;
 use crate::limits::EMITTER_CONFIG_POLL_INTERVAL;
 use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
@@ -15,6 +16,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tap_protocol::emitters::{EmitterStart, Lifespan, Ownership};
+use tap_protocol::ErrorCode;
 
 /// Reads the config for `session_id` (working in `cwd`), starts its emitters, then follows
 /// the file while the session lives: an edit starts, restarts or stops what changed.
@@ -55,7 +57,7 @@ pub(crate) fn start_configured(core: &Arc<Core>, session_id: String, cwd: Option
 type Stamp = Option<(PathBuf, std::time::SystemTime, u64)>;
 
 /// A config file found, and its JSON (or why it could not be read).
-type Found = Option<(PathBuf, Result<Value, String>)>;
+type Found = Option<(PathBuf, Result<Value, Error>)>;
 
 /// The config found for `cwd` (if any), stamped, and its JSON.
 fn read(cwd: &Path) -> (Stamp, Found) {
@@ -79,7 +81,7 @@ fn reconcile(core: &Arc<Core>, session_id: &str, found: Found, edited: bool) {
         Some((path, Ok(json))) => (path.display().to_string(), json),
         Some((path, Err(m))) if edited => {
             let file = path.display().to_string();
-            return warn_that(core, session_id, &file, m, "nothing was changed");
+            return warn_that(core, session_id, &file, m.message, "nothing was changed");
         }
         Some(_) => return,
         None => (String::new(), Value::Null),
@@ -120,7 +122,9 @@ fn reconcile(core: &Arc<Core>, session_id: &str, found: Found, edited: bool) {
             continue;
         }
         let origin = super::api::Origin::Config;
-        if let Err((_, m)) = super::api::start(core, &start, ownership_of(entry), origin) {
+        if let Err(Error { message: m, .. }) =
+            super::api::start(core, &start, ownership_of(entry), origin)
+        {
             warn(core, session_id, &file, format!("{label}: {m}"));
         }
     }
@@ -222,17 +226,29 @@ fn apply_streams(core: &Core, session_id: &str, file: &str, json: &Value) {
     }
 }
 
-fn policy_of(v: &Value, description: Option<&Value>) -> Result<Policy, String> {
-    let o = v.as_object().ok_or("it must be an object")?;
+fn policy_of(v: &Value, description: Option<&Value>) -> Result<Policy, Error> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| Error::invalid("it must be an object"))?;
     let enabled = match o.get("enabled") {
         None | Some(Value::Null) => true,
         Some(Value::Bool(b)) => *b,
-        Some(_) => return Err("'enabled' must be true or false".into()),
+        Some(_) => {
+            return Err(Error::new(
+                ErrorCode::InvalidJson,
+                "'enabled' must be true or false",
+            ))
+        }
     };
     let delivery = match o.get("delivery") {
         None | Some(Value::Null) => DeliveryMode::Surface,
-        Some(Value::String(d)) => DeliveryMode::parse(d).map_err(|(_, m)| m)?,
-        Some(_) => return Err("'delivery' must be a string".into()),
+        Some(Value::String(d)) => DeliveryMode::parse(d)?,
+        Some(_) => {
+            return Err(Error::new(
+                ErrorCode::InvalidJson,
+                "'delivery' must be a string",
+            ))
+        }
     };
     Ok(Policy {
         enabled,
@@ -244,19 +260,24 @@ fn policy_of(v: &Value, description: Option<&Value>) -> Result<Policy, String> {
 }
 
 /// One entry as an `emitters.start`; `None` when it says `autoStart: false`.
-fn entry_of(session_id: &str, entry: &Value) -> Result<Option<EmitterStart>, String> {
-    let o = entry.as_object().ok_or("each emitter must be an object")?;
+fn entry_of(session_id: &str, entry: &Value) -> Result<Option<EmitterStart>, Error> {
+    let o = entry
+        .as_object()
+        .ok_or_else(|| Error::invalid("each emitter must be an object"))?;
     if o.get("autoStart").and_then(Value::as_bool) == Some(false) {
         return Ok(None);
     }
-    let text = |k: &str| -> Result<Option<String>, String> {
+    let text = |k: &str| -> Result<Option<String>, Error> {
         match o.get(k) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(format!("'{k}' must be a string")),
+            Some(_) => Err(Error::new(
+                ErrorCode::InvalidJson,
+                format!("'{k}' must be a string"),
+            )),
         }
     };
-    let name = text("name")?.ok_or("'name' is missing")?;
+    let name = text("name")?.ok_or_else(|| Error::invalid("'name' is missing"))?;
     let rules = crate::state::emitters::filter::rules_of(o)?;
     Ok(Some(EmitterStart {
         session_id: session_id.to_string(),
@@ -272,7 +293,7 @@ fn entry_of(session_id: &str, entry: &Value) -> Result<Option<EmitterStart>, Str
             Some(v) => Some(
                 v.as_u64()
                     .and_then(|n| u32::try_from(n).ok())
-                    .ok_or("'maxRuns' must be a positive integer")?,
+                    .ok_or_else(|| Error::invalid("'maxRuns' must be a positive integer"))?,
             ),
         },
         restart: text("restart")?,

@@ -9,6 +9,7 @@
 //! (serde_json's `preserve_order`; the fields a write owns come after them). A file another
 //! user owns, or anyone may write, is refused as it is for reading.
 
+use crate::error::Error;
 use crate::project::config::{self as project_config, FILE_NAME};
 use crate::state::emitters::injector::Policy;
 use crate::state::Core;
@@ -19,7 +20,7 @@ use std::sync::Mutex;
 use tap_protocol::emitters::{EmitterStart, Ownership};
 use tap_protocol::ErrorCode;
 
-type Refusal = (ErrorCode, String);
+type Refusal = Error;
 
 /// The emitter fields a write owns (replaced or removed); any other field is kept.
 const OWNED_FIELDS: &[&str] = &[
@@ -130,7 +131,7 @@ pub(crate) fn remove_emitter(
             .any(|e| e.get("ownership").and_then(Value::as_str) != Some("modelOwned"));
         if user_owned && by == Ownership::ModelOwned && !force {
             protected = true;
-            return Err("the entry is user-owned".into());
+            return Err(Error::internal("the entry is user-owned"));
         }
         let before = list.len();
         list.retain(|e| !named(e));
@@ -138,7 +139,7 @@ pub(crate) fn remove_emitter(
         Ok(())
     });
     if protected {
-        return Err((
+        return Err(Error::new(
             ErrorCode::Unauthorized,
             format!("Emitter '{name}' is user-owned in tap.config.json; pass force to remove it"),
         ));
@@ -169,13 +170,17 @@ pub(crate) fn put_stream(
             .entry("streams")
             .or_insert_with(|| Value::Object(Map::new()));
         let Some(streams) = streams.as_object_mut() else {
-            return Err("'streams' must be an object keyed by stream name".into());
+            return Err(Error::internal(
+                "'streams' must be an object keyed by stream name",
+            ));
         };
         let entry = streams
             .entry(stream)
             .or_insert_with(|| Value::Object(Map::new()));
         let Some(entry) = entry.as_object_mut() else {
-            return Err("each stream in 'streams' must be an object".into());
+            return Err(Error::internal(
+                "each stream in 'streams' must be an object",
+            ));
         };
         entry.insert("sessionInjector".into(), Value::Object(injector));
         if let Some(d) = description {
@@ -192,7 +197,7 @@ pub(crate) fn config_path(core: &Core, session_id: &str) -> Result<PathBuf, Refu
         state.live_session(session_id)?.info.cwd.clone()
     };
     let Some(cwd) = cwd.map(PathBuf::from).filter(|c| c.is_absolute()) else {
-        return Err((
+        return Err(Error::new(
             ErrorCode::InvalidJson,
             format!("Session '{session_id}' has no working directory: 'persistent' needs a project to write tap.config.json in; use 'temporary'"),
         ));
@@ -200,11 +205,11 @@ pub(crate) fn config_path(core: &Core, session_id: &str) -> Result<PathBuf, Refu
     Ok(project_config::find(&cwd).unwrap_or_else(|| cwd.join(FILE_NAME)))
 }
 
-fn emitters_of(root: &mut Map<String, Value>) -> Result<&mut Vec<Value>, String> {
+fn emitters_of(root: &mut Map<String, Value>) -> Result<&mut Vec<Value>, Error> {
     root.entry("emitters")
         .or_insert_with(|| Value::Array(Vec::new()))
         .as_array_mut()
-        .ok_or_else(|| "'emitters' must be a list".to_string())
+        .ok_or_else(|| Error::internal("'emitters' must be a list"))
 }
 
 /// Reads the file (an empty object when it does not exist), applies `change`, writes it
@@ -212,23 +217,24 @@ fn emitters_of(root: &mut Map<String, Value>) -> Result<&mut Vec<Value>, String>
 /// a panel action) and a few KiB.
 fn edit<F>(path: PathBuf, change: F) -> Result<PathBuf, Refusal>
 where
-    F: FnOnce(&mut Map<String, Value>) -> Result<(), String>,
+    F: FnOnce(&mut Map<String, Value>) -> Result<(), Error>,
 {
     let written = (|| {
         let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
         let mut root = match path.exists() {
             true => match project_config::read_json(&path)? {
                 Value::Object(o) => o,
-                _ => return Err("it is not a JSON object".to_string()),
+                _ => return Err(Error::internal("it is not a JSON object")),
             },
             false => Map::new(),
         };
         change(&mut root)?;
-        write_atomic(&path, &Value::Object(root)).map_err(|e| format!("cannot write it: {e}"))
+        write_atomic(&path, &Value::Object(root))
+            .map_err(|e| Error::internal(format!("cannot write it: {e}")))
     })();
     match written {
         Ok(()) => Ok(path),
-        Err(m) => Err((
+        Err(m) => Err(Error::new(
             ErrorCode::Internal,
             format!("{}: {m}; nothing was changed", path.display()),
         )),

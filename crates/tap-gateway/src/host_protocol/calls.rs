@@ -3,6 +3,7 @@
 
 use super::send_to_host;
 use super::HostConn;
+use crate::error::Error;
 use crate::hooks::decide::Decision;
 use crate::request::CallRequest;
 use crate::tools::progress::call_tool_reporting;
@@ -12,15 +13,11 @@ use tap_protocol::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
 impl HostConn {
-    pub(super) fn invoke(
-        &self,
-        host_id: String,
-        call: ToolInvoke,
-    ) -> Result<(), (ErrorCode, String)> {
+    pub(super) fn invoke(&self, host_id: String, call: ToolInvoke) -> Result<(), Error> {
         if !call.args.is_object() {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidJson,
-                "'args' must be a JSON object".to_string(),
+                "'args' must be a JSON object",
             ));
         }
         let cancel = CancellationToken::new();
@@ -33,7 +30,7 @@ impl HostConn {
                 return Ok(());
             }
             if host.invocations.contains_key(&call.call_id) {
-                return Err((
+                return Err(Error::new(
                     ErrorCode::InvalidJson,
                     format!("callId '{}' is already in flight", call.call_id),
                 ));
@@ -100,14 +97,14 @@ impl HostConn {
         &self,
         host_id: String,
         p: tap_protocol::host::ToolPrecheck,
-    ) -> Result<(), (ErrorCode, String)> {
+    ) -> Result<(), Error> {
         use tap_protocol::host::{PrecheckDecision, ToolDecision};
         // Like `tool.invoke`, any host may ask about any session (`tap call` is a host of
         // its own); an unknown session is INVALID_SESSION from `pre_tool_use`.
         if !p.args.is_object() {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidJson,
-                "'args' must be a JSON object".to_string(),
+                "'args' must be a JSON object",
             ));
         }
         let core = self.core.clone();

@@ -16,6 +16,7 @@ pub(crate) mod test_peer;
 
 use crate::accept::Kind;
 use crate::diagnostics::Limit;
+use crate::error::Error;
 use crate::sessions::lifecycle;
 use crate::socket::conn::auth_timeout_message;
 use crate::socket::conn::{Handler, Step};
@@ -176,16 +177,18 @@ impl HostConn {
         let correlation = msg.correlation_id().map(str::to_string);
         let kind = msg.type_name();
         let result = self.dispatch(msg);
-        if let Err((code, message)) = result {
+        if let Err(Error { code, message, .. }) = result {
             self.error(code, message, kind, correlation.as_deref());
         }
         true
     }
 
-    fn dispatch(&mut self, msg: HostRequest) -> Result<(), (ErrorCode, String)> {
+    fn dispatch(&mut self, msg: HostRequest) -> Result<(), Error> {
         let host_id = self.host_id().to_string();
         match msg {
-            HostRequest::Auth(_) => Err((ErrorCode::Unauthorized, "Already authenticated".into())),
+            HostRequest::Auth(_) => {
+                Err(Error::new(ErrorCode::Unauthorized, "Already authenticated"))
+            }
             HostRequest::SessionRegister(r) => {
                 let request_id = r.request_id.clone();
                 lifecycle::register_session(&self.core, &host_id, &request_id, r).map(|_| ())
@@ -272,7 +275,7 @@ impl HostConn {
                             sections: a.sections,
                             context: a.context,
                         }),
-                        Err((code, message)) => HostEvent::Error(HostError {
+                        Err(Error { code, message, .. }) => HostEvent::Error(HostError {
                             code,
                             message,
                             reply_to: Some("prompt.apply".into()),
@@ -294,14 +297,10 @@ pub(crate) fn send_to_host(core: &Core, host_id: &str, event: &HostEvent) {
 }
 
 /// Checks that `session_id` exists and belongs to `host_id`.
-pub(crate) fn owned_session(
-    core: &Core,
-    host_id: &str,
-    session_id: &str,
-) -> Result<(), (ErrorCode, String)> {
+pub(crate) fn owned_session(core: &Core, host_id: &str, session_id: &str) -> Result<(), Error> {
     match core.state().sessions.get(session_id) {
         None => Err(crate::state::unknown_session(session_id)),
-        Some(s) if s.host != host_id => Err((
+        Some(s) if s.host != host_id => Err(Error::new(
             ErrorCode::Unauthorized,
             format!("Session '{session_id}' belongs to another host"),
         )),

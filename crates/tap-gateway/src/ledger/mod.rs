@@ -100,7 +100,7 @@ impl Ledger {
             Ok(o) => (o, None),
             Err(reason) => {
                 tracing::error!(error = %reason, "history is kept in memory only");
-                (open::open_memory(), Some(reason))
+                (open::open_memory(), Some(reason.message))
             }
         };
         Self::start(path, opened, reason)

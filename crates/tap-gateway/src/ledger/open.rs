@@ -3,9 +3,11 @@
 //! so the gateway runs on with this run's history and says why.
 
 use super::schema;
+use crate::error::Error;
 use crate::limits::{LEDGER_BUSY_TIMEOUT, LEDGER_PAGE_CACHE_KIB};
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
+use tap_protocol::ErrorCode;
 
 /// The file's name in `TAP_HOME`.
 pub const FILE_NAME: &str = "history.sqlite3";
@@ -18,10 +20,14 @@ pub(crate) struct Opened {
 }
 
 /// Opens (creating it 0600 if needed) and migrates the database file at `path`.
-pub(crate) fn open_file(path: &Path) -> Result<Opened, String> {
+pub(crate) fn open_file(path: &Path) -> Result<Opened, Error> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("cannot create {}: {e}", dir.display()),
+            )
+        })?;
     }
     create_private(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -40,9 +46,12 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, String> {
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
         .map_err(|e| describe(path, e))?;
     if !mode.eq_ignore_ascii_case("wal") {
-        return Err(format!(
-            "{} could not be switched to WAL mode (it stays '{mode}')",
-            path.display()
+        return Err(Error::new(
+            ErrorCode::Internal,
+            format!(
+                "{} could not be switched to WAL mode (it stays '{mode}')",
+                path.display()
+            ),
         ));
     }
     // NORMAL in WAL mode: a commit survives the process being killed (not a power cut),
@@ -53,7 +62,7 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, String> {
     bound_cache(&writer).map_err(|e| describe(path, e))?;
     schema::migrate(&mut writer).map_err(|e| match e {
         schema::SchemaError::Sqlite(e) => describe(path, e),
-        other => other.to_string(),
+        other => Error::internal(other.to_string()),
     })?;
     // A write proves the file is writable now, not only that it opened.
     writer
@@ -91,7 +100,7 @@ pub(crate) fn open_memory() -> Opened {
 
 /// Creates the file with mode 0600 if it does not exist, and narrows an existing one to
 /// 0600 (SQLite gives its `-wal` and `-shm` files the database file's mode).
-fn create_private(path: &Path) -> Result<(), String> {
+fn create_private(path: &Path) -> Result<(), Error> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -102,9 +111,19 @@ fn create_private(path: &Path) -> Result<(), String> {
             .truncate(false)
             .mode(0o600)
             .open(path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::Internal,
+                    format!("cannot open {}: {e}", path.display()),
+                )
+            })?;
         file.set_permissions(std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| format!("cannot make {} private: {e}", path.display()))?;
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::Internal,
+                    format!("cannot make {} private: {e}", path.display()),
+                )
+            })?;
     }
     #[cfg(not(unix))]
     {
@@ -113,7 +132,7 @@ fn create_private(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn describe(path: &Path, e: rusqlite::Error) -> String {
+fn describe(path: &Path, e: rusqlite::Error) -> Error {
     let what = match e.sqlite_error_code() {
         Some(rusqlite::ErrorCode::NotADatabase) => "is not a SQLite database (corrupt?)",
         Some(rusqlite::ErrorCode::DatabaseCorrupt) => "is corrupt",
@@ -126,7 +145,7 @@ fn describe(path: &Path, e: rusqlite::Error) -> String {
         Some(rusqlite::ErrorCode::DiskFull) => "cannot grow: the disk is full",
         _ => "cannot be used",
     };
-    format!("{} {what}: {e}", path.display())
+    Error::internal(format!("{} {what}: {e}", path.display()))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! stateless client between two requests) keeps its session, its providers and its history.
 
 use crate::accept::Kind;
+use crate::error::Error;
 use crate::state::host::HostEntry;
 use crate::state::mcp_binding::Binding;
 use crate::state::Core;
@@ -38,19 +39,15 @@ impl Drop for Presence {
 
 /// Joins (or registers) the session `name` for one more MCP client. `cwd` is used only
 /// when the session is registered.
-pub(crate) fn attach(
-    core: &Arc<Core>,
-    name: &str,
-    cwd: Option<String>,
-) -> Result<Presence, (ErrorCode, String)> {
+pub(crate) fn attach(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Result<Presence, Error> {
     if name.is_empty() || name.len() > MAX_SESSION_ID_LEN {
-        return Err((
+        return Err(Error::new(
             ErrorCode::InvalidSession,
             format!("A session name must be 1 to {MAX_SESSION_ID_LEN} characters"),
         ));
     }
     if core.stopping.is_cancelled() {
-        return Err((ErrorCode::Internal, "The gateway is stopping".into()));
+        return Err(Error::new(ErrorCode::Internal, "The gateway is stopping"));
     }
     let binding = {
         let mut state = core.state();
@@ -102,11 +99,7 @@ pub(crate) fn attach(
 
 /// Registers a session labelled `name`, owned by an in-process session host whose
 /// messages (deliveries, the session's end) the binding's watcher reads.
-fn register(
-    core: &Arc<Core>,
-    name: &str,
-    cwd: Option<String>,
-) -> Result<Arc<Binding>, (ErrorCode, String)> {
+fn register(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Result<Arc<Binding>, Error> {
     let host_id = crate::ids::short("mcp");
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());

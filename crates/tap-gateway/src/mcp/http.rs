@@ -69,7 +69,7 @@ pub(crate) async fn endpoint(
     req: Request,
 ) -> Response {
     if let Err(why) = origin::check(req.headers(), core.address, MCP_ENDPOINT) {
-        tracing::warn!(%remote, why, "MCP request refused");
+        tracing::warn!(%remote, why = why.message.as_str(), "MCP request refused");
         return (StatusCode::FORBIDDEN, format!("{why}\n")).into_response();
     }
     if let Err(why) = authorized(req.headers(), &core.secrets.host_token) {

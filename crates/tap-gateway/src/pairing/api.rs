@@ -2,6 +2,7 @@
 //! is published as a [`GatewayEvent`].
 
 use super::scope::{live, sessions_for};
+use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::ledger::record::{PairingAudit, Record};
 use crate::providers::registry::unbind_provider;
@@ -12,30 +13,23 @@ use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, Sessions};
 use tap_protocol::ErrorCode;
 
-/// Why a pairing command failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PairingError {
-    /// No pairing has this id (or it is already gone).
-    #[error("no pairing '{0}'")]
-    NotFound(String),
-    /// The session to limit a provider to is not registered (or is ending).
-    #[error("session '{0}' does not exist")]
-    InvalidSession(String),
-    /// The pairing is not in a state the command applies to (deny a paired provider,
-    /// revoke a pending request).
-    #[error("{0}")]
-    WrongState(String),
+/// No pairing has this id (or it is already gone): `NOT_FOUND`.
+fn not_found(id: &str) -> Error {
+    Error::new(ErrorCode::NotFound, format!("no pairing '{id}'"))
 }
 
-impl PairingError {
-    /// The wire code: `NOT_FOUND`, `INVALID_SESSION` or `UNAUTHORIZED`.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Self::NotFound(_) => ErrorCode::NotFound,
-            Self::InvalidSession(_) => ErrorCode::InvalidSession,
-            Self::WrongState(_) => ErrorCode::Unauthorized,
-        }
-    }
+/// The session to limit a provider to is not registered (or is ending): `INVALID_SESSION`.
+fn no_session(session: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidSession,
+        format!("session '{session}' does not exist"),
+    )
+}
+
+/// The pairing is not in a state the command applies to (deny a paired provider, revoke a
+/// pending request): `UNAUTHORIZED`.
+fn wrong_state(why: String) -> Error {
+    Error::new(ErrorCode::Unauthorized, why)
 }
 
 /// Every pairing: pending requests first, then paired providers; newest first within
@@ -64,15 +58,12 @@ pub(crate) fn audit(
     }));
 }
 
-pub(crate) fn deny(core: &Core, id: &str) -> Result<(), PairingError> {
+pub(crate) fn deny(core: &Core, id: &str) -> Result<(), Error> {
     {
         let mut state = core.state();
-        let p = state
-            .pairing
-            .get(id)
-            .ok_or_else(|| PairingError::NotFound(id.to_string()))?;
+        let p = state.pairing.get(id).ok_or_else(|| not_found(id))?;
         if !p.is_pending() {
-            return Err(PairingError::WrongState(format!(
+            return Err(wrong_state(format!(
                 "'{id}' is already paired; revoke it instead"
             )));
         }
@@ -107,15 +98,12 @@ pub(crate) fn deny_all(core: &Core) -> usize {
 
 /// Removes a paired provider: its token stops working (also across restarts) and
 /// every connection holding it gets `AUTH_FAILED` and is closed.
-pub(crate) fn revoke(core: &Core, id: &str) -> Result<(), PairingError> {
+pub(crate) fn revoke(core: &Core, id: &str) -> Result<(), Error> {
     let closed = {
         let mut state = core.state();
-        let p = state
-            .pairing
-            .get(id)
-            .ok_or_else(|| PairingError::NotFound(id.to_string()))?;
+        let p = state.pairing.get(id).ok_or_else(|| not_found(id))?;
         if p.is_pending() {
-            return Err(PairingError::WrongState(format!(
+            return Err(wrong_state(format!(
                 "'{id}' is still pending; deny it instead"
             )));
         }
@@ -163,16 +151,16 @@ pub(crate) fn configure(
     id: &str,
     session: Option<String>,
     remember: Option<bool>,
-) -> Result<PairingEntry, PairingError> {
+) -> Result<PairingEntry, Error> {
     let mut unbound = false;
     let entry = {
         let mut state = core.state();
         if state.pairing.get(id).is_none() {
-            return Err(PairingError::NotFound(id.to_string()));
+            return Err(not_found(id));
         }
         if let Some(s) = &session {
             if !live(&state, s) {
-                return Err(PairingError::InvalidSession(s.clone()));
+                return Err(no_session(s));
             }
         }
         let p = state.pairing.get_mut(id).expect("checked above");

@@ -2,19 +2,20 @@
 //! The connection task calls these; the ones taking `State` run under the state lock.
 
 use super::scope::allowed_session;
+use crate::error::Error;
 use crate::state::State;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{Hello, Hooks, HooksUpdate, TransformAction};
 use tap_protocol::ErrorCode;
 
-type Refusal = (ErrorCode, String);
+type Refusal = Error;
 
 /// The `prompt` of `auth.pairing`.
 pub(crate) const PROMPT: &str =
     "Enter the pairing code shown by Tap (tray popup, control panel, or `tap pairing list`)";
 
 fn unauthorized(what: &str) -> Refusal {
-    (
+    Error::new(
         ErrorCode::Unauthorized,
         format!("{what} needs project trust; paired (external) providers may register tools, push and read their own streams"),
     )
@@ -39,7 +40,7 @@ pub(crate) fn external_capabilities(h: &Hello) -> Result<(), Refusal> {
         .flatten()
         .find(|e| !e.starts_with("tool."))
     {
-        return Err((
+        return Err(Error::new(
             ErrorCode::Unauthorized,
             format!("Paired (external) providers may subscribe to tool events only, not '{bad}'"),
         ));
@@ -87,25 +88,25 @@ pub(crate) fn check_hello(
     name: &str,
 ) -> Result<(), Refusal> {
     let Some(p) = state.pairing.get(pairing_id) else {
-        return Err((
+        return Err(Error::new(
             ErrorCode::Unauthorized,
-            "This provider's pairing was revoked".into(),
+            "This provider's pairing was revoked",
         ));
     };
     // Spec "Identity protection": the identity is bound to the issued token.
     if let Some(bound) = p.name.as_deref().filter(|n| *n != name) {
-        return Err((
+        return Err(Error::new(
             ErrorCode::Unauthorized,
             format!("This token was issued to provider '{bound}', not '{name}'"),
         ));
     }
     match allowed_session(state, pairing_id) {
         Some(allowed) if allowed == session => Ok(()),
-        Some(allowed) => Err((
+        Some(allowed) => Err(Error::new(
             ErrorCode::InvalidSession,
             format!("This provider is paired to session '{allowed}' only; it may not bind to '{session}'"),
         )),
-        None => Err((
+        None => Err(Error::new(
             ErrorCode::InvalidSession,
             format!("This provider may bind only to its paired session or the foreground session, and neither is open; '{session}' is not allowed"),
         )),

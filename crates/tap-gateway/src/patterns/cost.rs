@@ -19,9 +19,11 @@
 //! bracket's union. Every count is an upper bound: a set's size where the fold visits only
 //! the ranges that overlap the table.
 
+use crate::error::Error;
 use regex_syntax::ast::{self, Ast, ClassSetBinaryOpKind, ClassSetItem, Flag, FlagsItemKind};
 use regex_syntax::hir::{Class, HirKind};
 use tap_protocol::limits::MAX_CASE_FOLD_CODEPOINTS;
+use tap_protocol::ErrorCode;
 
 /// Codepoints in Unicode: the largest a class can be.
 const ALL: u64 = 0x11_0000;
@@ -68,17 +70,20 @@ pub(crate) fn check_list<'a>(
     what: &str,
     patterns: impl IntoIterator<Item = (usize, &'a str)>,
     case_insensitive: bool,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let mut left = MAX_CASE_FOLD_CODEPOINTS;
     for (i, p) in patterns {
         let cost = case_fold_codepoints(p, case_insensitive, left);
         left = left.checked_sub(cost).ok_or_else(|| {
-            format!(
-                "{what} would case-fold more than {MAX_CASE_FOLD_CODEPOINTS} codepoints to \
+            Error::new(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "{what} would case-fold more than {MAX_CASE_FOLD_CODEPOINTS} codepoints to \
                  compile (counting up to rule {i}). A case-insensitive bracketed \
                  class holding most of Unicode (such as [\\S], [\\s\\S] or [a[^b]]) folds \
                  all of it: use '\\S', '(?s:.)' or '.' outside brackets, or '(?-i)' around \
                  the class"
+                ),
             )
         })?;
     }
@@ -379,7 +384,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            e.starts_with(&format!(
+            e.message.starts_with(&format!(
                 "the rules would case-fold more than {MAX_CASE_FOLD_CODEPOINTS} codepoints to compile (counting up to rule {fit})"
             )),
             "{e}"

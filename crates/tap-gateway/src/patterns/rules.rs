@@ -1,5 +1,6 @@
 //! Validation and compilation of `onPreToolUse` rules.
 
+use crate::error::Error;
 use regex::{Regex, RegexBuilder};
 use std::sync::Arc;
 use tap_protocol::limits::{
@@ -40,9 +41,9 @@ impl CompiledRule {
 }
 
 /// Validates and compiles a provider's complete rule list. Errors name the offending rule.
-pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (ErrorCode, String)> {
+pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, Error> {
     if rules.len() > MAX_HOOK_RULES_PER_PROVIDER {
-        return Err((
+        return Err(Error::new(
             ErrorCode::PayloadTooLarge,
             format!(
                 "{} hook rules; a provider may register at most {MAX_HOOK_RULES_PER_PROVIDER}",
@@ -66,35 +67,37 @@ pub(crate) fn compile(rules: &[HookRule]) -> Result<Arc<Vec<CompiledRule>>, (Err
 }
 
 /// Refuses a list of user patterns (`match.args`, `filter.set` rules) whose case folding
-/// would cost too much to compile (`pattern_cost`), before any is compiled. Patterns over the
+/// would cost too much to compile (`super::cost`), before any is compiled. Patterns over the
 /// byte bound are skipped here: `compile_pattern` refuses them with a clearer error.
 pub(crate) fn check_patterns<'a>(
     what: &str,
     patterns: impl Iterator<Item = (usize, &'a str)>,
-) -> Result<(), (ErrorCode, String)> {
+) -> Result<(), Error> {
     let sized = patterns.filter(|(_, p)| p.len() <= MAX_HOOK_PATTERN_BYTES);
     crate::patterns::cost::check_list(what, sized, false)
-        .map_err(|why| (ErrorCode::PayloadTooLarge, why))
 }
 
 /// Compiles one user pattern (`match.args`, `filter.set` rules) with the size bounds;
 /// the error completes "'<field>' …".
-pub(crate) fn compile_pattern(p: &str) -> Result<Regex, String> {
+pub(crate) fn compile_pattern(p: &str) -> Result<Regex, Error> {
     if p.len() > MAX_HOOK_PATTERN_BYTES {
-        return Err(format!(
-            "is {} bytes; patterns are limited to {MAX_HOOK_PATTERN_BYTES}",
-            p.len()
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "is {} bytes; patterns are limited to {MAX_HOOK_PATTERN_BYTES}",
+                p.len()
+            ),
         ));
     }
     RegexBuilder::new(p)
         .size_limit(HOOK_REGEX_SIZE_LIMIT)
         .build()
-        .map_err(|e| format!("is not a valid regex: {e}"))
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("is not a valid regex: {e}")))
 }
 
-fn compile_one(index: usize, r: &HookRule) -> Result<CompiledRule, (ErrorCode, String)> {
+fn compile_one(index: usize, r: &HookRule) -> Result<CompiledRule, Error> {
     let bad = |why: String| {
-        (
+        Error::new(
             ErrorCode::InvalidJson,
             format!("onPreToolUse rule {index}: {why}"),
         )

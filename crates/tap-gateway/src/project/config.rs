@@ -9,12 +9,14 @@
 //! client configs use. Each entry is checked on its own: a bad entry is reported and
 //! skipped, the others still start. A file that cannot be read or parsed starts nothing.
 
+use crate::error::Error;
 use crate::processes::spawn::SpawnSpec;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use tap_protocol::limits::{
     MAX_PROJECT_CONFIG_BYTES, MAX_PROJECT_PROVIDERS, MAX_PROJECT_PROVIDER_NAME_LEN,
 };
+use tap_protocol::ErrorCode;
 
 /// The file name looked for in the session's `cwd` and its ancestors.
 pub(crate) const FILE_NAME: &str = "tap.config.json";
@@ -55,22 +57,27 @@ pub(crate) fn find(cwd: &Path) -> Option<PathBuf> {
 /// Finds and reads the config for a session working in `cwd`. `None`: there is none.
 pub(crate) fn load(cwd: &Path) -> Option<Result<Loaded, Unusable>> {
     let path = find(cwd)?;
-    Some(read(&path).map_err(|message| Unusable {
+    Some(read(&path).map_err(|e| Unusable {
         path: path.clone(),
-        message,
+        message: e.message,
     }))
 }
 
-fn read(path: &Path) -> Result<Loaded, String> {
+fn read(path: &Path) -> Result<Loaded, Error> {
     check_owner(path)?;
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
     if meta.len() > MAX_PROJECT_CONFIG_BYTES {
-        return Err(format!(
-            "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
-            meta.len()
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
+                meta.len()
+            ),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
     let dir = path.parent().unwrap_or(Path::new("/"));
     parse(&bytes, dir).map(|(providers, problems)| Loaded {
         path: path.to_path_buf(),
@@ -81,39 +88,46 @@ fn read(path: &Path) -> Result<Loaded, String> {
 
 /// The config at `path` as JSON, with the same checks as for its providers (owner, size):
 /// for the parts of it other rooms read (`emitters`).
-pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     check_owner(path)?;
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
     if meta.len() > MAX_PROJECT_CONFIG_BYTES {
-        return Err(format!(
-            "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
-            meta.len()
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
+                meta.len()
+            ),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("it is not valid JSON: {e}"))
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("it is not valid JSON: {e}")))
 }
 
 /// A config runs commands as the gateway's user, so it must be that user's own file: one
 /// found in a shared ancestor (`/tmp/tap.config.json`) and planted by someone else, or one
 /// anyone may rewrite, is refused.
-fn check_owner(path: &Path) -> Result<(), String> {
+fn check_owner(path: &Path) -> Result<(), Error> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot read it: {e}")))?;
         let me = nix::unistd::geteuid().as_raw();
         if meta.uid() != me {
-            return Err(format!(
+            return Err(Error::new(
+                ErrorCode::Internal,
+                format!(
                 "it belongs to another user (uid {}); only your own config files start providers",
                 meta.uid()
+            ),
             ));
         }
         if meta.mode() & 0o002 != 0 {
-            return Err(
-                "any user may write it; remove the write permission for others (chmod o-w) to use it"
-                    .into(),
-            );
+            return Err(Error::internal("any user may write it; remove the write permission for others (chmod o-w) to use it"));
         }
     }
     Ok(())
@@ -123,11 +137,14 @@ fn check_owner(path: &Path) -> Result<(), String> {
 pub(crate) fn parse(
     bytes: &[u8],
     dir: &Path,
-) -> Result<(Vec<ProjectProvider>, Vec<String>), String> {
-    let root: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("it is not valid JSON: {e}"))?;
+) -> Result<(Vec<ProjectProvider>, Vec<String>), Error> {
+    let root: Value = serde_json::from_slice(bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("it is not valid JSON: {e}")))?;
     let Value::Object(root) = root else {
-        return Err("it must be a JSON object".into());
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "it must be a JSON object",
+        ));
     };
     let entries: Vec<(String, Value)> = match root.get("providers") {
         None | Some(Value::Null) => Vec::new(),
@@ -147,7 +164,12 @@ pub(crate) fn parse(
                 (format!("providers.{name}"), v)
             })
             .collect(),
-        Some(_) => return Err("'providers' must be an array (or an object keyed by name)".into()),
+        Some(_) => {
+            return Err(Error::new(
+                ErrorCode::InvalidJson,
+                "'providers' must be an array (or an object keyed by name)",
+            ))
+        }
     };
     let mut providers: Vec<ProjectProvider> = Vec::new();
     let mut problems = Vec::new();
@@ -167,24 +189,33 @@ pub(crate) fn parse(
     Ok((providers, problems))
 }
 
-fn entry(v: &Value, dir: &Path) -> Result<ProjectProvider, String> {
+fn entry(v: &Value, dir: &Path) -> Result<ProjectProvider, Error> {
     let Value::Object(o) = v else {
-        return Err("must be an object with 'name' and 'command'".into());
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "must be an object with 'name' and 'command'",
+        ));
     };
-    let name = string(o, "name")?.ok_or("'name' is missing")?;
+    let name = string(o, "name")?.ok_or_else(|| Error::invalid("'name' is missing"))?;
     if name.is_empty()
         || name.len() > MAX_PROJECT_PROVIDER_NAME_LEN
         || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
     {
-        return Err(format!(
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!(
             "'name' must be 1 to {MAX_PROJECT_PROVIDER_NAME_LEN} characters of A-Z a-z 0-9 . _ -"
+        ),
         ));
     }
-    let command = string(o, "command")?.ok_or("'command' is missing")?;
+    let command = string(o, "command")?.ok_or_else(|| Error::invalid("'command' is missing"))?;
     if command.trim().is_empty() || command.contains('\0') {
-        return Err("'command' must be a non-empty program name or path".into());
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "'command' must be a non-empty program name or path",
+        ));
     }
     let args = match o.get("args") {
         None | Some(Value::Null) => Vec::new(),
@@ -192,8 +223,13 @@ fn entry(v: &Value, dir: &Path) -> Result<ProjectProvider, String> {
             .iter()
             .map(|x| x.as_str().map(str::to_string))
             .collect::<Option<Vec<_>>>()
-            .ok_or("'args' must be an array of strings")?,
-        Some(_) => return Err("'args' must be an array of strings".into()),
+            .ok_or_else(|| Error::invalid("'args' must be an array of strings"))?,
+        Some(_) => {
+            return Err(Error::new(
+                ErrorCode::InvalidJson,
+                "'args' must be an array of strings",
+            ))
+        }
     };
     let cwd = match string(o, "cwd")? {
         Some(c) => dir.join(c),
@@ -207,12 +243,12 @@ fn entry(v: &Value, dir: &Path) -> Result<ProjectProvider, String> {
                 Some(s) if !k.is_empty() && !k.contains(['=', '\0']) && !s.contains('\0') => {
                     Ok((k.clone(), s.to_string()))
                 }
-                _ => Err(format!(
+                _ => Err(Error::new(ErrorCode::InvalidJson, format!(
                     "'env.{k}': variable names must be non-empty without '='; values must be strings"
-                )),
+                ))),
             })
             .collect::<Result<Vec<_>, _>>()?,
-        Some(_) => return Err("'env' must be an object of strings".into()),
+        Some(_) => return Err(Error::new(ErrorCode::InvalidJson, "'env' must be an object of strings")),
     };
     // A relative path with a directory part is the project's own script: resolve it from
     // the config's directory (which of the two working directories `Command` would use is
@@ -233,11 +269,14 @@ fn entry(v: &Value, dir: &Path) -> Result<ProjectProvider, String> {
     })
 }
 
-fn string(o: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+fn string(o: &Map<String, Value>, key: &str) -> Result<Option<String>, Error> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("'{key}' must be a string")),
+        Some(_) => Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!("'{key}' must be a string"),
+        )),
     }
 }
 
@@ -292,10 +331,17 @@ mod tests {
     #[test]
     fn unusable_files_say_why() {
         let dir = Path::new("/x");
-        assert!(parse(b"{", dir).unwrap_err().contains("not valid JSON"));
-        assert!(parse(b"[]", dir).unwrap_err().contains("JSON object"));
+        assert!(parse(b"{", dir)
+            .unwrap_err()
+            .message
+            .contains("not valid JSON"));
+        assert!(parse(b"[]", dir)
+            .unwrap_err()
+            .message
+            .contains("JSON object"));
         assert!(parse(br#"{"providers": 1}"#, dir)
             .unwrap_err()
+            .message
             .contains("'providers' must be"));
     }
 

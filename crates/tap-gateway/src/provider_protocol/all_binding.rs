@@ -16,6 +16,7 @@
 
 use super::hello::Checked;
 use super::ProviderConn;
+use crate::error::Error;
 use crate::providers::validate::Invalid;
 use crate::socket::conn::Step;
 use crate::state::binding::{AllBinding, SessionBinding, Template, ALL};
@@ -54,13 +55,13 @@ pub(super) fn targets(
     match (&entry.all, session_id) {
         (None, sid) => {
             let bound = entry.session.clone().ok_or_else(|| {
-                (
+                Error::new(
                     ErrorCode::InvalidSession,
-                    "Not bound to a session".to_string(),
+                    "Not bound to a session",
                 )
             })?;
             match sid {
-                Some(s) if s != bound => Err((
+                Some(s) if s != bound => Err(Error::new(
                     ErrorCode::InvalidSession,
                     format!("Bound to session '{bound}', not '{s}'"),
                 )),
@@ -68,12 +69,12 @@ pub(super) fn targets(
             }
         }
         (Some(all), Some(s)) if all.sessions.contains_key(s) => Ok(vec![s.to_string()]),
-        (Some(_), Some(s)) => Err((
+        (Some(_), Some(s)) => Err(Error::new(
             ErrorCode::InvalidSession,
             format!("Not registered in session '{s}': it does not exist, or 'session.ready' was not sent for it"),
         )),
         (Some(all), None) if absent == Absent::Every => Ok(all.sessions.keys().cloned().collect()),
-        (Some(_), None) => Err((
+        (Some(_), None) => Err(Error::new(
             ErrorCode::InvalidSession,
             "'sessionId' is required from a provider bound to \"all\"".to_string(),
         )),
@@ -170,7 +171,7 @@ impl ProviderConn {
                 tracing::info!(target: LOG_TARGET, provider = ?self.id, name = %h.name, sessions = ?sessions, tools = tools.len(), "provider bound to all sessions");
                 self.record_bound(&h.name, ALL);
             }
-            Some(Err((code, message))) => self.refuse_for(ALL, code, message),
+            Some(Err(Error { code, message, .. })) => self.refuse_for(ALL, code, message),
             None => {}
         }
         Step::Continue
@@ -184,7 +185,7 @@ impl ProviderConn {
         let result = self.with_entry(|state, id| -> Result<bool, Invalid> {
             let entry = &state.providers[id];
             let Some(all) = &entry.all else {
-                return Err((
+                return Err(Error::new(
                     ErrorCode::Unauthorized,
                     "'session.ready' is only for providers bound to \"all\"".to_string(),
                 ));
@@ -216,7 +217,7 @@ impl ProviderConn {
                 if let Some((id, name)) = self.id.clone().zip(self.name()) {
                     for f in template_filters.values() {
                         // Validated when they were set; only the per-session limit can refuse.
-                        if let Err((_, why)) =
+                        if let Err(Error { message: why, .. }) =
                             self.set_filter(&id, &name, std::slice::from_ref(&sid), f)
                         {
                             tracing::warn!(target: LOG_TARGET, provider = %id, session = %sid, "filter not carried into the session: {why}");
@@ -229,7 +230,9 @@ impl ProviderConn {
                 tracing::info!(target: LOG_TARGET, provider = ?self.id, session = %sid, "provider ready in session");
             }
             Some(Ok(false)) | None => {}
-            Some(Err((code, message))) => self.error_about(&sid, code, message, "session.ready"),
+            Some(Err(Error { code, message, .. })) => {
+                self.error_about(&sid, code, message, "session.ready")
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::ProviderConn;
 use crate::diagnostics::Limit;
+use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::patterns::rules::CompiledRule;
 use crate::providers::registry::unbind_provider;
@@ -126,7 +127,7 @@ impl ProviderConn {
             );
             return Err(Step::Continue);
         }
-        if let Err((code, message)) = check_declaration(&h) {
+        if let Err(Error { code, message, .. }) = check_declaration(&h) {
             if code == ErrorCode::PayloadTooLarge {
                 self.core.diagnostics.limit_hit(Limit::ToolCount);
             }
@@ -136,12 +137,14 @@ impl ProviderConn {
             .with_entry(|s, id| s.providers[id].pairing.clone())
             .flatten();
         if pairing.is_some() {
-            if let Err((code, message)) = crate::pairing::provider::external_capabilities(&h) {
+            if let Err(Error { code, message, .. }) =
+                crate::pairing::provider::external_capabilities(&h)
+            {
                 return Err(self.refuse(code, message));
             }
         }
         if let Some(t) = h.hooks.as_ref().and_then(|k| k.transforms.as_ref()) {
-            if let Err((code, message)) = crate::state::transforms::validate(t) {
+            if let Err(Error { code, message, .. }) = crate::state::transforms::validate(t) {
                 return Err(self.refuse(code, message));
             }
         }
@@ -161,7 +164,7 @@ impl ProviderConn {
             .unwrap_or_else(|| crate::patterns::rules::compile(rules))
         {
             Ok(rules) => rules,
-            Err((code, message)) => {
+            Err(Error { code, message, .. }) => {
                 if code == ErrorCode::PayloadTooLarge {
                     self.core.diagnostics.limit_hit(Limit::RuleCount);
                 }
@@ -174,7 +177,7 @@ impl ProviderConn {
                 let kept = kept.as_ref().map(|k| &*k.tools);
                 match ToolList::build(tools, kept.as_slice()) {
                     Ok(list) => Arc::new(list),
-                    Err((code, message)) => return Err(self.refuse(code, message)),
+                    Err(Error { code, message, .. }) => return Err(self.refuse(code, message)),
                 }
             }
             (None, Some(kept)) => kept.tools,
@@ -229,7 +232,7 @@ impl ProviderConn {
                 tracing::info!(target: LOG_TARGET, provider = ?self.id, name = %c.h.name, session = %c.session_id, tools = c.tools.len(), "provider bound");
                 self.record_bound(&c.h.name, &c.session_id);
             }
-            Some(Err((code, message))) => self.refuse_for(&c.session_id, code, message),
+            Some(Err(Error { code, message, .. })) => self.refuse_for(&c.session_id, code, message),
             None => {}
         }
     }
@@ -332,7 +335,10 @@ fn register(state: &mut State, id: &str, c: &Checked) -> String {
 /// The declaration's own rules: a name, valid tools and instance, a valid concurrency.
 fn check_declaration(h: &Hello) -> Result<(), Invalid> {
     if h.name.trim().is_empty() {
-        return Err((ErrorCode::InvalidJson, "'name' must not be empty".into()));
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "'name' must not be empty",
+        ));
     }
     validate::tools(h.tools.as_deref().unwrap_or_default())?;
     validate::instance(h.instance.as_deref())?;

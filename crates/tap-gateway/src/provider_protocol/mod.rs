@@ -28,6 +28,7 @@ mod updates;
 
 use crate::accept::Kind;
 use crate::diagnostics::Limit;
+use crate::error::Error;
 use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutReceiver;
 use crate::socket::upgrade::WsStream;
@@ -357,7 +358,7 @@ impl ProviderConn {
                     _ => None,
                 };
                 match refused {
-                    Some((code, message)) => {
+                    Some(Error { code, message, .. }) => {
                         self.error_req(code, message, Some("hooks.update"), u.request_id)
                     }
                     None => self.on_hooks_update(u),

@@ -55,7 +55,7 @@ impl ProviderConn {
                 drop(state);
                 tracing::warn!(target: LOG_TARGET, remote = %self.remote, "pairing request refused: too many pending");
                 self.core.diagnostics.limit_hit(Limit::PendingPairings);
-                self.error(ErrorCode::RateLimited, message, Some("auth"));
+                self.error(ErrorCode::RateLimited, message.message, Some("auth"));
                 return Step::Close(CloseCode::Policy, "too many pending pairing requests");
             }
         };

@@ -4,6 +4,7 @@
 use super::all_binding::{targets, Absent};
 use super::ProviderConn;
 use crate::diagnostics::Limit;
+use crate::error::Error;
 use crate::ledger::record::{EventRow, Record};
 use crate::ledger::Full;
 use crate::providers::validate::{self};
@@ -17,7 +18,7 @@ use tap_protocol::ErrorCode;
 
 impl ProviderConn {
     pub(super) fn on_push(&mut self, p: Push) {
-        if let Err((code, message)) = validate::push(&p) {
+        if let Err(Error { code, message, .. }) = validate::push(&p) {
             self.error(code, message, Some("push"));
             return;
         }
@@ -35,7 +36,7 @@ impl ProviderConn {
         };
         let (sessions, provider) = match resolved {
             Ok(r) => r,
-            Err((code, message)) => return self.error(code, message, Some("push")),
+            Err(Error { code, message, .. }) => return self.error(code, message, Some("push")),
         };
         // Only a broadcast's extra sessions get copies; the usual single session (and a
         // broadcast's last) takes the push itself, so its text and metadata move.
@@ -89,7 +90,7 @@ impl ProviderConn {
             }
             Err(message) => {
                 self.core.diagnostics.limit_hit(Limit::PushBudget);
-                self.error(ErrorCode::RateLimited, message, Some("push"));
+                self.error(ErrorCode::RateLimited, message.message, Some("push"));
                 return None;
             }
         };

@@ -3,6 +3,7 @@
 use super::all_binding::{targets, Absent};
 use super::ProviderConn;
 use crate::diagnostics::Limit;
+use crate::error::Error;
 use crate::state::provider::Trust;
 use tap_protocol::limits::MAX_STREAM_QUERY_LAST;
 use tap_protocol::provider::{GatewayMessage, StreamHistory, StreamQuery};
@@ -19,7 +20,9 @@ impl ProviderConn {
         };
         let (session, provider, trust) = match resolved {
             Ok((t, name, trust)) => (t.into_iter().next().unwrap_or_default(), name, trust),
-            Err((code, message)) => return self.error(code, message, Some("stream.query")),
+            Err(Error { code, message, .. }) => {
+                return self.error(code, message, Some("stream.query"))
+            }
         };
         let last = q.last.unwrap_or(MAX_STREAM_QUERY_LAST);
         if last > MAX_STREAM_QUERY_LAST {

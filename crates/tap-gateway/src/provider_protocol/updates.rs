@@ -17,6 +17,7 @@
 use super::all_binding::{ack_sessions, changes_template, targets, Absent};
 use super::ProviderConn;
 use crate::diagnostics::Limit;
+use crate::error::Error;
 use crate::providers::acks::TOOLS_UPDATE;
 use crate::providers::validate::{self, Invalid};
 use crate::state::binding::PendingAck;
@@ -60,7 +61,7 @@ impl ProviderConn {
                     .get(*sid)
                     .is_some_and(|s| s.in_flight.contains(&TOOLS_UPDATE))
             }) {
-                return Err((
+                return Err(Error::new(
                     ErrorCode::RateLimited,
                     format!("A tools.update for session '{busy}' is still in flight; send the next one after its ack"),
                 ));
@@ -139,7 +140,7 @@ impl ProviderConn {
         // Transforms are validated here and applied with the rules, so either both parts
         // of one message take effect or neither does.
         if let Some(t) = &u.transforms {
-            if let Err((code, message)) = crate::state::transforms::validate(t) {
+            if let Err(Error { code, message, .. }) = crate::state::transforms::validate(t) {
                 return self.error_req(code, message, Some("hooks.update"), u.request_id);
             }
         }
@@ -151,7 +152,7 @@ impl ProviderConn {
             .transpose()
         {
             Ok(rules) => rules,
-            Err((code, message)) => {
+            Err(Error { code, message, .. }) => {
                 return self.error_req(code, message, Some("hooks.update"), u.request_id)
             }
         };
@@ -290,7 +291,7 @@ impl ProviderConn {
                     }
                 }
             }
-            Some(Err((code, message))) => {
+            Some(Err(Error { code, message, .. })) => {
                 if code == ErrorCode::PayloadTooLarge {
                     self.core.diagnostics.limit_hit(match kind {
                         "tools.update" => Limit::ToolCount,

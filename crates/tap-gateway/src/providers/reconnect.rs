@@ -3,6 +3,7 @@
 //! and what such a takeover restores of the old binding's declaration.
 
 use super::validate::Invalid;
+use crate::error::Error;
 use crate::state::identity::{key, Held, Kept};
 use crate::state::provider::ProviderEntry;
 use crate::state::State;
@@ -42,7 +43,7 @@ pub(crate) fn claim(state: &mut State, id: &str, h: &Hello) -> Result<Option<Str
                 .as_deref()
                 .map(|i| format!(" instance '{i}'"))
                 .unwrap_or_default();
-            return Err((
+            return Err(Error::new(
                 ErrorCode::DuplicateInstance,
                 format!(
                     "Provider '{}'{instance} is already connected; a reconnect needs the reconnectToken from its hello.ack",

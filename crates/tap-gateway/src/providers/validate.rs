@@ -1,6 +1,7 @@
 //! Validation of what a provider declares. Each failure names the offending item so a
 //! provider author can fix it from the error message alone.
 
+use crate::error::Error;
 use std::borrow::Borrow;
 use std::collections::HashSet;
 use tap_protocol::limits::{
@@ -11,12 +12,12 @@ use tap_protocol::provider::{Push, ToolDef};
 use tap_protocol::ErrorCode;
 
 /// A validation failure: the code the spec asks for and a readable reason.
-pub(crate) type Invalid = (ErrorCode, String);
+pub(crate) type Invalid = Error;
 
 /// Checks a complete tool list (from `hello` or `tools.update`).
 pub(crate) fn tools(tools: &[impl Borrow<ToolDef>]) -> Result<(), Invalid> {
     if tools.len() > MAX_TOOLS_PER_PROVIDER {
-        return Err((
+        return Err(Error::new(
             ErrorCode::PayloadTooLarge,
             format!(
                 "{} tools declared; a provider may declare at most {MAX_TOOLS_PER_PROVIDER}",
@@ -26,12 +27,13 @@ pub(crate) fn tools(tools: &[impl Borrow<ToolDef>]) -> Result<(), Invalid> {
     }
     let mut seen = HashSet::with_capacity(tools.len());
     for (i, t) in tools.iter().map(Borrow::borrow).enumerate() {
-        tool_name(&t.name).map_err(|why| (ErrorCode::InvalidJson, format!("tools[{i}]: {why}")))?;
+        tool_name(&t.name)
+            .map_err(|why| Error::new(ErrorCode::InvalidJson, format!("tools[{i}]: {why}")))?;
         // Spec "Tool name collisions": `list_` names are reserved for the generated
         // meta-tools. This shape is refused for everyone, whoever is connected, so a
         // generated tool can never meet a declared one.
         if crate::state::instances::is_list_tool_name(&t.name) {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::ToolConflict,
                 format!(
                     "Tool '{}': names 'list_<name>_instances' are reserved for the tools the gateway generates for multi-instance providers",
@@ -40,13 +42,13 @@ pub(crate) fn tools(tools: &[impl Borrow<ToolDef>]) -> Result<(), Invalid> {
             ));
         }
         if !seen.insert(t.name.as_str()) {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::ToolConflict,
                 format!("Tool '{}' is declared twice in the same list", t.name),
             ));
         }
         if !t.parameters.is_object() {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidJson,
                 format!(
                     "Tool '{}': 'parameters' must be a JSON Schema object",
@@ -56,7 +58,7 @@ pub(crate) fn tools(tools: &[impl Borrow<ToolDef>]) -> Result<(), Invalid> {
         }
         if let Some(ms) = t.timeout {
             if ms == 0 || ms > MAX_TOOL_TIMEOUT_MS {
-                return Err((
+                return Err(Error::new(
                     ErrorCode::InvalidJson,
                     format!(
                         "Tool '{}': 'timeout' must be between 1 and {MAX_TOOL_TIMEOUT_MS} ms",
@@ -74,7 +76,7 @@ pub(crate) fn tools(tools: &[impl Borrow<ToolDef>]) -> Result<(), Invalid> {
 pub(crate) fn instance(instance: Option<&str>) -> Result<(), Invalid> {
     match instance {
         Some(i) if i.chars().count() > MAX_INSTANCE_ID_LEN || i.chars().any(char::is_control) => {
-            Err((
+            Err(Error::new(
                 ErrorCode::InvalidJson,
                 format!(
                     "'instance' must be at most {MAX_INSTANCE_ID_LEN} characters, without control characters"
@@ -110,7 +112,7 @@ pub(crate) fn shared_tools(
         .map(Borrow::borrow)
         .find(|t: &&ToolDef| declares_target(t))
     {
-        Some(t) => Err((
+        Some(t) => Err(Error::new(
             ErrorCode::InvalidJson,
             format!(
                 "Tool '{}' declares a 'target' parameter; a multi-instance provider's tools get the gateway's own 'target' (the instance to run on), so rename it",
@@ -122,19 +124,23 @@ pub(crate) fn shared_tools(
 }
 
 /// Tool names must be usable by every agent runtime: the MCP / OpenAI rule.
-fn tool_name(name: &str) -> Result<(), String> {
+fn tool_name(name: &str) -> Result<(), Error> {
     if name.is_empty() || name.len() > MAX_TOOL_NAME_LEN {
-        return Err(format!(
-            "tool name must be 1 to {MAX_TOOL_NAME_LEN} characters, got {}",
-            name.len()
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "tool name must be 1 to {MAX_TOOL_NAME_LEN} characters, got {}",
+                name.len()
+            ),
         ));
     }
     if let Some(c) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
     {
-        return Err(format!(
-            "tool name '{name}' contains '{c}'; use letters, digits, '_' and '-'"
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!("tool name '{name}' contains '{c}'; use letters, digits, '_' and '-'"),
         ));
     }
     Ok(())
@@ -145,14 +151,14 @@ pub(crate) fn push(p: &Push) -> Result<(), Invalid> {
     let has_event = p.event.as_deref().is_some_and(|e| !e.is_empty());
     let has_prompt = p.prompt.as_deref().is_some_and(|e| !e.is_empty());
     if !has_event && !has_prompt {
-        return Err((
+        return Err(Error::new(
             ErrorCode::InvalidJson,
-            "'event' must be a non-empty string".to_string(),
+            "'event' must be a non-empty string",
         ));
     }
     if let Some(s) = &p.stream {
         if s.is_empty() || s.len() > MAX_STREAM_NAME_LEN || s.contains('@') {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidJson,
                 format!("'stream' must be 1 to {MAX_STREAM_NAME_LEN} characters without '@'"),
             ));
@@ -182,27 +188,30 @@ mod tests {
 
     #[test]
     fn rejects_bad_names_duplicates_and_too_many() {
-        assert_eq!(tools(&[def("")]).unwrap_err().0, ErrorCode::InvalidJson);
-        assert_eq!(tools(&[def("a b")]).unwrap_err().0, ErrorCode::InvalidJson);
+        assert_eq!(tools(&[def("")]).unwrap_err().code, ErrorCode::InvalidJson);
         assert_eq!(
-            tools(&[def(&"x".repeat(65))]).unwrap_err().0,
+            tools(&[def("a b")]).unwrap_err().code,
             ErrorCode::InvalidJson
         );
         assert_eq!(
-            tools(&[def("a"), def("a")]).unwrap_err().0,
+            tools(&[def(&"x".repeat(65))]).unwrap_err().code,
+            ErrorCode::InvalidJson
+        );
+        assert_eq!(
+            tools(&[def("a"), def("a")]).unwrap_err().code,
             ErrorCode::ToolConflict
         );
         let many: Vec<_> = (0..=MAX_TOOLS_PER_PROVIDER)
             .map(|i| def(&format!("t{i}")))
             .collect();
-        assert_eq!(tools(&many).unwrap_err().0, ErrorCode::PayloadTooLarge);
+        assert_eq!(tools(&many).unwrap_err().code, ErrorCode::PayloadTooLarge);
         assert!(tools(&many[..MAX_TOOLS_PER_PROVIDER]).is_ok());
     }
 
     #[test]
     fn reserves_generated_list_names_only() {
         assert_eq!(
-            tools(&[def("list_browser_instances")]).unwrap_err().0,
+            tools(&[def("list_browser_instances")]).unwrap_err().code,
             ErrorCode::ToolConflict
         );
         assert!(tools(&[
@@ -224,7 +233,7 @@ mod tests {
             json!({"type": "object", "properties": {"target": {"type": "string"}}}).into();
         let list = [d];
         assert_eq!(
-            shared_tools(Some("tab"), &list).unwrap_err().0,
+            shared_tools(Some("tab"), &list).unwrap_err().code,
             ErrorCode::InvalidJson
         );
         assert!(shared_tools(None, &list).is_ok() && shared_tools(Some(""), &list).is_ok());

@@ -1,5 +1,6 @@
 //! Registering and ending sessions, and what providers hear about it.
 
+use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
 use crate::socket::frame::frame;
@@ -24,11 +25,11 @@ pub(crate) fn register_session(
     host_id: &str,
     request_id: &str,
     req: SessionRegister,
-) -> Result<SessionInfo, (ErrorCode, String)> {
+) -> Result<SessionInfo, Error> {
     let id = match req.session_id {
         Some(id) => {
             if id.is_empty() || id.len() > MAX_SESSION_ID_LEN || id == "all" {
-                return Err((
+                return Err(Error::new(
                     ErrorCode::InvalidSession,
                     format!(
                         "'sessionId' must be 1 to {MAX_SESSION_ID_LEN} characters and not 'all'"
@@ -50,7 +51,7 @@ pub(crate) fn register_session(
     {
         let mut state = core.state();
         if state.sessions.contains_key(&id) {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidSession,
                 format!("Session '{id}' is already registered"),
             ));
@@ -244,11 +245,7 @@ fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: S
 }
 
 /// Records busy/idle; a move to idle is announced to the bound providers.
-pub(crate) fn set_busy(
-    core: &Core,
-    session_id: &str,
-    busy: BusyState,
-) -> Result<(), (ErrorCode, String)> {
+pub(crate) fn set_busy(core: &Core, session_id: &str, busy: BusyState) -> Result<(), Error> {
     // Before providers hear `idle`, so an inject sent on hearing it is accepted.
     if busy == BusyState::Idle {
         core.stream_controls.idle(session_id);

@@ -1,6 +1,7 @@
 //! `settings.get` and `settings.set`: the engine side.
 
-use super::{Settings, SettingsError, SettingsPatch};
+use super::{Settings, SettingsPatch};
+use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
 use crate::state::Core;
@@ -13,21 +14,21 @@ static WRITING: Mutex<()> = Mutex::new(());
 
 /// The saved settings, where they are, and whether the port differs from the one
 /// this gateway listens on.
-pub(crate) fn get(core: &Core) -> Result<SettingsResult, SettingsError> {
+pub(crate) fn get(core: &Core) -> Result<SettingsResult, Error> {
     let settings = super::load(&core.config.data_dir)?;
     Ok(result(core, settings))
 }
 
 /// Applies `patch`, saves, and tells every control client (`settings.changed`).
-pub(crate) fn set(core: &Core, patch: &SettingsPatch) -> Result<SettingsResult, SettingsError> {
+pub(crate) fn set(core: &Core, patch: &SettingsPatch) -> Result<SettingsResult, Error> {
     let dir = &core.config.data_dir;
     let saved = {
         let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
         // A file that cannot be read is replaced rather than left blocking every change.
-        let current = match super::load(dir) {
-            Ok(s) => s,
-            Err(SettingsError::Malformed { .. } | SettingsError::Invalid(_)) => Settings::default(),
-            Err(e) => return Err(e),
+        let path = super::path(dir);
+        let current = match super::read(&path)? {
+            Some(text) => super::parse(&path, &text).unwrap_or_default(),
+            None => Settings::default(),
         };
         let next = super::apply(current, patch)?;
         super::save(dir, &next)?;

@@ -14,37 +14,11 @@ pub(crate) mod api;
 use crate::limits::{HISTORY_DAYS, HISTORY_MAX_MIB};
 pub use tap_protocol::settings::{Settings, SettingsPatch, DEFAULT_PORT};
 
+use crate::error::Error;
 use std::path::{Path, PathBuf};
 
 /// The file's name in `TAP_HOME`.
 pub const FILE_NAME: &str = "settings.json";
-
-/// Why the settings could not be read, changed or written.
-#[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
-    /// The file exists but cannot be read.
-    #[error("cannot read {}: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not a settings object.
-    #[error("{} is not valid settings JSON: {source}", path.display())]
-    Malformed {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: serde_json::Error,
-    },
-    /// A value is out of range.
-    #[error("{0}")]
-    Invalid(String),
-    /// The file cannot be written.
-    #[error(transparent)]
-    Write(#[from] crate::error::GatewayError),
-}
 
 /// `$TAP_HOME/settings.json` for the data directory `dir`.
 pub fn path(dir: &Path) -> PathBuf {
@@ -53,33 +27,51 @@ pub fn path(dir: &Path) -> PathBuf {
 
 /// The saved settings in `dir` (`TAP_HOME`); the defaults when there is no file.
 /// Unknown keys in the file are ignored (a newer version may have written them); a
-/// missing key takes its default.
-pub fn load(dir: &Path) -> Result<Settings, SettingsError> {
+/// missing key takes its default. `INTERNAL` when the file cannot be read or is not a
+/// settings object, `INVALID_JSON` when a value is out of range.
+pub fn load(dir: &Path) -> Result<Settings, Error> {
     let path = path(dir);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
-        Err(source) => return Err(SettingsError::Read { path, source }),
-    };
-    let settings: Settings =
-        serde_json::from_str(&text).map_err(|source| SettingsError::Malformed {
-            path: path.clone(),
-            source,
-        })?;
+    match read(&path)? {
+        None => Ok(Settings::default()),
+        Some(text) => parse(&path, &text),
+    }
+}
+
+/// The file's text; `None` when there is no file.
+fn read(path: &Path) -> Result<Option<String>, Error> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::internal(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// The file's `text` as settings, checked.
+fn parse(path: &Path, text: &str) -> Result<Settings, Error> {
+    let settings: Settings = serde_json::from_str(text).map_err(|e| {
+        Error::internal(format!(
+            "{} is not valid settings JSON: {e}",
+            path.display()
+        ))
+    })?;
     check(&settings)?;
     Ok(settings)
 }
 
 /// Writes `settings` to `dir` (mode 0600, atomically).
-pub fn save(dir: &Path, settings: &Settings) -> Result<(), SettingsError> {
+pub fn save(dir: &Path, settings: &Settings) -> Result<(), Error> {
     check(settings)?;
     let text = serde_json::to_string_pretty(settings).expect("settings serialize");
-    crate::auth::files::write_private(&path(dir), &format!("{text}\n"))?;
+    crate::auth::files::write_private(&path(dir), &format!("{text}\n"))
+        .map_err(|e| Error::internal(e.to_string()))?;
     Ok(())
 }
 
 /// `settings` with `patch` applied, checked.
-pub fn apply(settings: Settings, patch: &SettingsPatch) -> Result<Settings, SettingsError> {
+pub fn apply(settings: Settings, patch: &SettingsPatch) -> Result<Settings, Error> {
     let next = Settings {
         port: patch.port.unwrap_or(settings.port),
         notifications: patch.notifications.unwrap_or(settings.notifications),
@@ -90,22 +82,20 @@ pub fn apply(settings: Settings, patch: &SettingsPatch) -> Result<Settings, Sett
     Ok(next)
 }
 
-fn check(s: &Settings) -> Result<(), SettingsError> {
+fn check(s: &Settings) -> Result<(), Error> {
     if s.port == 0 {
         // 0 would mean "any free port": nothing could find the gateway at a fixed address.
-        return Err(SettingsError::Invalid(
-            "'port' must be between 1 and 65535".into(),
-        ));
+        return Err(Error::invalid("'port' must be between 1 and 65535"));
     }
     if !(HISTORY_DAYS.contains(&s.history_days)) {
-        return Err(SettingsError::Invalid(format!(
+        return Err(Error::invalid(format!(
             "'historyDays' must be between {} and {}",
             HISTORY_DAYS.start(),
             HISTORY_DAYS.end()
         )));
     }
     if !(HISTORY_MAX_MIB.contains(&s.history_max_mib)) {
-        return Err(SettingsError::Invalid(format!(
+        return Err(Error::invalid(format!(
             "'historyMaxMib' must be between {} and {}",
             HISTORY_MAX_MIB.start(),
             HISTORY_MAX_MIB.end()
@@ -117,6 +107,7 @@ fn check(s: &Settings) -> Result<(), SettingsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tap_protocol::ErrorCode;
 
     #[test]
     fn defaults_without_a_file_and_a_round_trip_with_one() {
@@ -149,15 +140,14 @@ mod tests {
     fn a_malformed_file_or_port_0_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(path(dir.path()), "{").unwrap();
-        assert!(matches!(
-            load(dir.path()),
-            Err(SettingsError::Malformed { .. })
-        ));
+        let malformed = load(dir.path()).unwrap_err();
+        assert_eq!(malformed.code, ErrorCode::Internal);
+        assert!(malformed.message.contains("is not valid settings JSON"));
         std::fs::write(path(dir.path()), r#"{"port": 0}"#).unwrap();
-        assert!(matches!(load(dir.path()), Err(SettingsError::Invalid(_))));
+        assert_eq!(load(dir.path()).unwrap_err().code, ErrorCode::InvalidJson);
         std::fs::write(path(dir.path()), r#"{"historyDays": 0}"#).unwrap();
-        assert!(matches!(load(dir.path()), Err(SettingsError::Invalid(_))));
+        assert_eq!(load(dir.path()).unwrap_err().code, ErrorCode::InvalidJson);
         std::fs::write(path(dir.path()), r#"{"historyMaxMib": 8}"#).unwrap();
-        assert!(matches!(load(dir.path()), Err(SettingsError::Invalid(_))));
+        assert_eq!(load(dir.path()).unwrap_err().code, ErrorCode::InvalidJson);
     }
 }

@@ -4,6 +4,7 @@
 //! instances, and a generated `list_<name>_instances` tool; a call goes to its `target`, or
 //! without one to the most recently active instance holding the tool (see `tool_map`).
 
+use crate::error::Error;
 use crate::limits::MAX_LABEL_CHARS;
 use tap_protocol::limits::MAX_TOOL_NAME_LEN;
 use tap_protocol::provider::ToolDef;
@@ -44,7 +45,7 @@ pub(crate) fn is_list_tool_name(tool: &str) -> bool {
 /// `others` are the names of the other providers bound in the session. The name must end
 /// there or continue with `_` (`list_git_log` is reserved by a provider `git`, `list_github`
 /// is not): a name is a word, not a string prefix.
-pub(crate) fn check_reserved(tool: &str, others: &[&str]) -> Result<(), (ErrorCode, String)> {
+pub(crate) fn check_reserved(tool: &str, others: &[&str]) -> Result<(), Error> {
     let Some(rest) = tool.strip_prefix(LIST_PREFIX) else {
         return Ok(());
     };
@@ -55,7 +56,7 @@ pub(crate) fn check_reserved(tool: &str, others: &[&str]) -> Result<(), (ErrorCo
                 .strip_prefix(part.as_str())
                 .is_some_and(|after| after.is_empty() || after.starts_with('_'));
         if reserved {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::ToolConflict,
                 format!(
                     "Tool '{tool}': names starting 'list_{part}' are reserved for the tools the gateway generates for provider '{other}'"

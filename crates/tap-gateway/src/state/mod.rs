@@ -29,6 +29,7 @@ use crate::auth::login_codes::LoginCodes;
 use crate::auth::tokens::Secrets;
 use crate::config::{GatewayConfig, History};
 use crate::diagnostics::recorder::Recorder;
+use crate::error::Error;
 use crate::events::Events;
 use crate::ids::IdGen;
 use crate::ledger::Ledger;
@@ -287,7 +288,7 @@ impl State {
 
     /// A registered session that is not ending, or `INVALID_SESSION`: what every
     /// session-scoped request (a call, a precheck, a prompt, a bind) needs.
-    pub fn live_session(&self, id: &str) -> Result<&Session, (ErrorCode, String)> {
+    pub fn live_session(&self, id: &str) -> Result<&Session, Error> {
         self.sessions
             .get(id)
             .filter(|s| !s.is_ending())
@@ -327,8 +328,8 @@ pub(crate) fn test_core(
 }
 
 /// `INVALID_SESSION` for a session id nobody registered (or that ended).
-pub(crate) fn unknown_session(id: &str) -> (ErrorCode, String) {
-    (
+pub(crate) fn unknown_session(id: &str) -> Error {
+    Error::new(
         ErrorCode::InvalidSession,
         format!("Session '{id}' does not exist"),
     )

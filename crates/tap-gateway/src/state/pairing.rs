@@ -2,6 +2,7 @@
 //! method here runs under the state lock; none of them blocks or does IO.
 
 use super::pairing_store::{Remembered, TokenHash};
+use crate::error::Error;
 use crate::state::link::ProviderLink;
 use rand::Rng;
 use sha2::{Digest, Sha256};
@@ -12,6 +13,7 @@ use tap_protocol::limits::{
     MAX_PAIRING_ATTEMPTS_PER_MINUTE, MAX_PENDING_PAIRINGS, PAIRING_ATTEMPT_WINDOW,
 };
 use tap_protocol::pairing::{PairingEntry, PairingState};
+use tap_protocol::ErrorCode;
 use tap_protocol::JsonObject;
 
 /// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
@@ -174,11 +176,11 @@ impl Registry {
 
     /// Records a new pending request with a fresh code, or refuses when
     /// [`MAX_PENDING_PAIRINGS`] are already waiting.
-    pub fn request(&mut self, req: Request, ttl: Duration) -> Result<PairingEntry, String> {
+    pub fn request(&mut self, req: Request, ttl: Duration) -> Result<PairingEntry, Error> {
         if self.pending_count() >= MAX_PENDING_PAIRINGS {
-            return Err(format!(
+            return Err(Error::new(ErrorCode::RateLimited, format!(
                 "{MAX_PENDING_PAIRINGS} pairing requests are already waiting for the user; retry later"
-            ));
+            )));
         }
         let id = loop {
             let id = crate::ids::short("pr");
@@ -347,7 +349,7 @@ mod tests {
         }
     }
 
-    fn request(r: &mut Registry) -> Result<PairingEntry, String> {
+    fn request(r: &mut Registry) -> Result<PairingEntry, Error> {
         r.request(
             Request {
                 origin: None,

@@ -2,6 +2,7 @@
 //! the SHA-256 of each token, never the token, and is written with mode 0600.
 
 use crate::auth::files::write_private;
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -97,12 +98,12 @@ impl Store {
         }
     }
 
-    pub(crate) fn write(&self, records: Vec<Remembered>) -> Result<(), String> {
+    pub(crate) fn write(&self, records: Vec<Remembered>) -> Result<(), Error> {
         if records.is_empty() {
             return match std::fs::remove_file(&self.path) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(Error::internal(e.to_string())),
             };
         }
         let file = StoreFile {
@@ -110,7 +111,7 @@ impl Store {
             providers: records,
         };
         let text = serde_json::to_string_pretty(&file).expect("serializable");
-        write_private(&self.path, &format!("{text}\n")).map_err(|e| e.to_string())
+        write_private(&self.path, &format!("{text}\n")).map_err(|e| Error::internal(e.to_string()))
     }
 }
 

@@ -12,6 +12,7 @@
 //! parameters) shares one compiled validator with every other such tool: compiled, it held
 //! about 750 bytes a tool (heaptrack, docs/performance.md run 25).
 
+use crate::error::Error;
 use crate::limits::{MAX_ARGS_ERROR_CHARS, SCHEMA_REGEX_SIZE_LIMIT};
 use crate::text::cut;
 use jsonschema::{PatternOptions, Validator};
@@ -22,7 +23,7 @@ use tap_protocol::provider::ToolDef;
 use tap_protocol::{ErrorCode, Json};
 
 /// A refusal: the spec's code and a readable reason.
-type Invalid = (ErrorCode, String);
+type Invalid = Error;
 
 /// A compiled `parameters` schema; `None` for one that accepts everything.
 pub(crate) type Schema = Option<Arc<Validator>>;
@@ -95,7 +96,7 @@ fn compile(def: &ToolDef) -> Result<Schema, Invalid> {
     }
     let size = def.parameters.as_str().len();
     if size > MAX_TOOL_SCHEMA_BYTES {
-        return Err((
+        return Err(Error::new(
             ErrorCode::PayloadTooLarge,
             format!(
                 "Tool '{}': 'parameters' is {size} bytes; a tool's schema may be at most {MAX_TOOL_SCHEMA_BYTES}",
@@ -113,7 +114,7 @@ fn compile(def: &ToolDef) -> Result<Schema, Invalid> {
         .build(&parameters)
         .map(|v| Some(Arc::new(v)))
         .map_err(|e| {
-            (
+            Error::new(
                 ErrorCode::InvalidJson,
                 cut(
                     &format!(
@@ -154,12 +155,12 @@ fn any_object() -> Arc<Validator> {
 }
 
 /// Checks a call's `args` against `schema`: the first failure, with its JSON pointer.
-pub(crate) fn check(tool: &str, schema: &Schema, args: &Json) -> Result<(), (ErrorCode, String)> {
+pub(crate) fn check(tool: &str, schema: &Schema, args: &Json) -> Result<(), Error> {
     let Some(v) = schema else { return Ok(()) };
     v.validate(args).map_err(|e| {
         let path = e.instance_path().to_string();
         let at = if path.is_empty() { "/" } else { &path };
-        (
+        Error::new(
             ErrorCode::InvalidJson,
             cut(
                 &format!("Invalid arguments for tool '{tool}' at '{at}': {e}"),
@@ -189,12 +190,16 @@ mod tests {
                             "required": ["name"]});
         let list = ToolList::build(vec![def("greet", schema)], &[]).unwrap();
         let (_, s) = list.with_schemas().next().unwrap();
-        let (code, msg) = check("greet", s, &json!({"name": 42})).unwrap_err();
+        let Error {
+            code, message: msg, ..
+        } = check("greet", s, &json!({"name": 42})).unwrap_err();
         assert_eq!(code, ErrorCode::InvalidJson);
         assert!(msg.contains("'/name'") && msg.contains("string"), "{msg}");
-        let (_, msg) = check("greet", s, &json!({})).unwrap_err();
+        let msg = check("greet", s, &json!({})).unwrap_err().message;
         assert!(msg.contains("at '/'") && msg.contains("name"), "{msg}");
-        let (_, msg) = check("greet", s, &json!({"name": 1, "x": "y".repeat(5000)})).unwrap_err();
+        let msg = check("greet", s, &json!({"name": 1, "x": "y".repeat(5000)}))
+            .unwrap_err()
+            .message;
         assert!(msg.chars().count() <= MAX_ARGS_ERROR_CHARS + 1, "{msg}");
         assert!(check("greet", s, &json!({"name": "Ada"})).is_ok());
     }
@@ -205,7 +210,7 @@ mod tests {
         assert!(ToolList::build(vec![bad], &[]).is_err());
         let remote = def("t", json!({"$ref": "https://example.invalid/schema.json"}));
         let e = ToolList::build(vec![remote], &[]).unwrap_err();
-        assert_eq!(e.0, ErrorCode::InvalidJson);
+        assert_eq!(e.code, ErrorCode::InvalidJson);
         let lookaround = def("t", json!({"properties": {"a": {"pattern": "(?=a)"}}}));
         assert!(ToolList::build(vec![lookaround], &[]).is_err());
     }
@@ -236,8 +241,9 @@ mod tests {
         .unwrap();
         let shared: Vec<_> = list.schemas.iter().map(|s| s.clone().unwrap()).collect();
         assert!(shared.iter().all(|s| Arc::ptr_eq(s, &shared[0])));
-        let (code, msg) =
-            check("t0", &list.schemas[0], &json!(["not", "an", "object"])).unwrap_err();
+        let Error {
+            code, message: msg, ..
+        } = check("t0", &list.schemas[0], &json!(["not", "an", "object"])).unwrap_err();
         assert_eq!(code, ErrorCode::InvalidJson);
         assert!(msg.contains("object"), "{msg}");
         assert!(check("t0", &list.schemas[0], &json!({"any": 1})).is_ok());
@@ -252,6 +258,6 @@ mod tests {
     fn refuses_a_schema_over_the_size_limit() {
         let big = json!({"description": "x".repeat(MAX_TOOL_SCHEMA_BYTES)});
         let e = ToolList::build(vec![def("t", big)], &[]).unwrap_err();
-        assert_eq!(e.0, ErrorCode::PayloadTooLarge);
+        assert_eq!(e.code, ErrorCode::PayloadTooLarge);
     }
 }

@@ -2,6 +2,7 @@
 //! The declared limits and their slot pools, under the state lock; taking a slot is
 //! `concurrency`.
 
+use crate::error::Error;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
@@ -100,11 +101,11 @@ impl Limits {
 }
 
 /// Validates `hello.concurrency`.
-pub(crate) fn validate(c: Option<&Concurrency>) -> Result<(), (ErrorCode, String)> {
+pub(crate) fn validate(c: Option<&Concurrency>) -> Result<(), Error> {
     match c {
-        Some(c) if c.max < 1 => Err((
+        Some(c) if c.max < 1 => Err(Error::new(
             ErrorCode::InvalidJson,
-            "'concurrency.max' must be at least 1".into(),
+            "'concurrency.max' must be at least 1",
         )),
         _ => Ok(()),
     }

@@ -10,6 +10,7 @@
 use super::instances;
 use super::session::Session;
 use super::tool_entry::{Bearer, Holder, ToolEntry, ToolKind};
+use crate::error::Error;
 use crate::state::provider::ProviderEntry;
 use std::borrow::Borrow;
 use std::collections::hash_map::Entry;
@@ -59,7 +60,7 @@ impl Session {
         tools: &[impl Borrow<ToolDef>],
         me: &Claimant<'_>,
         providers: &HashMap<String, ProviderEntry>,
-    ) -> Result<(), (ErrorCode, String)> {
+    ) -> Result<(), Error> {
         let others: Vec<&str> = self
             .bound
             .iter()
@@ -77,7 +78,7 @@ impl Session {
                 ToolKind::Shared(_) => me.instance.is_some() && *owner.provider_name == *me.name,
                 ToolKind::ListInstances => false,
                 ToolKind::Builtin => {
-                    return Err((
+                    return Err(Error::new(
                         ErrorCode::ToolConflict,
                         format!(
                             "Tool '{}' is one of the gateway's built-in tools (reserved in every session); rename it",
@@ -99,7 +100,7 @@ impl Session {
                 }
                 _ => "",
             };
-            return Err((
+            return Err(Error::new(
                 ErrorCode::ToolConflict,
                 format!(
                     "Tool '{}' already registered by provider '{}'{why} in session '{}'",

@@ -1,6 +1,7 @@
 //! Each provider's transforms and context per session, and pending `transform.request`s
 //! (lives in `State`); see the module doc of `transforms`.
 
+use crate::error::Error;
 use crate::limits::MAX_SECTION_NAME_LEN;
 use std::collections::{BTreeMap, HashMap};
 use tap_protocol::provider::{Transform, TransformAction};
@@ -10,7 +11,7 @@ use tokio::sync::oneshot;
 /// Sections no provider may replace, prepend to or rewrite by callback.
 pub(crate) const PROTECTED_SECTIONS: [&str; 2] = ["safety", "identity"];
 
-pub(crate) type Refusal = (ErrorCode, String);
+pub(crate) type Refusal = Error;
 
 /// What one provider contributes to its session's prompts.
 #[derive(Debug, Clone, Default)]
@@ -39,20 +40,20 @@ pub(crate) fn validate(transforms: &BTreeMap<String, Option<Transform>>) -> Resu
             || section.len() > MAX_SECTION_NAME_LEN
             || section.chars().any(char::is_control)
         {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidJson,
                 format!("Transform section names must be 1..{MAX_SECTION_NAME_LEN} characters without control characters; got '{section}'"),
             ));
         }
         let Some(t) = t else { continue };
         if PROTECTED_SECTIONS.contains(&section.as_str()) && t.action != TransformAction::Append {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::Unauthorized,
                 format!("Section '{section}' is protected: providers may only 'append' to it"),
             ));
         }
         if t.action != TransformAction::Callback && t.content.is_none() {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::InvalidJson,
                 format!("Transform for section '{section}' needs 'content'"),
             ));

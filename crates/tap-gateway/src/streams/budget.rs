@@ -13,6 +13,7 @@
 //! Refusals are `RATE_LIMITED`; the refused push is neither stored nor delivered.
 
 use super::filter::Filter;
+use crate::error::Error;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tap_protocol::limits::MAX_INJECT_CYCLES;
@@ -69,7 +70,7 @@ impl StreamControls {
         session: &str,
         stream: &str,
         filter: Option<Arc<Filter>>,
-    ) -> Result<(), (ErrorCode, String)> {
+    ) -> Result<(), Error> {
         let mut inner = self.lock();
         let b = binding_mut(&mut inner, provider, session);
         match filter {
@@ -78,7 +79,7 @@ impl StreamControls {
             }
             Some(f) => {
                 if !b.filters.contains_key(stream) && b.filters.len() >= MAX_STREAMS_PER_PROVIDER {
-                    return Err((
+                    return Err(Error::new(
                         ErrorCode::PayloadTooLarge,
                         format!("A provider may filter at most {MAX_STREAMS_PER_PROVIDER} streams per session"),
                     ));
@@ -99,7 +100,7 @@ impl StreamControls {
         stream: &str,
         text: &str,
         level: PushLevel,
-    ) -> Result<Option<PushLevel>, String> {
+    ) -> Result<Option<PushLevel>, Error> {
         let mut inner = self.lock();
         let found = inner.get(provider).and_then(|m| m.get(session));
         let level = match found.and_then(|b| b.filters.get(stream)) {
@@ -122,21 +123,18 @@ impl StreamControls {
             b.window.pop_front();
         }
         if b.window.len() >= MAX_PUSHES_PER_SECOND as usize {
-            return Err(format!(
+            return Err(Error::new(ErrorCode::RateLimited, format!(
                 "More than {MAX_PUSHES_PER_SECOND} surface/inject pushes a second to this session; push not delivered"
-            ));
+            )));
         }
         if level == PushLevel::Inject {
             if b.injects > MAX_INJECT_CYCLES {
-                return Err(format!(
+                return Err(Error::new(ErrorCode::RateLimited, format!(
                     "Injects to this session are paused after {MAX_INJECT_CYCLES} consecutive inject→response→inject cycles; they resume after the next user message"
-                ));
+                )));
             }
             if b.awaiting_idle {
-                return Err(
-                    "An inject from this provider is still being answered; the next one is accepted once the session is idle"
-                        .into(),
-                );
+                return Err(Error::new(ErrorCode::RateLimited, "An inject from this provider is still being answered; the next one is accepted once the session is idle"));
             }
             b.awaiting_idle = true;
             b.injects += 1;

@@ -4,11 +4,12 @@
 //! A filter is an ordered rule list; the first rule whose regex matches the event text
 //! decides the outcome (`drop`, `keep`, `surface`, `inject`), overriding the push's
 //! `level`. No matching rule leaves the push as sent. Patterns are compiled with the hook
-//! rules' helper (`hooks::rules::compile_pattern`): the `regex` crate matches in linear
+//! rules' helper (`patterns::rules::compile_pattern`): the `regex` crate matches in linear
 //! time and the pattern and program sizes are bounded.
 
 /// An error code and message.
-pub(crate) type Invalid = (ErrorCode, String);
+pub(crate) type Invalid = Error;
+use crate::error::Error;
 use regex::Regex;
 use std::sync::Arc;
 use tap_protocol::limits::MAX_FILTER_RULES;
@@ -43,7 +44,7 @@ pub(crate) fn compile<'a>(
 ) -> Result<(&'a str, Option<Arc<Filter>>), Invalid> {
     let stream = own_stream(&f.stream, name)?;
     if f.rules.len() > MAX_FILTER_RULES {
-        return Err((
+        return Err(Error::new(
             ErrorCode::PayloadTooLarge,
             format!(
                 "{} filter rules; a stream's filter may have at most {MAX_FILTER_RULES}",
@@ -66,7 +67,7 @@ pub(crate) fn compile<'a>(
                 crate::patterns::rules::compile_pattern(&r.pattern)
                     .map(|re| (re, r.outcome))
                     .map_err(|why| {
-                        (
+                        Error::new(
                             ErrorCode::InvalidJson,
                             format!("filter rule {i}: 'match' {why}"),
                         )
@@ -85,14 +86,17 @@ fn own_stream<'a>(stream: &'a str, provider: &str) -> Result<&'a str, Invalid> {
         None => stream,
         Some((s, p)) if p == provider => s,
         Some((_, p)) => {
-            return Err((
+            return Err(Error::new(
                 ErrorCode::Unauthorized,
                 format!("'filter.set' works on the provider's own streams only; '{stream}' belongs to '{p}'"),
             ))
         }
     };
     if own.is_empty() {
-        return Err((ErrorCode::InvalidJson, "'stream' must not be empty".into()));
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "'stream' must not be empty",
+        ));
     }
     Ok(own)
 }

@@ -161,6 +161,5 @@ impl Route {
             }
             _ => crate::state::schema::check(tool, &self.schema, args),
         }
-        .map_err(CallError::from)
     }
 }

@@ -12,6 +12,7 @@
 //! over a 64 KiB read skips them at the regex engine's literal-scan speed, where a search
 //! per line pays the engine's per-search set-up for every line.
 
+use crate::error::Error;
 use crate::limits::{
     EMITTER_REGEX_SIZE_LIMIT, MAX_EMITTER_FILTER_BYTES, MAX_EMITTER_PATTERN_BYTES,
     MAX_EMITTER_RULES,
@@ -22,6 +23,7 @@ use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use serde_json::Value;
 use tap_protocol::emitters::EmitterRule;
 use tap_protocol::ledger::EventOutcome;
+use tap_protocol::ErrorCode;
 
 /// In [`EventFilter::decide_all`]'s answer: the line matched no rule.
 pub(crate) const NO_RULE: u8 = u8::MAX;
@@ -49,11 +51,14 @@ struct Rule {
 
 impl EventFilter {
     /// Compiles `rules`; a bad one is an error naming its index and the regex error.
-    pub fn compile(rules: &[EmitterRule]) -> Result<Self, String> {
+    pub fn compile(rules: &[EmitterRule]) -> Result<Self, Error> {
         if rules.len() > MAX_EMITTER_RULES {
-            return Err(format!(
-                "{} filter rules; an emitter's filter may have at most {MAX_EMITTER_RULES}",
-                rules.len()
+            return Err(Error::new(
+                ErrorCode::InvalidJson,
+                format!(
+                    "{} filter rules; an emitter's filter may have at most {MAX_EMITTER_RULES}",
+                    rules.len()
+                ),
             ));
         }
         if let Some((i, r)) = rules
@@ -61,31 +66,32 @@ impl EventFilter {
             .enumerate()
             .find(|(_, r)| r.pattern.len() > MAX_EMITTER_PATTERN_BYTES)
         {
-            return Err(format!(
+            return Err(Error::new(ErrorCode::InvalidJson, format!(
                 "eventFilter rule {i}: the pattern is {} bytes; a pattern may have at most {MAX_EMITTER_PATTERN_BYTES}",
                 r.pattern.len()
-            ));
+            )));
         }
         let total: usize = rules.iter().map(|r| r.pattern.len()).sum();
         if total > MAX_EMITTER_FILTER_BYTES {
-            return Err(format!(
+            return Err(Error::new(ErrorCode::InvalidJson, format!(
                 "the eventFilter's patterns are {total} bytes in all; a filter may have at most {MAX_EMITTER_FILTER_BYTES}"
-            ));
+            )));
         }
         crate::patterns::cost::check_list(
             "the eventFilter's patterns",
             rules.iter().map(|r| r.pattern.as_str()).enumerate(),
             true,
-        )?;
+        )
+        .map_err(|e| Error::invalid(e.message))?;
         let compiled = rules
             .iter()
             .enumerate()
             .map(|(i, r)| {
                 let line = build(&r.pattern, false).map_err(|e| {
-                    format!(
+                    Error::invalid(format!(
                         "eventFilter rule {i}: '{}' is not a valid regex: {e}",
                         r.pattern
-                    )
+                    ))
                 })?;
                 let lines = within_a_line(&r.pattern)
                     .then(|| build(&r.pattern, true).ok())
@@ -96,7 +102,7 @@ impl EventFilter {
                     outcome: r.outcome,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, Error>>()?;
         Ok(Self {
             rules: compiled,
             source: rules.to_vec(),
@@ -249,16 +255,21 @@ fn stays_in_line(hir: &Hir) -> bool {
 
 /// The rules a config entry declares: `eventFilter` in either form, else the legacy
 /// patterns, else none.
-pub(crate) fn rules_of(entry: &serde_json::Map<String, Value>) -> Result<Vec<EmitterRule>, String> {
+pub(crate) fn rules_of(entry: &serde_json::Map<String, Value>) -> Result<Vec<EmitterRule>, Error> {
     if let Some(f) = entry.get("eventFilter") {
         let list = match f {
             Value::Array(_) => f.clone(),
             Value::Object(o) => o.get("rules").cloned().unwrap_or(Value::Array(Vec::new())),
             Value::Null => Value::Array(Vec::new()),
-            _ => return Err("'eventFilter' must be a list of rules or {\"rules\": [...]}".into()),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::InvalidJson,
+                    "'eventFilter' must be a list of rules or {\"rules\": [...]}",
+                ))
+            }
         };
         return serde_json::from_value(list)
-            .map_err(|e| format!("'eventFilter': {e} (each rule is {{\"match\": REGEX, \"outcome\": drop|keep|surface|inject}})"));
+            .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("'eventFilter': {e} (each rule is {{\"match\": REGEX, \"outcome\": drop|keep|surface|inject}})")));
     }
     let text = |k: &str| {
         entry
@@ -317,13 +328,14 @@ mod tests {
         let at_limit = "[^a]".repeat(MAX_EMITTER_PATTERN_BYTES / 4);
         let e = EventFilter::compile(&[rule(format!("{at_limit}x"))]).unwrap_err();
         assert!(
-            e.starts_with("eventFilter rule 0: the pattern is 4097 bytes"),
+            e.message
+                .starts_with("eventFilter rule 0: the pattern is 4097 bytes"),
             "{e}"
         );
         // Each pattern within its bound, but five of them over the filter's.
         let five = vec![rule("a".repeat(MAX_EMITTER_PATTERN_BYTES)); 5];
         let e = EventFilter::compile(&five).unwrap_err();
-        assert!(e.contains("20480 bytes in all"), "{e}");
+        assert!(e.message.contains("20480 bytes in all"), "{e}");
     }
 
     #[test]
@@ -352,7 +364,10 @@ mod tests {
         let e = EventFilter::compile(&rules(json!({"eventFilter": [
             {"match": "ok", "outcome": "keep"}, {"match": "(unclosed", "outcome": "drop"}]})))
         .unwrap_err();
-        assert!(e.starts_with("eventFilter rule 1: '(unclosed'"), "{e}");
+        assert!(
+            e.message.starts_with("eventFilter rule 1: '(unclosed'"),
+            "{e}"
+        );
         assert!(rules_of(
             json!({"eventFilter": [{"match": "x", "outcome": "shout"}]})
                 .as_object()

@@ -13,6 +13,7 @@
 //! Routing reads the mode from an atomic per line, so a change applies to the next line
 //! of a running emitter without a lock on the hot path.
 
+use crate::error::Error;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -33,7 +34,7 @@ pub(crate) enum DeliveryMode {
 }
 
 impl DeliveryMode {
-    pub fn parse(s: &str) -> Result<Self, (ErrorCode, String)> {
+    pub fn parse(s: &str) -> Result<Self, Error> {
         Ok(match s {
             "surface" => Self::Surface,
             "important" => Self::Important,
@@ -42,7 +43,7 @@ impl DeliveryMode {
             "keep" => Self::Keep,
             "drop" => Self::Drop,
             other => {
-                return Err((
+                return Err(Error::new(
                     ErrorCode::InvalidJson,
                     format!(
                         "'delivery' must be surface, important, inject, all, keep or drop, not '{other}'"
@@ -133,12 +134,7 @@ impl Injector {
 
     /// Whether `by` may change it: a user-owned injector changes for the model only with
     /// `force`.
-    pub fn check_change(
-        &self,
-        stream: &str,
-        by: Ownership,
-        force: bool,
-    ) -> Result<(), (ErrorCode, String)> {
+    pub fn check_change(&self, stream: &str, by: Ownership, force: bool) -> Result<(), Error> {
         protected(&self.lock(), stream, by, force)
     }
 
@@ -149,7 +145,7 @@ impl Injector {
         policy: Policy,
         by: Ownership,
         force: bool,
-    ) -> Result<(), (ErrorCode, String)> {
+    ) -> Result<(), Error> {
         let mut current = self.lock();
         protected(&current, stream, by, force)?;
         self.mode.store(mode_of(&policy), Ordering::Relaxed);
@@ -175,14 +171,9 @@ impl Injector {
     }
 }
 
-fn protected(
-    current: &Policy,
-    stream: &str,
-    by: Ownership,
-    force: bool,
-) -> Result<(), (ErrorCode, String)> {
+fn protected(current: &Policy, stream: &str, by: Ownership, force: bool) -> Result<(), Error> {
     if current.ownership == Ownership::UserOwned && by == Ownership::ModelOwned && !force {
-        return Err((
+        return Err(Error::new(
             ErrorCode::Unauthorized,
             format!(
                 "The session injector of stream '{stream}' is user-owned; pass force to change it"
@@ -239,7 +230,7 @@ mod tests {
             ..Policy::default()
         };
         let e = i.set("ci", off.clone(), Ownership::ModelOwned, false);
-        assert_eq!(e.unwrap_err().0, ErrorCode::Unauthorized);
+        assert_eq!(e.unwrap_err().code, ErrorCode::Unauthorized);
         assert_eq!(i.deliver_as(Inject), Inject);
         i.set("ci", off.clone(), Ownership::ModelOwned, true)
             .unwrap();

@@ -1,15 +1,17 @@
 //! `every`: when an emitter runs. `30s`, `5m`, `2h`, `1d`, also `30 sec`, `5 minutes`,
 //! `every 5m`; `idle` (prompts only); absent: a command runs continuously, a prompt once.
 
+use crate::error::Error;
 use crate::limits::MIN_EMITTER_EVERY;
 use std::time::Duration;
 use tap_protocol::emitters::{EmitterKind, Schedule};
+use tap_protocol::ErrorCode;
 
 /// Parses `every` for an emitter of `kind`: its schedule and, for a timed one, the interval.
 pub(crate) fn parse(
     every: Option<&str>,
     kind: EmitterKind,
-) -> Result<(Schedule, Option<Duration>), String> {
+) -> Result<(Schedule, Option<Duration>), Error> {
     let Some(raw) = every.map(str::trim).filter(|e| !e.is_empty()) else {
         return Ok(match kind {
             EmitterKind::Command => (Schedule::Continuous, None),
@@ -23,32 +25,36 @@ pub(crate) fn parse(
     if text == "idle" {
         return match kind {
             EmitterKind::Prompt => Ok((Schedule::Idle, None)),
-            EmitterKind::Command => Err("'every: idle' is for prompts; a command runs continuously (no 'every') or on an interval".into()),
+            EmitterKind::Command => Err(Error::new(ErrorCode::InvalidJson, "'every: idle' is for prompts; a command runs continuously (no 'every') or on an interval")),
         };
     }
     let split = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("'every' must be like 30s, 5m, 2h, 1d or idle, not '{raw}'"))?;
+    let n: u64 = number.parse().map_err(|_| {
+        Error::new(
+            ErrorCode::InvalidJson,
+            format!("'every' must be like 30s, 5m, 2h, 1d or idle, not '{raw}'"),
+        )
+    })?;
     let unit_secs = match unit.trim() {
         "s" | "sec" | "secs" | "second" | "seconds" => 1,
         "m" | "min" | "mins" | "minute" | "minutes" => 60,
         "h" | "hr" | "hrs" | "hour" | "hours" => 3600,
         "d" | "day" | "days" => 86_400,
         _ => {
-            return Err(format!(
-                "'every' must be like 30s, 5m, 2h, 1d or idle, not '{raw}'"
+            return Err(Error::new(
+                ErrorCode::InvalidJson,
+                format!("'every' must be like 30s, 5m, 2h, 1d or idle, not '{raw}'"),
             ))
         }
     };
     let every = Duration::from_secs(n.saturating_mul(unit_secs));
     if every < MIN_EMITTER_EVERY {
-        return Err(format!(
-            "'every' must be at least {} s",
-            MIN_EMITTER_EVERY.as_secs()
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            format!("'every' must be at least {} s", MIN_EMITTER_EVERY.as_secs()),
         ));
     }
     Ok((Schedule::Timed, Some(every)))
@@ -88,6 +94,7 @@ mod tests {
         }
         assert!(parse(Some("idle"), Command)
             .unwrap_err()
+            .message
             .contains("prompts"));
     }
 }

@@ -2,6 +2,7 @@
 //! tools) or a `tap.config.json` entry. Nothing starts unless all of it is valid.
 
 use super::filter::EventFilter;
+use crate::error::Error;
 use crate::limits::{MAX_EMITTER_NAME_LEN, MAX_EMITTER_TEXT_BYTES};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,10 +32,10 @@ pub(crate) struct Spec {
     pub lifespan: Lifespan,
 }
 
-type Invalid = (ErrorCode, String);
+type Invalid = Error;
 
 fn invalid(m: impl Into<String>) -> Invalid {
-    (ErrorCode::InvalidJson, m.into())
+    Error::new(ErrorCode::InvalidJson, m.into())
 }
 
 /// Stream and emitter names as the reference normalises them: lowercase, runs of anything
@@ -89,8 +90,7 @@ impl Spec {
                 text.len()
             )));
         }
-        let (schedule, every) =
-            super::schedule::parse(p.every.as_deref(), kind).map_err(invalid)?;
+        let (schedule, every) = super::schedule::parse(p.every.as_deref(), kind)?;
         let restart_on_failure = match p.restart.as_deref() {
             None | Some("never") | Some("no") => false,
             Some("on-failure") if schedule == Schedule::Continuous => true,
@@ -114,8 +114,7 @@ impl Spec {
                 "'stream' must have 1 to {MAX_EMITTER_NAME_LEN} of a-z, 0-9, '.', '_', '-'"
             )));
         }
-        let filter =
-            EventFilter::compile(p.event_filter.as_deref().unwrap_or_default()).map_err(invalid)?;
+        let filter = EventFilter::compile(p.event_filter.as_deref().unwrap_or_default())?;
         let cwd = if kind == EmitterKind::Command {
             resolve_cwd(workspace, p.cwd.as_deref())?
         } else {
@@ -165,7 +164,7 @@ fn resolve_cwd(workspace: Option<&Path>, cwd: Option<&str>) -> Result<PathBuf, I
         .canonicalize()
         .map_err(|e| invalid(format!("'cwd' {}: {e}", wanted.display())))?;
     if !real.starts_with(&root) {
-        return Err((
+        return Err(Error::new(
             ErrorCode::Unauthorized,
             format!(
                 "'cwd' {} leaves the session's workspace {}",
@@ -209,7 +208,7 @@ mod tests {
         p.prompt = Some("hello".into());
         assert!(Spec::check(&p, None, Ownership::ModelOwned)
             .unwrap_err()
-            .1
+            .message
             .contains("not both"));
         p.command = None;
         p.prompt = Some("  ".into());
@@ -228,10 +227,13 @@ mod tests {
             Spec::check(&p, Some(&ws), Ownership::ModelOwned)
         };
         assert!(check("sub").unwrap().cwd.ends_with("ws/sub"));
-        assert_eq!(check("../").unwrap_err().0, ErrorCode::Unauthorized);
-        assert_eq!(check("sub/../..").unwrap_err().0, ErrorCode::Unauthorized);
-        assert_eq!(check("escape").unwrap_err().0, ErrorCode::Unauthorized);
-        assert_eq!(check("/etc").unwrap_err().0, ErrorCode::Unauthorized);
+        assert_eq!(check("../").unwrap_err().code, ErrorCode::Unauthorized);
+        assert_eq!(
+            check("sub/../..").unwrap_err().code,
+            ErrorCode::Unauthorized
+        );
+        assert_eq!(check("escape").unwrap_err().code, ErrorCode::Unauthorized);
+        assert_eq!(check("/etc").unwrap_err().code, ErrorCode::Unauthorized);
         assert!(check("missing").is_err());
     }
 }

@@ -16,11 +16,13 @@
 mod encode;
 mod send;
 
+use crate::error::Error;
 use crate::ledger::record::SpanRow;
 use crate::limits::OTLP_QUEUE;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tap_protocol::diagnostics::OtlpExport;
+use tap_protocol::ErrorCode;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -71,21 +73,27 @@ impl Endpoint {
     /// Only `http://`: the export is meant for a collector or agent on this machine or
     /// network (Jaeger, an OpenTelemetry Collector), and TLS would put a TLS stack in the
     /// engine for it. A collector forwards to remote HTTPS backends.
-    fn parse(url: &str) -> Result<Self, String> {
-        let uri: hyper::Uri = url
-            .parse()
-            .map_err(|e| format!("'{url}' is not a URL: {e}"))?;
+    fn parse(url: &str) -> Result<Self, Error> {
+        let uri: hyper::Uri = url.parse().map_err(|e| {
+            Error::new(ErrorCode::InvalidJson, format!("'{url}' is not a URL: {e}"))
+        })?;
         match uri.scheme_str() {
             Some("http") => {}
             Some("https") => {
-                return Err(
-                    "https endpoints are not supported; point it at a local collector over http://"
-                        .into(),
-                )
+                return Err(Error::invalid(
+                    "https endpoints are not supported; point it at a local collector over http://",
+                ))
             }
-            _ => return Err(format!("'{url}' is not an http:// URL")),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::InvalidJson,
+                    format!("'{url}' is not an http:// URL"),
+                ))
+            }
         }
-        let authority = uri.authority().ok_or("the URL has no host")?;
+        let authority = uri
+            .authority()
+            .ok_or_else(|| Error::invalid("the URL has no host"))?;
         let authority = match authority.port_u16() {
             Some(port) => format!("{}:{port}", authority.host()),
             None => authority.host().to_string(),
