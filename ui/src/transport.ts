@@ -15,7 +15,7 @@
 // Every other module sees only `login()`/`connect()`, the typed `Connection` and `desktop`.
 
 import type { ControlError, ControlEvent, ControlMethods, ServerFrame, Snapshot } from "./generated";
-import { DesktopCommand, type DesktopCommands, type Endpoint, type IpcError } from "./desktop-generated";
+import { DesktopCommand, type DesktopCommands, type Endpoint, type IpcError, type NoArgs } from "./desktop-generated";
 
 /** A method's params and result, from the generated method map. */
 export type Method = keyof ControlMethods;
@@ -90,9 +90,13 @@ type Command = keyof DesktopCommands;
 type Args<C extends Command> = DesktopCommands[C]["args"];
 type Reply<C extends Command> = DesktopCommands[C]["result"];
 
-/** Calls an app command (named from `DesktopCommand`); rejects with a `DesktopError`. */
-function call<C extends Command>(ipc: TauriIpc, command: C, args: Args<C>): Promise<Reply<C>> {
-  return ipc.invoke<Reply<C>>(command, args).catch((e: unknown) => {
+/** A command's arguments: none at all for a command that takes none (`NoArgs`). */
+type CallArgs<C extends Command> = NoArgs extends Args<C> ? [] : [Args<C>];
+
+/** Calls an app command (named from `DesktopCommand`); rejects with a `DesktopError`. A command
+ * without arguments is invoked without any, as it always was on the wire. */
+function call<C extends Command>(ipc: TauriIpc, command: C, ...args: CallArgs<C>): Promise<Reply<C>> {
+  return ipc.invoke<Reply<C>>(command, args[0]).catch((e: unknown) => {
     throw isIpcError(e) ? new DesktopError(e.code, e.message) : new DesktopError("IPC", String(e));
   });
 }
@@ -114,13 +118,13 @@ export interface DesktopBridge {
 }
 
 export const desktop: DesktopBridge | null = tauri && {
-  getAutostart: () => call(tauri, C.getAutostart, {}),
+  getAutostart: () => call(tauri, C.getAutostart),
   setAutostart: (on) => call(tauri, C.setAutostart, { on }),
-  secretStorageNotice: () => call(tauri, C.secretStorageNotice, {}),
-  openPanel: () => call(tauri, C.openPanel, {}),
-  hideWindow: () => call(tauri, C.hideWindow, {}),
+  secretStorageNotice: () => call(tauri, C.secretStorageNotice),
+  openPanel: () => call(tauri, C.openPanel),
+  hideWindow: () => call(tauri, C.hideWindow),
   fitPopup: (height) => call(tauri, C.fitPopup, { height }),
-  pageRendered: () => call(tauri, C.pageRendered, {}),
+  pageRendered: () => call(tauri, C.pageRendered),
 };
 
 /** The app's gateway, as `control_endpoint` reported it (desktop only; kept in memory). */
@@ -129,7 +133,7 @@ let desktopEndpoint: Endpoint | null = null;
 /** Asks the desktop app where its gateway is and for the control token. */
 async function desktopLogin(ipc: TauriIpc): Promise<string | null> {
   try {
-    desktopEndpoint = await call(ipc, C.controlEndpoint, {});
+    desktopEndpoint = await call(ipc, C.controlEndpoint);
     return null;
   } catch (e) {
     desktopEndpoint = null;
