@@ -14,7 +14,7 @@ use crate::host_protocol::HostConn;
 use crate::provider_protocol::ProviderConn;
 use crate::socket::conn::{Handler, Step};
 use crate::socket::outbound::OutReceiver;
-use crate::state::provider::Trust;
+use crate::state::provider_entry::Trust;
 use crate::state::Core;
 use axum::extract::ConnectInfo;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -254,8 +254,8 @@ pub fn project_config(bytes: &[u8]) {
     };
     for entry in entries {
         if let serde_json::Value::Object(e) = entry {
-            if let Ok(rules) = crate::state::emitters::filter::rules_of(e) {
-                if let Ok(f) = crate::state::emitters::filter::EventFilter::compile(&rules) {
+            if let Ok(rules) = crate::state::emitters::event_filter::rules_of(e) {
+                if let Ok(f) = crate::state::emitters::event_filter::EventFilter::compile(&rules) {
                     let _ = f.decide("fuzz line: error 42");
                 }
             }
@@ -289,7 +289,7 @@ pub fn pattern(pattern: &str, text: &str) {
         pattern: pattern.to_string(),
         outcome: tap_protocol::ledger::EventOutcome::Inject,
     };
-    if let Ok(f) = crate::state::emitters::filter::EventFilter::compile(&[rule]) {
+    if let Ok(f) = crate::state::emitters::event_filter::EventFilter::compile(&[rule]) {
         let _ = f.decide(text);
     }
 }
@@ -304,13 +304,13 @@ pub fn tool_schema(parameters: &[u8], args: &[u8]) {
     let Ok(def) = serde_json::from_value::<tap_protocol::provider::ToolDef>(def) else {
         return;
     };
-    let Ok(list) = crate::state::schema::ToolList::build(vec![def], &[]) else {
+    let Ok(list) = crate::state::tool_schema::ToolList::build(vec![def], &[]) else {
         return;
     };
     let Ok(args) = serde_json::from_slice::<serde_json::Value>(args) else {
         return;
     };
     for (def, schema) in list.with_schemas() {
-        let _ = crate::state::schema::check(&def.name, schema, &args);
+        let _ = crate::state::tool_schema::check(&def.name, schema, &args);
     }
 }

@@ -16,7 +16,7 @@ pub(super) fn list(core: &Core, session_id: &str) -> Answer {
 }
 
 fn rules(a: &Args<'_>) -> Result<Vec<tap_protocol::emitters::EmitterRule>, Error> {
-    crate::state::emitters::filter::rules_of(a.object())
+    crate::state::emitters::event_filter::rules_of(a.object())
 }
 
 pub(super) async fn start(core: &Arc<Core>, session_id: &str, a: &Args<'_>) -> Answer {

@@ -17,7 +17,7 @@ mod stream_tools;
 use crate::emitters::api::Origin;
 use crate::error::Error;
 use crate::request::{CallError, Caller};
-use crate::state::schema::Schema;
+use crate::state::tool_schema::Schema;
 use crate::state::Core;
 use std::sync::{Arc, OnceLock};
 use tap_protocol::emitters::{Lifespan, Ownership};
@@ -51,7 +51,7 @@ pub(crate) async fn call(
     // No arguments at all (an in-process caller's default) read as `{}`.
     let empty = Json::Object(Default::default());
     let args = if args.is_null() { &empty } else { args };
-    crate::state::schema::check(tool, schema, args)?;
+    crate::state::tool_schema::check(tool, schema, args)?;
     let a = Args { json: args, caller };
     match tool {
         defs::LIST_STREAMS => stream_tools::list(core, session_id),

@@ -8,9 +8,9 @@
 //! counted. Every change schedules a `diagnostics.changed` event, at most one per
 //! `EVENT_INTERVAL`, so a flood of bad frames cannot flood the panel.
 
-pub(crate) mod limits;
+pub(crate) mod limit_hits;
 pub(crate) mod recorder;
 mod throttle;
 
-pub(crate) use limits::Limit;
+pub(crate) use limit_hits::Limit;
 pub(crate) use throttle::{Coalesced, Publish};

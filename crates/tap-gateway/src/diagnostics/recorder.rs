@@ -1,7 +1,7 @@
 //! The diagnostics counters: a cheap, cloneable handle every part of the engine that
 //! sends an error or enforces a limit holds.
 
-use super::limits::Limit;
+use super::limit_hits::Limit;
 use super::throttle::{Coalesced, Publish};
 use crate::events::{Events, GatewayEvent};
 use crate::limits::{FAILURES_KEPT, MAX_FAILURE_MESSAGE_CHARS};

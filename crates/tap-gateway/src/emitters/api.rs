@@ -148,7 +148,7 @@ pub(crate) fn set_filter(
 ) -> Result<EmitterInfo, Refusal> {
     let em = find(&core.emitters, &r.session_id, &r.name)?;
     guard(&em, by, r.force, "change its filter")?;
-    let filter = crate::state::emitters::filter::EventFilter::compile(&rules)?;
+    let filter = crate::state::emitters::event_filter::EventFilter::compile(&rules)?;
     em.set_filter(filter, rules);
     core.emitters.changed.changed();
     tracing::info!(session = %r.session_id, emitter = %em.spec.name, "emitter filter replaced");
@@ -186,7 +186,7 @@ pub(crate) fn runs(core: &Core, r: &EmitterRef) -> Result<EmitterRuns, Refusal> 
 
 /// Which rule of `t.event_filter` matches `t.line`.
 pub(crate) fn test_filter(t: &FilterTest) -> Result<FilterTestResult, Refusal> {
-    let f = crate::state::emitters::filter::EventFilter::compile(&t.event_filter)?;
+    let f = crate::state::emitters::event_filter::EventFilter::compile(&t.event_filter)?;
     let (rule, outcome) = f.decide(&t.line);
     Ok(FilterTestResult {
         rule: rule.map(|i| i as u32),

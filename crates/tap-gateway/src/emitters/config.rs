@@ -278,7 +278,7 @@ fn entry_of(session_id: &str, entry: &Value) -> Result<Option<EmitterStart>, Err
         }
     };
     let name = text("name")?.ok_or_else(|| Error::invalid("'name' is missing"))?;
-    let rules = crate::state::emitters::filter::rules_of(o)?;
+    let rules = crate::state::emitters::event_filter::rules_of(o)?;
     Ok(Some(EmitterStart {
         session_id: session_id.to_string(),
         name,

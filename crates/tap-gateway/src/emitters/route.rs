@@ -37,7 +37,7 @@ pub(crate) struct Router<'a> {
     stream: &'a str,
     run: u32,
     trace_id: String,
-    filter: std::sync::Arc<crate::state::emitters::filter::EventFilter>,
+    filter: std::sync::Arc<crate::state::emitters::event_filter::EventFilter>,
     filter_generation: u32,
     injector: std::sync::Arc<crate::state::emitters::injector::Injector>,
     pub counts: LineCounts,

@@ -213,7 +213,7 @@ impl HostConn {
             }
             HostRequest::SessionEvent(e) => {
                 owned_session(&self.core, &host_id, &e.session_id)?;
-                crate::sessions::events::forward(&self.core, e);
+                crate::sessions::session_events::forward(&self.core, e);
                 Ok(())
             }
             HostRequest::ToolInvoke(call) => self.invoke(host_id, call),

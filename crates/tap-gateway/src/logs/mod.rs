@@ -9,13 +9,13 @@
 //! What is kept: `debug` and more severe (trace records carry raw frames, which may hold
 //! tokens), with anything that looks like a token or a login code masked (see `redact`).
 
-mod filter;
+mod env_filter;
 mod install;
 mod layer;
 mod redact;
 
 use crate::limits::{LOG_BUFFER_CAPACITY, LOG_LIVE_BUFFER};
-pub use filter::env_filter;
+pub use env_filter::env_filter;
 pub use install::{install, install_with, Base};
 pub use layer::LogLayer;
 

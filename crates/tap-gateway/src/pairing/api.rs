@@ -7,7 +7,7 @@ use crate::events::GatewayEvent;
 use crate::ledger::record::{PairingAudit, Record};
 use crate::providers::registry::unbind_provider;
 use crate::socket::frame::frame;
-use crate::state::pairing::Stage;
+use crate::state::pairing_registry::Stage;
 use crate::state::Core;
 use tap_protocol::pairing::PairingEntry;
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, Sessions};

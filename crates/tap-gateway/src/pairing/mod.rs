@@ -20,5 +20,5 @@
 //! session is in the foreground at its next `hello`, and is pinned there again.
 
 pub(crate) mod api;
-pub(crate) mod provider;
+pub(crate) mod external_trust;
 pub(crate) mod scope;

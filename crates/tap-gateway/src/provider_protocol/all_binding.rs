@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::providers::validate::Invalid;
 use crate::socket::conn::Step;
 use crate::state::binding::{AllBinding, SessionBinding, Template, ALL};
-use crate::state::provider::{Phase, ProviderEntry};
+use crate::state::provider_entry::{Phase, ProviderEntry};
 use crate::state::tool_map::Claimant;
 use crate::state::State;
 use tap_protocol::host::{HostEvent, SessionContext};

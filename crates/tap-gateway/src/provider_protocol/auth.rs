@@ -7,7 +7,7 @@ use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
 use crate::socket::conn::auth_timeout_message;
 use crate::socket::conn::Step;
-use crate::state::provider::{Phase, ProviderEntry, Trust};
+use crate::state::provider_entry::{Phase, ProviderEntry, Trust};
 use crate::state::State;
 use std::sync::Arc;
 use std::time::SystemTime;

@@ -6,7 +6,7 @@
 use super::ProviderConn;
 use crate::request::CallError;
 use crate::socket::frame::frame;
-use crate::state::provider::Trust;
+use crate::state::provider_entry::Trust;
 use crate::tools::file_result;
 use tap_protocol::provider::{ErrorMessage, FileRef, GatewayMessage};
 use tap_protocol::ErrorCode;

@@ -10,9 +10,9 @@ use crate::providers::registry::unbind_provider;
 use crate::providers::validate::{self, Invalid};
 use crate::socket::conn::Step;
 use crate::state::binding::ALL;
-use crate::state::provider::{Phase, Trust};
-use crate::state::schema::ToolList;
+use crate::state::provider_entry::{Phase, Trust};
 use crate::state::tool_map::Claimant;
+use crate::state::tool_schema::ToolList;
 use crate::state::State;
 use std::sync::Arc;
 use tap_protocol::host::{HostEvent, SessionContext};
@@ -138,7 +138,7 @@ impl ProviderConn {
             .flatten();
         if pairing.is_some() {
             if let Err(Error { code, message, .. }) =
-                crate::pairing::provider::external_capabilities(&h)
+                crate::pairing::external_trust::external_capabilities(&h)
             {
                 return Err(self.refuse(code, message));
             }
@@ -202,7 +202,7 @@ impl ProviderConn {
         let mut rekeyed: Option<String> = None;
         let outcome = self.with_entry(|state, id| -> Result<Option<PairingEntry>, Invalid> {
             if let Some(pid) = &c.pairing {
-                crate::pairing::provider::check_hello(state, pid, &c.session_id, &c.h.name)?;
+                crate::pairing::external_trust::check_hello(state, pid, &c.session_id, &c.h.name)?;
             }
             // Step 2: claim the identity (a valid reconnect token takes it over).
             rekeyed = crate::providers::reconnect::claim(state, id, &c.h)?;
@@ -213,7 +213,7 @@ impl ProviderConn {
             let host = register(state, &id, &c);
             self.announce(state, &id, &c, &host);
             Ok(c.pairing.as_deref().and_then(|pid| {
-                crate::pairing::provider::bound(state, pid, &c.session_id, &c.h.name)
+                crate::pairing::external_trust::bound(state, pid, &c.session_id, &c.h.name)
             }))
         });
         self.took_over(rekeyed, &c.h.name);

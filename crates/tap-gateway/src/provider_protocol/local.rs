@@ -10,7 +10,7 @@
 use super::ProviderConn;
 use crate::socket::conn::Step;
 use crate::socket::outbound::OutReceiver;
-use crate::state::provider::Trust;
+use crate::state::provider_entry::Trust;
 use crate::state::Core;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;

@@ -34,7 +34,7 @@ use crate::socket::outbound::OutReceiver;
 use crate::socket::upgrade::WsStream;
 use crate::state::call_table::CallTable;
 use crate::state::link::ProviderLink;
-use crate::state::provider::{Phase, Trust};
+use crate::state::provider_entry::{Phase, Trust};
 use crate::state::{Core, State};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -354,7 +354,7 @@ impl ProviderConn {
             ProviderMessage::SessionReady(r) => self.on_session_ready(r),
             ProviderMessage::HooksUpdate(u) => {
                 let refused = match self.trust() {
-                    Some(Trust::External) => crate::pairing::provider::hooks_update_allowed(&u).err(),
+                    Some(Trust::External) => crate::pairing::external_trust::hooks_update_allowed(&u).err(),
                     _ => None,
                 };
                 match refused {

@@ -6,7 +6,7 @@ use crate::auth::tokens;
 use crate::diagnostics::Limit;
 use crate::events::GatewayEvent;
 use crate::socket::conn::Step;
-use crate::state::provider::Trust;
+use crate::state::provider_entry::Trust;
 use tap_protocol::limits::{MAX_PAIRING_ATTEMPTS_PER_MINUTE, PAIRING_CODE_TTL};
 use tap_protocol::provider::{Auth, AuthConfirm, AuthPairing, GatewayMessage, ProviderMessage};
 use tap_protocol::ErrorCode;
@@ -40,7 +40,7 @@ impl ProviderConn {
             );
             return Step::Continue;
         }
-        let request = crate::state::pairing::Request {
+        let request = crate::state::pairing_registry::Request {
             origin: self.origin.clone(),
             remote: self.remote.to_string(),
             name,
@@ -61,7 +61,7 @@ impl ProviderConn {
         };
         // Under the lock: a deny's `error` cannot overtake the prompt.
         self.send(&GatewayMessage::AuthPairing(AuthPairing {
-            prompt: crate::pairing::provider::PROMPT.into(),
+            prompt: crate::pairing::external_trust::PROMPT.into(),
         }));
         drop(state);
         // Never log the code.
@@ -167,7 +167,7 @@ impl ProviderConn {
         }
         let entry = state
             .pairing
-            .pair(&pid, crate::state::pairing::hash_token(&token))
+            .pair(&pid, crate::state::pairing_registry::hash_token(&token))
             .expect("checked pending above");
         let id = self.admit(
             &mut state,

@@ -4,7 +4,7 @@ use super::all_binding::{targets, Absent};
 use super::ProviderConn;
 use crate::diagnostics::Limit;
 use crate::error::Error;
-use crate::state::provider::Trust;
+use crate::state::provider_entry::Trust;
 use tap_protocol::limits::MAX_STREAM_QUERY_LAST;
 use tap_protocol::provider::{GatewayMessage, StreamHistory, StreamQuery};
 use tap_protocol::ErrorCode;

@@ -21,8 +21,8 @@ use crate::error::Error;
 use crate::providers::acks::TOOLS_UPDATE;
 use crate::providers::validate::{self, Invalid};
 use crate::state::binding::PendingAck;
-use crate::state::schema::ToolList;
 use crate::state::tool_map::Claimant;
+use crate::state::tool_schema::ToolList;
 use crate::state::State;
 use std::sync::Arc;
 use tap_protocol::provider::{

@@ -5,7 +5,7 @@
 use super::validate::Invalid;
 use crate::error::Error;
 use crate::state::identity::{key, Held, Kept};
-use crate::state::provider::ProviderEntry;
+use crate::state::provider_entry::ProviderEntry;
 use crate::state::State;
 use tap_protocol::provider::Hello;
 use tap_protocol::ErrorCode;

@@ -3,7 +3,7 @@
 //! connection on the user's request.
 
 use crate::state::binding::ALL;
-use crate::state::provider::Phase;
+use crate::state::provider_entry::Phase;
 use crate::state::{Core, State};
 use std::sync::Arc;
 

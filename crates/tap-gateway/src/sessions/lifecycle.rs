@@ -4,7 +4,7 @@ use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
 use crate::socket::frame::frame;
-use crate::state::provider::Phase;
+use crate::state::provider_entry::Phase;
 use crate::state::session::{Ending, Session};
 use crate::state::{Core, State};
 use std::collections::HashMap;

@@ -12,7 +12,7 @@
 //! revision counter and the update kinds in flight.
 
 use crate::patterns::rules::CompiledRule;
-use crate::state::schema::ToolList;
+use crate::state::tool_schema::ToolList;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use tap_protocol::provider::{FilterSet, Transform};

@@ -5,7 +5,7 @@
 //! `managedBy`…), so prompts written for it keep working; this gateway's own names
 //! (`stream`, `last`, `lifespan`, `ownership`) are accepted beside them.
 
-use super::schema::ToolList;
+use super::tool_schema::ToolList;
 use crate::limits::{MAX_EMITTER_NAME_LEN, MAX_EMITTER_RULES, MAX_POST_BYTES, MAX_STREAM_ARG_LEN};
 use serde_json::json;
 use std::sync::OnceLock;

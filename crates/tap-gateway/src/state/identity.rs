@@ -5,9 +5,9 @@
 //! are never logged (claiming one is in `reconnect`). Also `persistDir` for project
 //! providers.
 
-use super::provider::Trust;
+use super::provider_entry::Trust;
 use crate::patterns::rules::CompiledRule;
-use crate::state::schema::ToolList;
+use crate::state::tool_schema::ToolList;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -14,14 +14,14 @@ pub(crate) mod identity;
 pub(crate) mod instances;
 pub(crate) mod link;
 pub(crate) mod mcp_binding;
-pub(crate) mod pairing;
+pub(crate) mod pairing_registry;
 pub(crate) mod pairing_store;
-pub(crate) mod provider;
-pub(crate) mod schema;
+pub(crate) mod provider_entry;
 pub(crate) mod session;
 pub(crate) mod tool_entry;
 pub(crate) mod tool_limits;
 pub(crate) mod tool_map;
+pub(crate) mod tool_schema;
 pub(crate) mod transforms;
 
 use crate::auth::files::GatewayFiles;
@@ -40,7 +40,7 @@ use crate::socket::slots::Pool;
 use crate::socket::upgrade::WsStream;
 use crate::state::host::HostEntry;
 use crate::state::identity::Identities;
-use crate::state::provider::ProviderEntry;
+use crate::state::provider_entry::ProviderEntry;
 use crate::state::session::Session;
 use crate::state::tool_limits::Limits;
 use crate::streams::budget::StreamControls;
@@ -120,7 +120,7 @@ pub(crate) struct State {
     pub hosts: HashMap<String, HostEntry>,
     /// Pairing requests and paired providers (under this lock with `providers`, so a
     /// revoke and a token authentication cannot interleave).
-    pub pairing: crate::state::pairing::Registry,
+    pub pairing: crate::state::pairing_registry::Registry,
     /// Prompt transforms, ambient context and pending `transform.request`s per provider.
     pub transforms: crate::state::transforms::Registry,
     /// Provider identities (`name` + `instance`) and their reconnect tokens.
@@ -182,7 +182,7 @@ impl Core {
         address: SocketAddr,
     ) -> Self {
         let pairing = crate::state::pairing_store::Store::new(&config.data_dir);
-        let remembered = crate::state::pairing::Registry::with_remembered(pairing.load());
+        let remembered = crate::state::pairing_registry::Registry::with_remembered(pairing.load());
         let events = Events::new();
         let tasks = TaskTracker::new();
         let stopping = CancellationToken::new();

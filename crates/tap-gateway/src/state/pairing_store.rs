@@ -134,7 +134,7 @@ mod tests {
 
     #[test]
     fn token_hashes_round_trip_through_hex() {
-        let hash = super::super::pairing::hash_token("ext-abc");
+        let hash = super::super::pairing_registry::hash_token("ext-abc");
         let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(record(&hex).token_hash(), Some(hash));
         assert_eq!(record(&hex[..62]).token_hash(), None);

@@ -3,8 +3,8 @@
 
 use super::instances;
 use crate::state::link::ProviderLink;
-use crate::state::provider::ProviderEntry;
-use crate::state::schema::Schema;
+use crate::state::provider_entry::ProviderEntry;
+use crate::state::tool_schema::Schema;
 use std::sync::Arc;
 use tap_protocol::provider::ToolDef;
 

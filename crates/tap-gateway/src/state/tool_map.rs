@@ -11,7 +11,7 @@ use super::instances;
 use super::session::Session;
 use super::tool_entry::{Bearer, Holder, ToolEntry, ToolKind};
 use crate::error::Error;
-use crate::state::provider::ProviderEntry;
+use crate::state::provider_entry::ProviderEntry;
 use std::borrow::Borrow;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;

@@ -1,7 +1,7 @@
 //! Connection states, read from the registry and the connection slots when asked.
 
 use crate::socket::outbound::Gauge;
-use crate::state::provider::Phase;
+use crate::state::provider_entry::Phase;
 use crate::state::Core;
 use tap_protocol::diagnostics::{
     Connections, ControlConnections, HostConnections, OutboundQueue, ProviderConnections,

@@ -5,7 +5,7 @@
 mod connections;
 pub(crate) mod diagnostics;
 
-use crate::state::provider::Trust;
+use crate::state::provider_entry::Trust;
 use crate::state::tool_entry::ToolKind;
 use crate::state::Core;
 use tap_protocol::host::{GatewayStatus, ProviderStatus, SessionStatus};

@@ -3,7 +3,7 @@
 
 use crate::request::CallError;
 use crate::state::instances;
-use crate::state::provider::ProviderEntry;
+use crate::state::provider_entry::ProviderEntry;
 use crate::state::session::Session;
 use crate::state::tool_entry::{Bearer, Holder, ToolKind};
 use crate::state::Core;
@@ -21,8 +21,8 @@ pub(crate) struct Route {
     pub failover: bool,
     /// `target` is the gateway's parameter here and is removed from the args sent.
     pub strip_target: bool,
-    /// The holder's compiled `parameters` (see `crate::state::schema`).
-    pub schema: crate::state::schema::Schema,
+    /// The holder's compiled `parameters` (see `crate::state::tool_schema`).
+    pub schema: crate::state::tool_schema::Schema,
 }
 
 /// What a call asks of the routing.
@@ -153,13 +153,15 @@ impl Route {
             Some(o) if self.strip_target && o.contains_key("target") => {
                 let mut sent = o.clone();
                 sent.shift_remove("target");
-                crate::state::schema::check(tool, &self.schema, &Json::Object(sent))
+                crate::state::tool_schema::check(tool, &self.schema, &Json::Object(sent))
             }
             // No arguments at all (an in-process caller's default) read as `{}`.
-            _ if args.is_null() => {
-                crate::state::schema::check(tool, &self.schema, &Json::Object(Default::default()))
-            }
-            _ => crate::state::schema::check(tool, &self.schema, args),
+            _ if args.is_null() => crate::state::tool_schema::check(
+                tool,
+                &self.schema,
+                &Json::Object(Default::default()),
+            ),
+            _ => crate::state::tool_schema::check(tool, &self.schema, args),
         }
     }
 }

@@ -215,3 +215,51 @@ fn architecture_doc_shows_the_table() {
         "docs/architecture.md's room table is stale: run `TAP_BLESS=1 cargo test -p tap-gateway --test rooms`"
     );
 }
+
+/// File names more than one room uses, each for the same role in parallel rooms. Any other
+/// shared name hides what a file holds: name it after what it does.
+const PARALLEL_NAMES: &[(&str, &str)] = &[
+    (
+        "api.rs",
+        "a capability's commands for the façade: emitters, pairing, settings",
+    ),
+    (
+        "auth.rs",
+        "a protocol handler's authentication: host_protocol, provider_protocol",
+    ),
+    (
+        "calls.rs",
+        "an entry point's tool calls: host_protocol, mcp",
+    ),
+    (
+        "config.rs",
+        "a room's part of tap.config.json: emitters, project",
+    ),
+    (
+        "file_result.rs",
+        "file results on the provider's socket and in the call path: provider_protocol, tools",
+    ),
+    (
+        "route.rs",
+        "where something goes: an emitter's lines (emitters), a call (tools)",
+    ),
+];
+
+#[test]
+fn no_two_files_share_a_name_unless_parallel() {
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let src = src_dir();
+    for file in scan::rust_files(&src) {
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        if name != "mod.rs" {
+            let rel = file.strip_prefix(&src).unwrap().display().to_string();
+            seen.entry(name).or_default().push(rel);
+        }
+    }
+    let shared: Vec<String> = seen
+        .into_iter()
+        .filter(|(name, paths)| paths.len() > 1 && !PARALLEL_NAMES.iter().any(|(n, _)| n == name))
+        .map(|(_, paths)| paths.join(", "))
+        .collect();
+    assert!(shared.is_empty(), "files that share a name: {shared:?}");
+}

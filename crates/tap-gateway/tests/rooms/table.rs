@@ -71,7 +71,7 @@ pub const ROOMS: &[Room] = &[
         name: "state",
         layer: State,
         imports: &["auth", "config", "diagnostics", "error", "events", "ids", "ledger", "limits", "patterns", "processes", "request", "socket", "streams", "text", "time", "trace"],
-        about: "`Core` (config, secrets, the `State` lock, services, trackers, slots) and `State` (sessions, providers, hosts, pairings, transforms, identities, concurrency limits, MCP bindings), with their data types: `session.rs`, `host.rs`, `tool_map.rs`, `tool_entry.rs`, `provider.rs`, `link.rs`, `binding.rs`, `identity.rs`, `schema.rs`, `call_table.rs`, `gates.rs`, `pairing.rs`, `transforms.rs`, `emitters/` (the live emitters, their definitions and filters), `builtin_defs.rs`",
+        about: "`Core` (config, secrets, the `State` lock, services, trackers, slots) and `State` (sessions, providers, hosts, pairings, transforms, identities, concurrency limits, MCP bindings), with their data types: `session.rs`, `host.rs`, `tool_map.rs`, `tool_entry.rs`, `provider_entry.rs`, `link.rs`, `binding.rs`, `identity.rs`, `tool_schema.rs`, `call_table.rs`, `gates.rs`, `pairing_registry.rs`, `transforms.rs`, `emitters/` (the live emitters, their definitions and filters), `builtin_defs.rs`",
     },
     Room { name: "hooks", layer: Capabilities, imports: &["patterns", "request", "socket", "state", "trace"], about: "`pre_tool_use`: hook rules and gates, fail closed" },
     Room { name: "transforms", layer: Capabilities, imports: &["state", "trace"], about: "`prompt.apply`: prompt transforms and ambient context" },

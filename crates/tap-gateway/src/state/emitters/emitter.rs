@@ -1,7 +1,7 @@
 //! One emitter: its checked definition, the token that stops it, and what it is doing now
 //! (status, counters, its newest runs), as `emitters.list` shows it.
 
-use super::filter::EventFilter;
+use super::event_filter::EventFilter;
 use super::spec::Spec;
 use crate::limits::RUNS_KEPT;
 use std::collections::VecDeque;

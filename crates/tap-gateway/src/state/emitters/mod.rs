@@ -4,7 +4,7 @@
 //! policy of a stream (`injector`). Running them is `crate::emitters`.
 
 pub(crate) mod emitter;
-pub(crate) mod filter;
+pub(crate) mod event_filter;
 pub(crate) mod injector;
 pub(crate) mod schedule;
 pub(crate) mod spec;

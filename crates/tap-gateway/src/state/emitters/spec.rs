@@ -1,7 +1,7 @@
 //! An emitter's definition, checked: from `emitters.start` (the panel, the CLI, the agent's
 //! tools) or a `tap.config.json` entry. Nothing starts unless all of it is valid.
 
-use super::filter::EventFilter;
+use super::event_filter::EventFilter;
 use crate::error::Error;
 use crate::limits::{MAX_EMITTER_NAME_LEN, MAX_EMITTER_TEXT_BYTES};
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! `hello` is refused otherwise, and forwarding checks it again.
 
 use crate::socket::frame::frame;
-use crate::state::provider::Trust;
+use crate::state::provider_entry::Trust;
 use crate::state::Core;
 use tap_protocol::host::HostSessionEvent;
 use tap_protocol::provider::{GatewayMessage, SessionEvent};

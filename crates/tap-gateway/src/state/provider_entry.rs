@@ -4,7 +4,7 @@
 use super::binding::{AllBinding, UpdateState, Updates};
 use super::link::ProviderLink;
 use crate::patterns::rules::CompiledRule;
-use crate::state::schema::ToolList;
+use crate::state::tool_schema::ToolList;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
