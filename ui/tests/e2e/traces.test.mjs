@@ -10,51 +10,9 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
 import { waitFor } from "../../../tests/js-support/wait.mjs";
-import { launchBrowser, nodeProvider, screenshot, startGateway } from "./support.mjs";
+import { launchBrowser, nodeProvider, recordFrames, screenshot, startGateway, watchIdle } from "./support.mjs";
 
 const LONG_PROVIDER = "com.example.a-provider-with-an-unusually-long-name-for-the-trace-list";
-
-/**
- * The control requests the panel sends and the events it receives, read off its WebSocket
- * (so a test can tell a refresh on an event from a poll).
- */
-function recordFrames(context) {
-  const frames = { sent: [], events: [], last: Date.now() };
-  const parse = (f) => {
-    try {
-      return JSON.parse(String(f.payload));
-    } catch {
-      return null;
-    }
-  };
-  context.on("page", (page) =>
-    page.on("websocket", (ws) => {
-      ws.on("framesent", (f) => {
-        const v = parse(f);
-        frames.last = Date.now();
-        if (v?.type === "request") frames.sent.push(v.method);
-      });
-      ws.on("framereceived", (f) => {
-        const v = parse(f);
-        frames.last = Date.now();
-        if (v?.type === "event") frames.events.push(v.event.kind);
-      });
-    }),
-  );
-  return frames;
-}
-
-/**
- * Waits until the panel has been quiet a moment, then watches it for longer than the 2 s
- * the pages used to poll at: what it asked for, and what it was told, meanwhile.
- */
-async function watchIdle(frames, ms = 2500) {
-  await waitFor(() => Date.now() - frames.last > 600, "the panel quiet");
-  const sent = frames.sent.length;
-  const events = frames.events.length;
-  await new Promise((resolve) => setTimeout(resolve, ms)); // the window observed, not a readiness wait
-  return { sent: frames.sent.slice(sent), events: frames.events.slice(events) };
-}
 
 describe("the Traces page", () => {
   let gateway, session, browser, panel, provider, frames;

@@ -64,20 +64,7 @@ pub(crate) fn load(cwd: &Path) -> Option<Result<Loaded, Unusable>> {
 }
 
 fn read(path: &Path) -> Result<Loaded, Error> {
-    check_owner(path)?;
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
-    if meta.len() > MAX_PROJECT_CONFIG_BYTES {
-        return Err(Error::new(
-            ErrorCode::InvalidJson,
-            format!(
-                "it is {} bytes; at most {MAX_PROJECT_CONFIG_BYTES} are read",
-                meta.len()
-            ),
-        ));
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
+    let bytes = read_bytes(path)?;
     let dir = path.parent().unwrap_or(Path::new("/"));
     parse(&bytes, dir).map(|(providers, problems)| Loaded {
         path: path.to_path_buf(),
@@ -89,6 +76,13 @@ fn read(path: &Path) -> Result<Loaded, Error> {
 /// The config at `path` as JSON, with the same checks as for its providers (owner, size):
 /// for the parts of it other rooms read (`emitters`).
 pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
+    let bytes = read_bytes(path)?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("it is not valid JSON: {e}")))
+}
+
+/// The file's bytes, once it is known to be the user's own and not too large to read.
+fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
     check_owner(path)?;
     let meta = std::fs::metadata(path)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
@@ -101,10 +95,8 @@ pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
             ),
         ));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("it is not valid JSON: {e}")))
+    std::fs::read(path)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("cannot read it: {e}")))
 }
 
 /// A config runs commands as the gateway's user, so it must be that user's own file: one
