@@ -229,7 +229,7 @@ export function Traces({ state, traceId }: { state: PanelState; traceId?: string
       </div>
       <div class="tail-status">
         <p class="small muted" role="status" data-testid="traces-count">
-          {loaded ? `${plural(traces.length, "trace")}${older !== undefined ? " (older ones below)" : ""} · newest first, updated live` : loading ? "Loading…" : ""}
+          {loaded ? `${plural(traces.length, "trace")}${older !== undefined ? " (older ones below)" : ""} · newest first, updated as they are recorded` : loading ? "Loading…" : ""}
         </p>
       </div>
       {error && (
