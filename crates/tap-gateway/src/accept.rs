@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 pub(crate) use crate::socket::kind::Kind;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::socket::accept";
 
 // The kind's slot pool and limit live here, with the accepting that uses them; the kind

@@ -8,8 +8,8 @@ use tap_protocol::host::{HostAuth, HostAuthOk, HostEvent};
 use tap_protocol::limits::MAX_RESUME_PENDING_CALLS;
 use tap_protocol::{ErrorCode, HOST_PROTOCOL_VERSION};
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::sessions::host_conn::auth";
 
 impl HostConn {

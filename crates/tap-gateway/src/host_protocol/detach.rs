@@ -5,8 +5,8 @@ use super::HostConn;
 use crate::sessions::lifecycle;
 use tokio_tungstenite::tungstenite::Message;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::sessions::host_conn::detach";
 
 impl HostConn {

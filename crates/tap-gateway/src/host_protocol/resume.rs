@@ -10,8 +10,8 @@ use tap_protocol::host::{HostAuthOk, HostEvent, HostToolResult, SessionTools};
 use tap_protocol::limits::HOST_RECENT_ANSWERS;
 use tap_protocol::{ErrorCode, HOST_PROTOCOL_VERSION};
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::sessions::host_conn::resume";
 
 impl HostConn {

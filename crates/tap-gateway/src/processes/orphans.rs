@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::emitters::orphans";
 
 /// The directory under `TAP_HOME` holding the records.

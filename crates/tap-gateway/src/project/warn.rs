@@ -3,8 +3,8 @@
 use crate::state::Core;
 use tap_protocol::host::{HostEvent, SessionWarning};
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::project::warn";
 
 /// Logs a problem with a session's project providers and tells the session's host.

@@ -14,8 +14,8 @@ use std::time::SystemTime;
 use tap_protocol::provider::{Auth, GatewayMessage, ProviderMessage, Sessions};
 use tap_protocol::{decode, ErrorCode};
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::connection::auth";
 
 impl ProviderConn {

@@ -11,8 +11,8 @@ use crate::tools::file_result;
 use tap_protocol::provider::{ErrorMessage, FileRef, GatewayMessage};
 use tap_protocol::ErrorCode;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::connection::file_result";
 
 impl ProviderConn {

@@ -22,8 +22,8 @@ use tap_protocol::provider::{GatewayMessage, Hello, HelloAck, LifecycleState, Se
 use tap_protocol::{ErrorCode, PROTOCOL_VERSION};
 use tokio::time::Instant;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::connection::hello";
 
 /// A `hello` that passed every check, with what it binds.

@@ -18,8 +18,8 @@ use tap_protocol::provider::{GatewayMessage, ProviderMessage};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::local";
 
 /// An in-process provider connection with internal trust; see `Gateway::connect_local`.

@@ -43,8 +43,8 @@ use tap_protocol::limits::{MAX_MESSAGE_BYTES, MAX_TOOL_RESULT_BYTES};
 use tap_protocol::provider::{ErrorMessage, GatewayMessage, ProviderMessage};
 use tap_protocol::{decode, ErrorCode};
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::connection";
 // Tokio's clock, like every other timer here, so the rebind window follows a paused test clock.
 use tokio::time::Instant;

@@ -5,8 +5,8 @@ use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
 use crate::providers::registry::detach;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::connection::teardown";
 
 impl ProviderConn {

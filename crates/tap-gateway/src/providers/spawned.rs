@@ -6,8 +6,8 @@ use crate::processes::spawn::forward_lines;
 use crate::state::Core;
 use tokio::process::Child;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::processes";
 
 /// Starts every configured provider process. A process that fails to start is logged

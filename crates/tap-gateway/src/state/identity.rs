@@ -16,8 +16,8 @@ use tap_protocol::provider::{Concurrency, Hello, Transform};
 use tap_protocol::JsonObject;
 use tokio::time::Instant;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::identity";
 
 /// `(name, instance)`; an absent instance is the empty one.

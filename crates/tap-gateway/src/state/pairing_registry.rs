@@ -16,8 +16,8 @@ use tap_protocol::pairing::{PairingEntry, PairingState};
 use tap_protocol::ErrorCode;
 use tap_protocol::JsonObject;
 
-/// The log target users' `RUST_LOG` filters and the desktop app's provider-failure
-/// detection name; kept from before this module moved (`docs/configuration.md`, "Logs").
+/// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
+/// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::pairing::registry";
 // Tokio's clock, so the attempt window follows a paused test clock.
 use tokio::time::Instant;
