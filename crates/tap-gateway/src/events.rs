@@ -8,6 +8,8 @@
 //! them never receives them.
 
 use crate::limits::{CHANGED_BUFFER, EVENT_BUFFER};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use tap_protocol::pairing::PairingEntry;
 use tokio::sync::broadcast;
 
@@ -46,6 +48,28 @@ pub(crate) enum Changed {
 pub(crate) struct Events {
     all: broadcast::Sender<GatewayEvent>,
     changed: broadcast::Sender<Changed>,
+    /// The [`ChangedReceiver`]s alive. Every finished span asks whether there is one, so
+    /// this is an atomic: the channel's own receiver count takes its lock.
+    following: Arc<AtomicUsize>,
+}
+
+/// A connection's receiver of followed changes; while it lives, changes are published.
+pub(crate) struct ChangedReceiver {
+    rx: broadcast::Receiver<Changed>,
+    following: Arc<AtomicUsize>,
+}
+
+impl ChangedReceiver {
+    /// The next change, as [`broadcast::Receiver::recv`] gives it.
+    pub async fn recv(&mut self) -> Result<Changed, broadcast::error::RecvError> {
+        self.rx.recv().await
+    }
+}
+
+impl Drop for ChangedReceiver {
+    fn drop(&mut self) {
+        self.following.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Events {
@@ -53,6 +77,7 @@ impl Events {
         Self {
             all: broadcast::channel(EVENT_BUFFER).0,
             changed: broadcast::channel(CHANGED_BUFFER).0,
+            following: Arc::default(),
         }
     }
 
@@ -74,12 +99,16 @@ impl Events {
 
     /// A receiver of every followed change from now on (a connection that follows
     /// `emitters` or `traces` holds one).
-    pub fn subscribe_changed(&self) -> broadcast::Receiver<Changed> {
-        self.changed.subscribe()
+    pub fn subscribe_changed(&self) -> ChangedReceiver {
+        self.following.fetch_add(1, Ordering::Relaxed);
+        ChangedReceiver {
+            rx: self.changed.subscribe(),
+            following: self.following.clone(),
+        }
     }
 
     /// Whether any connection follows `emitters` or `traces` now.
     pub fn changes_followed(&self) -> bool {
-        self.changed.receiver_count() > 0
+        self.following.load(Ordering::Relaxed) > 0
     }
 }

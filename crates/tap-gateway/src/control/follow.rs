@@ -11,7 +11,7 @@
 //! behind it is sent the notices of what it follows once more (they carry no data, so
 //! nothing else is owed).
 
-use crate::events::Changed;
+use crate::events::{Changed, ChangedReceiver};
 use crate::state::Core;
 use crate::streams::tail::{TailEntry, TailReceiver};
 use std::future::pending;
@@ -26,7 +26,7 @@ pub(super) struct Follows {
     /// Forward `diagnostics.changed`.
     pub diagnostics: bool,
     /// Coalesced notices (`emitters.changed`, `traces.changed`) while either is followed.
-    changed: Option<Receiver<Changed>>,
+    changed: Option<ChangedReceiver>,
     /// Which of them to forward.
     emitters: bool,
     traces: bool,
@@ -154,7 +154,7 @@ fn changed_event(changed: Changed) -> ControlEvent {
 }
 
 /// The next coalesced notice; `Err` when some were missed.
-async fn next_changed(changed: &mut Option<Receiver<Changed>>) -> Result<Changed, ()> {
+async fn next_changed(changed: &mut Option<ChangedReceiver>) -> Result<Changed, ()> {
     let Some(rx) = changed else {
         return pending().await;
     };
