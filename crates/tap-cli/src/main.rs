@@ -14,6 +14,10 @@ mod env_cmd;
 mod gateway_cmd;
 mod idle_exit;
 mod mcp_cmd;
+mod mcp_servers_args;
+mod mcp_servers_cmd;
+mod mcp_servers_file;
+mod mcp_servers_show;
 mod output;
 mod pairing_cmd;
 mod prompt_cmd;
@@ -128,7 +132,8 @@ enum Command {
     },
     /// Be an MCP server on stdin/stdout whose tools are a gateway session's (what MCP
     /// clients launch); the running gateway does the work. `tap mcp config` prints a
-    /// client's configuration for it.
+    /// client's configuration for it; `tap mcp add|list|…` manage the MCP servers the
+    /// gateway runs as providers (docs/mcp-servers.md).
     #[command(args_conflicts_with_subcommands = true)]
     Mcp {
         #[command(subcommand)]
@@ -195,6 +200,8 @@ enum McpCommand {
         #[arg(long)]
         http: bool,
     },
+    #[command(flatten)]
+    Servers(mcp_servers_args::ServersCommand),
 }
 
 #[derive(Subcommand)]
@@ -487,6 +494,10 @@ fn main() -> ExitCode {
                     }),
                 ..
             } => mcp_cmd::config(&home, client, &session, http),
+            Command::Mcp {
+                command: Some(McpCommand::Servers(command)),
+                ..
+            } => mcp_servers_cmd::run(&home, command).await,
         }
     })
 }
