@@ -14,6 +14,7 @@ mod history_cli;
 mod history_kill;
 mod idle_exit;
 mod mcp_cli;
+mod mcp_servers_cli;
 mod multi_instance_cli;
 mod newcomer_cli;
 mod pairing_cli;
