@@ -16,7 +16,9 @@ use std::process::ExitCode;
 use tap_client::{ControlClient, Discovery};
 use tap_gateway::mcp_servers::config::{self, KEY};
 use tap_protocol::control::{ControlCall, Empty};
-use tap_protocol::mcp_servers::{McpScope, McpServerInfo, McpServerRef, McpServersList};
+use tap_protocol::mcp_servers::{
+    McpScope, McpServerInfo, McpServerRef, McpServerState, McpServersList,
+};
 
 /// Runs one of these commands.
 pub async fn run(home: &Path, command: ServersCommand) -> ExitCode {
@@ -137,21 +139,50 @@ async fn apply(home: &Path, file: &ConfigFile, name: &str) {
         }
     };
     warn_all(&list.warnings);
-    match list
-        .servers
-        .iter()
-        .find(|s| s.scope == McpScope::User && s.name == name)
+    let user = |list: McpServersList| {
+        list.servers
+            .into_iter()
+            .find(|s| s.scope == McpScope::User && s.name == name)
+    };
+    let Some(mut info) = user(list) else {
+        match file.entry(name).ok().flatten() {
+            Some(_) => println!("The gateway reloaded the file but does not run {name}: see the warnings above, or `tap mcp list`."),
+            None => println!("The gateway stopped it."),
+        }
+        return;
+    };
+    // The reload answers before a started server is ready: wait a little for where it
+    // lands (an eager server leaves `stopped` too), so the answer is ready or why not.
+    let eager = file
+        .entry(name)
+        .ok()
+        .flatten()
+        .and_then(|e| config::parse_entry(name, e).ok())
+        .is_some_and(|(spec, _)| spec.startup == config::Startup::Eager);
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    while (info.state == McpServerState::Starting
+        || (info.state == McpServerState::Stopped && eager))
+        && tokio::time::Instant::now() < deadline
     {
-        Some(info) => {
-            warn_all(&info.warnings);
-            println!("The gateway: {name} is {}.", state_line(info));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        match client
+            .call::<McpServersList>(ControlCall::McpServersList(Empty {}))
+            .await
+            .map(user)
+        {
+            Ok(Some(now)) => info = now,
+            _ => break,
         }
-        None if file.entry(name).ok().flatten().is_some() => {
-            println!("The gateway reloaded the file but does not list {name}: see the warnings above, or `tap mcp list`.")
-        }
-        None => println!("The gateway stopped it."),
+    }
+    warn_all(&info.warnings);
+    println!("The gateway: {name} is {}.", state_line(&info));
+    if info.state == McpServerState::Starting {
+        println!("(`tap mcp list` shows when it is ready.)");
     }
 }
+
+/// How long `add` and the other edits wait for a started server to be ready.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
 
 // ---------------------------------------------------------------------- finding a server
 
