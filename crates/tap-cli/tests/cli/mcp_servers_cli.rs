@@ -1,10 +1,12 @@
 //! `tap mcp add|list|get|remove|enable|disable|tools` (docs/mcp-servers.md) on real files:
 //! the real `tap` binary with a temporary TAP_HOME (the user scope's `mcp.json`) run in a
-//! temporary workspace (the project scope's `tap.config.json`), no gateway running.
+//! temporary workspace (the project scope's `tap.config.json`); then against a real
+//! `tap gateway` child running the MCP server fixtures of `tests/mcp/servers/`.
 
-use crate::common::{run, tap_command, CliOut};
+use crate::common::{eventually, repo_root, run, tap_command, CliOut, GatewayProcess};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use tap_testkit::test_python;
 
 /// A TAP_HOME and a workspace directory to run `tap` in.
 struct Workspace {
@@ -482,4 +484,174 @@ async fn env_and_header_values_are_never_printed() {
     // They are in the file, which only its owner can read.
     let text = std::fs::read_to_string(w.user_file()).unwrap();
     assert!(text.contains("s3cret-env") && text.contains("s3cret-hdr2"));
+}
+
+// ------------------------------------------------------------------ with a gateway running
+
+/// `tap ARGS` against `gw`, run in its directory (no workspace's `tap.config.json`).
+async fn live(gw: &GatewayProcess, args: &[&str]) -> CliOut {
+    let mut cmd = gw.tap();
+    cmd.current_dir(gw.dir.path()).args(args);
+    run(cmd).await
+}
+
+async fn live_ok(gw: &GatewayProcess, args: &[&str]) -> CliOut {
+    let out = live(gw, args).await;
+    assert_eq!(out.code(), Some(0), "tap {args:?}: {out:?}");
+    out
+}
+
+/// The server `name` in `tap mcp list --json`, once `pred` holds for it.
+async fn listed_when(gw: &GatewayProcess, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    eventually(&format!("{name} in tap mcp list"), || async {
+        let list = live_ok(gw, &["mcp", "list", "--json"]).await.json();
+        list.as_array()?
+            .iter()
+            .find(|s| s["name"] == name && pred(s))
+            .cloned()
+    })
+    .await
+}
+
+fn fixture(file: &str) -> String {
+    repo_root()
+        .join("tests/mcp/servers")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_reach_the_running_gateway_and_list_shows_what_it_runs() {
+    let gw = GatewayProcess::start().await;
+    let python = test_python();
+    let good = fixture("good.py");
+    let mut printed = Vec::new();
+
+    let out = live_ok(&gw, &["mcp", "list"]).await;
+    assert!(out.stdout.contains("No MCP servers"), "{out:?}");
+    let out = live_ok(
+        &gw,
+        &[
+            "mcp",
+            "add",
+            "-e",
+            "GOOD_SECRET=s3cret",
+            "good",
+            "--",
+            &python,
+            &good,
+        ],
+    )
+    .await;
+    assert!(out.stdout.contains("The gateway: good is ready"), "{out:?}");
+    printed.push(out);
+
+    let info = listed_when(&gw, "good", |s| s["state"] == "ready").await;
+    assert_eq!(info["scope"], "user");
+    assert_eq!(info["transport"], "stdio");
+    assert_eq!(info["secretNames"], json!(["GOOD_SECRET"]));
+    assert!(info["pid"].is_u64(), "{info}");
+    assert!(
+        info["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("good__echo")),
+        "{info}"
+    );
+    let table = live_ok(&gw, &["mcp", "list"]).await.stdout;
+    assert!(table.contains("ready") && table.contains("good"), "{table}");
+    printed.push(live_ok(&gw, &["mcp", "get", "good"]).await);
+    printed.push(live_ok(&gw, &["mcp", "get", "good", "--json"]).await);
+
+    // Its stderr, as the gateway keeps it.
+    eventually("good's stderr line", || async {
+        let out = live_ok(&gw, &["mcp", "logs", "good"]).await;
+        out.stdout.contains("good: ready").then_some(())
+    })
+    .await;
+
+    // A tool turned off leaves the sessions' list; restart gives a new process.
+    printed.push(live_ok(&gw, &["mcp", "tools", "good", "--disable", "good__fails"]).await);
+    let info = listed_when(&gw, "good", |s| {
+        s["state"] == "ready"
+            && !s["tools"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("good__fails"))
+    })
+    .await;
+    let tools = live_ok(&gw, &["mcp", "tools", "good", "--json"])
+        .await
+        .json();
+    assert_eq!(tools["disabledTools"], json!(["fails"]));
+    assert_eq!(tools["tools"], info["tools"]);
+    let out = live_ok(&gw, &["mcp", "restart", "good"]).await;
+    assert!(
+        out.stdout.contains("Restarted MCP server 'good'"),
+        "{out:?}"
+    );
+    let pid = info["pid"].clone();
+    listed_when(&gw, "good", |s| s["state"] == "ready" && s["pid"] != pid).await;
+
+    // disable stops it, enable starts it again, remove takes it away.
+    printed.push(live_ok(&gw, &["mcp", "disable", "good"]).await);
+    listed_when(&gw, "good", |s| s["state"] == "disabled").await;
+    printed.push(live_ok(&gw, &["mcp", "enable", "good"]).await);
+    listed_when(&gw, "good", |s| s["state"] == "ready").await;
+    let out = live_ok(&gw, &["mcp", "remove", "good"]).await;
+    assert!(out.stdout.contains("The gateway stopped it"), "{out:?}");
+    assert_eq!(
+        live_ok(&gw, &["mcp", "list", "--json"]).await.json(),
+        json!([])
+    );
+    let out = live(&gw, &["mcp", "logs", "good"]).await;
+    assert_eq!(out.code(), Some(1), "{out:?}");
+    assert_eq!(out.json()["errorCode"], "NOT_FOUND");
+
+    let all: String = printed
+        .iter()
+        .map(|o| format!("{}\n{}", o.stdout, o.stderr))
+        .collect();
+    assert!(!all.contains("s3cret"), "a secret was printed:\n{all}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_fails_shows_its_error_and_stderr() {
+    let gw = GatewayProcess::start().await;
+    let out = live_ok(
+        &gw,
+        &[
+            "mcp",
+            "add",
+            "exits",
+            "--",
+            &test_python(),
+            &fixture("exits.py"),
+        ],
+    )
+    .await;
+    assert!(out.stdout.contains("last error"), "{out:?}");
+    let info = listed_when(&gw, "exits", |s| s["lastError"].is_string()).await;
+    assert_ne!(info["state"], "ready");
+    let table = live_ok(&gw, &["mcp", "list"]).await.stdout;
+    assert!(
+        table.contains("exit"),
+        "the last error is in the table: {table}"
+    );
+    eventually("exits' stderr", || async {
+        let out = live_ok(&gw, &["mcp", "logs", "exits"]).await;
+        out.stdout.contains("failing on purpose").then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_and_logs_need_a_running_gateway() {
+    let w = Workspace::new();
+    w.ok(&["mcp", "add", "a", "--", "x"]).await;
+    for args in [&["mcp", "restart", "a"][..], &["mcp", "logs", "a"]] {
+        let msg = w.refused(args, "DISCONNECTED").await;
+        assert!(msg.contains("no gateway is running"), "{msg}");
+    }
 }
