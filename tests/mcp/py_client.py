@@ -63,6 +63,8 @@ def content_of(result):
         elif kind == "resource":
             res = block.resource
             out.append({"type": "resource", "uri": str(res.uri), "text": getattr(res, "text", None)})
+        elif kind in ("image", "audio"):
+            out.append({"type": kind, "mimeType": block.mime_type, "bytes": len(block.data)})
         else:
             out.append({"type": str(kind)})
     return out
@@ -127,7 +129,10 @@ async def main():
                 elif op == "tools":
                     result = await client.list_tools(cache_mode="bypass")
                     emit(op="tools", names=[t.name for t in result.tools],
-                         schemas={t.name: t.input_schema for t in result.tools})
+                         schemas={t.name: t.input_schema for t in result.tools},
+                         annotations={t.name: t.annotations.model_dump(by_alias=True, exclude_none=True)
+                                      for t in result.tools if t.annotations},
+                         outputSchemas={t.name: t.output_schema for t in result.tools if t.output_schema})
                 elif op == "call":
                     tg.start_soon(run_call, client, cmd, calls)
                 elif op == "cancel":

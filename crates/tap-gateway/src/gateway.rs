@@ -40,11 +40,37 @@ fn history(e: rusqlite::Error) -> Error {
 #[derive(Clone)]
 pub struct Gateway {
     core: Arc<Core>,
+    mcp_servers: Arc<crate::mcp_servers::McpHub>,
 }
 
 impl Gateway {
     pub(crate) fn new(core: Arc<Core>) -> Self {
-        Self { core }
+        let mcp_servers = crate::mcp_servers::McpHub::new(core.clone());
+        Self { core, mcp_servers }
+    }
+
+    /// Starts the user's MCP servers and follows sessions for their project servers;
+    /// once, when the gateway listens.
+    pub(crate) fn start_mcp_servers(&self) {
+        self.mcp_servers.start();
+    }
+
+    /// MCP servers with their state (`mcpServers.list`).
+    pub fn mcp_servers_list(&self) -> tap_protocol::mcp_servers::McpServersList {
+        self.mcp_servers.list()
+    }
+
+    /// Applies `$TAP_HOME/mcp.json` again (`mcpServers.reload`).
+    pub fn mcp_servers_reload(&self) -> tap_protocol::mcp_servers::McpServersList {
+        self.mcp_servers.reload()
+    }
+
+    /// Restarts one MCP server (`mcpServers.restart`).
+    pub fn mcp_servers_restart(
+        &self,
+        which: &tap_protocol::mcp_servers::McpServerRef,
+    ) -> Result<tap_protocol::mcp_servers::McpServerInfo, Error> {
+        self.mcp_servers.restart(which)
     }
 
     /// The engine behind the façade, for the socket handlers the server starts.

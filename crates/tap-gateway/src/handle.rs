@@ -50,6 +50,7 @@ impl GatewayHandle {
         let server = tokio::spawn(crate::server::serve(listener, gateway.clone()));
         tracing::info!(%address, "gateway listening");
         crate::providers::spawned::spawn_configured(&core);
+        gateway.start_mcp_servers();
         spawn_retention(&core);
         Ok(Self { gateway, server })
     }

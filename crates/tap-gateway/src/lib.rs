@@ -48,6 +48,8 @@ mod ledger;
 mod limits;
 pub mod logs;
 mod mcp;
+/// MCP servers as providers: the `mcpServers` configuration (`config`) is public for `tap mcp add`.
+pub mod mcp_servers;
 mod pairing;
 mod patterns;
 mod processes;

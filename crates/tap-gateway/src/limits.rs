@@ -226,3 +226,20 @@ pub(crate) const RMCP_TOUCH_INTERVAL: Duration =
 /// File results up to this size are embedded in the result besides the link, so a client
 /// that cannot read `file://` links still gets them.
 pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;
+
+// ---------------------------------------------------------------- mcp_servers
+
+/// MCP servers one file may configure.
+pub(crate) const MAX_MCP_SERVERS: usize = 64;
+/// A server's name (also its tools' default prefix).
+pub(crate) const MAX_MCP_SERVER_NAME_LEN: usize = 32;
+/// How long a server may take to answer `initialize` (a stdio server's start included:
+/// `npx` fetching a package on first use takes seconds).
+pub(crate) const MCP_INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a server may take to list its tools (every page).
+pub(crate) const MCP_LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// stderr lines kept per server for `tap mcp logs` and the panel.
+pub(crate) const MCP_STDERR_TAIL_LINES: usize = 50;
+/// How long a server whose connection closed is given to exit, so the user is told its
+/// exit status rather than "connection closed".
+pub(crate) const MCP_EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);

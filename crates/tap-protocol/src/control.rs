@@ -223,6 +223,14 @@ control_methods! {
     EmittersRuns(emitters_runs) = "emitters.runs" (crate::emitters::EmitterRef) -> crate::emitters::EmitterRuns;
     /// Which rule of an EventFilter matches a line, and the outcome.
     EmittersTestFilter(emitters_test_filter) = "emitters.testFilter" (crate::emitters::FilterTest) -> crate::emitters::FilterTestResult;
+    /// MCP servers: the user's (`$TAP_HOME/mcp.json`) and the project servers of live
+    /// sessions, with state, pid, tools and last error.
+    McpServersList(mcp_servers_list) = "mcpServers.list" (Empty) -> crate::mcp_servers::McpServersList;
+    /// Reads `$TAP_HOME/mcp.json` again: starts added servers, stops removed and disabled
+    /// ones, restarts changed ones. `tap mcp add|remove|enable|disable` call it.
+    McpServersReload(mcp_servers_reload) = "mcpServers.reload" (Empty) -> crate::mcp_servers::McpServersList;
+    /// Restarts one server now (a parked one too), resetting its failure count.
+    McpServersRestart(mcp_servers_restart) = "mcpServers.restart" (crate::mcp_servers::McpServerRef) -> crate::mcp_servers::McpServerInfo;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

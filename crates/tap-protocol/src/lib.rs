@@ -7,6 +7,7 @@
 //! - [`control`]: the control plane (`ws://127.0.0.1:9400/control`) of the panel and `tap pairing`,
 //!   with what it shows: [`diagnostics`], [`logs`], [`settings`].
 //! - [`emitters`]: background commands and scheduled prompts feeding streams.
+//! - [`mcp_servers`]: MCP servers the gateway runs as providers.
 //! - [`ledger`]: what the gateway keeps (stream events, traces, sessions) and how it is
 //!   browsed.
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
@@ -27,6 +28,7 @@ mod json_text;
 pub mod ledger;
 pub mod limits;
 pub mod logs;
+pub mod mcp_servers;
 pub mod pairing;
 pub mod provider;
 pub mod settings;

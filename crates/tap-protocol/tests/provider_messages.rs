@@ -39,6 +39,7 @@ fn tool(name: &str, description: &str, parameters: Value, timeout: Option<u64>) 
         description: description.into(),
         parameters: parameters.into(),
         timeout,
+        ..Default::default()
     }
 }
 

@@ -136,6 +136,7 @@ impl Tool {
                 description: description.into(),
                 parameters: parameters.into(),
                 timeout: None,
+                ..Default::default()
             },
             handler: Arc::new(move |args, ctx| {
                 let answer = handler(args, ctx);

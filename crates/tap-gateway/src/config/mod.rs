@@ -28,8 +28,12 @@ pub struct GatewayConfig {
     pub toolset_debounce: Duration,
     /// Provider processes to start once the gateway listens.
     pub spawn: Vec<SpawnSpec>,
-    /// How crashed project providers (a session's `tap.config.json`) are restarted.
+    /// How crashed project providers (a session's `tap.config.json`) and MCP servers are
+    /// restarted, and after how many quick failures an MCP server is parked.
     pub project_restart: RestartPolicy,
+    /// How long an MCP server may take to start and answer `initialize`
+    /// (`crate::limits::MCP_INITIALIZE_TIMEOUT`; tests shorten it).
+    pub mcp_initialize_timeout: Duration,
     /// A built panel on disk (the `dist/` of `ui/`, `TAP_UI_DIR`): `GET /` serves its
     /// `index.html` and `GET /assets/…` its `assets/`. An override: when set,
     /// `embedded_panel` is not used, and a directory without `index.html` means no panel.
@@ -120,6 +124,7 @@ impl GatewayConfig {
             toolset_debounce: limits::TOOLSET_DEBOUNCE,
             spawn: Vec::new(),
             project_restart: RestartPolicy::default(),
+            mcp_initialize_timeout: crate::limits::MCP_INITIALIZE_TIMEOUT,
             ui_dir: None,
             embedded_panel: None,
             logs: None,

@@ -22,6 +22,7 @@ use tap_protocol::ledger::{
     EventsListParams, EventsPage, LedgerSessions, Trace, TraceRef, TracesList, TracesListParams,
 };
 use tap_protocol::logs::{LogsParams, LogsRecent};
+use tap_protocol::mcp_servers::{McpServerInfo, McpServerRef, McpServersList};
 use tap_protocol::settings::{SettingsPatch, SettingsResult};
 use tap_protocol::ErrorCode;
 
@@ -216,6 +217,18 @@ impl ControlHandler for Methods<'_> {
 
     fn ledger_sessions(&mut self, _: Empty) -> Answer<LedgerSessions> {
         self.gw.ledger_sessions().map_err(ControlError::from)
+    }
+
+    fn mcp_servers_list(&mut self, _: Empty) -> Answer<McpServersList> {
+        Ok(self.gw.mcp_servers_list())
+    }
+
+    fn mcp_servers_reload(&mut self, _: Empty) -> Answer<McpServersList> {
+        Ok(self.gw.mcp_servers_reload())
+    }
+
+    fn mcp_servers_restart(&mut self, p: McpServerRef) -> Answer<McpServerInfo> {
+        self.gw.mcp_servers_restart(&p).map_err(ControlError::from)
     }
 
     fn emitters_list(&mut self, p: EmittersListParams) -> Answer<EmittersList> {

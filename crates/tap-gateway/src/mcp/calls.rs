@@ -44,12 +44,12 @@ pub(crate) async fn call(
     let args = Json::Object(request.arguments.unwrap_or_default());
     // An unknown tool is a protocol error (MCP: "Unknown tools" → invalid params), not a
     // tool failure the model should read.
-    if !super::tools::exists(core, binding, &name)? {
+    let Some(mcp_result) = super::tools::exists(core, binding, &name)? else {
         return Err(McpError::invalid_params(
             format!("Unknown tool '{name}' in session '{}'", binding.session_id),
             None,
         ));
-    }
+    };
     // OpenTelemetry's convention for MCP: the client's trace context in the request's
     // `_meta.traceparent`.
     let traceparent = context
@@ -105,6 +105,7 @@ pub(crate) async fn call(
     .await;
     traced::end(root, &outcome);
     Ok(match outcome {
+        Ok(data) if mcp_result => content::passed_through(data, context_text),
         Ok(data) => content::success(data, context_text),
         Err(e) => content::failure(&e.code.to_string(), &e.message),
     })

@@ -25,6 +25,24 @@ pub(crate) fn success(data: Json, context: Option<String>) -> CallToolResult {
     result
 }
 
+/// The result of a tool whose provider answers MCP results (an MCP server's): unchanged,
+/// every content block, `structuredContent` and `isError` as the server sent them; hook
+/// context is added as one more text block. Data that is not an MCP result (a transform
+/// rewrote it) is shown as any provider's.
+pub(crate) fn passed_through(data: Json, context: Option<String>) -> CallToolResult {
+    match serde_json::from_value::<CallToolResult>(data.clone()) {
+        Ok(mut result) => {
+            if let Some(c) = context {
+                result
+                    .content
+                    .push(ContentBlock::text(format!("Context from hook rules: {c}")));
+            }
+            result
+        }
+        Err(_) => success(data, context),
+    }
+}
+
 pub(crate) fn failure(code: &str, message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(format!("{code}: {message}"))])
 }

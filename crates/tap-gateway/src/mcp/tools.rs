@@ -15,19 +15,40 @@ pub(crate) fn list(core: &Core, binding: &Binding) -> Result<Vec<Tool>, McpError
         let session = state
             .live_session(&binding.session_id)
             .map_err(gateway_error)?;
-        session.host_tools(core.config.default_tool_timeout)
+        let tools = session.host_tools(core.config.default_tool_timeout);
+        tools
+            .into_iter()
+            .map(|t| {
+                let def = session.tools.get(&t.name).map(|e| e.def.clone());
+                (t, def)
+            })
+            .collect::<Vec<_>>()
     };
     let mut tools: Vec<Tool> = Vec::with_capacity(host_tools.len());
-    for t in host_tools {
+    for (t, def) in host_tools {
         let description = match t.description.is_empty() {
             true => format!("({})", t.provider),
             false => t.description,
         };
-        tools.push(Tool::new(
-            t.name,
-            description,
-            object(t.parameters.to_value()),
-        ));
+        let mut tool = Tool::new(t.name, description, object(t.parameters.to_value()));
+        if let Some(def) = def {
+            // What an MCP server (or any provider) declared beyond the spec's fields goes
+            // back to MCP clients as it came.
+            if let Some(title) = &def.title {
+                tool = tool.with_title(title.clone());
+            }
+            if let Some(a) = def
+                .annotations
+                .as_ref()
+                .and_then(|a| serde_json::from_value(Json::Object(a.clone())).ok())
+            {
+                tool = tool.with_annotations(a);
+            }
+            if let Some(schema) = &def.output_schema {
+                tool.output_schema = Some(Arc::new(schema.clone()));
+            }
+        }
+        tools.push(tool);
     }
     Ok(tools)
 }
@@ -45,11 +66,15 @@ fn object(schema: Json) -> Arc<JsonObject> {
     Arc::new(schema)
 }
 
-/// Whether `name` is in the session's tool set.
-pub(crate) fn exists(core: &Core, binding: &Binding, name: &str) -> Result<bool, McpError> {
+/// Whether `name` is in the session's tool set (`None`: it is not), and whether its
+/// results are MCP results to pass through unchanged.
+pub(crate) fn exists(core: &Core, binding: &Binding, name: &str) -> Result<Option<bool>, McpError> {
     let state = core.state();
     let session = state
         .live_session(&binding.session_id)
         .map_err(gateway_error)?;
-    Ok(session.tools.contains_key(name))
+    Ok(session
+        .tools
+        .get(name)
+        .map(|e| e.def.result_format == Some(tap_protocol::provider::ResultFormat::Mcp)))
 }

@@ -32,6 +32,18 @@ pub struct LocalProvider {
     kill: CancellationToken,
 }
 
+/// Sends messages for a [`LocalProvider`] from another task.
+#[derive(Clone)]
+pub(crate) struct LocalSender(mpsc::UnboundedSender<Vec<u8>>);
+
+impl LocalSender {
+    /// As [`LocalProvider::send`].
+    pub(crate) fn send(&self, msg: &ProviderMessage) -> Result<(), LocalClosed> {
+        let bytes = serde_json::to_vec(msg).expect("protocol types serialize");
+        self.0.send(bytes).map_err(|_| LocalClosed)
+    }
+}
+
 /// The gateway closed the local connection (after `goodbye`, a fatal error, or its stop).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the local provider connection is closed")]
@@ -85,6 +97,12 @@ impl LocalProvider {
     pub fn send(&self, msg: &ProviderMessage) -> Result<(), LocalClosed> {
         let bytes = serde_json::to_vec(msg).expect("protocol types serialize");
         self.to_gateway.send(bytes).map_err(|_| LocalClosed)
+    }
+
+    /// A handle that sends for this connection from other tasks (an MCP server's calls
+    /// answer on their own tasks); it does not keep the connection open.
+    pub(crate) fn sender(&self) -> LocalSender {
+        LocalSender(self.to_gateway.clone())
     }
 
     /// Sends a message given as JSON, checked exactly as a socket frame would be (an

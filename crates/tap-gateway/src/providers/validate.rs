@@ -178,6 +178,7 @@ mod tests {
             description: String::new(),
             parameters: json!({}).into(),
             timeout: None,
+            ..Default::default()
         }
     }
 

@@ -98,6 +98,7 @@ pub(crate) fn all() -> Vec<ToolDef> {
         description: description.to_string(),
         parameters: parameters.into(),
         timeout: None,
+        ..Default::default()
     };
     let mut defs = vec![
         def(

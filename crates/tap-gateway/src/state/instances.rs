@@ -142,6 +142,7 @@ pub(crate) fn list_tool_def(tool: &str, provider: &str) -> ToolDef {
         ),
         parameters: serde_json::json!({"type": "object", "properties": {}}).into(),
         timeout: None,
+        ..Default::default()
     }
 }
 

@@ -181,6 +181,7 @@ mod tests {
             description: String::new(),
             parameters: parameters.into(),
             timeout: None,
+            ..Default::default()
         }
     }
 

@@ -29,6 +29,7 @@ mod identity;
 mod key_order;
 mod malformed_results;
 mod mcp;
+mod mcp_servers;
 mod multi_instance;
 mod otlp_export;
 mod pairing;

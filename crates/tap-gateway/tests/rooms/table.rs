@@ -61,7 +61,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "processes", layer: Infrastructure, imports: &["limits"], about: "child processes: `spawn.rs` (provider processes: environment, process group, stop), `command.rs` (an emitter's `bash -lc` and its lines), `orphans.rs` (groups a killed gateway left), `restart.rs` (backoff)" },
     Room { name: "auth", layer: Infrastructure, imports: &["error"], about: "tokens, the 0600 files, login codes, the one `Origin` check" },
     Room { name: "logs", layer: Infrastructure, imports: &["limits", "time"], about: "the log buffer the panel reads, redaction of secrets" },
-    Room { name: "config", layer: Infrastructure, imports: &["logs", "processes"], about: "`GatewayConfig`, `OutboundLimits`, where the panel comes from (`panel_source.rs`, `embedded_panel.rs`)" },
+    Room { name: "config", layer: Infrastructure, imports: &["limits", "logs", "processes"], about: "`GatewayConfig`, `OutboundLimits`, where the panel comes from (`panel_source.rs`, `embedded_panel.rs`)" },
     Room { name: "ledger", layer: Services, imports: &["error", "ids", "limits", "time"], about: "the history database: records, the writer thread, schema, retention, reads, full-text search" },
     Room { name: "diagnostics", layer: Services, imports: &["events", "ledger", "limits", "text", "time"], about: "`Recorder` (error and limit counters, failures), the `Limit` list, the throttled change events" },
     Room { name: "trace", layer: Services, imports: &["diagnostics", "error", "ids", "ledger", "limits"], about: "spans with W3C trace context, OTLP export" },
@@ -92,6 +92,12 @@ pub const ROOMS: &[Room] = &[
         about: "the provider protocol handler (TAP Provider Interface v2): auth, pairing, `hello`, pushes, streams, updates, results, teardown; `local.rs` (in-process providers)",
     },
     Room {
+        name: "mcp_servers",
+        layer: EntryPoints,
+        imports: &["error", "events", "ids", "limits", "processes", "project", "provider_protocol", "state", "time"],
+        about: "MCP servers as providers: `mcpServers` (`config.rs`), which run (`hub.rs`), each one's life (`supervise.rs`), reaching it (`connect.rs`, `client.rs`), a run as an in-process provider (`bridge.rs`, `catalog.rs`, `naming.rs`)",
+    },
+    Room {
         name: "host_protocol",
         layer: EntryPoints,
         imports: &["accept", "auth", "config", "diagnostics", "error", "hooks", "ids", "ledger", "limits", "request", "sessions", "socket", "state", "status", "tools", "transforms"],
@@ -100,7 +106,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "gateway",
         layer: EntryPoints,
-        imports: &["auth", "config", "emitters", "error", "events", "hooks", "ledger", "pairing", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
+        imports: &["auth", "config", "emitters", "error", "events", "hooks", "ledger", "mcp_servers", "pairing", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
         about: "`Gateway`: the public engine API, a façade over the capabilities",
     },
     Room { name: "mcp", layer: EntryPoints, imports: &["accept", "auth", "diagnostics", "error", "hooks", "ids", "limits", "request", "sessions", "socket", "state", "tools", "transforms"], about: "the MCP facade: Streamable HTTP and `tap mcp` over a WebSocket, one binding per session" },

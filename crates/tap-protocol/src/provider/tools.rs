@@ -18,6 +18,54 @@ pub struct ToolDef {
     /// Per-call timeout in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
+    /// A human title (MCP's `title`). This and the fields below are additions to the spec
+    /// (providers ignore unknown fields, the gateway accepts their absence): an MCP server's
+    /// tool keeps them on its way to MCP clients, and any provider may declare them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// MCP tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+    /// `openWorldHint`, `title`), as the server gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<crate::JsonObject>,
+    /// JSON Schema of the tool's structured result (MCP's `outputSchema`).
+    #[serde(
+        default,
+        rename = "outputSchema",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub output_schema: Option<crate::JsonObject>,
+    /// How the tool's `tool.result.data` is to be read: absent for any value, `"mcp"`
+    /// when it is an MCP `CallToolResult` (`content`, `structuredContent`, `isError`),
+    /// which MCP clients then receive unchanged.
+    #[serde(
+        default,
+        rename = "resultFormat",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_format: Option<ResultFormat>,
+}
+
+impl Default for ToolDef {
+    fn default() -> Self {
+        ToolDef {
+            name: String::new(),
+            description: String::new(),
+            parameters: JsonText::empty_object(),
+            timeout: None,
+            title: None,
+            annotations: None,
+            output_schema: None,
+            result_format: None,
+        }
+    }
+}
+
+/// `ToolDef.resultFormat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultFormat {
+    /// `data` is an MCP `CallToolResult`.
+    Mcp,
 }
 
 /// `hello.concurrency`.

@@ -1,0 +1,431 @@
+//! One run of a server: it is reached and initialized, then it is an in-process provider
+//! (`provider_protocol::local`) like any other: its tools go through `hello` and
+//! `tools.update` into the sessions' tool maps, and the gateway's `tool.call`s come back
+//! here to become MCP `tools/call`s. Hooks, gates, concurrency, timeouts and traces are
+//! the call path's, unchanged: this is a translator, not a second path.
+
+use super::catalog::Catalog;
+use super::client::Note;
+use super::connect::{self, Connection, LOG_TARGET};
+use super::server::Server;
+use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT};
+use crate::provider_protocol::local::LocalProvider;
+use crate::state::Core;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    LoggingLevel, ProgressToken, RequestMetaObject, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, ServiceError};
+use rmcp::{Peer, RoleClient};
+use serde_json::json;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use tap_protocol::mcp_servers::McpServerState;
+use tap_protocol::provider::{
+    GatewayMessage, LifecycleState, ProviderMessage, SessionRef, ToolCall, ToolProgress,
+    ToolResult, ToolsUpdate,
+};
+use tap_protocol::{ErrorCode, Json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// How a run ended.
+pub(crate) enum Ended {
+    /// Stopped for good (removed, its session ended, the gateway stops).
+    Stopped,
+    /// The user asked for a restart.
+    Restart,
+    /// It failed; the reason in words.
+    Failed(String),
+}
+
+/// Calls in flight: their cancellation, and which call a progress token belongs to.
+#[derive(Default)]
+struct InFlight {
+    cancels: HashMap<String, CancellationToken>,
+    progress: HashMap<ProgressToken, String>,
+}
+
+pub(crate) async fn run_once(core: &Arc<Core>, server: &Arc<Server>, roots: Vec<String>) -> Ended {
+    let (notes_tx, mut notes) = mpsc::unbounded_channel();
+    let opened = tokio::select! {
+        _ = server.stop.cancelled() => return Ended::Stopped,
+        opened = connect::open(core, server, notes_tx, roots) => opened,
+    };
+    let mut conn = match opened {
+        Ok(conn) => conn,
+        Err(why) => return Ended::Failed(why),
+    };
+    let ended = serve(core, server, &mut conn, &mut notes).await;
+    conn.close().await;
+    ended
+}
+
+async fn serve(
+    core: &Arc<Core>,
+    server: &Arc<Server>,
+    conn: &mut Connection,
+    notes: &mut mpsc::UnboundedReceiver<Note>,
+) -> Ended {
+    let peer = conn.service.peer().clone();
+    let info = conn.service.peer_info().and_then(|i| {
+        i.server_info
+            .as_ref()
+            .map(|s| format!("{} {}", s.name, s.version))
+    });
+    let mut catalog = match list(server, &peer).await {
+        Ok(c) => c,
+        Err(why) => return Ended::Failed(why),
+    };
+    let mut local = crate::provider_protocol::local::connect(core);
+    let provider_id = local.provider_id().to_string();
+    let sessions_at_hello = match hello(server, &mut local, &catalog).await {
+        Ok(sessions) => sessions,
+        Err(why) => return Ended::Failed(why),
+    };
+    server.update(|s| {
+        s.state = Some(McpServerState::Ready);
+        s.provider_id = Some(provider_id.clone());
+        s.server_info = info;
+        s.tools = catalog.session_names();
+        s.warnings
+            .retain(|w| !w.contains("' offers ") && !w.contains("like an earlier tool"));
+        s.warnings.extend(catalog.refused.iter().cloned());
+        s.ready_since = Some(crate::time::rfc3339(std::time::SystemTime::now()));
+    });
+    core.events.emit(crate::events::GatewayEvent::StatusChanged);
+    tracing::info!(target: LOG_TARGET, server = %server.spec.name, provider = %provider_id, tools = catalog.len(), "MCP server ready");
+
+    let mut readied: HashSet<String> = sessions_at_hello;
+    let in_flight = Arc::new(Mutex::new(InFlight::default()));
+    // A call that finds the connection gone reports it here: the run has failed.
+    let (gone_tx, mut gone) = mpsc::unbounded_channel::<String>();
+    let catalog_shared = Arc::new(Mutex::new(catalog.clone()));
+    let exited = async {
+        match conn.child.as_mut() {
+            Some(child) => match child.wait().await {
+                Ok(status) => format!("it exited ({status})"),
+                Err(e) => format!("it could not be waited for: {e}"),
+            },
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(exited);
+    let ended = loop {
+        tokio::select! {
+            _ = server.stop.cancelled() => break Ended::Stopped,
+            _ = server.restart.notified() => break Ended::Restart,
+            why = &mut exited => break Ended::Failed(why),
+            // A call lost its connection: when the process is exiting, its exit status
+            // says more than the closed pipe does.
+            Some(why) = gone.recv() => {
+                let exit = tokio::time::timeout(MCP_EXIT_STATUS_WAIT, &mut exited).await;
+                break Ended::Failed(exit.unwrap_or(why));
+            }
+            msg = local.recv() => match msg {
+                None if core.stopping.is_cancelled() => break Ended::Stopped,
+                None => break Ended::Failed("its provider connection was closed by the gateway".into()),
+                Some(GatewayMessage::ToolCall(call)) => {
+                    let tool = catalog_shared.lock().unwrap().server_name(&call.tool);
+                    start_call(core, &peer, &local, call, tool, &in_flight, &gone_tx);
+                }
+                Some(GatewayMessage::ToolCancel(c)) => {
+                    if let Some(token) = in_flight.lock().unwrap().cancels.get(&c.id) {
+                        token.cancel();
+                    }
+                }
+                // A user server binds to "all": a session that opens later gets its
+                // tools once it is declared ready, and an ending one is let go at once.
+                Some(GatewayMessage::SessionsUpdated(list)) if server.session_id.is_none() => {
+                    for s in list.active {
+                        if readied.insert(s.id.clone()) {
+                            let _ = local.send(&ProviderMessage::SessionReady(SessionRef { session_id: s.id }));
+                        }
+                    }
+                }
+                Some(GatewayMessage::SessionLifecycle(l)) if l.state == LifecycleState::ShutdownPending => {
+                    readied.remove(&l.session_id);
+                    let _ = local.send(&ProviderMessage::ShutdownReady(SessionRef { session_id: l.session_id }));
+                }
+                Some(GatewayMessage::Error(e)) => {
+                    tracing::warn!(target: LOG_TARGET, server = %server.spec.name, code = ?e.code, message = %e.message, "the gateway refused a message of the MCP server's provider");
+                }
+                Some(_) => {}
+            },
+            Some(note) = notes.recv() => match note {
+                Note::ToolsChanged => match list(server, &peer).await {
+                    Ok(fresh) => {
+                        catalog = fresh;
+                        *catalog_shared.lock().unwrap() = catalog.clone();
+                        let update = ProviderMessage::ToolsUpdate(ToolsUpdate {
+                            request_id: Some(crate::ids::short("tools")),
+                            session_id: None,
+                            tools: catalog.defs.clone(),
+                            remove: None,
+                        });
+                        let _ = local.send(&update);
+                        server.update(|s| s.tools = catalog.session_names());
+                        core.events.emit(crate::events::GatewayEvent::StatusChanged);
+                    }
+                    Err(why) => tracing::warn!(target: LOG_TARGET, server = %server.spec.name, error = %why, "could not list the changed tools"),
+                },
+                Note::Progress(p) => {
+                    let id = in_flight.lock().unwrap().progress.get(&p.progress_token).cloned();
+                    if let Some(id) = id {
+                        let message = match (p.message, p.total) {
+                            (Some(m), _) => m,
+                            (None, Some(total)) => format!("{} of {total}", p.progress),
+                            (None, None) => format!("{}", p.progress),
+                        };
+                        let _ = local.send(&ProviderMessage::ToolProgress(ToolProgress { id, message }));
+                    }
+                }
+                Note::Log(entry) => log(server, entry.level, entry.logger.as_deref(), &entry.data),
+            },
+        }
+    };
+    // Calls still in flight end now, each with one terminal result: the server is going
+    // away, so they may be tried again once it is back.
+    let pending: Vec<String> = in_flight.lock().unwrap().cancels.keys().cloned().collect();
+    for id in pending {
+        let why = match &ended {
+            Ended::Failed(why) => format!(
+                "MCP server '{}' failed during the call: {why}",
+                server.spec.name
+            ),
+            _ => format!("MCP server '{}' stopped during the call", server.spec.name),
+        };
+        let _ = local.send(&ProviderMessage::ToolResult(ToolResult {
+            id,
+            error: Some(why),
+            error_code: Some(ErrorCode::Disconnected),
+            retryable: Some(true),
+            ..ToolResult::default()
+        }));
+    }
+    for token in in_flight.lock().unwrap().cancels.values() {
+        token.cancel();
+    }
+    drop(local);
+    ended
+}
+
+/// The server's tools (every page), mapped to session names.
+async fn list(server: &Server, peer: &Peer<RoleClient>) -> Result<Catalog, String> {
+    let tools = match tokio::time::timeout(MCP_LIST_TIMEOUT, peer.list_all_tools()).await {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(e)) => return Err(format!("tools/list failed: {e}")),
+        Err(_) => {
+            return Err(format!(
+                "it did not answer tools/list within {} s",
+                MCP_LIST_TIMEOUT.as_secs()
+            ))
+        }
+    };
+    Ok(Catalog::build(&server.spec, &tools))
+}
+
+/// Registers the tools: `hello`, bound to every session (a user server) or to its
+/// session (a project server).
+/// The sessions live at `hello` (registered by it).
+async fn hello(
+    server: &Server,
+    local: &mut LocalProvider,
+    catalog: &Catalog,
+) -> Result<HashSet<String>, String> {
+    // The first message of a local connection is `sessions`.
+    let live: HashSet<String> = match local.recv().await {
+        Some(GatewayMessage::Sessions(s)) => s.active.into_iter().map(|s| s.id).collect(),
+        _ => HashSet::new(),
+    };
+    let session = server.session_id.clone().unwrap_or_else(|| "all".into());
+    let hello = json!({
+        "type": "hello",
+        "name": format!("mcp-{}", server.spec.name),
+        "protocolVersion": tap_protocol::PROTOCOL_VERSION,
+        "session": session,
+        "metadata": {"mcpServer": server.spec.name, "transport": server.spec.transport.kind()},
+        "tools": catalog.defs,
+    });
+    local
+        .send_json(&hello)
+        .map_err(|_| "the gateway closed its provider connection".to_string())?;
+    loop {
+        match local.recv().await {
+            None => return Err("the gateway closed its provider connection".into()),
+            Some(GatewayMessage::HelloAck(_)) => return Ok(live),
+            Some(GatewayMessage::Error(e)) => {
+                return Err(format!("the gateway refused its tools: {}", e.message))
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+fn start_call(
+    core: &Arc<Core>,
+    peer: &Peer<RoleClient>,
+    local: &LocalProvider,
+    call: ToolCall,
+    tool: Option<String>,
+    in_flight: &Arc<Mutex<InFlight>>,
+    gone: &mpsc::UnboundedSender<String>,
+) {
+    let reply = local.sender();
+    let Some(tool) = tool else {
+        let _ = reply.send(&ProviderMessage::ToolResult(ToolResult {
+            id: call.id,
+            error: Some(format!("no tool '{}' on this MCP server", call.tool)),
+            error_code: Some(ErrorCode::NotFound),
+            ..ToolResult::default()
+        }));
+        return;
+    };
+    let cancel = CancellationToken::new();
+    in_flight
+        .lock()
+        .unwrap()
+        .cancels
+        .insert(call.id.clone(), cancel.clone());
+    let peer = peer.clone();
+    let in_flight = in_flight.clone();
+    let gone = gone.clone();
+    core.tasks.spawn(async move {
+        let id = call.id.clone();
+        let result = call_tool(&peer, call, tool, cancel, &in_flight).await;
+        let mut table = in_flight.lock().unwrap();
+        // Absent: the run ended and already answered the call.
+        if table.cancels.remove(&id).is_none() {
+            return;
+        }
+        table.progress.retain(|_, call| *call != id);
+        drop(table);
+        let result = match result {
+            Ok(result) => result,
+            Err(Lost(why)) => {
+                let _ = gone.send(why.clone());
+                ToolResult {
+                    id: id.clone(),
+                    error: Some(why),
+                    error_code: Some(ErrorCode::Disconnected),
+                    retryable: Some(true),
+                    ..ToolResult::default()
+                }
+            }
+        };
+        let _ = reply.send(&ProviderMessage::ToolResult(result));
+    });
+}
+
+/// The connection to the server was lost during a call.
+struct Lost(String);
+
+async fn call_tool(
+    peer: &Peer<RoleClient>,
+    call: ToolCall,
+    tool: String,
+    cancel: CancellationToken,
+    in_flight: &Mutex<InFlight>,
+) -> Result<ToolResult, Lost> {
+    let mut params = CallToolRequestParams::new(tool);
+    if let Json::Object(args) = call.args {
+        params = params.with_arguments(args);
+    }
+    let mut meta = RequestMetaObject::new();
+    if let Some(tp) = &call.traceparent {
+        meta.insert("traceparent".into(), Json::String(tp.clone()));
+    }
+    let options = PeerRequestOptions::no_options().with_meta(meta);
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = match peer.send_cancellable_request(request, options).await {
+        Ok(h) => h,
+        Err(e) => return Err(Lost(format!("the call could not be sent: {e}"))),
+    };
+    in_flight
+        .lock()
+        .unwrap()
+        .progress
+        .insert(handle.progress_token.clone(), call.id.clone());
+    let request_id = handle.id.clone();
+    let answer = tokio::select! {
+        answer = handle.await_response() => answer,
+        _ = cancel.cancelled() => {
+            let note = CancelledNotificationParam::new(Some(request_id), Some("cancelled by the gateway".into()));
+            let _ = peer.notify_cancelled(note).await;
+            return Ok(ToolResult {
+                id: call.id,
+                error: Some("Cancelled".into()),
+                error_code: Some(ErrorCode::Cancelled),
+                ..ToolResult::default()
+            });
+        }
+    };
+    let failure = |code: ErrorCode, message: String| ToolResult {
+        id: call.id.clone(),
+        error: Some(message),
+        error_code: Some(code),
+        ..ToolResult::default()
+    };
+    Ok(match answer {
+        Ok(ServerResult::CallToolResult(result)) => match serde_json::to_value(&result) {
+            Ok(data) => ToolResult {
+                id: call.id.clone(),
+                data: Some(data),
+                ..ToolResult::default()
+            },
+            Err(e) => failure(
+                ErrorCode::Internal,
+                format!("its result could not be read: {e}"),
+            ),
+        },
+        Ok(other) => failure(
+            ErrorCode::Internal,
+            format!(
+                "it answered tools/call with something else: {:?}",
+                kind_of(&other)
+            ),
+        ),
+        Err(ServiceError::McpError(e)) => failure(
+            ErrorCode::Other("MCP_ERROR".into()),
+            format!("{} ({})", e.message, e.code.0),
+        ),
+        Err(ServiceError::TransportClosed) | Err(ServiceError::TransportSend(_)) => {
+            return Err(Lost(
+                "the connection to the server closed during the call".into(),
+            ))
+        }
+        Err(e) => failure(ErrorCode::Internal, e.to_string()),
+    })
+}
+
+fn kind_of(result: &ServerResult) -> String {
+    serde_json::to_value(result)
+        .ok()
+        .and_then(|v| {
+            v.as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>().join(","))
+        })
+        .unwrap_or_default()
+}
+
+/// A `notifications/message` entry, into the gateway's log under the server's name.
+fn log(server: &Server, level: LoggingLevel, logger: Option<&str>, data: &Json) {
+    let text = match data {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let name = &server.spec.name;
+    let logger = logger.unwrap_or("");
+    match level {
+        LoggingLevel::Debug => {
+            tracing::debug!(target: LOG_TARGET, server = %name, logger, "{text}")
+        }
+        LoggingLevel::Info | LoggingLevel::Notice => {
+            tracing::info!(target: LOG_TARGET, server = %name, logger, "{text}")
+        }
+        LoggingLevel::Warning => {
+            tracing::warn!(target: LOG_TARGET, server = %name, logger, "{text}")
+        }
+        _ => tracing::error!(target: LOG_TARGET, server = %name, logger, "{text}"),
+    }
+}

@@ -1,0 +1,84 @@
+//! A server's tool list as a provider declares it: each MCP tool a `ToolDef` under its
+//! session name, with its description, input schema, and (additions to the spec that MCP
+//! clients get back unchanged) title, annotations, output schema and `resultFormat: "mcp"`.
+
+use super::config::ServerSpec;
+use super::naming::Names;
+use rmcp::model::Tool;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tap_protocol::provider::{ResultFormat, ToolDef};
+use tap_protocol::Json;
+
+#[derive(Clone, Default)]
+pub(crate) struct Catalog {
+    /// As declared in `hello` / `tools.update`.
+    pub defs: Vec<ToolDef>,
+    /// Session name → the server's own name.
+    to_server: Arc<HashMap<String, String>>,
+    /// What was left out, in words.
+    pub refused: Vec<String>,
+}
+
+impl Catalog {
+    pub fn build(spec: &ServerSpec, tools: &[Tool]) -> Self {
+        let names = Names::new(&spec.name, spec.prefix.as_deref());
+        let mapped = names.map(
+            &spec.name,
+            tools.iter().map(|t| t.name.as_ref()),
+            &spec.disabled_tools,
+        );
+        let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_ref(), t)).collect();
+        let mut defs = Vec::with_capacity(mapped.kept.len());
+        let mut to_server = HashMap::with_capacity(mapped.kept.len());
+        for (session_name, server_name) in mapped.kept {
+            let Some(tool) = by_name.get(server_name.as_str()) else {
+                continue;
+            };
+            defs.push(def(&session_name, tool));
+            to_server.insert(session_name, server_name);
+        }
+        Catalog {
+            defs,
+            to_server: Arc::new(to_server),
+            refused: mapped.refused,
+        }
+    }
+
+    pub fn server_name(&self, session_name: &str) -> Option<String> {
+        self.to_server.get(session_name).cloned()
+    }
+
+    pub fn session_names(&self) -> Vec<String> {
+        self.defs.iter().map(|d| d.name.clone()).collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.defs.len()
+    }
+}
+
+/// The tool's MCP fields, read through its JSON form so that every field the server sent
+/// and rmcp keeps is carried, whatever rmcp's struct looks like.
+fn def(session_name: &str, tool: &Tool) -> ToolDef {
+    let value = serde_json::to_value(tool).unwrap_or(Json::Null);
+    let field = |k: &str| value.get(k).cloned();
+    let object = |k: &str| match field(k) {
+        Some(Json::Object(o)) => Some(o),
+        _ => None,
+    };
+    let parameters = match field("inputSchema") {
+        Some(schema @ Json::Object(_)) => schema,
+        _ => serde_json::json!({"type": "object"}),
+    };
+    ToolDef {
+        name: session_name.to_string(),
+        description: tool.description.as_deref().unwrap_or_default().to_string(),
+        parameters: parameters.into(),
+        timeout: None,
+        title: field("title").and_then(|t| t.as_str().map(str::to_string)),
+        annotations: object("annotations"),
+        output_schema: object("outputSchema"),
+        result_format: Some(ResultFormat::Mcp),
+    }
+}

@@ -1,0 +1,185 @@
+//! Reaching a server and initializing it: a stdio server is started as every child of the
+//! gateway is (its own process group, recorded so a crashed gateway's next start kills
+//! it), with its stderr kept and logged; a remote one is reached over Streamable HTTP.
+//! `initialize` has a deadline either way.
+
+use super::client::{Client, Note};
+use super::config::Transport;
+use super::server::Server;
+use crate::limits::MCP_EXIT_STATUS_WAIT;
+use crate::processes::{group, orphans, spawn::forward_lines};
+use crate::state::Core;
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::process::Child;
+use tokio::sync::mpsc;
+
+/// The log target of a server's own lines and lifecycle (`TAP_LOG=tap_gateway::mcp_servers=debug`).
+pub(crate) const LOG_TARGET: &str = "tap_gateway::mcp_servers";
+
+/// An initialized connection to a server.
+pub(crate) struct Connection {
+    pub service: RunningService<RoleClient, Client>,
+    /// A stdio server's process; stopped with its whole group.
+    pub child: Option<Child>,
+    pub pid: Option<u32>,
+    /// Removes the orphan record when the run ends.
+    _record: Option<orphans::GroupRecord>,
+}
+
+impl Connection {
+    /// Closes the MCP session and stops the process group (SIGTERM, then SIGKILL).
+    pub async fn close(mut self) {
+        let _ = self.service.close().await;
+        if let Some(child) = self.child.as_mut() {
+            group::stop_group(child, self.pid).await;
+        }
+    }
+}
+
+/// Starts or reaches the server and runs `initialize`. `Err`: why, in words for the user.
+pub(crate) async fn open(
+    core: &Arc<Core>,
+    server: &Arc<Server>,
+    notes: mpsc::UnboundedSender<Note>,
+    roots: Vec<String>,
+) -> Result<Connection, String> {
+    let client = Client::new(notes, roots);
+    match &server.spec.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let dir = match cwd {
+                Some(c) => server.base_dir.join(c),
+                None => server.base_dir.clone(),
+            };
+            let mut cmd = group::command(command);
+            cmd.stdin(std::process::Stdio::piped());
+            for key in &core.config.child_env_remove {
+                cmd.env_remove(key);
+            }
+            cmd.args(args).envs(env.iter().cloned()).current_dir(&dir);
+            let mut child = cmd.spawn().map_err(|e| spawn_error(command, &dir, &e))?;
+            let pid = child.id();
+            let record = orphans::record(&core.config.data_dir, pid);
+            server.update(|s| s.pid = pid);
+            if let Some(stderr) = child.stderr.take() {
+                let server = server.clone();
+                core.tasks.spawn(async move {
+                    forward_lines(stderr, |line| {
+                        tracing::info!(target: LOG_TARGET, server = %server.spec.name, "{line}");
+                        server.stderr_line(line);
+                    })
+                    .await;
+                });
+            }
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                group::stop_group(&mut child, pid).await;
+                return Err("its standard input and output could not be opened".into());
+            };
+            match initialize(core.config.mcp_initialize_timeout, client.serve((stdout, stdin))).await {
+                Ok(service) => Ok(Connection {
+                    service,
+                    child: Some(child),
+                    pid,
+                    _record: Some(record),
+                }),
+                // A deadline missed is the reason, whatever the process did after.
+                Err((Missed::Deadline, why)) => {
+                    group::stop_group(&mut child, pid).await;
+                    Err(why)
+                }
+                Err((Missed::Answer, why)) => {
+                    // Say how it ended when it exited: that is what the user needs.
+                    let exited = tokio::time::timeout(MCP_EXIT_STATUS_WAIT, child.wait())
+                        .await
+                        .ok()
+                        .and_then(Result::ok);
+                    group::stop_group(&mut child, pid).await;
+                    Err(match exited {
+                        Some(status) => format!("it exited ({status}) before it was initialized"),
+                        None => why,
+                    })
+                }
+            }
+        }
+        Transport::Remote {
+            sse: false,
+            url,
+            headers,
+        } => {
+            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+            use rmcp::transport::StreamableHttpClientTransport;
+            let mut custom = HashMap::new();
+            for (k, v) in headers {
+                let name = axum::http::HeaderName::try_from(k.as_str())
+                    .map_err(|_| format!("header name '{k}' is not valid"))?;
+                let value = axum::http::HeaderValue::try_from(v.as_str())
+                    .map_err(|_| format!("the value of header '{k}' is not valid"))?;
+                custom.insert(name, value);
+            }
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let service = initialize(core.config.mcp_initialize_timeout, client.serve(transport))
+                .await
+                .map_err(|(_, why)| why)?;
+            Ok(Connection {
+                service,
+                child: None,
+                pid: None,
+                _record: None,
+            })
+        }
+        Transport::Remote { sse: true, .. } => Err(
+            "the legacy HTTP+SSE transport is not supported yet; use the server's Streamable HTTP URL (\"type\": \"http\")"
+                .into(),
+        ),
+    }
+}
+
+/// Why `initialize` did not succeed.
+enum Missed {
+    /// No answer in time.
+    Deadline,
+    /// An error, or the connection closed.
+    Answer,
+}
+
+async fn initialize<E: std::fmt::Display>(
+    deadline: std::time::Duration,
+    serving: impl std::future::Future<Output = Result<RunningService<RoleClient, Client>, E>>,
+) -> Result<RunningService<RoleClient, Client>, (Missed, String)> {
+    match tokio::time::timeout(deadline, serving).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(e)) => Err((Missed::Answer, format!("initialize failed: {e}"))),
+        Err(_) => Err((
+            Missed::Deadline,
+            format!(
+                "it did not answer initialize within {} ms",
+                deadline.as_millis()
+            ),
+        )),
+    }
+}
+
+fn spawn_error(command: &str, dir: &Path, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound if !dir.is_dir() => {
+            format!(
+                "cannot start '{command}': its directory {} does not exist",
+                dir.display()
+            )
+        }
+        std::io::ErrorKind::NotFound => {
+            format!("cannot start '{command}': no such program (is it installed and on PATH?)")
+        }
+        _ => format!("cannot start '{command}': {e}"),
+    }
+}

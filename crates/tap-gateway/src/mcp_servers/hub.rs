@@ -1,0 +1,291 @@
+//! Which servers run. The user's (`$TAP_HOME/mcp.json`) start with the gateway, one
+//! instance each, bound to every session; `mcpServers.reload` applies the file again. A
+//! session's project servers (its `tap.config.json`'s `mcpServers`) start when it
+//! registers, bound to it alone, and stop with it: the hub follows sessions through the
+//! status changes the engine already announces, comparing the live sessions with those it
+//! has seen (so a missed announcement is caught up by the next one).
+
+use super::config::{self, Parsed, ServerSpec};
+use super::server::Server;
+use super::supervise;
+use crate::error::Error;
+use crate::state::Core;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tap_protocol::mcp_servers::{McpScope, McpServerInfo, McpServerRef, McpServersList};
+use tap_protocol::ErrorCode;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) struct McpHub {
+    core: Arc<Core>,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    user: Vec<Arc<Server>>,
+    /// Problems with the user file itself.
+    user_warnings: Vec<String>,
+    /// Project servers by session id; a session seen without any has an empty list.
+    project: HashMap<String, Vec<Arc<Server>>>,
+}
+
+impl McpHub {
+    pub fn new(core: Arc<Core>) -> Arc<Self> {
+        Arc::new(McpHub {
+            core,
+            inner: Mutex::new(Inner::default()),
+        })
+    }
+
+    /// Starts the user's servers and follows sessions for their project servers. Once,
+    /// when the gateway listens.
+    pub fn start(self: &Arc<Self>) {
+        self.reload();
+        let hub = self.clone();
+        let mut events = self.core.events.subscribe();
+        let stopping = self.core.stopping.clone();
+        self.core.tasks.spawn(async move {
+            hub.follow_sessions();
+            loop {
+                tokio::select! {
+                    _ = stopping.cancelled() => break,
+                    // Every event, a lag included, is a reason to compare again.
+                    event = events.recv() => match event {
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                        _ => hub.follow_sessions(),
+                    },
+                }
+            }
+        });
+    }
+
+    /// Every server, user ones first.
+    pub fn list(&self) -> McpServersList {
+        let inner = self.inner.lock().unwrap();
+        let mut servers: Vec<McpServerInfo> = inner.user.iter().map(|s| s.info()).collect();
+        let mut sessions: Vec<_> = inner.project.iter().collect();
+        sessions.sort_by(|a, b| a.0.cmp(b.0));
+        for (_, list) in sessions {
+            servers.extend(list.iter().map(|s| s.info()));
+        }
+        McpServersList {
+            servers,
+            warnings: inner.user_warnings.clone(),
+        }
+    }
+
+    /// Applies `$TAP_HOME/mcp.json`: servers added start, removed ones stop, changed ones
+    /// restart, unchanged ones are left running.
+    pub fn reload(&self) -> McpServersList {
+        let data_dir = self.core.config.data_dir.clone();
+        let path = config::user_file(&data_dir);
+        let Parsed { servers, warnings } = config::load_user(&data_dir);
+        for w in &warnings {
+            tracing::warn!(target: super::connect::LOG_TARGET, "{w}");
+        }
+        {
+            let mut inner = self.inner.lock().unwrap();
+            let old = std::mem::take(&mut inner.user);
+            let mut next = Vec::with_capacity(servers.len());
+            for spec in servers {
+                match old.iter().find(|s| s.spec == spec) {
+                    Some(same) => next.push(same.clone()),
+                    None => {
+                        let own: Vec<String> = warnings
+                            .iter()
+                            .filter(|w| w.contains(&format!("'{}'", spec.name)))
+                            .cloned()
+                            .collect();
+                        next.push(self.launch(
+                            spec,
+                            McpScope::User,
+                            None,
+                            &path,
+                            data_dir.clone(),
+                            self.core.stopping.child_token(),
+                            Vec::new(),
+                            own,
+                        ));
+                    }
+                }
+            }
+            for gone in old
+                .iter()
+                .filter(|o| !next.iter().any(|n| Arc::ptr_eq(n, o)))
+            {
+                gone.stop.cancel();
+            }
+            inner.user = next;
+            inner.user_warnings = warnings
+                .into_iter()
+                .filter(|w| w.contains("no user MCP servers") || w.contains("more than"))
+                .collect();
+        }
+        self.core
+            .events
+            .emit(crate::events::GatewayEvent::StatusChanged);
+        self.list()
+    }
+
+    /// Restarts one server now (a parked one too).
+    pub fn restart(&self, which: &McpServerRef) -> Result<McpServerInfo, Error> {
+        let inner = self.inner.lock().unwrap();
+        let found = match &which.session_id {
+            None => inner.user.iter().find(|s| s.spec.name == which.name),
+            Some(session) => inner
+                .project
+                .get(session)
+                .and_then(|l| l.iter().find(|s| s.spec.name == which.name)),
+        };
+        let server = found.ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotFound,
+                format!(
+                    "no MCP server '{}' is configured{}",
+                    which.name,
+                    match &which.session_id {
+                        Some(s) => format!(" for session '{s}'"),
+                        None => " in the user's mcp.json".into(),
+                    }
+                ),
+            )
+        })?;
+        if !server.spec.enabled {
+            return Err(Error::new(
+                ErrorCode::Denied,
+                format!("MCP server '{}' is disabled; enable it first", which.name),
+            ));
+        }
+        server.restart.notify_one();
+        Ok(server.info())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        spec: ServerSpec,
+        scope: McpScope,
+        session_id: Option<String>,
+        config_path: &Path,
+        base_dir: PathBuf,
+        stop: CancellationToken,
+        roots: Vec<String>,
+        warnings: Vec<String>,
+    ) -> Arc<Server> {
+        let server = Arc::new(Server::new(
+            spec,
+            scope,
+            session_id,
+            config_path.display().to_string(),
+            base_dir,
+            stop,
+            warnings,
+        ));
+        let core = self.core.clone();
+        self.core
+            .tasks
+            .spawn(supervise::supervise(core, server.clone(), roots));
+        server
+    }
+
+    /// Starts the project servers of sessions not seen yet and forgets ended ones.
+    fn follow_sessions(self: &Arc<Self>) {
+        let live: Vec<(String, Option<String>, CancellationToken)> = {
+            let state = self.core.state();
+            state
+                .sessions
+                .values()
+                .filter(|s| !s.is_ending())
+                .map(|s| (s.info.id.clone(), s.info.cwd.clone(), s.cancel.clone()))
+                .collect()
+        };
+        let mut inner = self.inner.lock().unwrap();
+        inner
+            .project
+            .retain(|id, _| live.iter().any(|(live_id, _, _)| live_id == id));
+        for (id, cwd, cancel) in live {
+            if inner.project.contains_key(&id) {
+                continue;
+            }
+            inner.project.insert(id.clone(), Vec::new());
+            let Some(cwd) = cwd.map(PathBuf::from).filter(|c| c.is_absolute()) else {
+                continue;
+            };
+            let hub = self.clone();
+            self.core.tasks.spawn(async move {
+                let found = tokio::task::spawn_blocking(move || project_servers(&cwd))
+                    .await
+                    .ok()
+                    .flatten();
+                if let Some((path, dir, parsed)) = found {
+                    hub.start_project(&id, &path, dir, parsed, cancel);
+                }
+            });
+        }
+    }
+
+    fn start_project(
+        &self,
+        session: &str,
+        path: &Path,
+        dir: PathBuf,
+        parsed: Parsed,
+        cancel: CancellationToken,
+    ) {
+        for w in &parsed.warnings {
+            crate::project::warn::warn_session(
+                &self.core,
+                session,
+                w.clone(),
+                Some(path.display().to_string()),
+                None,
+            );
+        }
+        let mut inner = self.inner.lock().unwrap();
+        // The session ended while its config was read.
+        let Some(list) = inner.project.get_mut(session) else {
+            return;
+        };
+        let roots = vec![format!("file://{}", dir.display())];
+        for spec in parsed.servers {
+            let server = self.launch(
+                spec,
+                McpScope::Project,
+                Some(session.to_string()),
+                path,
+                dir.clone(),
+                cancel.child_token(),
+                roots.clone(),
+                Vec::new(),
+            );
+            list.push(server);
+        }
+        drop(inner);
+        self.core
+            .events
+            .emit(crate::events::GatewayEvent::StatusChanged);
+    }
+}
+
+/// The `mcpServers` of the `tap.config.json` governing `cwd`: the file, the session's
+/// directory (project servers run there, and it is their root) and what it configures.
+fn project_servers(cwd: &Path) -> Option<(PathBuf, PathBuf, Parsed)> {
+    let path = crate::project::config::find(cwd)?;
+    let parsed = match crate::project::config::read_json(&path) {
+        Ok(doc) => config::parse_document(&doc, &path),
+        Err(e) => Parsed {
+            servers: Vec::new(),
+            warnings: vec![format!(
+                "{}: {}; no MCP servers started",
+                path.display(),
+                e.message
+            )],
+        },
+    };
+    if parsed.servers.is_empty() && parsed.warnings.is_empty() {
+        return None;
+    }
+    Some((path, cwd.to_path_buf(), parsed))
+}

@@ -1,0 +1,30 @@
+//! MCP servers as providers (`docs/mcp-servers.md`): the servers in the user's
+//! `$TAP_HOME/mcp.json` and in a workspace's `tap.config.json` (`mcpServers`), each run
+//! (a stdio child process) or reached (Streamable HTTP) by the gateway and offered to
+//! sessions as an in-process provider, so hooks, gates, concurrency, timeouts, traces and
+//! the panel apply to their tools as to any provider's.
+//!
+//! - `config.rs`: the `mcpServers` shape, read and checked entry by entry.
+//! - `hub.rs`: which servers run: the user's at start and on reload, a session's project
+//!   servers while it lives.
+//! - `supervise.rs`: one server's life (start, restart with backoff, park, stop).
+//! - `connect.rs`, `client.rs`: reaching a server and the gateway's side of MCP.
+//! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names,
+//!   calls, progress, cancellation.
+//! - `server.rs`: what `mcpServers.list` shows.
+
+// MCP's newest revision (SEP-2577) deprecates roots and logging; the servers users run
+// today speak the 2025-11-25 generation, which has both, so the gateway still answers them.
+#[allow(deprecated)]
+mod bridge;
+mod catalog;
+#[allow(deprecated)]
+mod client;
+pub mod config;
+mod connect;
+mod hub;
+mod naming;
+mod server;
+mod supervise;
+
+pub(crate) use hub::McpHub;

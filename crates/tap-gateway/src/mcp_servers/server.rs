@@ -1,0 +1,111 @@
+//! One configured server as the hub keeps it: its spec, where it is configured, and what
+//! its runner reports (state, pid, tools, failures, stderr tail) for `mcpServers.list`.
+
+use super::config::ServerSpec;
+use crate::limits::MCP_STDERR_TAIL_LINES;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use tap_protocol::mcp_servers::{McpScope, McpServerInfo, McpServerState};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// A server and its runner's controls.
+pub(crate) struct Server {
+    pub spec: ServerSpec,
+    pub scope: McpScope,
+    /// The session a project server runs for.
+    pub session_id: Option<String>,
+    /// The file it is configured in.
+    pub config_path: String,
+    /// The directory relative `cwd`s resolve against, and a stdio server's default one.
+    pub base_dir: std::path::PathBuf,
+    /// Stops its runner for good (removed, the session ended, the gateway stops).
+    pub stop: CancellationToken,
+    /// Wakes a parked or backing-off runner to start at once (`mcpServers.restart`).
+    pub restart: Notify,
+    pub status: Mutex<Status>,
+}
+
+/// What the runner reports.
+#[derive(Default)]
+pub(crate) struct Status {
+    pub state: Option<McpServerState>,
+    pub pid: Option<u32>,
+    pub provider_id: Option<String>,
+    pub server_info: Option<String>,
+    pub tools: Vec<String>,
+    pub ready_since: Option<String>,
+    pub restarts: u32,
+    pub last_error: Option<String>,
+    pub stderr_tail: VecDeque<String>,
+    pub warnings: Vec<String>,
+}
+
+impl Server {
+    pub fn new(
+        spec: ServerSpec,
+        scope: McpScope,
+        session_id: Option<String>,
+        config_path: String,
+        base_dir: std::path::PathBuf,
+        stop: CancellationToken,
+        warnings: Vec<String>,
+    ) -> Self {
+        Server {
+            spec,
+            scope,
+            session_id,
+            config_path,
+            base_dir,
+            stop,
+            restart: Notify::new(),
+            status: Mutex::new(Status {
+                warnings,
+                ..Status::default()
+            }),
+        }
+    }
+
+    /// Changes the status under its lock.
+    pub fn update(&self, f: impl FnOnce(&mut Status)) {
+        f(&mut self.status.lock().unwrap());
+    }
+
+    /// Keeps a line the server wrote to stderr (the newest [`MCP_STDERR_TAIL_LINES`]).
+    pub fn stderr_line(&self, line: &str) {
+        self.update(|s| {
+            if s.stderr_tail.len() == MCP_STDERR_TAIL_LINES {
+                s.stderr_tail.pop_front();
+            }
+            s.stderr_tail.push_back(line.to_string());
+        });
+    }
+
+    pub fn info(&self) -> McpServerInfo {
+        let s = self.status.lock().unwrap();
+        let state = match s.state {
+            Some(state) => state,
+            None if !self.spec.enabled => McpServerState::Disabled,
+            None => McpServerState::Stopped,
+        };
+        McpServerInfo {
+            name: self.spec.name.clone(),
+            scope: self.scope,
+            session_id: self.session_id.clone(),
+            config_path: self.config_path.clone(),
+            transport: self.spec.transport.kind(),
+            target: self.spec.transport.target(),
+            secret_names: self.spec.transport.secret_names(),
+            state,
+            pid: s.pid,
+            provider_id: s.provider_id.clone(),
+            server_info: s.server_info.clone(),
+            tools: s.tools.clone(),
+            ready_since: s.ready_since.clone(),
+            restarts: s.restarts,
+            last_error: s.last_error.clone(),
+            stderr_tail: s.stderr_tail.iter().cloned().collect(),
+            warnings: s.warnings.clone(),
+        }
+    }
+}

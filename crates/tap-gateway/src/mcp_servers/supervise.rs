@@ -1,0 +1,88 @@
+//! A server's life: start it, initialize it, offer its tools as a provider, restart it with
+//! backoff when it fails, park it when it fails too often in a row, stop it (its whole
+//! process group) when it is removed, its session ends or the gateway stops.
+
+use super::bridge::{self, Ended};
+use super::connect::LOG_TARGET;
+use super::server::Server;
+use crate::state::Core;
+use std::sync::Arc;
+use std::time::Instant;
+use tap_protocol::mcp_servers::McpServerState;
+
+/// Supervises `server` until its `stop` token is cancelled.
+pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<String>) {
+    let policy = core.config.project_restart.clone();
+    let name = server.spec.name.clone();
+    let mut quick_failures = 0u32;
+    let mut backoff = policy.backoff;
+    if !server.spec.enabled {
+        server.update(|s| s.state = Some(McpServerState::Disabled));
+        return;
+    }
+    loop {
+        if server.stop.is_cancelled() {
+            break;
+        }
+        server.update(|s| s.state = Some(McpServerState::Starting));
+        let started = Instant::now();
+        match bridge::run_once(&core, &server, roots.clone()).await {
+            Ended::Stopped => break,
+            Ended::Restart => {
+                quick_failures = 0;
+                backoff = policy.backoff;
+                server.update(|s| s.restarts += 1);
+                tracing::info!(target: LOG_TARGET, server = %name, "restarting on request");
+                continue;
+            }
+            Ended::Failed(why) => {
+                tracing::warn!(target: LOG_TARGET, server = %name, error = %why, "MCP server failed");
+                server.update(|s| {
+                    s.last_error = Some(why.clone());
+                    s.pid = None;
+                    s.provider_id = None;
+                    s.ready_since = None;
+                });
+                if started.elapsed() >= policy.stable_run {
+                    quick_failures = 0;
+                    backoff = policy.backoff;
+                }
+                quick_failures += 1;
+            }
+        }
+        if quick_failures >= policy.max_quick_failures {
+            tracing::error!(target: LOG_TARGET, server = %name, failures = quick_failures, "MCP server parked: it failed too often in a row; `tap mcp restart {name}` starts it again");
+            server.update(|s| s.state = Some(McpServerState::Parked));
+            core.events.emit(crate::events::GatewayEvent::StatusChanged);
+            tokio::select! {
+                _ = server.stop.cancelled() => break,
+                _ = server.restart.notified() => {
+                    quick_failures = 0;
+                    backoff = policy.backoff;
+                    server.update(|s| s.restarts = 0);
+                    continue;
+                }
+            }
+        }
+        server.update(|s| {
+            s.state = Some(McpServerState::Restarting);
+            s.restarts += 1;
+        });
+        tokio::select! {
+            _ = server.stop.cancelled() => break,
+            _ = server.restart.notified() => {
+                quick_failures = 0;
+                backoff = policy.backoff;
+            }
+            _ = tokio::time::sleep(backoff) => {
+                backoff = (backoff * 2).min(policy.backoff_max);
+            }
+        }
+    }
+    server.update(|s| {
+        s.state = Some(McpServerState::Stopped);
+        s.pid = None;
+        s.provider_id = None;
+        s.ready_since = None;
+    });
+}

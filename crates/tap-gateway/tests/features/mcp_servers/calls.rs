@@ -1,0 +1,138 @@
+//! A server's tools through the MCP facade, as an MCP client sees them: names, annotations,
+//! every content type, progress, cancellation, list changes.
+
+use super::super::mcp::{client, session_id, wait_listed};
+use super::{everything, fixture, gateway_with, server_in};
+use serde_json::json;
+use tap_testkit::Control;
+
+#[tokio::test]
+async fn a_fixture_servers_tools_reach_an_mcp_client_unchanged() {
+    let gw = gateway_with(json!({"good": fixture("good.py", &[])}), |_| {}).await;
+    let entry = server_in(&gw, "good", "ready").await;
+    assert!(entry["pid"].as_u64().is_some(), "{entry}");
+    assert_eq!(entry["transport"], "stdio");
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "good__echo").await;
+
+    c.send(json!({"op": "tools"})).await;
+    let tools = c.expect("tools").await;
+    assert_eq!(
+        tools["annotations"]["good__echo"]["readOnlyHint"], true,
+        "{tools}"
+    );
+    assert_eq!(
+        tools["outputSchemas"]["good__structured"]["type"], "object",
+        "{tools}"
+    );
+
+    let echo = c.call("1", "good__echo", json!({"message": "hi"})).await;
+    assert_eq!(echo["content"][0]["text"], "hi", "{echo}");
+    let image = c.call("2", "good__image", json!({})).await;
+    let kinds: Vec<_> = image["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].clone())
+        .collect();
+    assert!(kinds.contains(&json!("image")), "{image}");
+    assert_eq!(image["content"][0]["mimeType"], "image/png", "{image}");
+    let structured = c.call("3", "good__structured", json!({})).await;
+    assert_eq!(structured["structured"], json!({"n": 42}), "{structured}");
+    let fails = c.call("4", "good__fails", json!({})).await;
+    assert_eq!(fails["isError"], true, "{fails}");
+    assert_eq!(fails["content"][0]["text"], "it failed", "{fails}");
+
+    // The control plane says the same.
+    let (mut control, _) = Control::authed(&gw).await;
+    let list = control.ok("mcpServers.list", json!({})).await;
+    let names = list["servers"][0]["tools"].as_array().unwrap().clone();
+    assert!(names.contains(&json!("good__echo")), "{list}");
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_and_cancel_reaches_the_server() {
+    let gw = gateway_with(json!({"good": fixture("good.py", &[])}), |_| {}).await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "good__slow").await;
+    c.start_call("p", "good__slow", json!({"seconds": 0.5}), true)
+        .await;
+    let progress = c.expect("progress").await;
+    assert_eq!(progress["id"], "p", "{progress}");
+    let done = c.outcome("p").await;
+    assert_eq!(done["op"], "result", "{done}");
+
+    c.start_call("c", "good__slow", json!({"seconds": 30}), true)
+        .await;
+    c.expect("progress").await;
+    c.send(json!({"op": "cancel", "id": "c"})).await;
+    assert_eq!(c.outcome("c").await["op"], "cancelled");
+    // The server is still there for the next call.
+    let echo = c
+        .call("after", "good__echo", json!({"message": "still here"}))
+        .await;
+    assert_eq!(echo["content"][0]["text"], "still here", "{echo}");
+}
+
+#[tokio::test]
+async fn a_changed_tool_list_reaches_the_session() {
+    let gw = gateway_with(json!({"lc": fixture("list_changed.py", &[])}), |_| {}).await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "lc__add_tool").await;
+    let added = c.call("1", "lc__add_tool", json!({})).await;
+    assert_eq!(added["op"], "result", "{added}");
+    wait_listed(&mut c, "lc__extra_1").await;
+    let entry = super::server_when(&gw, "lc", |s| {
+        s["tools"]
+            .as_array()
+            .is_some_and(|t| t.contains(&json!("lc__extra_1")))
+    })
+    .await;
+    assert_eq!(entry["state"], "ready");
+}
+
+#[tokio::test]
+async fn the_everything_server_from_npm_works_through_the_gateway() {
+    let gw = gateway_with(json!({"everything": everything()}), |_| {}).await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "everything__get-sum").await;
+    let sum = c
+        .call("1", "everything__get-sum", json!({"a": 2, "b": 3}))
+        .await;
+    assert!(super::super::mcp::text_of(&sum).contains('5'), "{sum}");
+    let echo = c
+        .call("2", "everything__echo", json!({"message": "hello"}))
+        .await;
+    assert!(
+        super::super::mcp::text_of(&echo).contains("hello"),
+        "{echo}"
+    );
+    let image = c.call("3", "everything__get-tiny-image", json!({})).await;
+    assert!(
+        image["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["type"] == "image"),
+        "{image}"
+    );
+    let structured = c
+        .call(
+            "4",
+            "everything__get-structured-content",
+            json!({"location": "New York"}),
+        )
+        .await;
+    assert!(structured["structured"].is_object(), "{structured}");
+    c.start_call(
+        "5",
+        "everything__trigger-long-running-operation",
+        json!({"duration": 1, "steps": 3}),
+        true,
+    )
+    .await;
+    c.expect("progress").await;
+    assert_eq!(c.outcome("5").await["op"], "result");
+    let session = session_id(&gw, "work").await;
+    assert!(!session.is_empty());
+}

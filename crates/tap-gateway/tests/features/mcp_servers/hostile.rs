@@ -1,0 +1,163 @@
+//! Servers that misbehave: each is reported (state, last error, stderr) and none takes the
+//! gateway, another server or another call down with it.
+
+use super::super::mcp::{client, text_of, wait_listed};
+use super::{fixture, gateway_with, server_in, server_when};
+use serde_json::json;
+use std::time::Duration;
+use tap_gateway::{GatewayConfig, RestartPolicy};
+
+/// Quick restarts, parked after two quick failures.
+fn impatient(c: &mut GatewayConfig) {
+    c.project_restart = RestartPolicy {
+        backoff: Duration::from_millis(10),
+        backoff_max: Duration::from_millis(20),
+        stable_run: Duration::from_secs(60),
+        max_quick_failures: 2,
+    };
+    c.mcp_initialize_timeout = Duration::from_millis(800);
+}
+
+#[tokio::test]
+async fn servers_that_never_start_are_parked_with_the_reason() {
+    let gw = gateway_with(
+        json!({
+            "silent": fixture("silent.py", &[]),
+            "exits": fixture("exits.py", &[]),
+            "missing": {"command": "/nonexistent/mcp-server"},
+            "good": fixture("good.py", &[]),
+        }),
+        impatient,
+    )
+    .await;
+    let silent = server_in(&gw, "silent", "parked").await;
+    assert!(
+        silent["lastError"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer initialize"),
+        "{silent}"
+    );
+    let exits = server_in(&gw, "exits", "parked").await;
+    assert!(
+        exits["lastError"].as_str().unwrap().contains("exited"),
+        "{exits}"
+    );
+    let tail = exits["stderrTail"].to_string();
+    assert!(tail.contains("exits: failing on purpose"), "{exits}");
+    let missing = server_in(&gw, "missing", "parked").await;
+    assert!(
+        missing["lastError"]
+            .as_str()
+            .unwrap()
+            .contains("cannot start"),
+        "{missing}"
+    );
+    // The others are not held back.
+    server_in(&gw, "good", "ready").await;
+
+    // The user restarts a parked one: it is tried again (and parked again).
+    let restarted = gw
+        .handle
+        .gateway()
+        .mcp_servers_restart(&tap_protocol::mcp_servers::McpServerRef {
+            name: "exits".into(),
+            session_id: None,
+        })
+        .unwrap();
+    assert_eq!(restarted.name, "exits");
+    server_when(&gw, "exits", |s| s["state"] != "parked").await;
+    server_in(&gw, "exits", "parked").await;
+}
+
+#[tokio::test]
+async fn a_crash_mid_call_ends_that_call_once_and_the_server_comes_back() {
+    let gw = gateway_with(json!({"crash": fixture("crash_mid_call.py", &[])}), |c| {
+        c.project_restart.backoff = Duration::from_millis(10);
+    })
+    .await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "crash__boom").await;
+    let boom = c.call("1", "crash__boom", json!({})).await;
+    assert_eq!(boom["isError"], true, "{boom}");
+    assert!(text_of(&boom).starts_with("DISCONNECTED"), "{boom}");
+    let back = server_when(&gw, "crash", |s| {
+        s["state"] == "ready" && s["restarts"] == 1
+    })
+    .await;
+    assert!(
+        back["lastError"].as_str().unwrap().contains("exited"),
+        "{back}"
+    );
+    wait_listed(&mut c, "crash__ok").await;
+    let ok = c.call("2", "crash__ok", json!({})).await;
+    assert_eq!(text_of(&ok), "ok", "{ok}");
+}
+
+#[tokio::test]
+async fn noise_on_stdout_too_many_tools_and_a_huge_result_are_survived() {
+    let gw = gateway_with(
+        json!({
+            "flood": fixture("flood.py", &[]),
+            "many": fixture("many_tools.py", &[]),
+            "huge": fixture("huge_result.py", &[]),
+        }),
+        |c| c.default_tool_timeout = Duration::from_secs(5),
+    )
+    .await;
+    let many = server_in(&gw, "many", "ready").await;
+    assert_eq!(many["tools"].as_array().unwrap().len(), 100, "{many}");
+    assert!(
+        many["warnings"].to_string().contains("offers 1000 tools"),
+        "{many}"
+    );
+
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "flood__echo").await;
+    let echo = c
+        .call("1", "flood__echo", json!({"message": "through the noise"}))
+        .await;
+    assert_eq!(text_of(&echo), "through the noise", "{echo}");
+
+    // A 50 MB answer is over what is read from a server (16 MiB a message): the call ends
+    // at its timeout, and the server keeps serving.
+    wait_listed(&mut c, "huge__small").await;
+    let huge = c.call("2", "huge__huge", json!({})).await;
+    assert_eq!(huge["isError"], true, "{huge}");
+    let small = c.call("3", "huge__small", json!({})).await;
+    assert_eq!(text_of(&small), "small", "{small}");
+}
+
+#[tokio::test]
+async fn stopping_the_gateway_kills_what_a_server_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("leaked.pid");
+    let mut entry = fixture("leaks_children.py", &[]);
+    entry["env"] = json!({"LEAK_PID_FILE": pid_file.display().to_string()});
+    let gw = gateway_with(json!({"leaky": entry}), |_| {}).await;
+    server_in(&gw, "leaky", "ready").await;
+    let pid: i32 = tap_testkit::eventually("the leaked child's pid", || {
+        let read = std::fs::read_to_string(&pid_file).ok();
+        async move { read.and_then(|p| p.trim().parse().ok()) }
+    })
+    .await;
+    assert!(alive(pid));
+    let tap_testkit::TestGateway { handle, dir: _home } = gw;
+    handle.stop().await.unwrap();
+    tap_testkit::eventually("the leaked child gone", || {
+        let gone = !alive(pid);
+        async move { gone.then_some(()) }
+    })
+    .await;
+}
+
+/// Whether `pid` runs (a zombie, reaped by no one in a test, counts as gone).
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
