@@ -284,6 +284,20 @@ pub fn parse_entry(name: &str, entry: &Value) -> Result<(ServerSpec, Vec<String>
             }
         },
     };
+    // Read and kept so files written for a later version load, but not applied yet: the
+    // user is told rather than left to wonder why a server runs anyway.
+    let not_yet = [
+        ("startup", startup == Startup::Lazy, "it starts eagerly"),
+        ("idleTimeout", idle_timeout.is_some(), "it is not stopped when idle"),
+        ("sessions", sessions.is_some(), "every session sees it"),
+    ];
+    for (key, set, instead) in not_yet {
+        if set {
+            warnings.push(format!(
+                "MCP server '{name}': '{key}' is not applied by this version yet; {instead}"
+            ));
+        }
+    }
     Ok((
         ServerSpec {
             name: name.to_string(),
