@@ -288,7 +288,11 @@ pub fn parse_entry(name: &str, entry: &Value) -> Result<(ServerSpec, Vec<String>
     // user is told rather than left to wonder why a server runs anyway.
     let not_yet = [
         ("startup", startup == Startup::Lazy, "it starts eagerly"),
-        ("idleTimeout", idle_timeout.is_some(), "it is not stopped when idle"),
+        (
+            "idleTimeout",
+            idle_timeout.is_some(),
+            "it is not stopped when idle",
+        ),
         ("sessions", sessions.is_some(), "every session sees it"),
     ];
     for (key, set, instead) in not_yet {
