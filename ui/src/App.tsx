@@ -11,6 +11,7 @@ import { Diagnostics } from "./pages/Diagnostics";
 import { Logs } from "./pages/Logs";
 import { Settings } from "./pages/Settings";
 import { Emitters } from "./pages/Emitters";
+import { Servers } from "./pages/Servers";
 import { Popup } from "./pages/Popup";
 import { useLedgerState } from "./ledger";
 
@@ -30,6 +31,7 @@ const PAGES = [
   { id: "logs", title: "Logs" },
   { id: "settings", title: "Settings" },
   { id: "emitters", title: "Emitters" },
+  { id: "servers", title: "Servers" },
 ] as const;
 type PageId = (typeof PAGES)[number]["id"];
 
@@ -148,6 +150,8 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Settings state={state} />;
     case "emitters":
       return <Emitters state={state} sessionId={route.arg} />;
+    case "servers":
+      return <Servers state={state} />;
   }
 }
 

@@ -1,0 +1,188 @@
+import { useState } from "preact/hooks";
+import type { McpServerInfo, McpServerState } from "../../generated";
+import { useNow } from "../../store";
+import { ago, fullTime } from "../../format";
+import { Breakable } from "../../components/Breakable";
+import { IdText } from "../../components/IdText";
+import { Tools } from "../Sessions";
+
+/** State pill colour: ready is ok; parked and restarting warn. */
+function stateClass(state: McpServerState): string {
+  switch (state) {
+    case "ready":
+      return "ok";
+    case "starting":
+      return "accent";
+    case "restarting":
+    case "parked":
+      return "warn";
+    default:
+      return "";
+  }
+}
+
+const COLUMNS = 8;
+
+/** A server's key in the list: a user server by name, a project server by name and session. */
+const serverKey = (s: Pick<McpServerInfo, "name" | "sessionId">) => `${s.sessionId ?? ""}/${s.name}`;
+
+/** The servers' table: one row each, and under an expanded one its tools, warnings and stderr tail. */
+export function ServerRows({ servers, live, busy, onRestart }: { servers: McpServerInfo[]; live: boolean; busy: boolean; onRestart: (s: McpServerInfo) => void }) {
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (key: string) => {
+    const next = new Set(open);
+    if (!next.delete(key)) next.add(key);
+    setOpen(next);
+  };
+  return (
+    <div class="table-wrap">
+      <table aria-label="MCP servers">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">State</th>
+            <th scope="col">Transport · target</th>
+            <th scope="col" class="num">PID</th>
+            <th scope="col" class="num">Tools</th>
+            <th scope="col" class="num">Restarts</th>
+            <th scope="col">Last error</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {servers.map((s) => {
+            const key = serverKey(s);
+            return <ServerRow key={key} s={s} expanded={open.has(key)} onToggle={() => toggle(key)} live={live} busy={busy} onRestart={() => onRestart(s)} />;
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+interface RowProps {
+  s: McpServerInfo;
+  expanded: boolean;
+  onToggle: () => void;
+  live: boolean;
+  busy: boolean;
+  onRestart: () => void;
+}
+
+function ServerRow({ s, expanded, onToggle, live, busy, onRestart }: RowProps) {
+  const now = useNow(10_000);
+  const detailsId = `server-details-${serverKey(s).replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  return (
+    <>
+      <tr data-server={s.name} data-session-id={s.sessionId} class={expanded ? "expanded" : undefined}>
+        <td>
+          <div class="strong breakable">
+            <Breakable text={s.name} />
+          </div>
+          <div class="small muted">
+            {s.scope}
+            {s.sessionId && (
+              <>
+                {" · "}
+                <IdText id={s.sessionId} />
+              </>
+            )}
+          </div>
+          {s.serverInfo && <div class="small muted breakable">{s.serverInfo}</div>}
+        </td>
+        <td>
+          <span class={`pill ${stateClass(s.state)}`} data-testid="server-state">
+            {s.state}
+          </span>
+          {s.state === "ready" && s.readySince && (
+            <div class="small muted nowrap" title={fullTime(s.readySince)}>
+              since {ago(s.readySince, now)}
+            </div>
+          )}
+        </td>
+        <td>
+          <span class="pill">{s.transport}</span>
+          <div class="mono small breakable" title={s.configPath}>
+            <Breakable text={s.target} />
+          </div>
+        </td>
+        <td class="num">{s.pid ?? <span class="muted">—</span>}</td>
+        <td class="num" data-testid="server-tool-count">
+          {s.tools.length}
+        </td>
+        <td class="num">{s.restarts}</td>
+        <td class="breakable small" data-testid="server-last-error">
+          {s.lastError ? <span class="error">{s.lastError}</span> : <span class="muted">—</span>}
+          {s.warnings.length > 0 && <div class="small" title="Expand the row for them">{`${s.warnings.length} warning${s.warnings.length === 1 ? "" : "s"}`}</div>}
+        </td>
+        <td class="actions nowrap">
+          <button type="button" class="btn" aria-label={`Restart ${s.name}`} disabled={busy || !live || s.state === "disabled"} onClick={onRestart}>
+            Restart
+          </button>{" "}
+          <button type="button" class="btn" aria-expanded={expanded} aria-controls={detailsId} aria-label={`Details of ${s.name}`} onClick={onToggle}>
+            {expanded ? "Hide" : "Details"}
+          </button>
+        </td>
+      </tr>
+      {expanded && (
+        <tr class="server-details-row">
+          <td colSpan={COLUMNS} id={detailsId} data-testid="server-details">
+            <ServerDetails s={s} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function ServerDetails({ s }: { s: McpServerInfo }) {
+  return (
+    <div class="server-details">
+      <section aria-label={`Tools of ${s.name}`}>
+        <h3>Tools</h3>
+        <Tools tools={s.tools} />
+      </section>
+      {s.secretNames.length > 0 && (
+        <p class="small">
+          {s.transport === "stdio" ? "Environment" : "Headers"}:{" "}
+          {s.secretNames.map((n) => (
+            <span key={n} class="tag mono">
+              {n}
+            </span>
+          ))}
+        </p>
+      )}
+      <p class="small muted breakable">
+        Configured in <span class="mono">{s.configPath}</span>
+        {s.providerId && (
+          <>
+            {" · provider "}
+            <IdText id={s.providerId} />
+          </>
+        )}
+      </p>
+      {s.warnings.length > 0 && (
+        <section aria-label={`Warnings of ${s.name}`}>
+          <h3>Warnings</h3>
+          <ul class="notice plain" data-testid="server-warnings">
+            {s.warnings.map((w, i) => (
+              <li key={i}>{w}</li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section aria-label={`Stderr of ${s.name}`}>
+        <h3>Stderr tail</h3>
+        {s.stderrTail.length > 0 ? (
+          <pre class="server-stderr" data-testid="server-stderr">
+            {s.stderrTail.join("\n")}
+          </pre>
+        ) : (
+          <p class="small muted">Nothing written to stderr.</p>
+        )}
+      </section>
+    </div>
+  );
+}

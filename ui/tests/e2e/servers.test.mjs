@@ -1,0 +1,91 @@
+// The Servers page against the real gateway running a real MCP stdio server: the gateway
+// starts with a user `mcp.json` naming the fixture tests/mcp/servers/good.py; the page shows
+// it become ready with its tools (prefixed, e.g. `good__echo`), pid and stderr tail, restarts
+// it from its button, and reloads mcp.json after a second server is added to the file. The
+// page is refreshed by `status.changed` only, never on a timer.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
+import { remove, tempDir } from "../../../tests/js-support/process.mjs";
+import { waitFor } from "../../../tests/js-support/wait.mjs";
+import { launchBrowser, recordFrames, screenshot, startGateway, watchIdle } from "./support.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const GOOD = path.resolve(here, "../../../tests/mcp/servers/good.py");
+/** The Python the other MCP tests use (scripts/test.sh sets it), else `python3`. */
+const PYTHON = process.env.TAP_TEST_PYTHON || "python3";
+
+describe("the Servers page", () => {
+  let dir, gateway, browser, panel, frames, mcpJson;
+
+  const writeServers = (servers) => writeFileSync(mcpJson, JSON.stringify({ mcpServers: servers }, null, 2));
+
+  before(async () => {
+    dir = tempDir("tap-e2e-servers-");
+    mkdirSync(path.join(dir, "tap"));
+    mcpJson = path.join(dir, "tap", "mcp.json");
+    writeServers({ good: { command: PYTHON, args: [GOOD] } });
+    gateway = await startGateway({ ownHome: true, dir });
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" });
+    frames = recordFrames(context);
+    panel = await openPanel(context, gateway);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    if (dir) remove(dir);
+  });
+
+  const row = (name) => panel.locator(`tr[data-server="${name}"]`);
+  const state = (name) => row(name).getByTestId("server-state");
+
+  test("good from mcp.json becomes ready with its tools, pid and stderr tail", async () => {
+    await goTo(panel, "Servers");
+    await waitFor(async () => (await row("good").count()) === 1 && (await state("good").innerText()) === "ready", "good ready", 20000);
+    assert.match(await state("good").getAttribute("class"), /\bok\b/);
+    assert.equal(await row("good").getByTestId("server-tool-count").innerText(), "5");
+    assert.match(await row("good").innerText(), /stdio/);
+    assert.match(await row("good").locator("td.num").first().innerText(), /^\d+$/, "a pid");
+    await row("good").getByRole("button", { name: "Details of good" }).click();
+    const details = panel.getByTestId("server-details");
+    await details.getByText("good__echo").waitFor();
+    await waitFor(async () => /good: ready/.test(await details.getByTestId("server-stderr").innerText()), "the stderr tail");
+    assert.equal(await panel.getByTestId("servers-count").innerText(), "1 server · updated live");
+    await screenshot(panel, "servers");
+  });
+
+  test("nothing is asked for while nothing changes (no polling)", async () => {
+    const { sent } = await watchIdle(frames);
+    assert.deepEqual(sent.filter((m) => m === "mcpServers.list"), []);
+  });
+
+  test("Restart starts it again: a new process, ready again", async () => {
+    const pidCell = () => row("good").locator("td.num").first();
+    const before = await pidCell().innerText();
+    await row("good").getByRole("button", { name: "Restart good" }).click();
+    await waitFor(async () => (await state("good").innerText()) === "ready" && (await pidCell().innerText()) !== before, "good ready with a new pid", 20000);
+    assert.equal(await panel.getByRole("alert").count(), 0);
+  });
+
+  test("Reload mcp.json picks up a server added to the file", async () => {
+    writeServers({ good: { command: PYTHON, args: [GOOD] }, other: { command: PYTHON, args: [GOOD] } });
+    await panel.getByRole("button", { name: "Reload mcp.json" }).click();
+    await waitFor(async () => (await row("other").count()) === 1 && (await state("other").innerText()) === "ready", "other ready", 20000);
+    assert.equal(await panel.getByTestId("servers-count").innerText(), "2 servers · updated live");
+  });
+
+  test("with no server left, the page says how to add one", async () => {
+    writeServers({});
+    await panel.getByRole("button", { name: "Reload mcp.json" }).click();
+    const empty = panel.getByTestId("servers-empty");
+    await empty.waitFor({ timeout: 20000 });
+    assert.match(await empty.innerText(), /tap mcp add NAME -- COMMAND ARGS…/);
+    assert.match(await empty.innerText(), /\$TAP_HOME\/mcp\.json/);
+  });
+});
