@@ -66,7 +66,7 @@ pub struct McpServerInfo {
     /// The command line (stdio) or the URL (remote).
     pub target: String,
     /// The names of the environment variables (stdio) or headers (remote) it is given.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub secret_names: Vec<String>,
     /// Where it is.
     pub state: McpServerState,
@@ -90,11 +90,11 @@ pub struct McpServerInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     /// The newest lines it wrote to stderr (a stdio server), oldest first.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub stderr_tail: Vec<String>,
     /// What in its configuration or its tools was refused (a bad key, a tool whose
     /// name collides), each in words.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub warnings: Vec<String>,
 }
 

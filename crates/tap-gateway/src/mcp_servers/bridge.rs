@@ -22,8 +22,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use tap_protocol::mcp_servers::McpServerState;
 use tap_protocol::provider::{
-    GatewayMessage, LifecycleState, ProviderMessage, SessionRef, ToolCall, ToolProgress,
-    ToolResult, ToolsUpdate,
+    GatewayMessage, LifecycleState, ProviderMessage, SessionInfo, SessionRef, ToolCall, ToolDef,
+    ToolProgress, ToolResult, ToolsUpdate,
 };
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::mpsc;
@@ -73,7 +73,7 @@ async fn serve(
             .as_ref()
             .map(|s| format!("{} {}", s.name, s.version))
     });
-    let mut catalog = match list(server, &peer).await {
+    let mut catalog = match list(core, server, &peer).await {
         Ok(c) => c,
         Err(why) => return Ended::Failed(why),
     };
@@ -96,7 +96,27 @@ async fn serve(
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
     tracing::info!(target: LOG_TARGET, server = %server.spec.name, provider = %provider_id, tools = catalog.len(), "MCP server ready");
 
-    let mut readied: HashSet<String> = sessions_at_hello;
+    // `sessions` in the entry: the sessions (ids or labels) that see a user server. It
+    // binds to "all", so it leaves the others: at once for those live now, by not
+    // declaring itself ready for later ones.
+    let filter = server.spec.sessions.clone();
+    let sees = |s: &SessionInfo| {
+        filter.as_ref().is_none_or(|l| {
+            l.iter()
+                .any(|x| *x == s.id || s.label.as_deref() == Some(x.as_str()))
+        })
+    };
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut readied: HashSet<String> = HashSet::new();
+    for s in sessions_at_hello {
+        if sees(&s) {
+            readied.insert(s.id.clone());
+        } else {
+            let _ = local.send(&tools_update(Some(s.id.clone()), Vec::new()));
+        }
+        seen.insert(s.id);
+    }
+    let mut changed_since_hello = false;
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
     // A call that finds the connection gone reports it here: the run has failed.
     let (gone_tx, mut gone) = mpsc::unbounded_channel::<String>();
@@ -138,12 +158,20 @@ async fn serve(
                 // tools once it is declared ready, and an ending one is let go at once.
                 Some(GatewayMessage::SessionsUpdated(list)) if server.session_id.is_none() => {
                     for s in list.active {
-                        if readied.insert(s.id.clone()) {
-                            let _ = local.send(&ProviderMessage::SessionReady(SessionRef { session_id: s.id }));
+                        if !seen.insert(s.id.clone()) || !sees(&s) {
+                            continue;
+                        }
+                        readied.insert(s.id.clone());
+                        let _ = local.send(&ProviderMessage::SessionReady(SessionRef { session_id: s.id.clone() }));
+                        // Ready registers hello's tools; per-session updates since then
+                        // are this session's only if sent again.
+                        if filter.is_some() && changed_since_hello {
+                            let _ = local.send(&tools_update(Some(s.id), catalog.defs.clone()));
                         }
                     }
                 }
                 Some(GatewayMessage::SessionLifecycle(l)) if l.state == LifecycleState::ShutdownPending => {
+                    seen.remove(&l.session_id);
                     readied.remove(&l.session_id);
                     let _ = local.send(&ProviderMessage::ShutdownReady(SessionRef { session_id: l.session_id }));
                 }
@@ -153,18 +181,25 @@ async fn serve(
                 Some(_) => {}
             },
             Some(note) = notes.recv() => match note {
-                Note::ToolsChanged => match list(server, &peer).await {
+                Note::ToolsChanged => match list(core, server, &peer).await {
                     Ok(fresh) => {
                         catalog = fresh;
                         *catalog_shared.lock().unwrap() = catalog.clone();
-                        let update = ProviderMessage::ToolsUpdate(ToolsUpdate {
-                            request_id: Some(crate::ids::short("tools")),
-                            session_id: None,
-                            tools: catalog.defs.clone(),
-                            remove: None,
+                        changed_since_hello = true;
+                        match &filter {
+                            None => {
+                                let _ = local.send(&tools_update(None, catalog.defs.clone()));
+                            }
+                            Some(_) => {
+                                for id in &readied {
+                                    let _ = local.send(&tools_update(Some(id.clone()), catalog.defs.clone()));
+                                }
+                            }
+                        }
+                        server.update(|s| {
+                            s.tools = catalog.session_names();
+                            s.tool_warnings = catalog.refused.clone();
                         });
-                        let _ = local.send(&update);
-                        server.update(|s| s.tools = catalog.session_names());
                         core.events.emit(crate::events::GatewayEvent::StatusChanged);
                     }
                     Err(why) => tracing::warn!(target: LOG_TARGET, server = %server.spec.name, error = %why, "could not list the changed tools"),
@@ -210,8 +245,18 @@ async fn serve(
     ended
 }
 
+/// A `tools.update` replacing the tool list (of one session, or of every session).
+fn tools_update(session_id: Option<String>, tools: Vec<ToolDef>) -> ProviderMessage {
+    ProviderMessage::ToolsUpdate(ToolsUpdate {
+        request_id: Some(crate::ids::short("tools")),
+        session_id,
+        tools,
+        remove: None,
+    })
+}
+
 /// The server's tools (every page), mapped to session names.
-async fn list(server: &Server, peer: &Peer<RoleClient>) -> Result<Catalog, String> {
+async fn list(core: &Core, server: &Server, peer: &Peer<RoleClient>) -> Result<Catalog, String> {
     let tools = match tokio::time::timeout(MCP_LIST_TIMEOUT, peer.list_all_tools()).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(e)) => return Err(format!("tools/list failed: {e}")),
@@ -222,7 +267,26 @@ async fn list(server: &Server, peer: &Peer<RoleClient>) -> Result<Catalog, Strin
             ))
         }
     };
-    Ok(Catalog::build(&server.spec, &tools))
+    Ok(Catalog::build(&server.spec, &tools, &taken(core, server)))
+}
+
+/// Tool names held by other providers (or the gateway) in the sessions `server` is for.
+fn taken(core: &Core, server: &Server) -> HashSet<String> {
+    let me = provider_name(server);
+    let state = core.state();
+    state
+        .sessions
+        .values()
+        .filter(|s| server.session_id.as_ref().is_none_or(|id| *id == s.info.id))
+        .flat_map(|s| s.tools.iter())
+        .filter(|(_, entry)| *entry.provider_name != *me)
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// The provider name a server's tools are offered under.
+fn provider_name(server: &Server) -> String {
+    format!("mcp-{}", server.spec.name)
 }
 
 /// Registers the tools: `hello`, bound to every session (a user server) or to its
@@ -232,16 +296,16 @@ async fn hello(
     server: &Server,
     local: &mut LocalProvider,
     catalog: &Catalog,
-) -> Result<HashSet<String>, String> {
+) -> Result<Vec<SessionInfo>, String> {
     // The first message of a local connection is `sessions`.
-    let live: HashSet<String> = match local.recv().await {
-        Some(GatewayMessage::Sessions(s)) => s.active.into_iter().map(|s| s.id).collect(),
-        _ => HashSet::new(),
+    let live = match local.recv().await {
+        Some(GatewayMessage::Sessions(s)) => s.active,
+        _ => Vec::new(),
     };
     let session = server.session_id.clone().unwrap_or_else(|| "all".into());
     let hello = json!({
         "type": "hello",
-        "name": format!("mcp-{}", server.spec.name),
+        "name": provider_name(server),
         "protocolVersion": tap_protocol::PROTOCOL_VERSION,
         "session": session,
         "metadata": {"mcpServer": server.spec.name, "transport": server.spec.transport.kind()},

@@ -5,7 +5,7 @@
 use super::config::ServerSpec;
 use super::naming::Names;
 use rmcp::model::Tool;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tap_protocol::provider::{ResultFormat, ToolDef};
 use tap_protocol::Json;
@@ -21,7 +21,10 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    pub fn build(spec: &ServerSpec, tools: &[Tool]) -> Self {
+    /// `taken`: names other providers (or the gateway) already hold in the sessions this
+    /// server is for; such a tool is left out, with a warning, rather than refused with
+    /// the whole list or shadowing the other.
+    pub fn build(spec: &ServerSpec, tools: &[Tool], taken: &HashSet<String>) -> Self {
         let names = Names::new(&spec.name, spec.prefix.as_deref());
         let mapped = names.map(
             &spec.name,
@@ -31,7 +34,15 @@ impl Catalog {
         let by_name: HashMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_ref(), t)).collect();
         let mut defs = Vec::with_capacity(mapped.kept.len());
         let mut to_server = HashMap::with_capacity(mapped.kept.len());
+        let mut refused = mapped.refused;
         for (session_name, server_name) in mapped.kept {
+            if taken.contains(&session_name) {
+                refused.push(format!(
+                    "MCP server '{}': tool '{server_name}' is left out: another provider already offers a tool named '{session_name}' (set a 'prefix' to tell them apart)",
+                    spec.name
+                ));
+                continue;
+            }
             let Some(tool) = by_name.get(server_name.as_str()) else {
                 continue;
             };
@@ -41,7 +52,7 @@ impl Catalog {
         Catalog {
             defs,
             to_server: Arc::new(to_server),
-            refused: mapped.refused,
+            refused,
         }
     }
 

@@ -293,7 +293,6 @@ pub fn parse_entry(name: &str, entry: &Value) -> Result<(ServerSpec, Vec<String>
             idle_timeout.is_some(),
             "it is not stopped when idle",
         ),
-        ("sessions", sessions.is_some(), "every session sees it"),
     ];
     for (key, set, instead) in not_yet {
         if set {

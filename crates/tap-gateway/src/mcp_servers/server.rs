@@ -38,7 +38,10 @@ pub(crate) struct Status {
     pub restarts: u32,
     pub last_error: Option<String>,
     pub stderr_tail: VecDeque<String>,
+    /// About its configuration entry.
     pub warnings: Vec<String>,
+    /// About its tools as last listed (left out: collisions, over the limit).
+    pub tool_warnings: Vec<String>,
 }
 
 impl Server {
@@ -105,7 +108,7 @@ impl Server {
             restarts: s.restarts,
             last_error: s.last_error.clone(),
             stderr_tail: s.stderr_tail.iter().cloned().collect(),
-            warnings: s.warnings.clone(),
+            warnings: s.warnings.iter().chain(&s.tool_warnings).cloned().collect(),
         }
     }
 }

@@ -136,3 +136,29 @@ async fn the_everything_server_from_npm_works_through_the_gateway() {
     let session = session_id(&gw, "work").await;
     assert!(!session.is_empty());
 }
+
+#[tokio::test]
+async fn sessions_limits_which_sessions_see_a_user_server() {
+    let mut good = fixture("good.py", &[]);
+    good["sessions"] = json!(["work", "early"]);
+    let gw = tap_testkit::TestGateway::start_with(|c| {
+        super::write_user_file(&c.data_dir, &json!({"good": good}));
+    })
+    .await;
+    // Sessions live when it starts are sorted out at once, later ones as they come.
+    let mut early = client(&gw, "early", "legacy").await;
+    let mut before = client(&gw, "before", "legacy").await;
+    server_in(&gw, "good", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    let mut other = client(&gw, "other", "legacy").await;
+    wait_listed(&mut c, "good__echo").await;
+    wait_listed(&mut early, "good__echo").await;
+    for (label, client) in [("other", &mut other), ("before", &mut before)] {
+        let listed = client.tool_names().await;
+        assert!(
+            !listed.iter().any(|n| n.starts_with("good__")),
+            "{label}: {listed:?}"
+        );
+    }
+    let _ = session_id(&gw, "other").await;
+}

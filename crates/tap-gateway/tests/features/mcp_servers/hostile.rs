@@ -161,3 +161,30 @@ fn alive(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+#[tokio::test]
+async fn a_tool_name_taken_by_another_server_is_refused_for_the_later_one_only() {
+    let mut first = fixture("collide.py", &["--tools", "a,b"]);
+    first["prefix"] = json!("");
+    let mut second = fixture("collide.py", &["--tools", "a,c"]);
+    second["prefix"] = json!("");
+    let gw = gateway_with(json!({"first": first}), |_| {}).await;
+    server_in(&gw, "first", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "b").await;
+    // The second server arrives later (as after `tap mcp add`).
+    super::write_user_file(
+        &gw.dir.path().join("home"),
+        &json!({"first": first, "second": second}),
+    );
+    gw.handle.gateway().mcp_servers_reload();
+    let second = server_when(&gw, "second", |s| {
+        s["state"] == "ready" && s["warnings"].to_string().contains("'a'")
+    })
+    .await;
+    assert_eq!(second["tools"], json!(["c"]), "{second}");
+    let names = wait_listed(&mut c, "c").await;
+    assert_eq!(names.iter().filter(|n| *n == "a").count(), 1, "{names:?}");
+    let a = c.call("1", "a", json!({})).await;
+    assert_eq!(text_of(&a), "from collide: a", "{a}");
+}
