@@ -9,15 +9,23 @@
 //! The provider and host tokens stay in files: spec providers and session hosts read them
 //! from there.
 //!
+//! Named secrets (`named.rs`: an MCP server's API key referenced as `${secret:NAME}`) are
+//! kept the same way: the keyring when it works, else `$TAP_HOME/secrets.json` (0600).
+//!
 //! No function here logs, and no error message carries a secret.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod backend;
+mod named;
 mod os_keyring;
 mod token;
 
 pub use backend::{MemoryBackend, SecretBackend, SecretError};
+pub use named::{
+    forget_secret, read_secret, secret_account, secrets_file, store_secret, valid_secret_name,
+    SecretPlace, MAX_SECRET_NAME_LEN, SECRETS_FILE,
+};
 pub use os_keyring::OsKeyring;
 pub use token::generate_token;
 
