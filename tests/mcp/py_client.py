@@ -112,9 +112,26 @@ async def watch(client, cmd):
                 emit(op="notice", kind="resource_updated", uri=event.uri)
 
 
+async def answer_sampling(context, params):
+    # A model that repeats what it was asked: enough to see the request and answer travel.
+    from mcp import types
+    asked = " ".join(getattr(m.content, "text", "") for m in params.messages)
+    return types.CreateMessageResult(role="assistant", model="fake-model",
+                                     content=types.TextContent(type="text", text="sampled: " + asked))
+
+
+async def answer_elicitation(context, params):
+    from mcp import types
+    return types.ElicitResult(action="accept", content={"name": "Ada Lovelace"})
+
+
 async def main():
     kind, target, mode = sys.argv[1], sys.argv[2], sys.argv[3]
-    async with Client(transport(kind, target), mode=mode, message_handler=on_message) as client:
+    # TAP_PY_CLIENT_ANSWERS=1: the client declares sampling and elicitation and answers them.
+    answers = {}
+    if os.environ.get("TAP_PY_CLIENT_ANSWERS") == "1":
+        answers = {"sampling_callback": answer_sampling, "elicitation_callback": answer_elicitation}
+    async with Client(transport(kind, target), mode=mode, message_handler=on_message, **answers) as client:
         emit(op="ready", protocol=client.protocol_version)
         calls = {}
         async with anyio.create_task_group() as tg:

@@ -223,6 +223,9 @@ pub(crate) const HISTORY_MAX_MIB: std::ops::RangeInclusive<u32> = 16..=1_048_576
 /// client calling at least that often never has its session closed under it.
 pub(crate) const RMCP_TOUCH_INTERVAL: Duration =
     Duration::from_secs(MCP_SESSION_IDLE_TIMEOUT.as_secs() / 2);
+/// How long an MCP client may take to answer what a server asks through the gateway
+/// (`sampling/createMessage`, `elicitation/create`: a person may be answering).
+pub(crate) const MCP_CLIENT_ASK_TIMEOUT: Duration = Duration::from_secs(300);
 /// File results up to this size are embedded in the result besides the link, so a client
 /// that cannot read `file://` links still gets them.
 pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;

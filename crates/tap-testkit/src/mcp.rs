@@ -68,6 +68,18 @@ impl McpClient {
         Self::spawn(&format!("mcp-python-{mode}"), cmd, log_dir).await
     }
 
+    /// [`McpClient::python_http`] (legacy generation) with a client that declares sampling
+    /// and elicitation and answers them: sampling with "sampled: <the prompt>",
+    /// elicitation by accepting `{"name": "Ada Lovelace"}`.
+    pub async fn python_http_answering(url: &str, token: &str, log_dir: &Path) -> (Self, Value) {
+        let mut cmd = Command::new(test_python());
+        cmd.arg(workspace_root().join("tests/mcp/py_client.py"))
+            .args(["http", url, "legacy"])
+            .env("TAP_HOST_TOKEN", token)
+            .env("TAP_PY_CLIENT_ANSWERS", "1");
+        Self::spawn("mcp-python-answering", cmd, log_dir).await
+    }
+
     /// The Python client launching `tap mcp --session SESSION` (`tap` and `TAP_HOME` given).
     pub async fn python_stdio(
         tap: &Path,

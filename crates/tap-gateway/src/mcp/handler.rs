@@ -229,6 +229,12 @@ impl ServerHandler for McpHandler {
                 return;
             }
         };
+        super::asks::register(
+            &self.core.tasks,
+            &binding,
+            &context.peer,
+            self.closed.clone(),
+        );
         let notices = binding.notices.subscribe();
         let closed = self.closed.clone();
         let subscribed = self.subscribed.clone();

@@ -9,6 +9,7 @@
 //! `calls`, `content`, `resources` and `prompts` answer the requests (the gateway's own
 //! `tap_*` tools are in the session's tool set: `crate::builtin`).
 
+mod asks;
 pub(crate) mod attach;
 mod calls;
 mod content;

@@ -7,18 +7,19 @@
 use super::catalog::Catalog;
 use super::client::Note;
 use super::connect::{self, Connection, LOG_TARGET};
+use super::in_flight::{InFlight, Router};
 use super::server::Server;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT};
 use crate::provider_protocol::local::LocalProvider;
 use crate::state::Core;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    LoggingLevel, ProgressToken, RequestMetaObject, ServerResult,
+    LoggingLevel, RequestMetaObject, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use tap_protocol::mcp_servers::McpServerState;
 use tap_protocol::provider::{
@@ -39,24 +40,23 @@ pub(crate) enum Ended {
     Failed(String),
 }
 
-/// Calls in flight: their cancellation, and which call a progress token belongs to.
-#[derive(Default)]
-struct InFlight {
-    cancels: HashMap<String, CancellationToken>,
-    progress: HashMap<ProgressToken, String>,
-}
-
 pub(crate) async fn run_once(core: &Arc<Core>, server: &Arc<Server>, roots: Vec<String>) -> Ended {
     let (notes_tx, mut notes) = mpsc::unbounded_channel();
+    let in_flight = Arc::new(Mutex::new(InFlight::default()));
+    let router = Router {
+        core: core.clone(),
+        session: server.session_id.clone(),
+        in_flight: in_flight.clone(),
+    };
     let opened = tokio::select! {
         _ = server.stop.cancelled() => return Ended::Stopped,
-        opened = connect::open(core, server, notes_tx, roots) => opened,
+        opened = connect::open(core, server, notes_tx, roots, router) => opened,
     };
     let mut conn = match opened {
         Ok(conn) => conn,
         Err(why) => return Ended::Failed(why),
     };
-    let ended = serve(core, server, &mut conn, &mut notes).await;
+    let ended = serve(core, server, &mut conn, &mut notes, in_flight).await;
     conn.close().await;
     ended
 }
@@ -66,6 +66,7 @@ async fn serve(
     server: &Arc<Server>,
     conn: &mut Connection,
     notes: &mut mpsc::UnboundedReceiver<Note>,
+    in_flight: Arc<Mutex<InFlight>>,
 ) -> Ended {
     let peer = conn.service.peer().clone();
     let info = conn.service.peer_info().and_then(|i| {
@@ -117,7 +118,6 @@ async fn serve(
         seen.insert(s.id);
     }
     let mut changed_since_hello = false;
-    let in_flight = Arc::new(Mutex::new(InFlight::default()));
     // A call that finds the connection gone reports it here: the run has failed.
     let (gone_tx, mut gone) = mpsc::unbounded_channel::<String>();
     let catalog_shared = Arc::new(Mutex::new(catalog.clone()));
@@ -346,24 +346,23 @@ fn start_call(
         return;
     };
     let cancel = CancellationToken::new();
-    in_flight
-        .lock()
-        .unwrap()
-        .cancels
-        .insert(call.id.clone(), cancel.clone());
+    {
+        let mut table = in_flight.lock().unwrap();
+        table.cancels.insert(call.id.clone(), cancel.clone());
+        table
+            .sessions
+            .push((call.id.clone(), call.session_id.clone()));
+    }
     let peer = peer.clone();
     let in_flight = in_flight.clone();
     let gone = gone.clone();
     core.tasks.spawn(async move {
         let id = call.id.clone();
         let result = call_tool(&peer, call, tool, cancel, &in_flight).await;
-        let mut table = in_flight.lock().unwrap();
         // Absent: the run ended and already answered the call.
-        if table.cancels.remove(&id).is_none() {
+        if !in_flight.lock().unwrap().finish(&id) {
             return;
         }
-        table.progress.retain(|_, call| *call != id);
-        drop(table);
         let result = match result {
             Ok(result) => result,
             Err(Lost(why)) => {

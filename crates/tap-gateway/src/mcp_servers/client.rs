@@ -4,12 +4,16 @@
 //! Notifications the runner acts on (a changed tool list, a call's progress, a log entry)
 //! go to it through a channel; `roots/list` is answered with the session's directory (a
 //! project server) or none (a user server shared by every session). Sampling and
-//! elicitation are not declared, so a server does not ask for them (and is refused with
-//! "method not found" if it does).
+//! elicitation go to the calling session's MCP client (`in_flight.rs`).
 
+use super::in_flight::Router;
+use crate::state::mcp_binding::ClientAsk;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion, Root,
+};
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
@@ -27,17 +31,53 @@ pub(crate) struct Client {
     notes: mpsc::UnboundedSender<Note>,
     /// `file://` URIs of the directories the server may work in.
     roots: Vec<String>,
+    /// Who answers the server's sampling and elicitation requests.
+    router: Router,
 }
 
 impl Client {
-    pub fn new(notes: mpsc::UnboundedSender<Note>, roots: Vec<String>) -> Self {
-        Client { notes, roots }
+    pub fn new(notes: mpsc::UnboundedSender<Note>, roots: Vec<String>, router: Router) -> Self {
+        Client {
+            notes,
+            roots,
+            router,
+        }
+    }
+
+    /// Forwards a request to the calling session's MCP client; an MCP error naming the
+    /// reason when none can answer.
+    async fn forward<P: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        ask: ClientAsk,
+        params: P,
+    ) -> Result<R, McpError> {
+        let asker = self
+            .router
+            .asker(ask)
+            .map_err(|why| McpError::invalid_request(why, None))?;
+        let params = serde_json::to_value(params)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let answer = asker.ask(ask, params).await.map_err(|why| {
+            McpError::internal_error(format!("the session's client: {why}"), None)
+        })?;
+        serde_json::from_value(answer).map_err(|e| {
+            McpError::internal_error(
+                format!("the session's client answered something else: {e}"),
+                None,
+            )
+        })
     }
 }
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
-        let capabilities = ClientCapabilities::builder().enable_roots().build();
+        // Sampling and elicitation are declared so servers offer the tools that use them;
+        // each request is forwarded to the calling session's MCP client (`in_flight.rs`).
+        let capabilities = ClientCapabilities::builder()
+            .enable_roots()
+            .enable_sampling()
+            .enable_elicitation()
+            .build();
         ClientConfig::new(
             capabilities,
             Implementation::new("tap-gateway", env!("CARGO_PKG_VERSION")),
@@ -55,6 +95,22 @@ impl ClientHandler for Client {
             .map(|uri| Root::new(uri.clone()))
             .collect();
         Ok(ListRootsResult::new(roots))
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        self.forward(ClientAsk::Sampling, params).await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        self.forward(ClientAsk::Elicitation, params).await
     }
 
     async fn on_progress(

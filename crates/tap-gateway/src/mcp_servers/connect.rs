@@ -5,6 +5,7 @@
 
 use super::client::{Client, Note};
 use super::config::Transport;
+use super::in_flight::Router;
 use super::server::Server;
 use crate::limits::MCP_EXIT_STATUS_WAIT;
 use crate::processes::{group, orphans, spawn::forward_lines};
@@ -46,8 +47,9 @@ pub(crate) async fn open(
     server: &Arc<Server>,
     notes: mpsc::UnboundedSender<Note>,
     roots: Vec<String>,
+    router: Router,
 ) -> Result<Connection, String> {
-    let client = Client::new(notes, roots);
+    let client = Client::new(notes, roots, router);
     match &server.spec.transport {
         Transport::Stdio {
             command,

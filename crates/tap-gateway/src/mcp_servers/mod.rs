@@ -23,6 +23,7 @@ mod client;
 pub mod config;
 mod connect;
 mod hub;
+mod in_flight;
 mod naming;
 mod server;
 mod supervise;

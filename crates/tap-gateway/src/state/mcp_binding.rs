@@ -21,6 +21,29 @@ pub(crate) enum Notice {
     Delivery(Delivery),
 }
 
+/// What an MCP server may ask of the client that made a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClientAsk {
+    /// `sampling/createMessage`: the client's model answers.
+    Sampling,
+    /// `elicitation/create`: the client's user answers.
+    Elicitation,
+}
+
+/// An MCP client of the session that can answer what servers ask (it declared the
+/// capability): the facade registers one per such client, for as long as it is connected.
+pub(crate) trait ClientAsker: Send + Sync {
+    fn can(&self, ask: ClientAsk) -> bool;
+    /// The request's params as JSON; its result as JSON, or why not.
+    fn ask(
+        &self,
+        ask: ClientAsk,
+        params: tap_protocol::Json,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<tap_protocol::Json, String>> + Send>,
+    >;
+}
+
 /// The gateway session an MCP client named, put in the HTTP request's extensions by the
 /// endpoint (or given to the handler by `tap mcp`'s WebSocket).
 #[derive(Debug, Clone)]
@@ -59,6 +82,8 @@ pub(crate) struct Binding {
     born: Instant,
     /// Cancelled when the binding is gone (its session ended, or it was given up).
     pub gone: CancellationToken,
+    /// Its clients that can answer servers' requests, oldest first, by registration id.
+    askers: std::sync::Mutex<Vec<(u64, std::sync::Arc<dyn ClientAsker>)>>,
 }
 
 impl Binding {
@@ -81,11 +106,34 @@ impl Binding {
             left_us: AtomicU64::new(0),
             born: Instant::now(),
             gone,
+            askers: std::sync::Mutex::new(Vec::new()),
         }
     }
 
     /// Notes that a client leaves now. Called before the client count drops, so whoever
     /// sees the count at zero also sees this time.
+    /// Registers a client that can answer servers' requests; the id removes it.
+    pub fn add_asker(&self, asker: std::sync::Arc<dyn ClientAsker>) -> u64 {
+        let mut askers = self.askers.lock().unwrap();
+        let id = askers.iter().map(|(i, _)| *i).max().map_or(0, |i| i + 1);
+        askers.push((id, asker));
+        id
+    }
+
+    pub fn remove_asker(&self, id: u64) {
+        self.askers.lock().unwrap().retain(|(i, _)| *i != id);
+    }
+
+    /// The newest client that can answer `ask`.
+    pub fn asker(&self, ask: ClientAsk) -> Option<std::sync::Arc<dyn ClientAsker>> {
+        let askers = self.askers.lock().unwrap();
+        askers
+            .iter()
+            .rev()
+            .find(|(_, a)| a.can(ask))
+            .map(|(_, a)| a.clone())
+    }
+
     pub fn leaving(&self) {
         let us = self.born.elapsed().as_micros().min(u64::MAX as u128) as u64;
         self.left_us.fetch_max(us, Ordering::SeqCst);

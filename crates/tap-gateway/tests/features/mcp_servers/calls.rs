@@ -162,3 +162,47 @@ async fn sessions_limits_which_sessions_see_a_user_server() {
     }
     let _ = session_id(&gw, "other").await;
 }
+
+#[tokio::test]
+async fn a_servers_sampling_and_elicitation_reach_the_calling_client() {
+    let gw = gateway_with(json!({"everything": everything()}), |_| {}).await;
+    let token = gw.handle.gateway().host_token().to_string();
+    let url = super::super::mcp::url(&gw, "work");
+    let (mut c, _) =
+        tap_testkit::McpClient::python_http_answering(&url, &token, gw.dir.path()).await;
+    // The gateway declares both, so the server offers the tools that use them.
+    wait_listed(&mut c, "everything__trigger-sampling-request").await;
+    let sampled = c
+        .call(
+            "1",
+            "everything__trigger-sampling-request",
+            json!({"prompt": "the capital of France", "maxTokens": 20}),
+        )
+        .await;
+    let text = super::super::mcp::text_of(&sampled);
+    assert!(text.contains("sampled: ") && text.contains("the capital of France"), "{sampled}");
+    wait_listed(&mut c, "everything__trigger-elicitation-request").await;
+    let elicited = c
+        .call("2", "everything__trigger-elicitation-request", json!({}))
+        .await;
+    assert!(
+        super::super::mcp::text_of(&elicited).contains("Ada Lovelace"),
+        "{elicited}"
+    );
+
+    // A client that declared neither gets a clear refusal through the server.
+    let mut plain = client(&gw, "plain", "legacy").await;
+    wait_listed(&mut plain, "everything__trigger-sampling-request").await;
+    let refused = plain
+        .call(
+            "3",
+            "everything__trigger-sampling-request",
+            json!({"prompt": "x", "maxTokens": 5}),
+        )
+        .await;
+    let text = refused.to_string();
+    assert!(
+        text.contains("no MCP client of the calling session"),
+        "{refused}"
+    );
+}
