@@ -72,6 +72,10 @@ pub struct GatewayConfig {
     pub otlp_endpoint: Option<String>,
     /// How much may wait for one peer that is not reading, and how long one write may take.
     pub outbound: OutboundLimits,
+    /// Whether `${secret:NAME}` in an MCP server's env or header values is also looked up in
+    /// the OS keyring (always in `$TAP_HOME/secrets.json`). Default: yes, unless
+    /// `TAP_KEYRING=off`; tests turn it off so they never touch the machine's keyring.
+    pub secrets_keyring: bool,
 }
 
 /// Slow consumers: the bounds of each connection's outbound queue and its write timeouts.
@@ -135,6 +139,7 @@ impl GatewayConfig {
             child_env_remove: Vec::new(),
             otlp_endpoint: None,
             outbound: OutboundLimits::default(),
+            secrets_keyring: !tap_secrets::keyring_disabled_by_env(),
         }
     }
 }

@@ -6,6 +6,7 @@
 use super::client::{Client, Note};
 use super::config::Transport;
 use super::in_flight::Router;
+use super::secrets;
 use super::server::Server;
 use crate::limits::MCP_EXIT_STATUS_WAIT;
 use crate::processes::{group, orphans, spawn::forward_lines};
@@ -61,12 +62,14 @@ pub(crate) async fn open(
                 Some(c) => server.base_dir.join(c),
                 None => server.base_dir.clone(),
             };
+            let (home, keyring) = (&core.config.data_dir, core.config.secrets_keyring);
+            let env = secrets::resolve(home, keyring, "env", env).await?;
             let mut cmd = group::command(command);
             cmd.stdin(std::process::Stdio::piped());
             for key in &core.config.child_env_remove {
                 cmd.env_remove(key);
             }
-            cmd.args(args).envs(env.iter().cloned()).current_dir(&dir);
+            cmd.args(args).envs(env).current_dir(&dir);
             let mut child = cmd.spawn().map_err(|e| spawn_error(command, &dir, &e))?;
             let pid = child.id();
             let record = orphans::record(&core.config.data_dir, pid);
@@ -118,8 +121,10 @@ pub(crate) async fn open(
         } => {
             use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
             use rmcp::transport::StreamableHttpClientTransport;
+            let (home, keyring) = (&core.config.data_dir, core.config.secrets_keyring);
+            let headers = secrets::resolve(home, keyring, "header", headers).await?;
             let mut custom = HashMap::new();
-            for (k, v) in headers {
+            for (k, v) in &headers {
                 let name = axum::http::HeaderName::try_from(k.as_str())
                     .map_err(|_| format!("header name '{k}' is not valid"))?;
                 let value = axum::http::HeaderValue::try_from(v.as_str())

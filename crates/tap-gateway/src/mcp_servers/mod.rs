@@ -9,6 +9,7 @@
 //!   servers while it lives.
 //! - `supervise.rs`: one server's life (start, restart with backoff, park, stop).
 //! - `connect.rs`, `client.rs`: reaching a server and the gateway's side of MCP.
+//! - `secrets.rs`: `${secret:NAME}` in env and header values, put in at each start.
 //! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names,
 //!   calls, progress, cancellation.
 //! - `server.rs`: what `mcpServers.list` shows.
@@ -25,6 +26,7 @@ mod connect;
 mod hub;
 mod in_flight;
 mod naming;
+pub mod secrets;
 mod server;
 mod supervise;
 

@@ -6,6 +6,7 @@
 mod calls;
 mod hostile;
 mod project;
+mod secrets;
 mod remote;
 
 use serde_json::{json, Value};
