@@ -18,6 +18,12 @@ npm install --no-audit --no-fund --silent --prefix tests/providers/node
 npm install --no-audit --no-fund --silent --prefix tests/mcp
 "$TAP_TEST_VENV/bin/pip" install --quiet -r tests/providers/python/requirements.txt -r tests/mcp/requirements.txt
 export TAP_TEST_PYTHON="$TAP_TEST_VENV/bin/python"
+# The MCP conformance suite and the Node 22 it needs (~80 MB, installed once into
+# tests/mcp/conformance/node_modules) download while the Rust steps run.
+conformance_install_log=$(mktemp)
+trap 'rm -f "$conformance_install_log"' EXIT
+scripts/test-mcp-conformance.sh --install-only >"$conformance_install_log" 2>&1 &
+conformance_install=$!
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -25,7 +31,7 @@ step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$conformance_install_log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
@@ -52,6 +58,17 @@ TAP_BIN="$CARGO_TARGET_DIR/debug/tap" TAP_TEST_VENV="$TAP_TEST_VENV" scripts/tes
 
 step "provider templates (examples/): CI status and browser page, on the TypeScript SDK"
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-templates.sh 2>&1 | tee -a "$log" || status=$?
+
+step "the official MCP conformance suite's client scenarios, with the gateway as the MCP client"
+# initialize, tools_call, sse-retry, elicitation-sep1034-client-defaults (docs/mcp-servers.md,
+# "Conformance"); about 10 s once installed.
+if wait "$conformance_install"; then
+  TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-mcp-conformance.sh 2>&1 | tee -a "$log" || status=$?
+else
+  cat "$conformance_install_log"
+  echo "mcp-conformance: 0 passed, 1 failed (install)" | tee -a "$log"
+  status=1
+fi
 
 step "the Copilot CLI extension with the real Copilot CLI, offline (fake model on loopback)"
 scripts/test-copilot.sh 2>&1 | tee -a "$log" || status=$?
@@ -80,9 +97,10 @@ fi
 
 # One closing line for the whole suite: cargo prints one per test binary (the last is
 # often a crate's empty doc-test run), node's runner prints "# pass N" / "# fail N", the
-# Python and Rust SDKs' scripts "sdk-python: N passed, N failed" and "sdk-rust: …".
+# Python and Rust SDKs' scripts "sdk-python: N passed, N failed" and "sdk-rust: …", the
+# conformance script "mcp-conformance: N passed, N failed" (checks).
 awk '/^test result:/ { p += $4; f += $6; i += $8 }
-     /^sdk-(python|rust): / { p += $2; f += $4 }
+     /^(sdk-(python|rust)|mcp-conformance): / { p += $2; f += $4 }
      /^(#|ℹ) pass / { p += $3 } /^(#|ℹ) fail / { f += $3 } /^(#|ℹ) skipped / { i += $3 }
      END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
 exit "$status"
