@@ -49,6 +49,7 @@ impl HostConn {
                 "host",
             );
             root.set("call.id", call_id.as_str());
+            let mcp_result = super::mcp_results::is_mcp(&core, &call.session_id, &call.tool);
             let request = CallRequest {
                 session_id: call.session_id,
                 tool: call.tool,
@@ -68,6 +69,10 @@ impl HostConn {
             })
             .await;
             traced::end(root, &outcome);
+            let outcome = match mcp_result {
+                true => super::mcp_results::for_host(outcome),
+                false => outcome,
+            };
             let result = match outcome {
                 Ok(data) => HostToolResult {
                     call_id: call_id.clone(),

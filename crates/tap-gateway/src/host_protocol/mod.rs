@@ -10,6 +10,7 @@ mod calls;
 mod detach;
 #[cfg(test)]
 mod ledger_backpressure_tests;
+mod mcp_results;
 mod resume;
 #[cfg(test)]
 pub(crate) mod test_peer;

@@ -180,7 +180,10 @@ async fn a_servers_sampling_and_elicitation_reach_the_calling_client() {
         )
         .await;
     let text = super::super::mcp::text_of(&sampled);
-    assert!(text.contains("sampled: ") && text.contains("the capital of France"), "{sampled}");
+    assert!(
+        text.contains("sampled: ") && text.contains("the capital of France"),
+        "{sampled}"
+    );
     wait_listed(&mut c, "everything__trigger-elicitation-request").await;
     let elicited = c
         .call("2", "everything__trigger-elicitation-request", json!({}))
@@ -205,4 +208,34 @@ async fn a_servers_sampling_and_elicitation_reach_the_calling_client() {
         text.contains("no MCP client of the calling session"),
         "{refused}"
     );
+}
+
+#[tokio::test]
+async fn a_session_host_gets_text_as_a_value_and_is_error_as_a_failure() {
+    let gw = gateway_with(json!({"good": fixture("good.py", &[])}), |_| {}).await;
+    let (host, session) = gw.host_with_session().await;
+    let echo = tap_testkit::eventually("good__echo in the session", || {
+        let host = &host;
+        let id = session.id.clone();
+        async move {
+            host.invoke(&id, "good__echo", json!({"message": "hi"}))
+                .await
+                .ok()
+                .filter(|r| r.error.is_none())
+        }
+    })
+    .await;
+    assert_eq!(echo.data, Some(json!("hi")));
+    let fails = host
+        .invoke(&session.id, "good__fails", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(fails.error.as_deref(), Some("it failed"), "{fails:?}");
+    assert_eq!(fails.error_code.unwrap().to_string(), "TOOL_ERROR");
+    let image = host
+        .invoke(&session.id, "good__image", json!({}))
+        .await
+        .unwrap();
+    let data = image.data.unwrap();
+    assert_eq!(data["content"][0]["type"], "image", "{data}");
 }
