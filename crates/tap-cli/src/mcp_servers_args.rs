@@ -66,10 +66,13 @@ pub struct AddArgs {
     /// (tap.config.json here: each session opened in this workspace).
     #[arg(short, long, value_enum, default_value = "user")]
     pub scope: Scope,
-    /// An environment variable of a stdio server, KEY=VALUE; repeatable.
+    /// An environment variable of a stdio server, KEY=VALUE; repeatable. KEY=@secret reads
+    /// the value from standard input and keeps it in the keyring (the file gets
+    /// `${secret:NAME.KEY}`).
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
-    /// A header sent to an http or sse server, 'Name: value'; repeatable.
+    /// A header sent to an http or sse server, 'Name: value'; repeatable. 'Name: @secret'
+    /// reads the value from standard input and keeps it in the keyring.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
     /// How it is reached (default: http when a URL is given, else stdio).

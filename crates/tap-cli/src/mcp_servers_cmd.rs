@@ -6,6 +6,7 @@
 
 use crate::mcp_servers_args::{replace_transport, AddArgs, NameArgs, ServersCommand, ToolsArgs};
 use crate::mcp_servers_file::{redacted, ConfigFile, FileError, Scope};
+use crate::mcp_servers_secrets as secrets;
 use crate::mcp_servers_show::{
     describe_live, not_running_info, print_servers, state_line, warn_all,
 };
@@ -269,11 +270,16 @@ async fn add(home: &Path, args: AddArgs) -> Outcome {
     config::check_name(&args.name)
         .map_err(|why| invalid(format!("MCP server '{}': {why}", args.name)))?;
     let entry = args.entry().map_err(invalid)?;
+    secrets::check_asked(&args.name, &entry).map_err(invalid)?;
     let mut file = ConfigFile::open(args.scope, home).map_err(file_fail)?;
     let name = args.name.as_str();
     let servers = file.servers_mut().map_err(file_fail)?;
     let was_there = servers.contains_key(name);
-    let entry = match servers.get(name) {
+    let old_secrets = servers
+        .get(name)
+        .map(|old| secrets::own(name, old))
+        .unwrap_or_default();
+    let mut entry = match servers.get(name) {
         Some(_) if !args.force => {
             return Err(fail(
                 "ALREADY_EXISTS",
@@ -288,9 +294,22 @@ async fn add(home: &Path, args: AddArgs) -> Outcome {
     };
     let (spec, warnings) = config::parse_entry(name, &entry)
         .map_err(|why| invalid(format!("MCP server '{name}': {why}")))?;
+    // `@secret` values: read, stored, and replaced by references before anything is written.
+    let stored = match entry.as_object_mut() {
+        Some(obj) => secrets::take(home, name, obj).map_err(invalid)?,
+        None => Vec::new(),
+    };
+    let dropped: Vec<String> = old_secrets
+        .into_iter()
+        .filter(|n| !secrets::own(name, &entry).contains(n))
+        .collect();
     servers.insert(name.to_string(), entry);
     warn_all(&warnings);
     file.save().map_err(file_fail)?;
+    for line in &stored {
+        println!("{line}");
+    }
+    secrets::forget(home, &dropped);
     let other = match args.scope {
         Scope::User => Scope::Project,
         Scope::Project => Scope::User,
@@ -331,9 +350,25 @@ async fn add(home: &Path, args: AddArgs) -> Outcome {
 /// `tap mcp remove`.
 async fn remove(home: &Path, name: &str, scope: Option<Scope>) -> Outcome {
     let mut file = locate_one(home, name, scope)?;
-    file.servers_mut().map_err(file_fail)?.shift_remove(name);
+    let removed = file.servers_mut().map_err(file_fail)?.shift_remove(name);
     file.save().map_err(file_fail)?;
     println!("Removed MCP server '{name}' from {}.", file.path.display());
+    // Its own secrets go too, unless the other scope's entry of that name still uses them.
+    if let Some(removed) = removed {
+        let other = match file.scope {
+            Scope::User => Scope::Project,
+            Scope::Project => Scope::User,
+        };
+        let kept = ConfigFile::open(other, home)
+            .ok()
+            .and_then(|f| f.entry(name).ok().flatten().map(|e| secrets::own(name, e)))
+            .unwrap_or_default();
+        let names: Vec<String> = secrets::own(name, &removed)
+            .into_iter()
+            .filter(|n| !kept.contains(n))
+            .collect();
+        secrets::forget(home, &names);
+    }
     apply(home, &file, name).await;
     Ok(ExitCode::SUCCESS)
 }
