@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startGateway, tapBin } from "../../js-support/gateway.mjs";
-import { tempDir } from "../../js-support/process.mjs";
+import { remove, tempDir } from "../../js-support/process.mjs";
 import { GiveUp, waitFor } from "../../js-support/wait.mjs";
 
 const url = process.argv[process.argv.length - 1];
@@ -67,7 +67,13 @@ async function main() {
   const dir = tempDir("tap-conformance-");
   mkdirSync(path.join(dir, "tap"));
   writeFileSync(path.join(dir, "tap", "mcp.json"), JSON.stringify({ mcpServers: { scenario: { type: "http", url } } }));
-  const gateway = await startGateway({ dir, env: { TAP_KEYRING: "off" } });
+  let gateway;
+  try {
+    gateway = await startGateway({ dir, env: { TAP_KEYRING: "off" } });
+  } catch (e) {
+    remove(dir);
+    throw e;
+  }
   let client;
   try {
     const ready = await waitFor(async () => {
@@ -91,6 +97,7 @@ async function main() {
   } finally {
     await client?.close().catch(() => {});
     await gateway.stop();
+    remove(dir);
   }
 }
 
