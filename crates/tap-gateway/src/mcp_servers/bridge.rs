@@ -12,6 +12,7 @@ use super::server::Server;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT};
 use crate::provider_protocol::local::LocalProvider;
 use crate::state::Core;
+use crate::trace::span::OpenSpan;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
     LoggingLevel, RequestMetaObject, ServerResult,
@@ -40,7 +41,13 @@ pub(crate) enum Ended {
     Failed(String),
 }
 
-pub(crate) async fn run_once(core: &Arc<Core>, server: &Arc<Server>, roots: Vec<String>) -> Ended {
+/// One run; `start` (the run's `mcp_server.start` span) is ended once it is ready.
+pub(crate) async fn run_once(
+    core: &Arc<Core>,
+    server: &Arc<Server>,
+    roots: Vec<String>,
+    start: &mut Option<OpenSpan>,
+) -> Ended {
     let (notes_tx, mut notes) = mpsc::unbounded_channel();
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
     let router = Router {
@@ -56,7 +63,7 @@ pub(crate) async fn run_once(core: &Arc<Core>, server: &Arc<Server>, roots: Vec<
         Ok(conn) => conn,
         Err(why) => return Ended::Failed(why),
     };
-    let ended = serve(core, server, &mut conn, &mut notes, in_flight).await;
+    let ended = serve(core, server, &mut conn, &mut notes, in_flight, start).await;
     conn.close().await;
     ended
 }
@@ -67,6 +74,7 @@ async fn serve(
     conn: &mut Connection,
     notes: &mut mpsc::UnboundedReceiver<Note>,
     in_flight: Arc<Mutex<InFlight>>,
+    start: &mut Option<OpenSpan>,
 ) -> Ended {
     let peer = conn.service.peer().clone();
     let info = conn.service.peer_info().and_then(|i| {
@@ -94,6 +102,8 @@ async fn serve(
         s.warnings.extend(catalog.refused.iter().cloned());
         s.ready_since = Some(crate::time::rfc3339(std::time::SystemTime::now()));
     });
+    *server.pusher.lock().unwrap() = Some(local.sender());
+    super::lifecycle::ready(start.take(), catalog.len(), conn.pid);
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
     tracing::info!(target: LOG_TARGET, server = %server.spec.name, provider = %provider_id, tools = catalog.len(), "MCP server ready");
 
@@ -241,6 +251,7 @@ async fn serve(
     for token in in_flight.lock().unwrap().cancels.values() {
         token.cancel();
     }
+    *server.pusher.lock().unwrap() = None;
     drop(local);
     ended
 }
@@ -471,12 +482,18 @@ fn kind_of(result: &ServerResult) -> String {
         .unwrap_or_default()
 }
 
-/// A `notifications/message` entry, into the gateway's log under the server's name.
+/// A `notifications/message` entry, into the gateway's log under the server's name and
+/// the sessions' `log` stream.
 fn log(server: &Server, level: LoggingLevel, logger: Option<&str>, data: &Json) {
     let text = match data {
         Json::String(s) => s.clone(),
         other => other.to_string(),
     };
+    let level_name = serde_json::to_value(level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    server.push("log", &format!("[{level_name}] {text}"));
     let name = &server.spec.name;
     let logger = logger.unwrap_or("");
     match level {

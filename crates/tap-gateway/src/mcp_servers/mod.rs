@@ -12,7 +12,7 @@
 //! - `secrets.rs`: `${secret:NAME}` in env and header values, put in at each start.
 //! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names,
 //!   calls, progress, cancellation.
-//! - `server.rs`: what `mcpServers.list` shows.
+//! - `server.rs`: what `mcpServers.list` shows; `lifecycle.rs`: its life in the ledger.
 
 // MCP's newest revision (SEP-2577) deprecates roots and logging; the servers users run
 // today speak the 2025-11-25 generation, which has both, so the gateway still answers them.
@@ -25,6 +25,7 @@ pub mod config;
 mod connect;
 mod hub;
 mod in_flight;
+mod lifecycle;
 mod naming;
 pub mod secrets;
 mod server;

@@ -24,6 +24,9 @@ pub(crate) struct Server {
     /// Wakes a parked or backing-off runner to start at once (`mcpServers.restart`).
     pub restart: Notify,
     pub status: Mutex<Status>,
+    /// While it is ready: where its stderr lines and log entries are pushed (the
+    /// `stderr` and `log` streams of the sessions that see it).
+    pub pusher: Mutex<Option<crate::provider_protocol::local::LocalSender>>,
 }
 
 /// What the runner reports.
@@ -66,6 +69,7 @@ impl Server {
                 warnings,
                 ..Status::default()
             }),
+            pusher: Mutex::new(None),
         }
     }
 
@@ -74,7 +78,8 @@ impl Server {
         f(&mut self.status.lock().unwrap());
     }
 
-    /// Keeps a line the server wrote to stderr (the newest [`MCP_STDERR_TAIL_LINES`]).
+    /// Keeps a line the server wrote to stderr (the newest [`MCP_STDERR_TAIL_LINES`]) and,
+    /// while it is ready, pushes it to its sessions' `stderr` stream.
     pub fn stderr_line(&self, line: &str) {
         self.update(|s| {
             if s.stderr_tail.len() == MCP_STDERR_TAIL_LINES {
@@ -82,6 +87,25 @@ impl Server {
             }
             s.stderr_tail.push_back(line.to_string());
         });
+        self.push("stderr", line);
+    }
+
+    /// Pushes `text` (`keep`: stored, not shown) to `stream` of the sessions that see the
+    /// server, while it is ready; push budgets bound a flood like any provider's.
+    pub fn push(&self, stream: &str, text: &str) {
+        let Some(sender) = self.pusher.lock().unwrap().clone() else {
+            return;
+        };
+        let push = tap_protocol::provider::Push {
+            level: tap_protocol::provider::PushLevel::Keep,
+            event: Some(text.to_string()),
+            prompt: None,
+            stream: Some(stream.to_string()),
+            session_id: self.session_id.clone(),
+            broadcast: self.session_id.is_none(),
+            metadata: None,
+        };
+        let _ = sender.send(&tap_protocol::provider::ProviderMessage::Push(push));
     }
 
     pub fn info(&self) -> McpServerInfo {

@@ -4,6 +4,7 @@
 
 use super::bridge::{self, Ended};
 use super::connect::LOG_TARGET;
+use super::lifecycle;
 use super::server::Server;
 use crate::state::Core;
 use std::sync::Arc;
@@ -26,9 +27,21 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
         }
         server.update(|s| s.state = Some(McpServerState::Starting));
         let started = Instant::now();
-        match bridge::run_once(&core, &server, roots.clone()).await {
-            Ended::Stopped => break,
+        let mut span = Some(lifecycle::starting(&core, &server));
+        let ended = bridge::run_once(&core, &server, roots.clone(), &mut span).await;
+        if let Some(span) = span {
+            match &ended {
+                Ended::Failed(why) => span.fail("MCP_SERVER_FAILED", why.as_str()),
+                _ => span.ok(),
+            }
+        }
+        match ended {
+            Ended::Stopped => {
+                lifecycle::exited(&core, &server, None, "stopped");
+                break;
+            }
             Ended::Restart => {
+                lifecycle::exited(&core, &server, None, "restart");
                 quick_failures = 0;
                 backoff = policy.backoff;
                 server.update(|s| s.restarts += 1);
@@ -50,7 +63,11 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
                 quick_failures += 1;
             }
         }
-        if quick_failures >= policy.max_quick_failures {
+        let parks = quick_failures >= policy.max_quick_failures;
+        let why = server.status.lock().unwrap().last_error.clone();
+        let next = if parks { "parked" } else { "restart" };
+        lifecycle::exited(&core, &server, why.as_deref(), next);
+        if parks {
             tracing::error!(target: LOG_TARGET, server = %name, failures = quick_failures, "MCP server parked: it failed too often in a row; `tap mcp restart {name}` starts it again");
             server.update(|s| s.state = Some(McpServerState::Parked));
             core.events.emit(crate::events::GatewayEvent::StatusChanged);

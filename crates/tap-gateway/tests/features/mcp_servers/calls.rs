@@ -239,3 +239,26 @@ async fn a_session_host_gets_text_as_a_value_and_is_error_as_a_failure() {
     let data = image.data.unwrap();
     assert_eq!(data["content"][0]["type"], "image", "{data}");
 }
+
+#[tokio::test]
+async fn a_servers_log_entries_go_to_its_sessions_log_stream() {
+    let gw = tap_testkit::TestGateway::start().await;
+    let (host, session) = gw.host_with_session().await;
+    super::write_user_file(
+        &gw.dir.path().join("home"),
+        &json!({"good": fixture("good.py", &[])}),
+    );
+    gw.handle.gateway().mcp_servers_reload();
+    server_in(&gw, "good", "ready").await;
+    let found = tap_testkit::eventually("the log entry in the session's streams", || {
+        let host = &host;
+        let id = session.id.clone();
+        async move {
+            let h = host.streams_history(&id, None, None).await.ok()?;
+            let text = serde_json::to_string(&h.streams).ok()?;
+            text.contains("[info] good server ready").then_some(text)
+        }
+    })
+    .await;
+    assert!(found.contains("log"), "{found}");
+}

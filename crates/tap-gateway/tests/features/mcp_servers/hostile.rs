@@ -92,6 +92,23 @@ async fn a_crash_mid_call_ends_that_call_once_and_the_server_comes_back() {
     wait_listed(&mut c, "crash__ok").await;
     let ok = c.call("2", "crash__ok", json!({})).await;
     assert_eq!(text_of(&ok), "ok", "{ok}");
+
+    // Its life is in the ledger: two starts, one exit that failed and was restarted.
+    gw.handle.gateway().flush_history().await;
+    let (mut control, _) = tap_testkit::Control::authed(&gw).await;
+    let traces = control
+        .ok("traces.list", json!({"provider": "mcp-crash"}))
+        .await;
+    let named = |name: &str, status: &str| {
+        traces["traces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"] == name && t["status"] == status)
+            .count()
+    };
+    assert_eq!(named("mcp_server.start", "ok"), 2, "{traces}");
+    assert_eq!(named("mcp_server.exit", "error"), 1, "{traces}");
 }
 
 #[tokio::test]

@@ -6,8 +6,8 @@
 mod calls;
 mod hostile;
 mod project;
-mod secrets;
 mod remote;
+mod secrets;
 
 use serde_json::{json, Value};
 use tap_gateway::GatewayConfig;
