@@ -17,6 +17,8 @@ mod mcp_cmd;
 mod mcp_servers_args;
 mod mcp_servers_cmd;
 mod mcp_servers_file;
+mod mcp_servers_import;
+mod mcp_servers_import_clients;
 mod mcp_servers_secrets;
 mod mcp_servers_show;
 mod output;

@@ -57,6 +57,27 @@ pub enum ServersCommand {
     /// An MCP server's tools, or turn one off (`--disable TOOL`) or on again
     /// (`--enable TOOL`) for every session.
     Tools(ToolsArgs),
+    /// Add the MCP servers configured in Claude Desktop, Claude Code, Cursor, VS Code,
+    /// Windsurf, Codex or the Gemini CLI (their files on this machine), after a preview.
+    Import(ImportArgs),
+}
+
+/// `tap mcp import`.
+#[derive(Args)]
+pub struct ImportArgs {
+    /// Only this client's files (default: every client's).
+    #[arg(long, value_enum)]
+    pub from: Option<crate::mcp_servers_import_clients::Client>,
+    /// Where to add them: `user` ($TAP_HOME/mcp.json) or `project` (tap.config.json here).
+    #[arg(short, long, value_enum, default_value = "user")]
+    pub scope: Scope,
+    /// Show what would be added and skipped; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace how a server of the same name is reached (its other settings are kept)
+    /// instead of skipping it.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `tap mcp add`.

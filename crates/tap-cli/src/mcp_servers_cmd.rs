@@ -37,13 +37,14 @@ pub async fn run(home: &Path, command: ServersCommand) -> ExitCode {
         ServersCommand::Restart { name, session } => restart(home, &name, session).await,
         ServersCommand::Logs { name, session } => logs(home, &name, session.as_deref()).await,
         ServersCommand::Tools(args) => tools(home, args).await,
+        ServersCommand::Import(args) => Ok(crate::mcp_servers_import::run(home, args).await),
     };
     result.unwrap_or_else(|e| e)
 }
 
 type Outcome = Result<ExitCode, ExitCode>;
 
-fn file_fail(e: FileError) -> ExitCode {
+pub(crate) fn file_fail(e: FileError) -> ExitCode {
     fail(e.code, e.message)
 }
 
@@ -110,6 +111,12 @@ async fn live(home: &Path) -> Live {
 /// After an edit of `file`: a user file is read again by the running gateway, which then
 /// says where the server is; a project file is read by the sessions opened there.
 async fn apply(home: &Path, file: &ConfigFile, name: &str) {
+    apply_all(home, file, &[name.to_string()]).await
+}
+
+/// [`apply`] for several servers of `file` (`tap mcp import`): one reload, then each
+/// server's state.
+pub(crate) async fn apply_all(home: &Path, file: &ConfigFile, names: &[String]) {
     if file.scope == Scope::Project {
         let dir = file.path.parent().unwrap_or(Path::new("."));
         println!(
@@ -140,12 +147,27 @@ async fn apply(home: &Path, file: &ConfigFile, name: &str) {
         }
     };
     warn_all(&list.warnings);
-    let user = |list: McpServersList| {
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    for name in names {
+        settle(&client, file, name, &list, deadline).await;
+    }
+}
+
+/// Waits (until `deadline`) for where the reloaded server `name` lands, and says it.
+async fn settle(
+    client: &ControlClient,
+    file: &ConfigFile,
+    name: &str,
+    reloaded: &McpServersList,
+    deadline: tokio::time::Instant,
+) {
+    let user = |list: &McpServersList| {
         list.servers
-            .into_iter()
+            .iter()
             .find(|s| s.scope == McpScope::User && s.name == name)
+            .cloned()
     };
-    let Some(mut info) = user(list) else {
+    let Some(mut info) = user(reloaded) else {
         match file.entry(name).ok().flatten() {
             Some(_) => println!("The gateway reloaded the file but does not run {name}: see the warnings above, or `tap mcp list`."),
             None => println!("The gateway stopped it."),
@@ -160,7 +182,6 @@ async fn apply(home: &Path, file: &ConfigFile, name: &str) {
         .flatten()
         .and_then(|e| config::parse_entry(name, e).ok())
         .is_some_and(|(spec, _)| spec.startup == config::Startup::Eager);
-    let deadline = tokio::time::Instant::now() + SETTLE;
     while (info.state == McpServerState::Starting
         || (info.state == McpServerState::Stopped && eager))
         && tokio::time::Instant::now() < deadline
@@ -169,7 +190,7 @@ async fn apply(home: &Path, file: &ConfigFile, name: &str) {
         match client
             .call::<McpServersList>(ControlCall::McpServersList(Empty {}))
             .await
-            .map(user)
+            .map(|list| user(&list))
         {
             Ok(Some(now)) => info = now,
             _ => break,

@@ -15,6 +15,7 @@ mod history_kill;
 mod idle_exit;
 mod mcp_cli;
 mod mcp_servers_cli;
+mod mcp_servers_import_cli;
 mod mcp_servers_secrets_cli;
 mod multi_instance_cli;
 mod newcomer_cli;
