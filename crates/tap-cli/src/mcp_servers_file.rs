@@ -265,14 +265,21 @@ fn create_dir(dir: &Path, private: bool) -> std::io::Result<()> {
     builder.create(dir)
 }
 
-/// `entry` with its `env` and `headers` values replaced by [`HIDDEN`]: what `get` shows.
+/// `entry` with its `env` and `headers` values replaced by [`HIDDEN`]: what `get` shows. A
+/// value that is only a `${secret:NAME}` reference holds no secret and is shown.
 pub fn redacted(entry: &Value) -> Value {
+    use tap_gateway::mcp_servers::secrets::{reference, references};
     let mut entry = entry.clone();
     if let Some(obj) = entry.as_object_mut() {
         for key in ["env", "headers"] {
             if let Some(Value::Object(pairs)) = obj.get_mut(key) {
                 for value in pairs.values_mut() {
-                    *value = Value::from(HIDDEN);
+                    let only_a_reference = value.as_str().is_some_and(
+                        |v| matches!(references(v)[..], [name] if v == reference(name)),
+                    );
+                    if !only_a_reference {
+                        *value = Value::from(HIDDEN);
+                    }
                 }
             }
         }
@@ -297,6 +304,11 @@ mod tests {
         assert!(
             shown.contains("TOKEN") && shown.contains("\"other\":1"),
             "{shown}"
+        );
+        let entry = json!({"env": {"A": "${secret:x.A}", "B": "pre ${secret:x.B}"}});
+        assert_eq!(
+            redacted(&entry),
+            json!({"env": {"A": "${secret:x.A}", "B": HIDDEN}})
         );
     }
 
