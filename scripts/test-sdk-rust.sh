@@ -54,6 +54,12 @@ eventually() {
 step "sdk-rust: cargo package tap-protocol and tap-provider (verified)"
 package_log="$work/package.log"
 packaged=false
+# Cargo verifies tap-provider against the tap-protocol it just packaged, through a local
+# registry that it unpacks under $CARGO_HOME/registry/src/ once per name and version: an
+# earlier run's unpacked tap-protocol 0.1.0 would be used again even though the crate
+# changed since. Our crates are never fetched from crates.io, so their unpacked copies go.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tap-protocol-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tap-provider-*
 if cargo package -p tap-protocol -p tap-provider --allow-dirty >"$package_log" 2>&1; then
   packaged=true
 else
