@@ -1,13 +1,14 @@
 //! `tap mcp add -e KEY=@secret` and `-H 'Name: @secret'` (docs/mcp-servers.md, "Secrets"):
 //! the value is read from standard input, kept out of the file (a `${secret:…}` reference
-//! is written instead) and out of every output; `remove` forgets it. `TAP_KEYRING=off`
+//! is written instead) and out of every output; `remove` forgets it; a running gateway gives
+//! it to the server. `TAP_KEYRING=off`
 //! keeps the tests off the machine's keyring: the secrets go to `$TAP_HOME/secrets.json`.
 
-use crate::common::tap_command;
+use crate::common::{repo_root, tap_command, GatewayProcess};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Stdio;
-use tap_testkit::CliOut;
+use tap_testkit::{test_python, CliOut};
 use tokio::io::AsyncWriteExt;
 
 /// `tap ARGS` with `input` on its standard input, the keyring off.
@@ -126,5 +127,40 @@ async fn at_secret_values_are_stored_referenced_never_printed_and_forgotten_on_r
     assert_eq!(store["lin.Authorization"], "Bearer s3cret-three");
 
     let all = printed.join("\n");
+    assert!(!all.contains("s3cret"), "a secret was printed:\n{all}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_gateway_gives_the_stored_secret_to_the_server() {
+    let gw = GatewayProcess::start_in_with(tempfile::tempdir().unwrap(), &[], |cmd, _| {
+        cmd.env("TAP_KEYRING", "off");
+    })
+    .await;
+    let python = test_python();
+    let good = repo_root().join("tests/mcp/servers/good.py");
+    let good = good.display().to_string();
+    // The server compares TOKEN (the secret) with EXPECTED and says on stderr if they match.
+    let script = r#"if [ "$TOKEN" = "$EXPECTED" ]; then echo "token: matches" >&2; else echo "token: differs" >&2; fi; exec "$0" "$@""#;
+    let args = [
+        "mcp",
+        "add",
+        "-e",
+        "TOKEN=@secret",
+        "-e",
+        "EXPECTED=s3cret-e2e",
+        "good",
+        "--",
+        "sh",
+        "-c",
+        script,
+        &python,
+        &good,
+    ];
+    let out = tap_with_input(gw.dir.path(), &args, "s3cret-e2e\n").await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert!(out.stdout.contains("good is ready"), "{out:?}");
+    let logs = tap_with_input(gw.dir.path(), &["mcp", "logs", "good"], "").await;
+    assert!(logs.stdout.contains("token: matches"), "{logs:?}");
+    let all = format!("{out:?}\n{logs:?}");
     assert!(!all.contains("s3cret"), "a secret was printed:\n{all}");
 }
