@@ -8,9 +8,10 @@ use super::catalog::Catalog;
 use super::client::Note;
 use super::connect::{self, Connection, LOG_TARGET};
 use super::in_flight::{InFlight, Router};
+use super::registration::Registration;
 use super::server::Server;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT};
-use crate::provider_protocol::local::LocalProvider;
+use crate::provider_protocol::local::{LocalProvider, LocalSender};
 use crate::state::Core;
 use crate::trace::span::OpenSpan;
 use rmcp::model::{
@@ -19,14 +20,10 @@ use rmcp::model::{
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
-use serde_json::json;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use tap_protocol::mcp_servers::McpServerState;
-use tap_protocol::provider::{
-    GatewayMessage, LifecycleState, ProviderMessage, SessionInfo, SessionRef, ToolCall, ToolDef,
-    ToolProgress, ToolResult, ToolsUpdate,
-};
+use tap_protocol::provider::{GatewayMessage, ProviderMessage, ToolCall, ToolProgress, ToolResult};
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -37,16 +34,23 @@ pub(crate) enum Ended {
     Stopped,
     /// The user asked for a restart.
     Restart,
+    /// No calls for its `idleTimeout`: the process is stopped, its tools stay.
+    Idle,
     /// It failed; the reason in words.
     Failed(String),
 }
 
-/// One run; `start` (the run's `mcp_server.start` span) is ended once it is ready.
+/// One run: start or reach the server, register its tools (or update those of `reg`, the
+/// registration a lazy or idle server kept), run `first` (the call that started it), and
+/// serve until it ends. `start` (the run's `mcp_server.start` span) is ended once it is
+/// ready.
 pub(crate) async fn run_once(
     core: &Arc<Core>,
     server: &Arc<Server>,
     roots: Vec<String>,
     start: &mut Option<OpenSpan>,
+    reg: &mut Option<Registration>,
+    first: Option<ToolCall>,
 ) -> Ended {
     let (notes_tx, mut notes) = mpsc::unbounded_channel();
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
@@ -56,18 +60,42 @@ pub(crate) async fn run_once(
         in_flight: in_flight.clone(),
     };
     let opened = tokio::select! {
-        _ = server.stop.cancelled() => return Ended::Stopped,
-        opened = connect::open(core, server, notes_tx, roots, router) => opened,
+        _ = server.stop.cancelled() => Err(None),
+        opened = connect::open(core, server, notes_tx, roots, router) => opened.map_err(Some),
     };
     let mut conn = match opened {
         Ok(conn) => conn,
-        Err(why) => return Ended::Failed(why),
+        Err(why) => {
+            if let (Some(call), Some(reg)) = (first, reg.as_ref()) {
+                let why = why.clone().unwrap_or_else(|| "it is stopping".into());
+                fail_call(
+                    &reg.local.sender(),
+                    call.id,
+                    format!("MCP server '{}' could not start: {why}", server.spec.name),
+                );
+            }
+            return why.map_or(Ended::Stopped, Ended::Failed);
+        }
     };
-    let ended = serve(core, server, &mut conn, &mut notes, in_flight, start).await;
+    let ended = serve(
+        core, server, &mut conn, &mut notes, in_flight, start, reg, first,
+    )
+    .await;
     conn.close().await;
     ended
 }
 
+fn fail_call(reply: &LocalSender, id: String, why: String) {
+    let _ = reply.send(&ProviderMessage::ToolResult(ToolResult {
+        id,
+        error: Some(why),
+        error_code: Some(ErrorCode::Disconnected),
+        retryable: Some(true),
+        ..ToolResult::default()
+    }));
+}
+
+#[allow(clippy::too_many_arguments)]
 async fn serve(
     core: &Arc<Core>,
     server: &Arc<Server>,
@@ -75,6 +103,8 @@ async fn serve(
     notes: &mut mpsc::UnboundedReceiver<Note>,
     in_flight: Arc<Mutex<InFlight>>,
     start: &mut Option<OpenSpan>,
+    reg_slot: &mut Option<Registration>,
+    first: Option<ToolCall>,
 ) -> Ended {
     let peer = conn.service.peer().clone();
     let info = conn.service.peer_info().and_then(|i| {
@@ -82,55 +112,45 @@ async fn serve(
             .as_ref()
             .map(|s| format!("{} {}", s.name, s.version))
     });
-    let mut catalog = match list(core, server, &peer).await {
+    let fresh = match list(core, server, &peer).await {
         Ok(c) => c,
-        Err(why) => return Ended::Failed(why),
+        Err(why) => {
+            if let (Some(call), Some(reg)) = (first, reg_slot.as_ref()) {
+                fail_call(
+                    &reg.local.sender(),
+                    call.id,
+                    format!("MCP server '{}' could not start: {why}", server.spec.name),
+                );
+            }
+            return Ended::Failed(why);
+        }
     };
-    let mut local = crate::provider_protocol::local::connect(core);
-    let provider_id = local.provider_id().to_string();
-    let sessions_at_hello = match hello(server, &mut local, &catalog).await {
-        Ok(sessions) => sessions,
-        Err(why) => return Ended::Failed(why),
-    };
+    super::tool_cache::save(&core.config.data_dir, server, &fresh);
+    match reg_slot {
+        Some(reg) => reg.update_tools(fresh),
+        None => match Registration::register(core, server, fresh).await {
+            Ok(reg) => *reg_slot = Some(reg),
+            Err(why) => return Ended::Failed(why),
+        },
+    }
+    let reg = reg_slot.as_mut().expect("registered");
+    let provider_id = reg.provider_id.clone();
+    let tools = reg.catalog.len();
     server.update(|s| {
         s.state = Some(McpServerState::Ready);
         s.provider_id = Some(provider_id.clone());
         s.server_info = info;
-        s.tools = catalog.session_names();
-        s.warnings
-            .retain(|w| !w.contains("' offers ") && !w.contains("like an earlier tool"));
-        s.warnings.extend(catalog.refused.iter().cloned());
+        s.tools = reg.catalog.session_names();
+        s.tool_warnings = reg.catalog.refused.clone();
         s.ready_since = Some(crate::time::rfc3339(std::time::SystemTime::now()));
     });
-    *server.pusher.lock().unwrap() = Some(local.sender());
-    super::lifecycle::ready(start.take(), catalog.len(), conn.pid);
+    *server.pusher.lock().unwrap() = Some(reg.local.sender());
+    super::life_spans::ready(start.take(), tools, conn.pid);
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
-    tracing::info!(target: LOG_TARGET, server = %server.spec.name, provider = %provider_id, tools = catalog.len(), "MCP server ready");
+    tracing::info!(target: LOG_TARGET, server = %server.spec.name, provider = %provider_id, tools, "MCP server ready");
 
-    // `sessions` in the entry: the sessions (ids or labels) that see a user server. It
-    // binds to "all", so it leaves the others: at once for those live now, by not
-    // declaring itself ready for later ones.
-    let filter = server.spec.sessions.clone();
-    let sees = |s: &SessionInfo| {
-        filter.as_ref().is_none_or(|l| {
-            l.iter()
-                .any(|x| *x == s.id || s.label.as_deref() == Some(x.as_str()))
-        })
-    };
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut readied: HashSet<String> = HashSet::new();
-    for s in sessions_at_hello {
-        if sees(&s) {
-            readied.insert(s.id.clone());
-        } else {
-            let _ = local.send(&tools_update(Some(s.id.clone()), Vec::new()));
-        }
-        seen.insert(s.id);
-    }
-    let mut changed_since_hello = false;
     // A call that finds the connection gone reports it here: the run has failed.
     let (gone_tx, mut gone) = mpsc::unbounded_channel::<String>();
-    let catalog_shared = Arc::new(Mutex::new(catalog.clone()));
     let exited = async {
         match conn.child.as_mut() {
             Some(child) => match child.wait().await {
@@ -141,7 +161,17 @@ async fn serve(
         }
     };
     tokio::pin!(exited);
+    // `idleTimeout`: the process stops once no call has run for that long.
+    let idle = server.spec.idle_timeout;
+    let last_call = Arc::new(Mutex::new(tokio::time::Instant::now()));
+    if let Some(call) = first {
+        let tool = reg.catalog.server_name(&call.tool);
+        start_call(
+            core, &peer, &reg.local, call, tool, &in_flight, &gone_tx, &last_call,
+        );
+    }
     let ended = loop {
+        let idle_at = idle.map(|d| *last_call.lock().unwrap() + d);
         tokio::select! {
             _ = server.stop.cancelled() => break Ended::Stopped,
             _ = server.restart.notified() => break Ended::Restart,
@@ -152,63 +182,45 @@ async fn serve(
                 let exit = tokio::time::timeout(MCP_EXIT_STATUS_WAIT, &mut exited).await;
                 break Ended::Failed(exit.unwrap_or(why));
             }
-            msg = local.recv() => match msg {
+            _ = sleep_until(idle_at) => {
+                // A call still running, or one that ended after the deadline was taken,
+                // keeps it running.
+                let busy = !in_flight.lock().unwrap().cancels.is_empty();
+                let quiet = idle_at.is_some_and(|at| *last_call.lock().unwrap() + idle.unwrap_or_default() <= at);
+                if !busy && quiet {
+                    break Ended::Idle;
+                }
+                if busy {
+                    *last_call.lock().unwrap() = tokio::time::Instant::now();
+                }
+            }
+            msg = reg.local.recv() => match msg {
                 None if core.stopping.is_cancelled() => break Ended::Stopped,
                 None => break Ended::Failed("its provider connection was closed by the gateway".into()),
                 Some(GatewayMessage::ToolCall(call)) => {
-                    let tool = catalog_shared.lock().unwrap().server_name(&call.tool);
-                    start_call(core, &peer, &local, call, tool, &in_flight, &gone_tx);
+                    let tool = reg.catalog.server_name(&call.tool);
+                    start_call(core, &peer, &reg.local, call, tool, &in_flight, &gone_tx, &last_call);
                 }
                 Some(GatewayMessage::ToolCancel(c)) => {
                     if let Some(token) = in_flight.lock().unwrap().cancels.get(&c.id) {
                         token.cancel();
                     }
                 }
-                // A user server binds to "all": a session that opens later gets its
-                // tools once it is declared ready, and an ending one is let go at once.
-                Some(GatewayMessage::SessionsUpdated(list)) if server.session_id.is_none() => {
-                    for s in list.active {
-                        if !seen.insert(s.id.clone()) || !sees(&s) {
-                            continue;
-                        }
-                        readied.insert(s.id.clone());
-                        let _ = local.send(&ProviderMessage::SessionReady(SessionRef { session_id: s.id.clone() }));
-                        // Ready registers hello's tools; per-session updates since then
-                        // are this session's only if sent again.
-                        if filter.is_some() && changed_since_hello {
-                            let _ = local.send(&tools_update(Some(s.id), catalog.defs.clone()));
-                        }
-                    }
-                }
-                Some(GatewayMessage::SessionLifecycle(l)) if l.state == LifecycleState::ShutdownPending => {
-                    seen.remove(&l.session_id);
-                    readied.remove(&l.session_id);
-                    let _ = local.send(&ProviderMessage::ShutdownReady(SessionRef { session_id: l.session_id }));
-                }
                 Some(GatewayMessage::Error(e)) => {
                     tracing::warn!(target: LOG_TARGET, server = %server.spec.name, code = ?e.code, message = %e.message, "the gateway refused a message of the MCP server's provider");
                 }
-                Some(_) => {}
+                Some(other) => {
+                    reg.on_sessions(server, &other);
+                }
             },
             Some(note) = notes.recv() => match note {
                 Note::ToolsChanged => match list(core, server, &peer).await {
                     Ok(fresh) => {
-                        catalog = fresh;
-                        *catalog_shared.lock().unwrap() = catalog.clone();
-                        changed_since_hello = true;
-                        match &filter {
-                            None => {
-                                let _ = local.send(&tools_update(None, catalog.defs.clone()));
-                            }
-                            Some(_) => {
-                                for id in &readied {
-                                    let _ = local.send(&tools_update(Some(id.clone()), catalog.defs.clone()));
-                                }
-                            }
-                        }
+                        super::tool_cache::save(&core.config.data_dir, server, &fresh);
+                        reg.update_tools(fresh);
                         server.update(|s| {
-                            s.tools = catalog.session_names();
-                            s.tool_warnings = catalog.refused.clone();
+                            s.tools = reg.catalog.session_names();
+                            s.tool_warnings = reg.catalog.refused.clone();
                         });
                         core.events.emit(crate::events::GatewayEvent::StatusChanged);
                     }
@@ -222,7 +234,7 @@ async fn serve(
                             (None, Some(total)) => format!("{} of {total}", p.progress),
                             (None, None) => format!("{}", p.progress),
                         };
-                        let _ = local.send(&ProviderMessage::ToolProgress(ToolProgress { id, message }));
+                        let _ = reg.local.send(&ProviderMessage::ToolProgress(ToolProgress { id, message }));
                     }
                 }
                 Note::Log(entry) => log(server, entry.level, entry.logger.as_deref(), &entry.data),
@@ -232,6 +244,7 @@ async fn serve(
     // Calls still in flight end now, each with one terminal result: the server is going
     // away, so they may be tried again once it is back.
     let pending: Vec<String> = in_flight.lock().unwrap().cancels.keys().cloned().collect();
+    let reply = reg.local.sender();
     for id in pending {
         let why = match &ended {
             Ended::Failed(why) => format!(
@@ -240,30 +253,26 @@ async fn serve(
             ),
             _ => format!("MCP server '{}' stopped during the call", server.spec.name),
         };
-        let _ = local.send(&ProviderMessage::ToolResult(ToolResult {
-            id,
-            error: Some(why),
-            error_code: Some(ErrorCode::Disconnected),
-            retryable: Some(true),
-            ..ToolResult::default()
-        }));
+        fail_call(&reply, id, why);
     }
     for token in in_flight.lock().unwrap().cancels.values() {
         token.cancel();
     }
     *server.pusher.lock().unwrap() = None;
-    drop(local);
+    // Idle, its tools stay registered for the call that starts it again; otherwise they
+    // leave the sessions now (a failed server's come back when it is ready again).
+    if !matches!(ended, Ended::Idle) {
+        *reg_slot = None;
+    }
     ended
 }
 
-/// A `tools.update` replacing the tool list (of one session, or of every session).
-fn tools_update(session_id: Option<String>, tools: Vec<ToolDef>) -> ProviderMessage {
-    ProviderMessage::ToolsUpdate(ToolsUpdate {
-        request_id: Some(crate::ids::short("tools")),
-        session_id,
-        tools,
-        remove: None,
-    })
+/// Waits until `at`, or forever without one.
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The server's tools (every page), mapped to session names.
@@ -283,7 +292,7 @@ async fn list(core: &Core, server: &Server, peer: &Peer<RoleClient>) -> Result<C
 
 /// Tool names held by other providers (or the gateway) in the sessions `server` is for.
 fn taken(core: &Core, server: &Server) -> HashSet<String> {
-    let me = provider_name(server);
+    let me = super::registration::provider_name(server);
     let state = core.state();
     state
         .sessions
@@ -295,48 +304,7 @@ fn taken(core: &Core, server: &Server) -> HashSet<String> {
         .collect()
 }
 
-/// The provider name a server's tools are offered under.
-fn provider_name(server: &Server) -> String {
-    format!("mcp-{}", server.spec.name)
-}
-
-/// Registers the tools: `hello`, bound to every session (a user server) or to its
-/// session (a project server).
-/// The sessions live at `hello` (registered by it).
-async fn hello(
-    server: &Server,
-    local: &mut LocalProvider,
-    catalog: &Catalog,
-) -> Result<Vec<SessionInfo>, String> {
-    // The first message of a local connection is `sessions`.
-    let live = match local.recv().await {
-        Some(GatewayMessage::Sessions(s)) => s.active,
-        _ => Vec::new(),
-    };
-    let session = server.session_id.clone().unwrap_or_else(|| "all".into());
-    let hello = json!({
-        "type": "hello",
-        "name": provider_name(server),
-        "protocolVersion": tap_protocol::PROTOCOL_VERSION,
-        "session": session,
-        "metadata": {"mcpServer": server.spec.name, "transport": server.spec.transport.kind()},
-        "tools": catalog.defs,
-    });
-    local
-        .send_json(&hello)
-        .map_err(|_| "the gateway closed its provider connection".to_string())?;
-    loop {
-        match local.recv().await {
-            None => return Err("the gateway closed its provider connection".into()),
-            Some(GatewayMessage::HelloAck(_)) => return Ok(live),
-            Some(GatewayMessage::Error(e)) => {
-                return Err(format!("the gateway refused its tools: {}", e.message))
-            }
-            Some(_) => {}
-        }
-    }
-}
-
+#[allow(clippy::too_many_arguments)]
 fn start_call(
     core: &Arc<Core>,
     peer: &Peer<RoleClient>,
@@ -345,7 +313,9 @@ fn start_call(
     tool: Option<String>,
     in_flight: &Arc<Mutex<InFlight>>,
     gone: &mpsc::UnboundedSender<String>,
+    last_call: &Arc<Mutex<tokio::time::Instant>>,
 ) {
+    *last_call.lock().unwrap() = tokio::time::Instant::now();
     let reply = local.sender();
     let Some(tool) = tool else {
         let _ = reply.send(&ProviderMessage::ToolResult(ToolResult {
@@ -367,9 +337,11 @@ fn start_call(
     let peer = peer.clone();
     let in_flight = in_flight.clone();
     let gone = gone.clone();
+    let last_call = last_call.clone();
     core.tasks.spawn(async move {
         let id = call.id.clone();
         let result = call_tool(&peer, call, tool, cancel, &in_flight).await;
+        *last_call.lock().unwrap() = tokio::time::Instant::now();
         // Absent: the run ended and already answered the call.
         if !in_flight.lock().unwrap().finish(&id) {
             return;

@@ -67,6 +67,33 @@ impl Catalog {
     pub fn len(&self) -> usize {
         self.defs.len()
     }
+
+    /// As kept between runs (`tool_cache.rs`): each tool's definition and server name.
+    pub fn to_cache(&self) -> Json {
+        let tools: Vec<Json> = self
+            .defs
+            .iter()
+            .map(|d| serde_json::json!({"def": d, "server": self.to_server.get(&d.name)}))
+            .collect();
+        serde_json::json!({"tools": tools, "refused": self.refused})
+    }
+
+    pub fn from_cache(v: &Json) -> Option<Self> {
+        let mut defs = Vec::new();
+        let mut to_server = HashMap::new();
+        for t in v.get("tools")?.as_array()? {
+            let def: ToolDef = serde_json::from_value(t.get("def")?.clone()).ok()?;
+            let server = t.get("server")?.as_str()?.to_string();
+            to_server.insert(def.name.clone(), server);
+            defs.push(def);
+        }
+        let refused = serde_json::from_value(v.get("refused")?.clone()).unwrap_or_default();
+        Some(Catalog {
+            defs,
+            to_server: Arc::new(to_server),
+            refused,
+        })
+    }
 }
 
 /// The tool's MCP fields, read through its JSON form so that every field the server sent

@@ -284,23 +284,6 @@ pub fn parse_entry(name: &str, entry: &Value) -> Result<(ServerSpec, Vec<String>
             }
         },
     };
-    // Read and kept so files written for a later version load, but not applied yet: the
-    // user is told rather than left to wonder why a server runs anyway.
-    let not_yet = [
-        ("startup", startup == Startup::Lazy, "it starts eagerly"),
-        (
-            "idleTimeout",
-            idle_timeout.is_some(),
-            "it is not stopped when idle",
-        ),
-    ];
-    for (key, set, instead) in not_yet {
-        if set {
-            warnings.push(format!(
-                "MCP server '{name}': '{key}' is not applied by this version yet; {instead}"
-            ));
-        }
-    }
     Ok((
         ServerSpec {
             name: name.to_string(),

@@ -11,8 +11,10 @@
 //! - `connect.rs`, `client.rs`: reaching a server and the gateway's side of MCP.
 //! - `secrets.rs`: `${secret:NAME}` in env and header values, put in at each start.
 //! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names,
-//!   calls, progress, cancellation.
-//! - `server.rs`: what `mcpServers.list` shows; `lifecycle.rs`: its life in the ledger.
+//!   calls, progress, cancellation; `registration.rs`: the provider that carries them,
+//!   kept while a lazy or idle server's process is stopped; `tool_cache.rs`: the tools
+//!   each server offered last.
+//! - `server.rs`: what `mcpServers.list` shows; `life_spans.rs`: its life in the ledger.
 
 // MCP's newest revision (SEP-2577) deprecates roots and logging; the servers users run
 // today speak the 2025-11-25 generation, which has both, so the gateway still answers them.
@@ -25,10 +27,12 @@ pub mod config;
 mod connect;
 mod hub;
 mod in_flight;
-mod lifecycle;
+mod life_spans;
 mod naming;
+mod registration;
 pub mod secrets;
 mod server;
 mod supervise;
+mod tool_cache;
 
 pub(crate) use hub::McpHub;

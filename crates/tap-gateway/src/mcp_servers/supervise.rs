@@ -3,13 +3,17 @@
 //! process group) when it is removed, its session ends or the gateway stops.
 
 use super::bridge::{self, Ended};
+use super::config::Startup;
 use super::connect::LOG_TARGET;
-use super::lifecycle;
+use super::life_spans as lifecycle;
+use super::registration::{Registration, Waited};
 use super::server::Server;
+use super::tool_cache;
 use crate::state::Core;
 use std::sync::Arc;
 use std::time::Instant;
 use tap_protocol::mcp_servers::McpServerState;
+use tap_protocol::provider::ToolCall;
 
 /// Supervises `server` until its `stop` token is cancelled.
 pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<String>) {
@@ -21,6 +25,30 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
         server.update(|s| s.state = Some(McpServerState::Disabled));
         return;
     }
+    // The provider carrying its tools, kept while a lazy or idle server's process is
+    // stopped; and the call that is to start it.
+    let mut reg: Option<Registration> = None;
+    let mut first: Option<ToolCall> = None;
+    if server.spec.startup == Startup::Lazy {
+        // Known tools go into the sessions now; the first call starts the process. Never
+        // run before: it starts now, to learn its tools.
+        if let Some(catalog) = tool_cache::load(&core.config.data_dir, &server) {
+            match Registration::register(&core, &server, catalog).await {
+                Ok(r) => {
+                    reg = Some(r);
+                    match standby(&server, reg.as_mut().expect("registered")).await {
+                        Waited::Call(call) => first = Some(call),
+                        Waited::Stopped => return stopped(&server),
+                        Waited::Restart => {}
+                        Waited::Closed => reg = None,
+                    }
+                }
+                Err(why) => {
+                    tracing::warn!(target: LOG_TARGET, server = %name, error = %why, "could not offer the tools it had last time; starting it")
+                }
+            }
+        }
+    }
     loop {
         if server.stop.is_cancelled() {
             break;
@@ -28,7 +56,15 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
         server.update(|s| s.state = Some(McpServerState::Starting));
         let started = Instant::now();
         let mut span = Some(lifecycle::starting(&core, &server));
-        let ended = bridge::run_once(&core, &server, roots.clone(), &mut span).await;
+        let ended = bridge::run_once(
+            &core,
+            &server,
+            roots.clone(),
+            &mut span,
+            &mut reg,
+            first.take(),
+        )
+        .await;
         if let Some(span) = span {
             match &ended {
                 Ended::Failed(why) => span.fail("MCP_SERVER_FAILED", why.as_str()),
@@ -36,6 +72,20 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
             }
         }
         match ended {
+            Ended::Idle => {
+                lifecycle::exited(&core, &server, None, "idle");
+                tracing::info!(target: LOG_TARGET, server = %name, "stopped after its idle timeout; the next call starts it");
+                quick_failures = 0;
+                backoff = policy.backoff;
+                let Some(r) = reg.as_mut() else { continue };
+                match standby(&server, r).await {
+                    Waited::Call(call) => first = Some(call),
+                    Waited::Stopped => break,
+                    Waited::Restart => {}
+                    Waited::Closed => reg = None,
+                }
+                continue;
+            }
             Ended::Stopped => {
                 lifecycle::exited(&core, &server, None, "stopped");
                 break;
@@ -96,6 +146,22 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
             }
         }
     }
+    stopped(&server);
+}
+
+/// Waits with the process stopped (state `stopped`, tools offered) for what comes next.
+async fn standby(server: &Server, reg: &mut Registration) -> Waited {
+    server.update(|s| {
+        s.state = Some(McpServerState::Stopped);
+        s.pid = None;
+        s.provider_id = Some(reg.provider_id.clone());
+        s.tools = reg.catalog.session_names();
+        s.ready_since = None;
+    });
+    reg.wait_for_call(server).await
+}
+
+fn stopped(server: &Server) {
     server.update(|s| {
         s.state = Some(McpServerState::Stopped);
         s.pid = None;

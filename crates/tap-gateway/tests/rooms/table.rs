@@ -94,7 +94,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "mcp_servers",
         layer: EntryPoints,
-        imports: &["error", "events", "ids", "limits", "processes", "project", "provider_protocol", "state", "time"],
+        imports: &["error", "events", "ids", "limits", "processes", "project", "provider_protocol", "state", "time", "trace"],
         about: "MCP servers as providers: `mcpServers` (`config.rs`), which run (`hub.rs`), each one's life (`supervise.rs`), reaching it (`connect.rs`, `client.rs`), a run as an in-process provider (`bridge.rs`, `catalog.rs`, `naming.rs`)",
     },
     Room {

@@ -262,3 +262,52 @@ async fn a_servers_log_entries_go_to_its_sessions_log_stream() {
     .await;
     assert!(found.contains("log"), "{found}");
 }
+
+#[tokio::test]
+async fn an_idle_server_stops_and_the_next_call_starts_it() {
+    let mut good = fixture("good.py", &[]);
+    good["idleTimeout"] = json!("300ms");
+    let gw = gateway_with(json!({"good": good}), |_| {}).await;
+    let first = server_in(&gw, "good", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "good__echo").await;
+    // No calls: it stops, and its tools stay.
+    let idle = server_in(&gw, "good", "stopped").await;
+    assert!(idle.get("pid").is_none(), "{idle}");
+    assert!(c.tool_names().await.contains(&"good__echo".to_string()));
+    let echo = c
+        .call("1", "good__echo", json!({"message": "wake up"}))
+        .await;
+    assert_eq!(echo["content"][0]["text"], "wake up", "{echo}");
+    let again = server_in(&gw, "good", "ready").await;
+    assert_ne!(again["pid"], first["pid"], "{again}");
+}
+
+#[tokio::test]
+async fn a_lazy_server_offers_last_runs_tools_and_starts_at_the_first_call() {
+    let home = tempfile::tempdir().unwrap();
+    let mut good = fixture("good.py", &[]);
+    good["startup"] = json!("lazy");
+    let servers = json!({"good": good});
+    let at = |dir: std::path::PathBuf| {
+        let servers = servers.clone();
+        move |c: &mut tap_gateway::GatewayConfig| {
+            c.data_dir = dir;
+            super::write_user_file(&c.data_dir, &servers);
+        }
+    };
+    // Never run before: it starts to learn its tools.
+    let gw = tap_testkit::TestGateway::start_with(at(home.path().join("tap"))).await;
+    server_in(&gw, "good", "ready").await;
+    let tap_testkit::TestGateway { handle, dir: _dir } = gw;
+    handle.stop().await.unwrap();
+
+    let gw = tap_testkit::TestGateway::start_with(at(home.path().join("tap"))).await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "good__echo").await;
+    let waiting = server_in(&gw, "good", "stopped").await;
+    assert!(waiting.get("pid").is_none(), "{waiting}");
+    let echo = c.call("1", "good__echo", json!({"message": "first"})).await;
+    assert_eq!(echo["content"][0]["text"], "first", "{echo}");
+    server_in(&gw, "good", "ready").await;
+}
