@@ -1,8 +1,9 @@
 // The Servers page against the real gateway running a real MCP stdio server: the gateway
 // starts with a user `mcp.json` naming the fixture tests/mcp/servers/good.py; the page shows
-// it become ready with its tools (prefixed, e.g. `good__echo`), pid and stderr tail, restarts
-// it from its button, and reloads mcp.json after a second server is added to the file. The
-// page is refreshed by `status.changed` only, never on a timer.
+// it become ready with its tools (prefixed, e.g. `good__echo`), pid and stderr tail; the
+// playground calls `good__echo` in a session it opens; the page restarts it from its button,
+// and reloads mcp.json after a second server is added to the file. The page is refreshed by
+// `status.changed` only, never on a timer.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -63,6 +64,22 @@ describe("the Servers page", () => {
   test("nothing is asked for while nothing changes (no polling)", async () => {
     const { sent } = await watchIdle(frames);
     assert.deepEqual(sent.filter((m) => m === "mcpServers.list"), []);
+  });
+
+  test("the playground calls good__echo in a session it opens: the MCP result, text block and all", async () => {
+    await goTo(panel, "Playground");
+    await panel.getByLabel("Session name").fill("mcp-check");
+    await panel.getByRole("button", { name: "Open session" }).click();
+    await panel.getByRole("list", { name: "Held sessions" }).getByRole("listitem").first().waitFor();
+    await panel.getByRole("button", { name: /^good__echo/ }).click();
+    await panel.locator("#pg-field-message").fill("hi");
+    await panel.getByRole("button", { name: "Call good__echo" }).click();
+    const call = panel.getByRole("list", { name: "Recent calls" }).getByRole("listitem").filter({ has: panel.locator(".pg-call-head") }).first();
+    await call.locator(".pill.ok").waitFor({ timeout: 20000 });
+    // The playground shows what the server answered (hosts get an all-text result as its text).
+    const result = JSON.parse(await call.locator(".pg-result").innerText());
+    assert.deepEqual(result.content, [{ type: "text", text: "hi" }]);
+    await goTo(panel, "Servers");
   });
 
   test("Restart starts it again: a new process, ready again", async () => {

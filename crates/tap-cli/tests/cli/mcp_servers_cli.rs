@@ -3,7 +3,7 @@
 //! temporary workspace (the project scope's `tap.config.json`); then against a real
 //! `tap gateway` child running the MCP server fixtures of `tests/mcp/servers/`.
 
-use crate::common::{eventually, repo_root, run, tap_command, CliOut, GatewayProcess};
+use crate::common::{eventually, repo_root, run, tap_command, CliOut, GatewayProcess, SessionOpen};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use tap_testkit::test_python;
@@ -654,4 +654,46 @@ async fn restart_and_logs_need_a_running_gateway() {
         let msg = w.refused(args, "DISCONNECTED").await;
         assert!(msg.contains("no gateway is running"), "{msg}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tap_call_calls_an_mcp_servers_tool_in_a_session() {
+    // good.py in the user's mcp.json before the gateway starts: its tools are in every session.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("home")).unwrap();
+    let servers =
+        json!({"mcpServers": {"good": {"command": test_python(), "args": [fixture("good.py")]}}});
+    std::fs::write(dir.path().join("home/mcp.json"), servers.to_string()).unwrap();
+    let gw = GatewayProcess::start_in(dir, &[]).await;
+    listed_when(&gw, "good", |s| s["state"] == "ready").await;
+    let session = SessionOpen::open(&gw, &["--label", "mcp"]).await;
+    gw.wait_for_tool(&session.id, "good__echo").await;
+
+    // An all-text result is its text, as for any session host.
+    let out = live_ok(
+        &gw,
+        &[
+            "call",
+            "--session",
+            &session.id,
+            "good__echo",
+            r#"{"message":"hi"}"#,
+        ],
+    )
+    .await;
+    assert_eq!(out.json(), json!("hi"), "{out:?}");
+
+    // A result with `isError: true` is a failure with the server's text.
+    let out = live(
+        &gw,
+        &["call", "--session", &session.id, "good__fails", "{}"],
+    )
+    .await;
+    assert_eq!(out.code(), Some(1), "{out:?}");
+    let v = out.json();
+    assert_eq!(v["errorCode"], "TOOL_ERROR", "{out:?}");
+    assert!(
+        v["error"].as_str().unwrap().contains("it failed"),
+        "{out:?}"
+    );
 }
