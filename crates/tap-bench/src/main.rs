@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release -p tap-cli          # S5 runs the `tap` binary as a child
-//! cargo run --release -p tap-bench [-- --quick] [--only s1,s3,s6] [--history on|off|both] [--tap PATH]
+//! cargo run --release -p tap-bench [-- --quick] [--only s1,s3,s6] [--history on|off|both] [--tap PATH] [--mcp-proxy PATH]
 //! cargo run -p tap-bench -- soak [--short] [--calls N]   # the gateway under faults
 //! ```
 //!
@@ -21,6 +21,7 @@ mod http1;
 mod ledger;
 mod machine;
 mod mcp;
+mod mcp_echo;
 mod options;
 mod provider;
 mod repeat;
@@ -29,6 +30,7 @@ mod rows;
 mod rss;
 mod running;
 mod s7_process;
+mod s9;
 mod scenarios;
 mod setup;
 mod soak;
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Some("soak") => return soak::main(&args[1..]),
         Some("soak-provider") => return soak::provider_main(args.get(1).map_or("0", |s| s)),
         Some("s7-provider") => return s7_process::provider_main(),
+        Some(s9::ECHO_MODE) => return mcp_echo::main(),
         _ => {}
     }
     let opts = match Options::parse() {
@@ -192,6 +195,9 @@ async fn run(opts: Options) -> ExitCode {
     }
     if opts.wants("s8") {
         flood::rows(opts.tap.as_deref(), &n, &mut out).await;
+    }
+    if opts.wants("s9") {
+        s9::rows(&opts, &n, &mut out).await;
     }
 
     if opts.wants("s3d") {

@@ -57,8 +57,8 @@ enum Transport {
     Inline(Http1),
 }
 
-/// An MCP client of either generation on one HTTP/1.1 connection.
-struct McpHttp {
+/// An MCP client of either generation on one HTTP/1.1 connection (S9 uses it too).
+pub(crate) struct McpHttp {
     transport: Transport,
     authority: String,
     path: String,
@@ -74,6 +74,19 @@ impl McpHttp {
         addr: std::net::SocketAddr,
         token: &str,
         session: &str,
+        stateless: bool,
+        inline: bool,
+    ) -> Result<Self, String> {
+        let path = format!("/mcp/{session}");
+        Self::connect_at(addr, token, &path, stateless, inline).await
+    }
+
+    /// A client of the MCP endpoint at `path` on `addr` (the gateway's `/mcp/<session>`,
+    /// or another server's), `initialize`d unless `stateless`.
+    pub(crate) async fn connect_at(
+        addr: std::net::SocketAddr,
+        token: &str,
+        path: &str,
         stateless: bool,
         inline: bool,
     ) -> Result<Self, String> {
@@ -97,7 +110,7 @@ impl McpHttp {
         let mut client = Self {
             transport,
             authority: addr.to_string(),
-            path: format!("/mcp/{session}"),
+            path: path.to_string(),
             token: token.to_string(),
             session: None,
             stateless,
@@ -185,7 +198,7 @@ impl McpHttp {
     }
 
     /// One request; the result of its response (an SSE stream carrying it, or JSON).
-    async fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
+    pub(crate) async fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
         self.next_id += 1;
         let id = self.next_id;
         let mut params = params;

@@ -5,23 +5,27 @@ use std::time::Duration;
 use tap_gateway::History;
 
 pub(crate) const USAGE: &str = "\
-usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH] [--nodelay]
+usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH]
+                 [--mcp-proxy PATH] [--nodelay]
 
   --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7,s8 (E0 always
-               runs)
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7,s8,s9 (E0
+               always runs)
   --history W  the ledger of the in-process gateway S1-S4 and S7 run against: `on`
                ($TAP_HOME/history.sqlite3 in a temp dir), `off` (records discarded), or
                `both` (default): S1-S3 run against one gateway of each, interleaved, and
                report the on/off ratio; S4 and S7 run with it on. S3d and S6 are
                always on
-  --tap PATH   the `tap` binary for S5, S7 out of process and S8 (default: `tap` next
-               to this executable; build it with `cargo build --release -p tap-cli`)
+  --tap PATH   the `tap` binary for S5, S7 out of process, S8 and S9 (default: `tap`
+               next to this executable; build it with `cargo build --release -p tap-cli`)
+  --mcp-proxy PATH
+               PyPI's `mcp-proxy`, the peer S9 compares the gateway with (default:
+               `mcp-proxy` on PATH; without it S9's peer rows say it is not installed)
   --nodelay    TCP_NODELAY on the bench's own sockets (clients, providers, bare
                server); the gateway's sockets and HostClient keep their defaults";
 
 /// The scenarios `--only` takes.
-const SCENARIOS: [&str; 9] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7", "s8"];
+const SCENARIOS: [&str; 10] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7", "s8", "s9"];
 
 /// `--history`: which ledger settings the in-process scenarios run with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +70,8 @@ pub(crate) struct Options {
     pub only: Vec<String>,
     pub history: Ledgers,
     pub tap: Option<PathBuf>,
+    /// S9's peer, PyPI's `mcp-proxy`.
+    pub mcp_proxy: Option<PathBuf>,
 }
 
 impl Options {
@@ -76,6 +82,7 @@ impl Options {
             only: Vec::new(),
             history: Ledgers::Both,
             tap: None,
+            mcp_proxy: None,
         };
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
@@ -113,6 +120,7 @@ impl Options {
                     }
                 }
                 "--tap" => opts.tap = Some(PathBuf::from(value()?)),
+                "--mcp-proxy" => opts.mcp_proxy = Some(PathBuf::from(value()?)),
                 "-h" | "--help" => return Ok(None),
                 // `cargo bench` style harness flags are not ours; refuse rather than ignore.
                 other => return Err(format!("unknown argument '{other}'")),
@@ -145,6 +153,8 @@ pub(crate) struct Counts {
     pub churn: usize,
     pub churn_workers: usize,
     pub rss_load_calls: usize,
+    /// S9: calls per run with 32 in flight, on each path.
+    pub mcp_calls: usize,
     /// Upper bound on any one scenario's wall time.
     pub limit: Duration,
 }
@@ -166,6 +176,7 @@ impl Counts {
                 churn: 1_000,
                 churn_workers: 4,
                 rss_load_calls: 5_000,
+                mcp_calls: 1_000,
                 limit: Duration::from_secs(30),
             }
         } else {
@@ -183,6 +194,7 @@ impl Counts {
                 churn: 10_000,
                 churn_workers: 4,
                 rss_load_calls: 50_000,
+                mcp_calls: 10_000,
                 limit: Duration::from_secs(120),
             }
         }

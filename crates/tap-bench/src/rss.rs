@@ -157,6 +157,121 @@ async fn stages(child: &mut Child, home: &Path, load_calls: usize) -> Result<Rss
     })
 }
 
+/// What idle MCP servers cost the gateway (S5), in KiB of the gateway's own RSS: the
+/// servers' processes are not counted.
+pub struct McpRss {
+    /// The gateway idle, with the bench's control connection, before any server.
+    pub before: u64,
+    /// With one stdio server ready.
+    pub one: u64,
+    /// With [`MCP_SERVERS`] ready.
+    pub all: u64,
+    /// `RssAnon` at the same three points.
+    pub anon: [u64; 3],
+}
+
+/// Servers in the second step of [`measure_mcp`].
+pub const MCP_SERVERS: usize = 6;
+
+impl McpRss {
+    /// The first server: what any first server costs (the hub's code paged in, its first
+    /// allocations) with the server's own.
+    pub fn first(&self) -> i64 {
+        self.one as i64 - self.before as i64
+    }
+
+    /// One more server, over the last `MCP_SERVERS - 1`.
+    pub fn per_server(&self) -> i64 {
+        (self.all as i64 - self.one as i64) / (MCP_SERVERS - 1) as i64
+    }
+
+    /// The same two in `RssAnon` (the heap and stacks, without the binary's pages).
+    pub fn anon_first(&self) -> i64 {
+        self.anon[1] as i64 - self.anon[0] as i64
+    }
+
+    pub fn anon_per_server(&self) -> i64 {
+        (self.anon[2] as i64 - self.anon[1] as i64) / (MCP_SERVERS - 1) as i64
+    }
+}
+
+/// A fresh `tap gateway`, idle; then `$TAP_HOME/mcp.json` with one stdio echo server
+/// (`tap-bench mcp-echo-server`), applied with `mcpServers.reload` and waited for until it
+/// is `ready`; then with [`MCP_SERVERS`]. The gateway's RSS at each step, after it settles.
+pub async fn measure_mcp(tap: &Path) -> Result<McpRss, String> {
+    let dir = TempDir::new("proc-mcp")?;
+    let home = dir.path().join("home");
+    let log_path = dir.path().join("gateway.log");
+    let mut child = start_gateway(tap, dir.path(), &home, &log_path)?;
+    let result = mcp_stages(&mut child, &home).await;
+    let _ = child.start_kill();
+    let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    result.map_err(|e| with_log(e, &log_path))
+}
+
+async fn mcp_stages(child: &mut Child, home: &Path) -> Result<McpRss, String> {
+    use tap_protocol::control::{ControlCall, Empty};
+    use tap_protocol::mcp_servers::McpServerState;
+    let pid = child.id().ok_or("gateway exited at once")?;
+    let address = wait_for_gateway(child, home, pid).await?;
+    let token = read_token(&home.join("control-token"))?;
+    healthz(&address).await?;
+    let (control, _) = tap_client::ControlClient::connect(&format!("{address}/control"), &token)
+        .await
+        .map_err(|e| format!("control connect: {e}"))?;
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let rss =
+        || -> Result<(u64, u64), String> { Ok((vm_kib(pid, "VmRSS")?, vm_kib(pid, "RssAnon")?)) };
+    let settle = || tokio::time::sleep(Duration::from_millis(300));
+    settle().await;
+    let before = rss()?;
+    let mut steps = Vec::new();
+    for count in [1, MCP_SERVERS] {
+        let names: Vec<String> = (0..count).map(|i| format!("idle{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        crate::s9::write_mcp_json(home, &exe, &names)?;
+        mcp_servers(&control, ControlCall::McpServersReload(Empty {})).await?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let list = mcp_servers(&control, ControlCall::McpServersList(Empty {})).await?;
+            let ready = list
+                .servers
+                .iter()
+                .filter(|s| s.state == McpServerState::Ready)
+                .count();
+            if ready == count {
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "{ready} of {count} MCP servers ready after 30 s: {:?}",
+                    list.servers
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        settle().await;
+        steps.push(rss()?);
+    }
+    Ok(McpRss {
+        before: before.0,
+        one: steps[0].0,
+        all: steps[1].0,
+        anon: [before.1, steps[0].1, steps[1].1],
+    })
+}
+
+/// `mcpServers.list` or `mcpServers.reload`.
+async fn mcp_servers(
+    control: &tap_client::ControlClient,
+    call: tap_protocol::control::ControlCall,
+) -> Result<tap_protocol::mcp_servers::McpServersList, String> {
+    control
+        .call(call)
+        .await
+        .map_err(|e| format!("mcpServers: {e}"))
+}
+
 async fn invoke(host: &HostClient, session: &str, tool: &str) -> Result<(), String> {
     let r = host
         .invoke(session, tool, json!({}))

@@ -50,4 +50,26 @@ pub async fn s5(opts: &Options, n: &Counts, out: &mut Report) {
         }
         Err(e) => out.fail(S5, e),
     }
+    // Idle MCP servers (issue 36), in a gateway of their own so the rows above keep
+    // their meaning.
+    const S5M: &str = "S5 idle MCP server (stdio)";
+    progress(S5M);
+    match bounded(n.limit, rss::measure_mcp(&tap)).await {
+        Ok(m) => {
+            let kib = |k: i64, anon: i64| format!("{k} KiB (anon {anon} KiB)");
+            out.rows
+                .push(Row::info(S5M, "gateway idle, no server", mib(m.before)));
+            out.rows.push(Row::info(
+                S5M,
+                "the first server, ready",
+                kib(m.first(), m.anon_first()),
+            ));
+            out.rows.push(Row::info(
+                S5M,
+                &format!("per server (the last {})", rss::MCP_SERVERS - 1),
+                kib(m.per_server(), m.anon_per_server()),
+            ));
+        }
+        Err(e) => out.fail(S5M, e),
+    }
 }
