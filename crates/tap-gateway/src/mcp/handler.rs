@@ -149,8 +149,10 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        self.binding(&context.extensions)?;
-        Ok(ListPromptsResult::with_all_items(super::prompts::list()))
+        let binding = self.binding(&context.extensions)?;
+        let mut prompts = super::prompts::list();
+        prompts.extend(super::server_items::prompts(&self.core, &binding).await);
+        Ok(ListPromptsResult::with_all_items(prompts))
     }
 
     async fn get_prompt(
@@ -159,6 +161,14 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         let binding = self.binding(&context.extensions)?;
+        if request.name != super::prompts::CONTEXT_PROMPT {
+            let args = request.arguments.as_ref();
+            if let Some(got) =
+                super::server_items::get_prompt(&self.core, &binding, &request.name, args).await
+            {
+                return got.map(GetPromptResponse::Complete);
+            }
+        }
         super::prompts::get(
             &self.core,
             &binding,
@@ -175,9 +185,9 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let binding = self.binding(&context.extensions)?;
-        Ok(ListResourcesResult::with_all_items(super::resources::list(
-            &self.core, &binding,
-        )))
+        let mut resources = super::resources::list(&self.core, &binding);
+        resources.extend(super::server_items::resources(&self.core, &binding).await);
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn read_resource(
@@ -186,6 +196,9 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let binding = self.binding(&context.extensions)?;
+        if let Some(read) = super::server_items::read(&self.core, &binding, &request.uri).await {
+            return read.map(ReadResourceResponse::Complete);
+        }
         super::resources::read(&self.core, &binding, &request.uri)
             .map(ReadResourceResponse::Complete)
     }

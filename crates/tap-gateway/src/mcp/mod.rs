@@ -22,6 +22,7 @@ pub(crate) mod http;
 mod notify;
 mod prompts;
 mod resources;
+mod server_items;
 mod sessions;
 mod tools;
 mod watch;

@@ -149,6 +149,7 @@ async fn serve(
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
     tracing::info!(target: LOG_TARGET, server = %server.spec.name, provider = %provider_id, tools, "MCP server ready");
 
+    let offered = super::peers::register(core, server, &peer);
     // A call that finds the connection gone reports it here: the run has failed.
     let (gone_tx, mut gone) = mpsc::unbounded_channel::<String>();
     let exited = async {
@@ -259,6 +260,7 @@ async fn serve(
         token.cancel();
     }
     *server.pusher.lock().unwrap() = None;
+    super::peers::unregister(core, offered);
     // Idle, its tools stay registered for the call that starts it again; otherwise they
     // leave the sessions now (a failed server's come back when it is ready again).
     if !matches!(ended, Ended::Idle) {

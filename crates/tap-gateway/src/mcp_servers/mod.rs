@@ -29,6 +29,7 @@ mod hub;
 mod in_flight;
 mod life_spans;
 mod naming;
+mod peers;
 mod registration;
 pub mod secrets;
 mod server;

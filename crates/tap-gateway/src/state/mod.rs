@@ -14,6 +14,7 @@ pub(crate) mod identity;
 pub(crate) mod instances;
 pub(crate) mod link;
 pub(crate) mod mcp_binding;
+pub(crate) mod mcp_server_peers;
 pub(crate) mod pairing_registry;
 pub(crate) mod pairing_store;
 pub(crate) mod provider_entry;
@@ -95,6 +96,8 @@ pub(crate) struct Core {
     pub tracer: Tracer,
     /// Every live session's emitters.
     pub emitters: crate::state::emitters::Emitters,
+    /// MCP servers' prompts and resources, for the MCP facade.
+    pub mcp_server_peers: crate::state::mcp_server_peers::ServerPeers,
 }
 
 /// One permit per open connection of each kind; a connection takes one before its
@@ -255,6 +258,7 @@ impl Core {
             ledger,
             tracer,
             emitters,
+            mcp_server_peers: Default::default(),
         }
     }
 

@@ -311,3 +311,41 @@ async fn a_lazy_server_offers_last_runs_tools_and_starts_at_the_first_call() {
     assert_eq!(echo["content"][0]["text"], "first", "{echo}");
     server_in(&gw, "good", "ready").await;
 }
+
+#[tokio::test]
+async fn a_servers_prompts_and_resources_reach_mcp_clients_namespaced() {
+    let gw = gateway_with(json!({"everything": everything()}), |_| {}).await;
+    server_in(&gw, "everything", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "everything__echo").await;
+
+    c.send(json!({"op": "prompts"})).await;
+    let prompts = c.expect("prompts").await;
+    let names = prompts["names"].to_string();
+    assert!(names.contains("everything__simple-prompt"), "{prompts}");
+    assert!(names.contains("tap_context"), "{prompts}");
+    c.send(json!({"op": "prompt", "name": "everything__simple-prompt"}))
+        .await;
+    let prompt = c.expect("prompt").await;
+    assert_eq!(
+        prompt["text"], "This is a simple prompt without arguments.",
+        "{prompt}"
+    );
+
+    c.send(json!({"op": "resources"})).await;
+    let resources = c.expect("resources").await;
+    let uri = resources["uris"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u.as_str())
+        .find(|u| u.starts_with("tap-mcp://everything/demo://"))
+        .unwrap_or_else(|| panic!("{resources}"))
+        .to_string();
+    c.send(json!({"op": "read", "uri": uri})).await;
+    let read = c.expect("read").await;
+    assert!(
+        read["text"].as_str().is_some_and(|t| !t.is_empty()),
+        "{read}"
+    );
+}

@@ -1,0 +1,149 @@
+//! The prompts and resources of the MCP servers the gateway runs, next to the facade's own:
+//! a server's prompt `p` is `<prefix>__p` (its tools' prefix), and its resource `uri` is
+//! `tap-mcp://<server>/<uri>`, so two servers' items never collide and a request finds its
+//! server. Reads and gets are forwarded unchanged; a server that fails to list is left out
+//! of the list (and logged) rather than failing the client's whole request.
+
+use crate::state::mcp_binding::Binding;
+use crate::state::mcp_server_peers::Entry;
+use crate::state::Core;
+use rmcp::model::{GetPromptResult, Prompt, ReadResourceResult, Resource};
+use rmcp::ErrorData as McpError;
+use tap_protocol::Json;
+
+/// The scheme of a server's resources as the facade shows them.
+const SCHEME: &str = "tap-mcp://";
+
+fn servers(core: &Core, binding: &Binding) -> Vec<Entry> {
+    let label = core
+        .state()
+        .sessions
+        .get(&binding.session_id)
+        .and_then(|s| s.info.label.clone());
+    core.mcp_server_peers
+        .for_session(&binding.session_id, label.as_deref())
+}
+
+pub(crate) async fn prompts(core: &Core, binding: &Binding) -> Vec<Prompt> {
+    let mut out = Vec::new();
+    for e in servers(core, binding)
+        .into_iter()
+        .filter(|e| e.offers_prompts)
+    {
+        match e.peer.list_prompts().await {
+            Ok(Json::Array(list)) => {
+                for mut p in list {
+                    if let Some(name) = p.get("name").and_then(Json::as_str) {
+                        p["name"] = Json::String(format!("{}{name}", e.prefix));
+                    }
+                    if let Ok(prompt) = serde_json::from_value(p) {
+                        out.push(prompt);
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(why) => {
+                tracing::warn!(server = %e.server, error = %why, "could not list an MCP server's prompts")
+            }
+        }
+    }
+    out
+}
+
+/// A server's prompt, if `name` is one (`None`: not a server's).
+pub(crate) async fn get_prompt(
+    core: &Core,
+    binding: &Binding,
+    name: &str,
+    arguments: Option<&rmcp::model::JsonObject>,
+) -> Option<Result<GetPromptResult, McpError>> {
+    // The longest prefix wins, so `gh__x` is not taken by a server without one.
+    let mut candidates: Vec<Entry> = servers(core, binding)
+        .into_iter()
+        .filter(|e| e.offers_prompts && name.starts_with(&e.prefix))
+        .collect();
+    candidates.sort_by_key(|e| std::cmp::Reverse(e.prefix.len()));
+    let e = candidates.into_iter().next()?;
+    let own = name[e.prefix.len()..].to_string();
+    Some(match e.peer.get_prompt(own, arguments.cloned()).await {
+        Ok(v) => serde_json::from_value(v).map_err(|err| {
+            McpError::internal_error(
+                format!("MCP server '{}' answered something else: {err}", e.server),
+                None,
+            )
+        }),
+        Err(why) => Err(McpError::invalid_params(
+            format!("MCP server '{}': {why}", e.server),
+            None,
+        )),
+    })
+}
+
+pub(crate) async fn resources(core: &Core, binding: &Binding) -> Vec<Resource> {
+    let mut out = Vec::new();
+    for e in servers(core, binding)
+        .into_iter()
+        .filter(|e| e.offers_resources)
+    {
+        match e.peer.list_resources().await {
+            Ok(Json::Array(list)) => {
+                for mut r in list {
+                    if let Some(uri) = r.get("uri").and_then(Json::as_str) {
+                        r["uri"] = Json::String(format!("{SCHEME}{}/{uri}", e.server));
+                    }
+                    if let Ok(resource) = serde_json::from_value(r) {
+                        out.push(resource);
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(why) => {
+                tracing::warn!(server = %e.server, error = %why, "could not list an MCP server's resources")
+            }
+        }
+    }
+    out
+}
+
+/// Reads a server's resource, if `uri` names one (`None`: not a server's).
+pub(crate) async fn read(
+    core: &Core,
+    binding: &Binding,
+    uri: &str,
+) -> Option<Result<ReadResourceResult, McpError>> {
+    let (server, own) = uri.strip_prefix(SCHEME)?.split_once('/')?;
+    let Some(e) = servers(core, binding)
+        .into_iter()
+        .find(|e| e.server == server && e.offers_resources)
+    else {
+        return Some(Err(McpError::resource_not_found(
+            format!(
+                "no MCP server '{server}' with resources in session '{}'",
+                binding.session_id
+            ),
+            None,
+        )));
+    };
+    Some(match e.peer.read_resource(own.to_string()).await {
+        Ok(mut v) => {
+            // The contents name the URI the client asked for.
+            if let Some(contents) = v.get_mut("contents").and_then(Json::as_array_mut) {
+                for c in contents {
+                    if c.get("uri").and_then(Json::as_str) == Some(own) {
+                        c["uri"] = Json::String(uri.to_string());
+                    }
+                }
+            }
+            serde_json::from_value(v).map_err(|err| {
+                McpError::internal_error(
+                    format!("MCP server '{server}' answered something else: {err}"),
+                    None,
+                )
+            })
+        }
+        Err(why) => Err(McpError::resource_not_found(
+            format!("MCP server '{server}': {why}"),
+            None,
+        )),
+    })
+}
