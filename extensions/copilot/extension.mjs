@@ -254,11 +254,13 @@ class Host {
     try {
       const ok = await this.request({ ...base, ...(this.sessionId ? { sessionId: this.sessionId } : {}) }, CONNECT_TIMEOUT_MS);
       this.sessionId = ok.session.id;
+      this.toolsPending = ok.toolsPending === true;
     } catch (e) {
       if (!/INVALID_SESSION/.test(e.message)) throw e;
       // The id is taken (another host has a session with it): let the gateway choose one.
       const ok = await this.request(base, CONNECT_TIMEOUT_MS);
       this.sessionId = ok.session.id;
+      this.toolsPending = ok.toolsPending === true;
     }
   }
 
@@ -480,13 +482,14 @@ const host = new Host(saved);
 process.on("SIGTERM", () => host.end().finally(() => process.exit(0)));
 
 // Before joining: the tools the first prompt should see. After a reload the saved set is the
-// current one; on a fresh start a project with tap.config.json gets a bounded wait for its tools.
+// current one; on a fresh start a project with tap.config.json, or a gateway whose
+// every-session providers (its MCP servers) are adding tools, gets a bounded wait for them.
 const connected = await Promise.race([
   host.connect(),
   new Promise((r) => setTimeout(() => r(false), CONNECT_TIMEOUT_MS)),
 ]);
 if (!connected && !host.ws) host.reconnectLater();
-if (connected && !saved && fromProviders(host.tools).length === 0 && hasProjectConfig(cwd)) {
+if (connected && !saved && fromProviders(host.tools).length === 0 && (hasProjectConfig(cwd) || host.toolsPending)) {
   let resolveFirst;
   const first = new Promise((r) => (resolveFirst = r));
   host.firstTools = { resolve: resolveFirst };
@@ -494,7 +497,7 @@ if (connected && !saved && fromProviders(host.tools).length === 0 && hasProjectC
   await first;
   clearTimeout(timer);
   host.firstTools = null;
-  if (fromProviders(host.tools).length === 0) host.log(`Tap: the project's providers offered no tools within ${FIRST_TOOLS_WAIT_MS} ms; they are added when they arrive.`, "warning");
+  if (fromProviders(host.tools).length === 0 && hasProjectConfig(cwd)) host.log(`Tap: the project's providers offered no tools within ${FIRST_TOOLS_WAIT_MS} ms; they are added when they arrive.`, "warning");
 }
 
 host.joinedSignature = signature(host.tools);

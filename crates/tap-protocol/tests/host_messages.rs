@@ -147,6 +147,7 @@ fn all_events() -> Vec<HostEvent> {
                 cwd: Some("/code/foo".into()),
                 foreground: Some(true),
             },
+            tools_pending: false,
         }),
         HostEvent::SessionEnded(SessionEnded {
             request_id: Some("r-2".into()),

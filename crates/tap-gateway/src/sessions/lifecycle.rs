@@ -81,11 +81,14 @@ pub(crate) fn register_session(
         let first_tools = session.host_tools(core.config.default_tool_timeout);
         state.sessions.insert(id.clone(), session);
         state.session_order.push(id.clone());
+        // Providers bound to "all" add their tools once they declare the session ready.
+        let tools_pending = state.providers.values().any(|p| p.all.is_some());
         if let Some(host) = state.hosts.get_mut(host_id) {
             host.sessions.insert(id.clone());
             host.send(&HostEvent::SessionRegistered(SessionRegistered {
                 request_id: request_id.to_string(),
                 session: info.clone(),
+                tools_pending,
             }));
             host.send(&HostEvent::SessionTools(SessionTools {
                 session_id: id.clone(),

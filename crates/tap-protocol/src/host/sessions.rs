@@ -33,6 +33,11 @@ pub struct SessionRegistered {
     pub request_id: String,
     /// The registered session.
     pub session: SessionInfo,
+    /// Providers bound to every session (the MCP servers the gateway runs among them) are
+    /// adding their tools: a host whose tool set is fixed once taken (the Copilot CLI in
+    /// prompt mode) should wait briefly for the next `session.tools`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tools_pending: bool,
 }
 
 /// `session.end`.
