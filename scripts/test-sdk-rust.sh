@@ -51,16 +51,15 @@ eventually() {
   done
 }
 
-step "sdk-rust: cargo package tap-protocol and tap-provider (verified)"
+step "sdk-rust: cargo package tap-protocol and tap-provider"
 package_log="$work/package.log"
 packaged=false
-# Cargo verifies tap-provider against the tap-protocol it just packaged, through a local
-# registry that it unpacks under $CARGO_HOME/registry/src/ once per name and version: an
-# earlier run's unpacked tap-protocol 0.1.0 would be used again even though the crate
-# changed since. Our crates are never fetched from crates.io, so their unpacked copies go.
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tap-protocol-* \
-  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tap-provider-*
-if cargo package -p tap-protocol -p tap-provider --allow-dirty >"$package_log" 2>&1; then
+# --no-verify: cargo's own verification builds the packaged tap-protocol as a registry crate,
+# which it never rebuilds for the same name and version (its files carry a fixed mtime), so
+# with a warm target directory it checked tap-provider against an earlier run's
+# tap-protocol. The next step builds the quick start on the unpacked crates from a fresh
+# path each run, which verifies the same thing without that cache.
+if cargo package -p tap-protocol -p tap-provider --allow-dirty --no-verify >"$package_log" 2>&1; then
   packaged=true
 else
   cat "$package_log" >&2
