@@ -273,17 +273,10 @@ impl McpHub {
 /// directory (project servers run there, and it is their root) and what it configures.
 fn project_servers(cwd: &Path) -> Option<(PathBuf, PathBuf, Parsed)> {
     let path = crate::project::config::find(cwd)?;
-    let parsed = match crate::project::config::read_json(&path) {
-        Ok(doc) => config::parse_document(&doc, &path),
-        Err(e) => Parsed {
-            servers: Vec::new(),
-            warnings: vec![format!(
-                "{}: {}; no MCP servers started",
-                path.display(),
-                e.message
-            )],
-        },
-    };
+    // A file that cannot be read or parsed is reported once, by the project providers'
+    // start (`project/start.rs`): the session gets one warning about it, not two.
+    let doc = crate::project::config::read_json(&path).ok()?;
+    let parsed = config::parse_document(&doc, &path);
     if parsed.servers.is_empty() && parsed.warnings.is_empty() {
         return None;
     }
