@@ -17,25 +17,8 @@ must not clash.
 """
 
 import argparse
-import json
-import os
-import sys
 
-
-def send(msg):
-    try:
-        sys.stdout.buffer.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+from stdio_server import run, text_result, tool, unknown_tool
 
 
 def main():
@@ -44,56 +27,16 @@ def main():
     parser.add_argument("--name", default="collide", help="serverInfo.name")
     opts = parser.parse_args()
     names = [n for n in (s.strip() for s in opts.tools.split(",")) if n]
-    tools = [
-        {
-            "name": n,
-            "description": f"Returns \"from collide: {n}\"",
-            "inputSchema": {"type": "object"},
-        }
-        for n in names
-    ]
+    tools = [tool(n, f"Returns \"from collide: {n}\"") for n in names]
 
-    def handle(msg):
-        method = msg["method"]
-        params = msg.get("params") or {}
-        if "id" not in msg:
-            return  # notifications: nothing to do
-        rid = msg["id"]
-        if method == "initialize":
-            result(
-                rid,
-                {
-                    "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": opts.name, "version": "1.0.0"},
-                },
-            )
-        elif method == "ping":
-            result(rid, {})
-        elif method == "tools/list":
-            result(rid, {"tools": tools})
-        elif method == "tools/call":
-            name = params.get("name")
-            if name in names:
-                result(rid, {"content": [{"type": "text", "text": f"from collide: {name}"}]})
-            else:
-                error(rid, -32602, f"Unknown tool: {name}")
+    def call_tool(rid, params):
+        name = params.get("name")
+        if name in names:
+            text_result(rid, f"from collide: {name}")
         else:
-            error(rid, -32601, f"Method not found: {method}")
+            unknown_tool(rid, name)
 
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
+    run(opts.name, call_tool, tools)
 
 
 if __name__ == "__main__":

@@ -13,81 +13,26 @@ the server must be restarted (or shown as failed) so that `ok` works again after
 `ping` answers `{}`, unknown notifications are ignored, unknown requests get -32601.
 """
 
-import json
 import os
 import sys
 
+from stdio_server import run, text_result, tool, unknown_tool
+
 NAME = "crash_mid_call"
 
-TOOLS = [
-    {"name": "ok", "description": "Returns \"ok\"", "inputSchema": {"type": "object"}},
-    {"name": "boom", "description": "Crashes the server", "inputSchema": {"type": "object"}},
-]
+TOOLS = [tool("ok", "Returns \"ok\""), tool("boom", "Crashes the server")]
 
 
-def send(msg):
-    try:
-        sys.stdout.buffer.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
-
-
-def handle(msg):
-    method = msg["method"]
-    params = msg.get("params") or {}
-    if "id" not in msg:
-        return  # notifications: nothing to do
-    rid = msg["id"]
-    if method == "initialize":
-        result(
-            rid,
-            {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": NAME, "version": "1.0.0"},
-            },
-        )
-    elif method == "ping":
-        result(rid, {})
-    elif method == "tools/list":
-        result(rid, {"tools": TOOLS})
-    elif method == "tools/call":
-        name = params.get("name")
-        if name == "ok":
-            result(rid, {"content": [{"type": "text", "text": "ok"}]})
-        elif name == "boom":
-            print("crashing", file=sys.stderr, flush=True)
-            os._exit(1)
-        else:
-            error(rid, -32602, f"Unknown tool: {name}")
+def call_tool(rid, params):
+    name = params.get("name")
+    if name == "ok":
+        text_result(rid, "ok")
+    elif name == "boom":
+        print("crashing", file=sys.stderr, flush=True)
+        os._exit(1)  # no answer, no cleanup
     else:
-        error(rid, -32601, f"Method not found: {method}")
-
-
-def main():
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
+        unknown_tool(rid, name)
 
 
 if __name__ == "__main__":
-    main()
+    run(NAME, call_tool, TOOLS)

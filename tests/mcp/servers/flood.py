@@ -13,25 +13,13 @@ server that prints banners or debug output on stdout is common in the wild.
 `ping` answers `{}`, unknown notifications are ignored, unknown requests get -32601.
 """
 
-import json
-import os
-import sys
+from stdio_server import echo_tool, run, text_result, unknown_tool, write
 
 NAME = "flood"
 AT_START = 10_000
 BEFORE_EACH_ANSWER = 1_000
 
-TOOLS = [
-    {
-        "name": "echo",
-        "description": "Returns the message",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"message": {"type": "string"}},
-            "required": ["message"],
-        },
-    }
-]
+TOOLS = [echo_tool()]
 
 _garbage_count = 0
 
@@ -45,73 +33,15 @@ def garbage(n):
     write("".join(lines))
 
 
-def write(s):
-    try:
-        sys.stdout.buffer.write(s.encode())
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-def send(msg):
-    garbage(BEFORE_EACH_ANSWER)
-    write(json.dumps(msg, separators=(",", ":")) + "\n")
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
-
-
-def handle(msg):
-    method = msg["method"]
-    params = msg.get("params") or {}
-    if "id" not in msg:
-        return  # notifications: nothing to do
-    rid = msg["id"]
-    if method == "initialize":
-        result(
-            rid,
-            {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": NAME, "version": "1.0.0"},
-            },
-        )
-    elif method == "ping":
-        result(rid, {})
-    elif method == "tools/list":
-        result(rid, {"tools": TOOLS})
-    elif method == "tools/call":
-        name = params.get("name")
-        args = params.get("arguments") or {}
-        if name == "echo":
-            result(rid, {"content": [{"type": "text", "text": str(args.get("message", ""))}]})
-        else:
-            error(rid, -32602, f"Unknown tool: {name}")
+def call_tool(rid, params):
+    name = params.get("name")
+    args = params.get("arguments") or {}
+    if name == "echo":
+        text_result(rid, str(args.get("message", "")))
     else:
-        error(rid, -32601, f"Method not found: {method}")
-
-
-def main():
-    garbage(AT_START)
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
+        unknown_tool(rid, name)
 
 
 if __name__ == "__main__":
-    main()
+    garbage(AT_START)  # before reading anything
+    run(NAME, call_tool, TOOLS, before_send=lambda: garbage(BEFORE_EACH_ANSWER))

@@ -27,76 +27,34 @@ client's `server/discover` probe falls back to `initialize`), an unknown tool ge
 """
 
 import json
-import os
 import sys
 import threading
+
+from stdio_server import echo_tool, notify, result, run, text, tool, unknown_tool
 
 NAME = "good"
 PNG_1X1 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
 
-_out = threading.Lock()
-
-
-def send(msg):
-    data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
-    with _out:
-        try:
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-        except (BrokenPipeError, ValueError):
-            os._exit(0)  # the reader is gone
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
-
-
-def text(s):
-    return {"type": "text", "text": s}
-
-
 TOOLS = [
-    {
-        "name": "echo",
-        "description": "Returns the message",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"message": {"type": "string"}},
-            "required": ["message"],
-        },
-        "annotations": {"readOnlyHint": True, "destructiveHint": False},
-    },
-    {
-        "name": "slow",
-        "description": "Sleeps, reporting progress every 0.1 s; honours cancellation",
-        "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}},
-    },
-    {
-        "name": "image",
-        "description": "Returns a 1x1 PNG and a text block",
-        "inputSchema": {"type": "object"},
-    },
-    {
-        "name": "structured",
-        "description": "Returns structuredContent {\"n\": 42}",
-        "inputSchema": {"type": "object"},
-        "outputSchema": {
+    echo_tool(annotations={"readOnlyHint": True, "destructiveHint": False}),
+    tool(
+        "slow",
+        "Sleeps, reporting progress every 0.1 s; honours cancellation",
+        {"type": "object", "properties": {"seconds": {"type": "number"}}},
+    ),
+    tool("image", "Returns a 1x1 PNG and a text block"),
+    tool(
+        "structured",
+        "Returns structuredContent {\"n\": 42}",
+        outputSchema={
             "type": "object",
             "properties": {"n": {"type": "integer"}},
             "required": ["n"],
         },
-    },
-    {
-        "name": "fails",
-        "description": "Always fails with isError",
-        "inputSchema": {"type": "object"},
-    },
+    ),
+    tool("fails", "Always fails with isError"),
 ]
 
 # Request id (as JSON text, so 1 and "1" stay apart) -> Event set by notifications/cancelled.
@@ -117,17 +75,14 @@ def run_slow(rid, args, meta):
             if cancelled.wait(seconds / ticks):
                 return  # cancelled: send nothing more, not even a result
             if token is not None:
-                send(
+                notify(
+                    "notifications/progress",
                     {
-                        "jsonrpc": "2.0",
-                        "method": "notifications/progress",
-                        "params": {
-                            "progressToken": token,
-                            "progress": i,
-                            "total": ticks,
-                            "message": f"tick {i}/{ticks}",
-                        },
-                    }
+                        "progressToken": token,
+                        "progress": i,
+                        "total": ticks,
+                        "message": f"tick {i}/{ticks}",
+                    },
                 )
         if not cancelled.is_set():
             result(rid, {"content": [text(f"slept {args.get('seconds', 1)}")]})
@@ -158,63 +113,32 @@ def call_tool(rid, params):
     elif name == "fails":
         result(rid, {"content": [text("it failed")], "isError": True})
     else:
-        error(rid, -32602, f"Unknown tool: {name}")
+        unknown_tool(rid, name)
 
 
-def handle(msg):
-    method = msg.get("method")
-    params = msg.get("params") or {}
-    if "id" not in msg:  # a notification
-        if method == "notifications/initialized":
-            print(f"{NAME}: ready", file=sys.stderr, flush=True)
-            send(
-                {
-                    "jsonrpc": "2.0",
-                    "method": "notifications/message",
-                    "params": {"level": "info", "logger": NAME, "data": "good server ready"},
-                }
-            )
-        elif method == "notifications/cancelled":
-            with _running_lock:
-                ev = _running.get(json.dumps(params.get("requestId")))
-            if ev is not None:
-                ev.set()
-        return
-    rid = msg["id"]
-    if method == "initialize":
-        result(
-            rid,
-            {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {"listChanged": True}, "logging": {}},
-                "serverInfo": {"name": NAME, "version": "1.0.0"},
-            },
+def on_notification(method, params):
+    if method == "notifications/initialized":
+        print(f"{NAME}: ready", file=sys.stderr, flush=True)
+        notify(
+            "notifications/message",
+            {"level": "info", "logger": NAME, "data": "good server ready"},
         )
-    elif method in ("ping", "logging/setLevel"):
-        result(rid, {})
-    elif method == "tools/list":
-        result(rid, {"tools": TOOLS})
-    elif method == "tools/call":
-        call_tool(rid, params)
-    else:
-        error(rid, -32601, f"Method not found: {method}")
+    elif method == "notifications/cancelled":
+        with _running_lock:
+            ev = _running.get(json.dumps(params.get("requestId")))
+        if ev is not None:
+            ev.set()
 
 
 def main():
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
-        # Anything else (a response to a request we never send, a batch) is ignored.
+    run(
+        NAME,
+        call_tool,
+        TOOLS,
+        capabilities={"tools": {"listChanged": True}, "logging": {}},
+        requests={"logging/setLevel": lambda rid, params: result(rid, {})},
+        on_notification=on_notification,
+    )
 
 
 if __name__ == "__main__":

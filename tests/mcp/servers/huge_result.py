@@ -15,81 +15,23 @@ gateway's rule), and `small` must work afterwards.
 `ping` answers `{}`, unknown notifications are ignored, unknown requests get -32601.
 """
 
-import json
-import os
-import sys
+from stdio_server import run, text_result, tool, unknown_tool
 
 NAME = "huge_result"
 HUGE_CHARS = 50 * 1024 * 1024
 
-TOOLS = [
-    {"name": "huge", "description": "Returns 50 MiB of text", "inputSchema": {"type": "object"}},
-    {"name": "small", "description": "Returns \"small\"", "inputSchema": {"type": "object"}},
-]
+TOOLS = [tool("huge", "Returns 50 MiB of text"), tool("small", "Returns \"small\"")]
 
 
-def send(msg):
-    try:
-        sys.stdout.buffer.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
-
-
-def handle(msg):
-    method = msg["method"]
-    params = msg.get("params") or {}
-    if "id" not in msg:
-        return  # notifications: nothing to do
-    rid = msg["id"]
-    if method == "initialize":
-        result(
-            rid,
-            {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": NAME, "version": "1.0.0"},
-            },
-        )
-    elif method == "ping":
-        result(rid, {})
-    elif method == "tools/list":
-        result(rid, {"tools": TOOLS})
-    elif method == "tools/call":
-        name = params.get("name")
-        if name == "huge":
-            result(rid, {"content": [{"type": "text", "text": "x" * HUGE_CHARS}]})
-        elif name == "small":
-            result(rid, {"content": [{"type": "text", "text": "small"}]})
-        else:
-            error(rid, -32602, f"Unknown tool: {name}")
+def call_tool(rid, params):
+    name = params.get("name")
+    if name == "huge":
+        text_result(rid, "x" * HUGE_CHARS)  # one stdout line of about 50 MB
+    elif name == "small":
+        text_result(rid, "small")
     else:
-        error(rid, -32601, f"Method not found: {method}")
-
-
-def main():
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
+        unknown_tool(rid, name)
 
 
 if __name__ == "__main__":
-    main()
+    run(NAME, call_tool, TOOLS)

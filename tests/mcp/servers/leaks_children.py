@@ -17,30 +17,15 @@ would also hang here.
 `ping` requests answer `{}`, unknown notifications are ignored, unknown requests get -32601.
 """
 
-import json
 import os
 import subprocess
 import sys
 
+from stdio_server import run, text_result, tool, unknown_tool
+
 NAME = "leaks_children"
 
-TOOLS = [{"name": "ping", "description": "Returns \"pong\"", "inputSchema": {"type": "object"}}]
-
-
-def send(msg):
-    try:
-        sys.stdout.buffer.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+TOOLS = [tool("ping", "Returns \"pong\"")]
 
 
 def leak():
@@ -55,50 +40,18 @@ def leak():
     return child
 
 
-def handle(msg):
-    method = msg["method"]
-    params = msg.get("params") or {}
-    if "id" not in msg:
-        return  # notifications: nothing to do
-    rid = msg["id"]
-    if method == "initialize":
-        result(
-            rid,
-            {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": NAME, "version": "1.0.0"},
-            },
-        )
-    elif method == "ping":
-        result(rid, {})
-    elif method == "tools/list":
-        result(rid, {"tools": TOOLS})
-    elif method == "tools/call":
-        name = params.get("name")
-        if name == "ping":
-            result(rid, {"content": [{"type": "text", "text": "pong"}]})
-        else:
-            error(rid, -32602, f"Unknown tool: {name}")
+def call_tool(rid, params):
+    name = params.get("name")
+    if name == "ping":
+        text_result(rid, "pong")
     else:
-        error(rid, -32601, f"Method not found: {method}")
+        unknown_tool(rid, name)
 
 
 def main():
     _child = leak()  # kept referenced so Popen's finaliser never touches it
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            os._exit(0)  # exit without any cleanup: the child is left running
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
+    # At end of input, exit without any cleanup: the child is left running.
+    run(NAME, call_tool, TOOLS, at_eof=lambda: os._exit(0))
 
 
 if __name__ == "__main__":

@@ -17,61 +17,30 @@ callable under their prefixed names, removed ones stop being offered).
 `ping` answers `{}`, unknown notifications are ignored, unknown requests get -32601.
 """
 
-import json
-import os
-import sys
+from stdio_server import notify, run, text_result, tool, unknown_tool
 
 NAME = "list_changed"
 
-BASE_TOOLS = [
-    {"name": "add_tool", "description": "Adds a tool extra_N", "inputSchema": {"type": "object"}},
-    {
-        "name": "remove_tool",
-        "description": "Removes the last extra_N",
-        "inputSchema": {"type": "object"},
-    },
-]
+BASE_TOOLS = [tool("add_tool", "Adds a tool extra_N"), tool("remove_tool", "Removes the last extra_N")]
 extras = []  # names of the added tools, in order
 counter = 0
 
 
-def send(msg):
-    try:
-        sys.stdout.buffer.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
-
-
-def text_result(rid, s):
-    result(rid, {"content": [{"type": "text", "text": s}]})
-
-
 def list_changed():
-    send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    notify("notifications/tools/list_changed")
 
 
 def tools():
-    return BASE_TOOLS + [
-        {"name": n, "description": f"Returns \"{n}\"", "inputSchema": {"type": "object"}}
-        for n in extras
-    ]
+    return BASE_TOOLS + [tool(n, f"Returns \"{n}\"") for n in extras]
 
 
-def call_tool(rid, name):
+def call_tool(rid, params):
     global counter
+    name = params.get("name")
     if name == "add_tool":
         counter += 1
         extras.append(f"extra_{counter}")
-        list_changed()
+        list_changed()  # before the answer
         text_result(rid, f"added extra_{counter}")
     elif name == "remove_tool":
         if extras:
@@ -83,49 +52,8 @@ def call_tool(rid, name):
     elif name in extras:
         text_result(rid, name)
     else:
-        error(rid, -32602, f"Unknown tool: {name}")
-
-
-def handle(msg):
-    method = msg["method"]
-    params = msg.get("params") or {}
-    if "id" not in msg:
-        return  # notifications: nothing to do
-    rid = msg["id"]
-    if method == "initialize":
-        result(
-            rid,
-            {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {"listChanged": True}},
-                "serverInfo": {"name": NAME, "version": "1.0.0"},
-            },
-        )
-    elif method == "ping":
-        result(rid, {})
-    elif method == "tools/list":
-        result(rid, {"tools": tools()})
-    elif method == "tools/call":
-        call_tool(rid, params.get("name"))
-    else:
-        error(rid, -32601, f"Method not found: {method}")
-
-
-def main():
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
+        unknown_tool(rid, name)
 
 
 if __name__ == "__main__":
-    main()
+    run(NAME, call_tool, tools, capabilities={"tools": {"listChanged": True}})

@@ -13,39 +13,14 @@ the session's tool list size).
 `ping` answers `{}`, unknown notifications are ignored, unknown requests get -32601.
 """
 
-import json
-import os
-import sys
+from stdio_server import error, result, run, text_result, tool, unknown_tool
 
 NAME = "many_tools"
 COUNT = 1000
 PAGE = 100
 
-TOOLS = [
-    {
-        "name": f"t{i}",
-        "description": f"Tool number {i}; returns its name",
-        "inputSchema": {"type": "object"},
-    }
-    for i in range(COUNT)
-]
+TOOLS = [tool(f"t{i}", f"Tool number {i}; returns its name") for i in range(COUNT)]
 NAMES = {t["name"] for t in TOOLS}
-
-
-def send(msg):
-    try:
-        sys.stdout.buffer.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-def result(rid, res):
-    send({"jsonrpc": "2.0", "id": rid, "result": res})
-
-
-def error(rid, code, message):
-    send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
 
 
 def list_tools(rid, params):
@@ -64,50 +39,13 @@ def list_tools(rid, params):
     result(rid, res)
 
 
-def handle(msg):
-    method = msg["method"]
-    params = msg.get("params") or {}
-    if "id" not in msg:
-        return  # notifications: nothing to do
-    rid = msg["id"]
-    if method == "initialize":
-        result(
-            rid,
-            {
-                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": NAME, "version": "1.0.0"},
-            },
-        )
-    elif method == "ping":
-        result(rid, {})
-    elif method == "tools/list":
-        list_tools(rid, params)
-    elif method == "tools/call":
-        name = params.get("name")
-        if name in NAMES:
-            result(rid, {"content": [{"type": "text", "text": name}]})
-        else:
-            error(rid, -32602, f"Unknown tool: {name}")
+def call_tool(rid, params):
+    name = params.get("name")
+    if name in NAMES:
+        text_result(rid, name)
     else:
-        error(rid, -32601, f"Method not found: {method}")
-
-
-def main():
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            return
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            handle(msg)
+        unknown_tool(rid, name)
 
 
 if __name__ == "__main__":
-    main()
+    run(NAME, call_tool, list_tools=list_tools)
