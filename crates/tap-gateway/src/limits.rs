@@ -246,3 +246,6 @@ pub(crate) const MCP_STDERR_TAIL_LINES: usize = 50;
 /// How long a server whose connection closed is given to exit, so the user is told its
 /// exit status rather than "connection closed".
 pub(crate) const MCP_EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+/// Progress and log notifications from one server waiting for its runner; past this they
+/// are dropped, so a chatty server cannot make the gateway hold a backlog.
+pub(crate) const MCP_NOTES_QUEUE: usize = 256;

@@ -10,7 +10,7 @@ use super::connect::{self, Connection, LOG_TARGET};
 use super::in_flight::{InFlight, Router};
 use super::registration::Registration;
 use super::server::Server;
-use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT};
+use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT, MCP_NOTES_QUEUE};
 use crate::provider_protocol::local::{LocalProvider, LocalSender};
 use crate::state::Core;
 use crate::trace::span::OpenSpan;
@@ -52,7 +52,8 @@ pub(crate) async fn run_once(
     reg: &mut Option<Registration>,
     first: Option<ToolCall>,
 ) -> Ended {
-    let (notes_tx, mut notes) = mpsc::unbounded_channel();
+    let (notes_tx, mut notes) = mpsc::channel(MCP_NOTES_QUEUE);
+    let tools_changed = Arc::new(tokio::sync::Notify::new());
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
     let router = Router {
         core: core.clone(),
@@ -61,7 +62,7 @@ pub(crate) async fn run_once(
     };
     let opened = tokio::select! {
         _ = server.stop.cancelled() => Err(None),
-        opened = connect::open(core, server, notes_tx, roots, router) => opened.map_err(Some),
+        opened = connect::open(core, server, notes_tx, tools_changed.clone(), roots, router) => opened.map_err(Some),
     };
     let mut conn = match opened {
         Ok(conn) => conn,
@@ -78,7 +79,15 @@ pub(crate) async fn run_once(
         }
     };
     let ended = serve(
-        core, server, &mut conn, &mut notes, in_flight, start, reg, first,
+        core,
+        server,
+        &mut conn,
+        &mut notes,
+        &tools_changed,
+        in_flight,
+        start,
+        reg,
+        first,
     )
     .await;
     conn.close().await;
@@ -100,7 +109,8 @@ async fn serve(
     core: &Arc<Core>,
     server: &Arc<Server>,
     conn: &mut Connection,
-    notes: &mut mpsc::UnboundedReceiver<Note>,
+    notes: &mut mpsc::Receiver<Note>,
+    tools_changed: &tokio::sync::Notify,
     in_flight: Arc<Mutex<InFlight>>,
     start: &mut Option<OpenSpan>,
     reg_slot: &mut Option<Registration>,
@@ -214,19 +224,19 @@ async fn serve(
                     reg.on_sessions(server, &other);
                 }
             },
+            _ = tools_changed.notified() => match list(core, server, &peer).await {
+                Ok(fresh) => {
+                    super::tool_cache::save(&core.config.data_dir, server, &fresh);
+                    reg.update_tools(fresh);
+                    server.update(|s| {
+                        s.tools = reg.catalog.session_names();
+                        s.tool_warnings = reg.catalog.refused.clone();
+                    });
+                    core.events.emit(crate::events::GatewayEvent::StatusChanged);
+                }
+                Err(why) => tracing::warn!(target: LOG_TARGET, server = %server.spec.name, error = %why, "could not list the changed tools"),
+            },
             Some(note) = notes.recv() => match note {
-                Note::ToolsChanged => match list(core, server, &peer).await {
-                    Ok(fresh) => {
-                        super::tool_cache::save(&core.config.data_dir, server, &fresh);
-                        reg.update_tools(fresh);
-                        server.update(|s| {
-                            s.tools = reg.catalog.session_names();
-                            s.tool_warnings = reg.catalog.refused.clone();
-                        });
-                        core.events.emit(crate::events::GatewayEvent::StatusChanged);
-                    }
-                    Err(why) => tracing::warn!(target: LOG_TARGET, server = %server.spec.name, error = %why, "could not list the changed tools"),
-                },
                 Note::Progress(p) => {
                     let id = in_flight.lock().unwrap().progress.get(&p.progress_token).cloned();
                     if let Some(id) = id {

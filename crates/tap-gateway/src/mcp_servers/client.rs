@@ -17,18 +17,24 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
-use tokio::sync::mpsc;
+use std::sync::Arc;
+use tokio::sync::{mpsc, Notify};
 
-/// What the server told the gateway, for the runner.
+/// What the server told the gateway, for the runner. Bounded: past
+/// [`MCP_NOTES_QUEUE`](crate::limits::MCP_NOTES_QUEUE) waiting, progress and log notes are dropped (a server cannot make
+/// the gateway hold a backlog); tool-list changes are not queued but coalesce in
+/// [`Client::tools_changed`].
 #[derive(Debug)]
 pub(crate) enum Note {
-    ToolsChanged,
     Progress(ProgressNotificationParam),
     Log(LoggingMessageNotificationParam),
 }
 
 pub(crate) struct Client {
-    notes: mpsc::UnboundedSender<Note>,
+    notes: mpsc::Sender<Note>,
+    /// Notified on `notifications/tools/list_changed`: any number of them before the
+    /// runner looks is one re-listing.
+    tools_changed: Arc<Notify>,
     /// `file://` URIs of the directories the server may work in.
     roots: Vec<String>,
     /// Who answers the server's sampling and elicitation requests.
@@ -36,9 +42,15 @@ pub(crate) struct Client {
 }
 
 impl Client {
-    pub fn new(notes: mpsc::UnboundedSender<Note>, roots: Vec<String>, router: Router) -> Self {
+    pub fn new(
+        notes: mpsc::Sender<Note>,
+        tools_changed: Arc<Notify>,
+        roots: Vec<String>,
+        router: Router,
+    ) -> Self {
         Client {
             notes,
+            tools_changed,
             roots,
             router,
         }
@@ -118,7 +130,7 @@ impl ClientHandler for Client {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let _ = self.notes.send(Note::Progress(params));
+        let _ = self.notes.try_send(Note::Progress(params));
     }
 
     async fn on_logging_message(
@@ -126,10 +138,10 @@ impl ClientHandler for Client {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let _ = self.notes.send(Note::Log(params));
+        let _ = self.notes.try_send(Note::Log(params));
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.notes.send(Note::ToolsChanged);
+        self.tools_changed.notify_one();
     }
 }

@@ -46,11 +46,12 @@ impl Connection {
 pub(crate) async fn open(
     core: &Arc<Core>,
     server: &Arc<Server>,
-    notes: mpsc::UnboundedSender<Note>,
+    notes: mpsc::Sender<Note>,
+    tools_changed: Arc<tokio::sync::Notify>,
     roots: Vec<String>,
     router: Router,
 ) -> Result<Connection, String> {
-    let client = Client::new(notes, roots, router);
+    let client = Client::new(notes, tools_changed, roots, router);
     match &server.spec.transport {
         Transport::Stdio {
             command,

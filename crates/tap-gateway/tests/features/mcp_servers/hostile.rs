@@ -205,3 +205,20 @@ async fn a_tool_name_taken_by_another_server_is_refused_for_the_later_one_only()
     let a = c.call("1", "a", json!({})).await;
     assert_eq!(text_of(&a), "from collide: a", "{a}");
 }
+
+#[tokio::test]
+async fn a_server_flooding_notifications_gets_its_call_answered_and_keeps_serving() {
+    let gw = gateway_with(json!({"chatty": fixture("chatty.py", &[])}), |_| {}).await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "chatty__spam").await;
+    // 20,000 list changes, log entries and progress notes before the answer: the list
+    // changes coalesce, the rest beyond the queue are dropped, the call still ends once.
+    c.start_call("1", "chatty__spam", json!({"count": 20000}), true)
+        .await;
+    let done = c.outcome("1").await;
+    assert_eq!(text_of(&done), "done", "{done}");
+    let pong = c.call("2", "chatty__ping_tool", json!({})).await;
+    assert_eq!(text_of(&pong), "pong", "{pong}");
+    let entry = server_in(&gw, "chatty", "ready").await;
+    assert_eq!(entry["restarts"], 0, "{entry}");
+}
