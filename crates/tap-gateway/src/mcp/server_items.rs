@@ -25,25 +25,42 @@ fn servers(core: &Core, binding: &Binding) -> Vec<Entry> {
 }
 
 pub(crate) async fn prompts(core: &Core, binding: &Binding) -> Vec<Prompt> {
-    let mut out = Vec::new();
-    for e in servers(core, binding)
+    let servers = servers(core, binding)
         .into_iter()
-        .filter(|e| e.offers_prompts)
-    {
-        match e.peer.list_prompts().await {
-            Ok(Json::Array(list)) => {
-                for mut p in list {
-                    if let Some(name) = p.get("name").and_then(Json::as_str) {
-                        p["name"] = Json::String(format!("{}{name}", e.prefix));
+        .filter(|e| e.offers_prompts);
+    gather(
+        servers,
+        "prompts",
+        "name",
+        |e| e.peer.list_prompts(),
+        |e, name| format!("{}{name}", e.prefix),
+    )
+    .await
+}
+
+/// Every server's items (the JSON array `list` answers), each with its `field` renamed by
+/// `rename` and read as `T`; an item that does not read as one is left out.
+async fn gather<T: serde::de::DeserializeOwned>(
+    servers: impl Iterator<Item = Entry>,
+    what: &str,
+    field: &str,
+    list: impl Fn(&Entry) -> crate::state::mcp_server_peers::Answer,
+    rename: impl Fn(&Entry, &str) -> String,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for e in servers {
+        match list(&e).await {
+            Ok(Json::Array(items)) => {
+                for mut item in items {
+                    if let Some(old) = item.get(field).and_then(Json::as_str) {
+                        item[field] = Json::String(rename(&e, old));
                     }
-                    if let Ok(prompt) = serde_json::from_value(p) {
-                        out.push(prompt);
-                    }
+                    out.extend(serde_json::from_value::<T>(item).ok());
                 }
             }
             Ok(_) => {}
             Err(why) => {
-                tracing::warn!(server = %e.server, error = %why, "could not list an MCP server's prompts")
+                tracing::warn!(server = %e.server, error = %why, "could not list an MCP server's {what}")
             }
         }
     }
@@ -80,29 +97,17 @@ pub(crate) async fn get_prompt(
 }
 
 pub(crate) async fn resources(core: &Core, binding: &Binding) -> Vec<Resource> {
-    let mut out = Vec::new();
-    for e in servers(core, binding)
+    let servers = servers(core, binding)
         .into_iter()
-        .filter(|e| e.offers_resources)
-    {
-        match e.peer.list_resources().await {
-            Ok(Json::Array(list)) => {
-                for mut r in list {
-                    if let Some(uri) = r.get("uri").and_then(Json::as_str) {
-                        r["uri"] = Json::String(format!("{SCHEME}{}/{uri}", e.server));
-                    }
-                    if let Ok(resource) = serde_json::from_value(r) {
-                        out.push(resource);
-                    }
-                }
-            }
-            Ok(_) => {}
-            Err(why) => {
-                tracing::warn!(server = %e.server, error = %why, "could not list an MCP server's resources")
-            }
-        }
-    }
-    out
+        .filter(|e| e.offers_resources);
+    gather(
+        servers,
+        "resources",
+        "uri",
+        |e| e.peer.list_resources(),
+        |e, uri| format!("{SCHEME}{}/{uri}", e.server),
+    )
+    .await
 }
 
 /// Reads a server's resource, if `uri` names one (`None`: not a server's).
