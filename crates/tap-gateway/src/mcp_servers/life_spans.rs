@@ -37,7 +37,7 @@ pub(crate) fn exited(core: &Core, server: &Server, failure: Option<&str>, next: 
 }
 
 fn describe(server: &Server, span: &mut OpenSpan) {
-    span.provider(&format!("mcp-{}", server.spec.name));
+    span.provider(&super::registration::provider_name(server));
     span.set("mcp.server", server.spec.name.as_str());
     span.set(
         "mcp.transport",

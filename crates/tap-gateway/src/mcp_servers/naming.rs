@@ -33,6 +33,12 @@ impl Names {
         Names { prefix }
     }
 
+    /// What every name of this server starts with (`<prefix>__`, or nothing): its prompts'
+    /// too (`mcp/server_items.rs`).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
     /// The session name of one tool.
     pub fn session_name(&self, tool: &str) -> String {
         let mut name = String::with_capacity(self.prefix.len() + tool.len());

@@ -2,6 +2,7 @@
 //! (`state::mcp_server_peers`): listed and forwarded through its MCP connection, each
 //! request with the list deadline.
 
+use super::naming::Names;
 use super::server::Server;
 use crate::limits::MCP_LIST_TIMEOUT;
 use crate::state::mcp_server_peers::{Answer, Entry, ServerPeer};
@@ -64,10 +65,9 @@ pub(crate) fn register(core: &Core, server: &Server, peer: &Peer<RoleClient>) ->
     if !prompts && !resources {
         return None;
     }
-    let prefix = match server.spec.prefix.as_deref().unwrap_or(&server.spec.name) {
-        "" => String::new(),
-        p => format!("{p}__"),
-    };
+    let prefix = Names::new(&server.spec.name, server.spec.prefix.as_deref())
+        .prefix()
+        .to_string();
     Some(core.mcp_server_peers.add(Entry {
         server: server.spec.name.clone(),
         prefix,
