@@ -50,6 +50,18 @@ pub fn state_line(info: &McpServerInfo) -> String {
     line
 }
 
+/// Resident memory as `812 KiB`, `38.2 MiB`, `1.20 GiB`; `-` when there is none (not
+/// running, a remote server, not Linux).
+pub fn memory(bytes: Option<u64>) -> String {
+    const KIB: f64 = 1024.0;
+    match bytes {
+        None => "-".into(),
+        Some(b) if (b as f64) < KIB * KIB => format!("{} KiB", b / 1024),
+        Some(b) if (b as f64) < KIB * KIB * KIB => format!("{:.1} MiB", b as f64 / (KIB * KIB)),
+        Some(b) => format!("{:.2} GiB", b as f64 / (KIB * KIB * KIB)),
+    }
+}
+
 fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
@@ -75,12 +87,15 @@ pub fn not_running_info(spec: &ServerSpec, scope: Scope, path: &Path) -> Value {
         secret_names: spec.transport.secret_names(),
         state: McpServerState::Disabled,
         pid: None,
+        memory_bytes: None,
         provider_id: None,
         server_info: None,
         tools: Vec::new(),
         ready_since: None,
         restarts: 0,
         last_error: None,
+        failures: 0,
+        failing: false,
         stderr_tail: Vec::new(),
         warnings: Vec::new(),
     };
@@ -100,6 +115,7 @@ pub fn print_servers(servers: &[Value]) {
         "TRANSPORT",
         "STATE",
         "PID",
+        "MEMORY",
         "TOOLS",
         "LAST ERROR",
     ]
@@ -111,7 +127,7 @@ pub fn print_servers(servers: &[Value]) {
             _ => "-".into(),
         }
     };
-    let rows: Vec<[String; 8]> = servers
+    let rows: Vec<[String; 9]> = servers
         .iter()
         .map(|s| {
             let state = text(s, "state");
@@ -131,6 +147,7 @@ pub fn print_servers(servers: &[Value]) {
                     state
                 },
                 text(s, "pid"),
+                memory(s["memoryBytes"].as_u64()),
                 tools,
                 text(s, "lastError"),
             ]
@@ -152,6 +169,7 @@ pub fn describe_live(info: &McpServerInfo) -> String {
         let _ = writeln!(out, "  {key:<12} {value}");
     };
     row("state:", state_line(info));
+    row("memory:", memory(info.memory_bytes));
     row(
         "transport:",
         format!("{} {}", wire(info.transport), info.target),

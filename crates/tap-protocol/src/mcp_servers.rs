@@ -73,6 +73,11 @@ pub struct McpServerInfo {
     /// The process id, while a stdio server runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
+    /// The resident memory of that process (`VmRSS`), in bytes, when the system says
+    /// (Linux). A remote server has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub memory_bytes: Option<u64>,
     /// The provider connection carrying its tools, while ready.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_id: Option<String>,
@@ -86,9 +91,17 @@ pub struct McpServerInfo {
     pub ready_since: Option<String>,
     /// Restarts after a failure since the gateway started (or the user restarted it).
     pub restarts: u32,
-    /// The last failure, in words.
+    /// The last failure, in words (kept after it recovers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// Failures in a row that count toward parking it; a run that lasted long enough
+    /// starts the count again.
+    #[serde(default)]
+    pub failures: u32,
+    /// It is failing now: parked, waiting to restart after a failure, or starting again
+    /// after one. What the tray and the Overview call out.
+    #[serde(default)]
+    pub failing: bool,
     /// The newest lines it wrote to stderr (a stdio server), oldest first.
     #[serde(default)]
     pub stderr_tail: Vec<String>,

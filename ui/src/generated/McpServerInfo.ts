@@ -45,6 +45,11 @@ state: McpServerState,
  */
 pid?: number, 
 /**
+ * The resident memory of that process (`VmRSS`), in bytes, when the system says
+ * (Linux). A remote server has none.
+ */
+memoryBytes?: number, 
+/**
  * The provider connection carrying its tools, while ready.
  */
 providerId?: string, 
@@ -65,9 +70,19 @@ readySince?: string,
  */
 restarts: number, 
 /**
- * The last failure, in words.
+ * The last failure, in words (kept after it recovers).
  */
 lastError?: string, 
+/**
+ * Failures in a row that count toward parking it; a run that lasted long enough
+ * starts the count again.
+ */
+failures: number, 
+/**
+ * It is failing now: parked, waiting to restart after a failure, or starting again
+ * after one. What the tray and the Overview call out.
+ */
+failing: boolean, 
 /**
  * The newest lines it wrote to stderr (a stdio server), oldest first.
  */

@@ -561,7 +561,17 @@ async fn edits_reach_the_running_gateway_and_list_shows_what_it_runs() {
     );
     let table = live_ok(&gw, &["mcp", "list"]).await.stdout;
     assert!(table.contains("ready") && table.contains("good"), "{table}");
-    printed.push(live_ok(&gw, &["mcp", "get", "good"]).await);
+    // The process's resident memory (a Python process holds a few MiB).
+    assert!(
+        table.contains("MEMORY") && table.contains(" MiB"),
+        "{table}"
+    );
+    let got = live_ok(&gw, &["mcp", "get", "good"]).await;
+    assert!(
+        got.stdout.contains("memory:") && got.stdout.contains(" MiB"),
+        "{got:?}"
+    );
+    printed.push(got);
     printed.push(live_ok(&gw, &["mcp", "get", "good", "--json"]).await);
 
     // Its stderr, as the gateway keeps it.

@@ -1,5 +1,6 @@
 //! One configured server as the hub keeps it: its spec, where it is configured, and what
-//! its runner reports (state, pid, tools, failures, stderr tail) for `mcpServers.list`.
+//! its runner reports (state, pid, tools, failures, stderr tail) for `mcpServers.list`,
+//! with its process's memory read when asked.
 
 use super::config::ServerSpec;
 use crate::limits::MCP_STDERR_TAIL_LINES;
@@ -40,6 +41,8 @@ pub(crate) struct Status {
     pub ready_since: Option<String>,
     pub restarts: u32,
     pub last_error: Option<String>,
+    /// Failures in a row that count toward parking (the supervisor's count).
+    pub failures: u32,
     pub stderr_tail: VecDeque<String>,
     /// About its configuration entry.
     pub warnings: Vec<String>,
@@ -109,11 +112,25 @@ impl Server {
     }
 
     pub fn info(&self) -> McpServerInfo {
+        let mut info = self.info_locked();
+        // Read after the lock is let go: the runner must not wait on a file read.
+        info.memory_bytes = info.pid.and_then(crate::processes::memory::resident_bytes);
+        info
+    }
+
+    fn info_locked(&self) -> McpServerInfo {
         let s = self.status.lock().unwrap();
         let state = match s.state {
             Some(state) => state,
             None if !self.spec.enabled => McpServerState::Disabled,
             None => McpServerState::Stopped,
+        };
+        // Starting again after a failure is still failing: the tray must not flicker
+        // between "failing" and not while a crashing server is tried again.
+        let failing = match state {
+            McpServerState::Parked | McpServerState::Restarting => true,
+            McpServerState::Starting => s.failures > 0,
+            _ => false,
         };
         McpServerInfo {
             name: self.spec.name.clone(),
@@ -125,12 +142,15 @@ impl Server {
             secret_names: self.spec.transport.secret_names(),
             state,
             pid: s.pid,
+            memory_bytes: None,
             provider_id: s.provider_id.clone(),
             server_info: s.server_info.clone(),
             tools: s.tools.clone(),
             ready_since: s.ready_since.clone(),
             restarts: s.restarts,
             last_error: s.last_error.clone(),
+            failures: s.failures,
+            failing,
             stderr_tail: s.stderr_tail.iter().cloned().collect(),
             warnings: s.warnings.iter().chain(&s.tool_warnings).cloned().collect(),
         }

@@ -77,6 +77,7 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
                 tracing::info!(target: LOG_TARGET, server = %name, "stopped after its idle timeout; the next call starts it");
                 quick_failures = 0;
                 backoff = policy.backoff;
+                server.update(|s| s.failures = 0);
                 let Some(r) = reg.as_mut() else { continue };
                 match standby(&server, r).await {
                     Waited::Call(call) => first = Some(call),
@@ -94,7 +95,10 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
                 lifecycle::exited(&core, &server, None, "restart");
                 quick_failures = 0;
                 backoff = policy.backoff;
-                server.update(|s| s.restarts += 1);
+                server.update(|s| {
+                    s.restarts += 1;
+                    s.failures = 0;
+                });
                 tracing::info!(target: LOG_TARGET, server = %name, "restarting on request");
                 continue;
             }
@@ -111,6 +115,7 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
                     backoff = policy.backoff;
                 }
                 quick_failures += 1;
+                server.update(|s| s.failures = quick_failures);
             }
         }
         let parks = quick_failures >= policy.max_quick_failures;
@@ -126,7 +131,10 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
                 _ = server.restart.notified() => {
                     quick_failures = 0;
                     backoff = policy.backoff;
-                    server.update(|s| s.restarts = 0);
+                    server.update(|s| {
+                        s.restarts = 0;
+                        s.failures = 0;
+                    });
                     continue;
                 }
             }
@@ -135,11 +143,14 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
             s.state = Some(McpServerState::Restarting);
             s.restarts += 1;
         });
+        // The tray and the panel count failing servers from the list: tell them.
+        core.events.emit(crate::events::GatewayEvent::StatusChanged);
         tokio::select! {
             _ = server.stop.cancelled() => break,
             _ = server.restart.notified() => {
                 quick_failures = 0;
                 backoff = policy.backoff;
+                server.update(|s| s.failures = 0);
             }
             _ = tokio::time::sleep(backoff) => {
                 backoff = (backoff * 2).min(policy.backoff_max);

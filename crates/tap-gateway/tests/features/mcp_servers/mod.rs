@@ -4,6 +4,7 @@
 //! facade, and watched through the control plane (`mcpServers.list`).
 
 mod calls;
+mod health;
 mod hostile;
 mod project;
 mod remote;

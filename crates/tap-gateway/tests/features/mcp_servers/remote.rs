@@ -30,6 +30,10 @@ async fn a_streamable_http_server_is_a_provider() {
     assert_eq!(entry["transport"], "http");
     assert_eq!(entry["secretNames"], json!(["X-Test"]), "{entry}");
     assert!(entry.get("pid").is_none(), "{entry}");
+    assert!(
+        entry.get("memoryBytes").is_none(),
+        "no process, no memory: {entry}"
+    );
 
     let mut c = client(&gw, "work", "legacy").await;
     wait_listed(&mut c, "remote__echo").await;
