@@ -8,18 +8,23 @@ use tap_desktop_core::notify;
 use tap_desktop_core::popup::Rect;
 use tap_desktop_core::tray_state::TrayItem;
 use tap_desktop_core::watcher::Action;
-use tap_desktop_core::windows::{PANEL, POPUP};
+use tap_desktop_core::windows::{PANEL, POPUP, SERVERS_ROUTE};
 use tauri::{AppHandle, Manager, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
 
 /// Shows and focuses the panel. Failures shown there count as seen.
 pub fn open_panel(app: &AppHandle) {
+    open_panel_at(app, None);
+}
+
+/// Shows and focuses the panel at `route` (`None`: where it is); see [`open_panel`].
+pub fn open_panel_at(app: &AppHandle, route: Option<&'static str>) {
     let desktop = app.state::<Desktop>();
     // Noted before the window is made: its page may report its first render at once.
     if app.get_webview_window(PANEL.label).is_none() {
         desktop.windows.opening(PANEL.label);
     }
-    windows::show_panel(app);
+    windows::show_panel_at(app, route);
     if desktop.failures_seen() {
         refresh_tray(app);
     }
@@ -54,7 +59,7 @@ fn tray_rect(desktop: &Desktop) -> Option<Rect> {
     desktop.tray().and_then(|t| t.rect())
 }
 
-/// Redraws the icon, tooltip and pending item from the watcher's counts.
+/// Redraws the icon, tooltip, pending and servers items from the watcher's counts.
 pub fn refresh_tray(app: &AppHandle) {
     let desktop = app.state::<Desktop>();
     if let Some(t) = desktop.tray() {
@@ -84,6 +89,7 @@ pub fn on_menu(app: &AppHandle, item: TrayItem) {
     match item {
         TrayItem::Open => open_panel(app),
         TrayItem::Pending => show_popup(app, true),
+        TrayItem::Servers => open_panel_at(app, Some(SERVERS_ROUTE)),
         TrayItem::Autostart => {
             let tray = app.state::<Desktop>().tray();
             // The check item has already toggled itself: it holds what the user wants.

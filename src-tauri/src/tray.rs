@@ -15,6 +15,7 @@ use tauri::AppHandle;
 pub struct TrayHandles {
     tray: TrayIcon,
     pending: MenuItem<tauri::Wry>,
+    servers: MenuItem<tauri::Wry>,
     autostart: CheckMenuItem<tauri::Wry>,
 }
 
@@ -41,6 +42,7 @@ pub fn build(
         MenuItem::with_id(app, i.id(), label, enabled, None::<&str>)
     };
     let (open, pending, quit) = (item(Open)?, item(Pending)?, item(Quit)?);
+    let servers = item(Servers)?;
     let (id, (label, _)) = (Autostart.id(), Autostart.label(summary));
     let autostart = CheckMenuItem::with_id(app, id, label, true, autostart_on, None::<&str>)?;
     let menu = Menu::with_items(
@@ -48,6 +50,7 @@ pub fn build(
         &[
             &open,
             &pending,
+            &servers,
             &PredefinedMenuItem::separator(app)?,
             &autostart,
             &PredefinedMenuItem::separator(app)?,
@@ -68,19 +71,23 @@ pub fn build(
     Ok(TrayHandles {
         tray,
         pending,
+        servers,
         autostart,
     })
 }
 
 impl TrayHandles {
-    /// Redraws the icon, tooltip and pending item.
+    /// Redraws the icon, tooltip, pending and servers items.
     pub fn show(&self, summary: &Summary, address: &str) {
         let (label, enabled) = summary.pending_item();
+        let (servers, servers_enabled) = summary.servers_item();
         let results = [
             self.tray.set_icon(Some(icon(summary.state()))),
             self.tray.set_tooltip(Some(summary.tooltip(address))),
             self.pending.set_text(label),
             self.pending.set_enabled(enabled),
+            self.servers.set_text(servers),
+            self.servers.set_enabled(servers_enabled),
         ];
         for r in results {
             if let Err(e) = r {

@@ -12,11 +12,13 @@ use tauri::{
     WebviewWindowBuilder,
 };
 
+/// `spec`'s window showing `page` (its own, or the panel at a route).
 fn builder<'a, R: Runtime>(
     app: &'a AppHandle<R>,
     spec: &WindowSpec,
+    page: &str,
 ) -> WebviewWindowBuilder<'a, R, AppHandle<R>> {
-    let made = WebviewWindowBuilder::new(app, spec.label, WebviewUrl::App(spec.page.into()))
+    let made = WebviewWindowBuilder::new(app, spec.label, WebviewUrl::App(page.into()))
         .title(spec.title)
         .inner_size(spec.size.0, spec.size.1);
     match spec.min_size {
@@ -25,13 +27,19 @@ fn builder<'a, R: Runtime>(
     }
 }
 
-/// Shows and focuses the panel window, making it if there is none (`actions::open_panel`
-/// also marks failures seen).
-pub fn show_panel(app: &AppHandle) {
-    let Some(w) = app
-        .get_webview_window(PANEL.label)
-        .or_else(|| make_panel(app, true))
-    else {
+/// Shows and focuses the panel window, making it if there is none, at `route` (a fragment
+/// such as `#/servers`; `None`: where it is, or its first page). An open panel goes there
+/// without reloading: its pages follow the fragment. (`actions::open_panel_at` also marks
+/// failures seen.)
+pub fn show_panel_at(app: &AppHandle, route: Option<&'static str>) {
+    let open = app.get_webview_window(PANEL.label);
+    if let (Some(w), Some(route)) = (&open, route) {
+        // `route` is one of the app's constants, never text from elsewhere.
+        if let Err(e) = w.eval(format!("location.hash = '{route}'")) {
+            tracing::warn!(error = %e, route, "could not move the panel to a page");
+        }
+    }
+    let Some(w) = open.or_else(|| make_panel_at(app, true, route)) else {
         return;
     };
     if let Err(e) = w
@@ -43,9 +51,21 @@ pub fn show_panel(app: &AppHandle) {
     }
 }
 
-/// Makes the panel window (`visible`: shown at once, else hidden until `show_panel`).
+/// Makes the panel window (`visible`: shown at once, else hidden until `show_panel_at`).
 pub fn make_panel<R: Runtime>(app: &AppHandle<R>, visible: bool) -> Option<WebviewWindow<R>> {
-    let made = builder(app, &PANEL).visible(visible).focused(visible);
+    make_panel_at(app, visible, None)
+}
+
+/// Makes the panel window at `route` (see [`show_panel_at`]).
+fn make_panel_at<R: Runtime>(
+    app: &AppHandle<R>,
+    visible: bool,
+    route: Option<&str>,
+) -> Option<WebviewWindow<R>> {
+    let page = format!("{}{}", PANEL.page, route.unwrap_or(""));
+    let made = builder(app, &PANEL, &page)
+        .visible(visible)
+        .focused(visible);
     made.build()
         .inspect_err(|e| tracing::warn!(error = %e, "could not make the panel window"))
         .ok()
@@ -64,7 +84,7 @@ pub fn show_popup(
 ) -> tauri::Result<()> {
     let w = match app.get_webview_window(POPUP.label) {
         Some(w) => w,
-        None => builder(app, &POPUP)
+        None => builder(app, &POPUP, POPUP.page)
             .resizable(true)
             .always_on_top(true)
             .skip_taskbar(true)

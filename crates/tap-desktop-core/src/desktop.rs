@@ -5,6 +5,7 @@
 use crate::engine::Engine;
 use crate::failures::ProviderFailure;
 use crate::ipc::Endpoint;
+use crate::mcp_watch::Snapshot;
 use crate::popup::PopupShown;
 use crate::tray_state::Summary;
 use crate::watcher::{self, Action, Watcher};
@@ -66,7 +67,7 @@ impl<T: Clone> Desktop<T> {
         let gateway = engine.gateway().clone();
         // Subscribe before reading the state, so nothing between the two is missed.
         let events = gateway.subscribe();
-        let watcher = Watcher::new(&gateway.status(), &gateway.pairing_list())
+        let watcher = Watcher::new(&Snapshot::of(&gateway), &gateway.pairing_list())
             .with_notify_after(notify_after);
         let watcher = Arc::new(Mutex::new(watcher));
         let desktop = Self {

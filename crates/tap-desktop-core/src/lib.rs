@@ -17,6 +17,7 @@ pub mod headless;
 pub mod ipc;
 pub mod launch;
 pub mod logging;
+pub mod mcp_watch;
 pub mod notify;
 pub mod popup;
 pub mod settings;

@@ -6,6 +6,7 @@
 //! panel, where the user is looking at this machine, unlocked.
 
 use std::path::Path;
+use tap_protocol::mcp_servers::McpServerInfo;
 use tap_protocol::pairing::PairingEntry;
 
 /// The app name notifications carry (notification servers group by it).
@@ -51,6 +52,35 @@ pub fn provider_failure(what: &str) -> Note {
     Note {
         summary: "Tap: a provider failed".into(),
         body: format!("{what}. Details are on the panel's Diagnostics and Logs pages."),
+    }
+}
+
+/// An MCP server the gateway parked: it failed too often in a row and stays stopped until
+/// the user restarts it. Names it (with its session, for a project server) and says why in
+/// its own words: the last line it wrote to stderr, else the gateway's last error.
+pub fn mcp_server_parked(info: &McpServerInfo) -> Note {
+    let who = match &info.session_id {
+        Some(session) => format!("{} (session {session})", info.name),
+        None => info.name.clone(),
+    };
+    let times = match info.failures {
+        0 | 1 => String::new(),
+        n => format!(" after failing {n} times in a row"),
+    };
+    let why = info
+        .stderr_tail
+        .iter()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .or(info.last_error.as_ref())
+        .map(|l| format!(": {}", l.trim().trim_end_matches('.')))
+        .unwrap_or_default();
+    Note {
+        summary: "Tap: an MCP server stopped".into(),
+        body: format!(
+            "MCP server {who} stopped{times}{why}. Restart it on the panel's Servers page or with `tap mcp restart {}`.",
+            info.name
+        ),
     }
 }
 
@@ -162,6 +192,31 @@ mod tests {
                 summary: "Tap Gateway could not start".into(),
                 body: "127.0.0.1:9400 is in use by another program".into()
             }
+        );
+    }
+
+    #[test]
+    fn a_parked_server_notification_names_it_and_quotes_its_last_stderr_line() {
+        let mut info: McpServerInfo = serde_json::from_value(serde_json::json!({
+            "name": "github", "scope": "user", "configPath": "/h/mcp.json",
+            "transport": "stdio", "target": "npx -y server-github", "state": "parked",
+            "tools": [], "restarts": 2, "failures": 3, "failing": true,
+            "lastError": "it exited (exit status: 1)",
+            "stderrTail": ["starting", "Error: GITHUB_TOKEN is not set", ""]
+        }))
+        .unwrap();
+        let n = mcp_server_parked(&info);
+        assert_eq!(n.summary, "Tap: an MCP server stopped");
+        assert_eq!(
+            n.body,
+            "MCP server github stopped after failing 3 times in a row: Error: GITHUB_TOKEN is not set. Restart it on the panel's Servers page or with `tap mcp restart github`."
+        );
+        // Nothing on stderr (a command that could not start): the gateway's reason.
+        info.stderr_tail.clear();
+        info.session_id = Some("s-4f2a".into());
+        assert_eq!(
+            mcp_server_parked(&info).body,
+            "MCP server github (session s-4f2a) stopped after failing 3 times in a row: it exited (exit status: 1). Restart it on the panel's Servers page or with `tap mcp restart github`."
         );
     }
 

@@ -7,8 +7,8 @@ pub enum TrayState {
     Idle,
     /// At least one session or provider is connected.
     Connected,
-    /// Something needs the user: a pairing request waits, or a provider failed since the
-    /// panel was last opened.
+    /// Something needs the user: a pairing request waits, a provider failed since the
+    /// panel was last opened, or an MCP server is failing now.
     Attention,
 }
 
@@ -23,6 +23,9 @@ pub struct Summary {
     pub pending: usize,
     /// Provider failures not yet seen (cleared when the panel opens).
     pub failures: usize,
+    /// The MCP servers failing now (parked, or restarting after a failure), by name; one
+    /// entry per instance, so a project server failing in two sessions is there twice.
+    pub failing_servers: Vec<String>,
 }
 
 /// The tray menu's items. Their ids are what Tauri's menu events carry.
@@ -32,6 +35,9 @@ pub enum TrayItem {
     Open,
     /// The pending requests ([`Summary::pending_item`]): opens the popup.
     Pending,
+    /// The failing MCP servers ([`Summary::servers_item`]): opens the panel at its
+    /// Servers page.
+    Servers,
     /// "Start at login", a check item.
     Autostart,
     /// "Quit".
@@ -40,25 +46,33 @@ pub enum TrayItem {
 
 impl TrayItem {
     /// Every item, in menu order.
-    pub const ALL: [TrayItem; 4] = [Self::Open, Self::Pending, Self::Autostart, Self::Quit];
+    pub const ALL: [TrayItem; 5] = [
+        Self::Open,
+        Self::Pending,
+        Self::Servers,
+        Self::Autostart,
+        Self::Quit,
+    ];
 
     /// The menu item's id.
     pub fn id(self) -> &'static str {
         match self {
             Self::Open => "open",
             Self::Pending => "pending",
+            Self::Servers => "servers",
             Self::Autostart => "autostart",
             Self::Quit => "quit",
         }
     }
 
-    /// The item's label for `summary`, and whether it is enabled (only the pending item
-    /// changes: [`Summary::pending_item`]).
+    /// The item's label for `summary`, and whether it is enabled (only the pending and
+    /// servers items change: [`Summary::pending_item`], [`Summary::servers_item`]).
     pub fn label(self, summary: &Summary) -> (String, bool) {
         let fixed = |label: &str| (label.to_string(), true);
         match self {
             Self::Open => fixed("Open panel"),
             Self::Pending => summary.pending_item(),
+            Self::Servers => summary.servers_item(),
             Self::Autostart => fixed("Start at login"),
             Self::Quit => fixed("Quit"),
         }
@@ -70,6 +84,9 @@ impl TrayItem {
     }
 }
 
+/// How many failing servers' names the menu line and the tooltip show.
+pub const NAMES_SHOWN: usize = 3;
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -77,7 +94,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 impl Summary {
     /// The icon state.
     pub fn state(&self) -> TrayState {
-        if self.pending > 0 || self.failures > 0 {
+        if self.pending > 0 || self.failures > 0 || !self.failing_servers.is_empty() {
             TrayState::Attention
         } else if self.sessions > 0 || self.providers > 0 {
             TrayState::Connected
@@ -108,7 +125,39 @@ impl Summary {
                 plural(self.failures, "provider failure", "provider failures")
             ));
         }
+        if !self.failing_servers.is_empty() {
+            lines.push(self.servers_failing());
+        }
         lines.join("\n")
+    }
+
+    /// `2 MCP servers failing: github, linear`: each name once, at most
+    /// [`NAMES_SHOWN`] of them (a menu line must stay short).
+    fn servers_failing(&self) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for n in &self.failing_servers {
+            if !names.contains(&n.as_str()) {
+                names.push(n);
+            }
+        }
+        let more = names.len() > NAMES_SHOWN;
+        names.truncate(NAMES_SHOWN);
+        let count = self.failing_servers.len();
+        format!(
+            "{} failing: {}{}",
+            plural(count, "MCP server", "MCP servers"),
+            names.join(", "),
+            if more { ", …" } else { "" }
+        )
+    }
+
+    /// The tray menu's failing-servers item, and whether it is enabled.
+    pub fn servers_item(&self) -> (String, bool) {
+        if self.failing_servers.is_empty() {
+            ("No MCP server failing".to_string(), false)
+        } else {
+            (self.servers_failing(), true)
+        }
     }
 
     /// The tray menu's pending-requests item, and whether it is enabled.
@@ -133,6 +182,14 @@ mod tests {
             providers,
             pending,
             failures,
+            failing_servers: Vec::new(),
+        }
+    }
+
+    fn failing(names: &[&str]) -> Summary {
+        Summary {
+            failing_servers: names.iter().map(|n| n.to_string()).collect(),
+            ..s(1, 1, 0, 0)
         }
     }
 
@@ -188,6 +245,38 @@ mod tests {
         assert_eq!(
             s(0, 0, 4, 0).pending_item(),
             ("4 pairing requests…".into(), true)
+        );
+    }
+
+    #[test]
+    fn a_failing_mcp_server_asks_for_attention_and_names_itself() {
+        let one = failing(&["github"]);
+        assert_eq!(one.state(), TrayState::Attention);
+        assert_eq!(
+            one.servers_item(),
+            ("1 MCP server failing: github".into(), true)
+        );
+        assert_eq!(TrayItem::Servers.label(&one), one.servers_item());
+        assert_eq!(
+            one.tooltip("127.0.0.1:9400"),
+            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 MCP server failing: github"
+        );
+        // None failing: the item stays, greyed out, and the icon is only connected.
+        let none = failing(&[]);
+        assert_eq!(none.state(), TrayState::Connected);
+        assert_eq!(none.servers_item(), ("No MCP server failing".into(), false));
+    }
+
+    #[test]
+    fn the_servers_item_counts_instances_and_names_each_server_once_and_few() {
+        // A project server failing in two sessions counts twice, is named once.
+        assert_eq!(
+            failing(&["fs", "fs", "linear"]).servers_item().0,
+            "3 MCP servers failing: fs, linear"
+        );
+        assert_eq!(
+            failing(&["a", "b", "c", "d"]).servers_item().0,
+            "4 MCP servers failing: a, b, c, …"
         );
     }
 }

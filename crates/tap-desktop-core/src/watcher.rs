@@ -4,13 +4,13 @@
 //! When a pairing request notifies is [`popup::should_notify`]'s rule.
 
 use crate::failures::ProviderFailure;
+use crate::mcp_watch::{McpWatch, Snapshot};
 use crate::notify::{self, Note};
 use crate::popup::{self, PopupShown};
 use crate::tray_state::Summary;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use tap_gateway::{Gateway, GatewayEvent};
-use tap_protocol::host::GatewayStatus;
 use tap_protocol::pairing::{PairingEntry, PairingState};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -46,12 +46,13 @@ pub struct Watcher {
     sessions: usize,
     providers: usize,
     failures: usize,
+    mcp: McpWatch,
 }
 
 impl Watcher {
-    /// Starts from a status and the pairing list (requests already pending at start do
-    /// not notify: there are none in a fresh gateway).
-    pub fn new(status: &GatewayStatus, pairings: &[PairingEntry]) -> Self {
+    /// Starts from a status and the pairing list (requests already pending and servers
+    /// already parked at start do not notify: there are none in a fresh gateway).
+    pub fn new(status: &Snapshot, pairings: &[PairingEntry]) -> Self {
         let mut w = Self {
             pending: BTreeMap::new(),
             popup: PopupShown::Yes,
@@ -59,8 +60,9 @@ impl Watcher {
             sessions: 0,
             providers: 0,
             failures: 0,
+            mcp: McpWatch::default(),
         };
-        w.set_status(status);
+        let _parked_before_us = w.set_status(status);
         let now = Instant::now();
         for e in pairings.iter().filter(|p| p.state == PairingState::Pending) {
             let waiting = Waiting {
@@ -138,12 +140,16 @@ impl Watcher {
             providers: self.providers,
             pending: self.pending.len(),
             failures: self.failures,
+            failing_servers: self.mcp.failing().to_vec(),
         }
     }
 
-    fn set_status(&mut self, status: &GatewayStatus) {
-        self.sessions = status.sessions.len();
-        self.providers = status.providers.len();
+    /// Takes in what the engine says now; a notification for each MCP server parked since.
+    fn set_status(&mut self, snapshot: &Snapshot) -> Vec<Action> {
+        self.sessions = snapshot.status.sessions.len();
+        self.providers = snapshot.status.providers.len();
+        let parked = self.mcp.update(&snapshot.servers);
+        parked.into_iter().map(Action::Notify).collect()
     }
 
     /// One engine event at `now`. `status` is called for `StatusChanged` only.
@@ -151,7 +157,7 @@ impl Watcher {
         &mut self,
         event: &GatewayEvent,
         now: Instant,
-        status: impl FnOnce() -> GatewayStatus,
+        status: impl FnOnce() -> Snapshot,
     ) -> Vec<Action> {
         match event {
             GatewayEvent::PairingChanged(entry) => {
@@ -172,12 +178,14 @@ impl Watcher {
             GatewayEvent::DiagnosticsChanged | GatewayEvent::SettingsChanged(_) => vec![],
             GatewayEvent::StatusChanged => {
                 let before = self.summary();
-                self.set_status(&status());
-                if self.summary() == before {
+                let notes = self.set_status(&status());
+                let mut actions = if self.summary() == before {
                     vec![]
                 } else {
                     vec![Action::UpdateTray]
-                }
+                };
+                actions.extend(notes);
+                actions
             }
         }
     }
@@ -198,7 +206,7 @@ impl Watcher {
     /// Requests that appeared meanwhile are announced; the popup follows the new count.
     pub fn resync(
         &mut self,
-        status: &GatewayStatus,
+        status: &Snapshot,
         pairings: &[PairingEntry],
         now: Instant,
     ) -> Vec<Action> {
@@ -213,7 +221,7 @@ impl Watcher {
                 new = true;
             }
         }
-        self.set_status(status);
+        actions.extend(self.set_status(status));
         if new {
             actions.push(Action::ShowPopup);
         } else if was_pending && self.pending.is_empty() {
@@ -257,10 +265,10 @@ pub async fn follow(
         let reminder = watcher.lock().unwrap().next_reminder();
         let actions = tokio::select! {
             event = events.recv() => match event {
-                Ok(event) => watcher.lock().unwrap().on_event(&event, Instant::now(), || gateway.status()),
+                Ok(event) => watcher.lock().unwrap().on_event(&event, Instant::now(), || Snapshot::of(&gateway)),
                 Err(RecvError::Lagged(n)) => {
                     tracing::debug!(missed = n, "desktop watcher lagged; resyncing");
-                    let (status, pairings) = (gateway.status(), gateway.pairing_list());
+                    let (status, pairings) = (Snapshot::of(&gateway), gateway.pairing_list());
                     watcher.lock().unwrap().resync(&status, &pairings, Instant::now())
                 }
                 Err(RecvError::Closed) => return,
@@ -293,10 +301,10 @@ fn pending_ids(pairings: &[PairingEntry]) -> BTreeSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tap_protocol::host::{ProviderStatus, SessionStatus};
+    use tap_protocol::host::{GatewayStatus, ProviderStatus, SessionStatus};
 
-    fn status(sessions: usize, providers: usize) -> GatewayStatus {
-        GatewayStatus {
+    fn status(sessions: usize, providers: usize) -> Snapshot {
+        let status = GatewayStatus {
             address: "ws://127.0.0.1:9400".into(),
             version: "0.1.0".into(),
             started_at: "2026-11-22T14:00:00.000Z".into(),
@@ -321,6 +329,10 @@ mod tests {
                 })
                 .collect(),
             history: None,
+        };
+        Snapshot {
+            status,
+            servers: Vec::new(),
         }
     }
 
@@ -341,7 +353,7 @@ mod tests {
         }
     }
 
-    fn no_status() -> GatewayStatus {
+    fn no_status() -> Snapshot {
         panic!("status must not be fetched for pairing events")
     }
 
@@ -538,7 +550,7 @@ mod tests {
         let gateway = engine.gateway().clone();
         let events = gateway.subscribe();
         let watcher = Arc::new(Mutex::new(Watcher::new(
-            &gateway.status(),
+            &Snapshot::of(&gateway),
             &gateway.pairing_list(),
         )));
         let (failure_tx, failure_rx) = tokio::sync::mpsc::unbounded_channel();

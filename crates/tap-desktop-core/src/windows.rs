@@ -32,6 +32,10 @@ pub const PANEL: WindowSpec = WindowSpec {
     min_size: Some((640.0, 420.0)),
 };
 
+/// The panel's Servers page, where the tray's failing-servers item opens it (the panel's
+/// routes are URL fragments, `ui/src/App.tsx`).
+pub const SERVERS_ROUTE: &str = "#/servers";
+
 /// The pairing popup: the panel's page in its compact view. Always on top, not in the
 /// taskbar, placed by [`popup::place_popup`].
 pub const POPUP: WindowSpec = WindowSpec {
