@@ -9,6 +9,7 @@ Commands arrive as JSON lines on stdin; every observation leaves as a JSON line 
   {"op": "call", "id", "tool", "args", "progress", "traceparent"?} -> {"op": "progress", ...}*, {"op": "result", ...}
   {"op": "cancel", "id"}                           -> the call's task is cancelled
   {"op": "resources"} / {"op": "read", "uri"}      -> {"op": "resources"|"read", ...}
+  {"op": "templates"}                              -> {"op": "templates", "uriTemplates": [...]}
   {"op": "prompts"} / {"op": "prompt", "name", "args"} -> {"op": "prompts"|"prompt", ...}
   {"op": "watch", "uri"?}                          -> {"op": "notice", "kind", ...} as they come
   {"op": "exit"}
@@ -157,6 +158,9 @@ async def main():
                 elif op == "resources":
                     result = await client.list_resources()
                     emit(op="resources", uris=[str(r.uri) for r in result.resources])
+                elif op == "templates":
+                    result = await client.list_resource_templates()
+                    emit(op="templates", uriTemplates=[t.uri_template for t in result.resource_templates])
                 elif op == "read":
                     try:
                         result = await client.read_resource(cmd["uri"])

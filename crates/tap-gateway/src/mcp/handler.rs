@@ -7,7 +7,8 @@ use crate::state::mcp_binding::{Binding, Notice, Target};
 use crate::state::Core;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Extensions, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
@@ -188,6 +189,18 @@ impl ServerHandler for McpHandler {
         let mut resources = super::resources::list(&self.core, &binding);
         resources.extend(super::server_items::resources(&self.core, &binding).await);
         Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    /// The gateway has no templates of its own; the servers' are namespaced like their
+    /// resources, so an expanded URI is read through `read_resource` below.
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let binding = self.binding(&context.extensions)?;
+        let templates = super::server_items::resource_templates(&self.core, &binding).await;
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(

@@ -1,13 +1,15 @@
 //! The prompts and resources of the MCP servers the gateway runs, next to the facade's own:
 //! a server's prompt `p` is `<prefix>__p` (its tools' prefix), and its resource `uri` is
 //! `tap-mcp://<server>/<uri>`, so two servers' items never collide and a request finds its
-//! server. Reads and gets are forwarded unchanged; a server that fails to list is left out
+//! server. A resource template is renamed the same way (`tap-mcp://<server>/` before its
+//! `uriTemplate`): the prefix has no variables, so a URI a client expands from it is the
+//! server's own expansion behind the prefix, and reading it reaches the server with that. Reads and gets are forwarded unchanged; a server that fails to list is left out
 //! of the list (and logged) rather than failing the client's whole request.
 
 use crate::state::mcp_binding::Binding;
 use crate::state::mcp_server_peers::Entry;
 use crate::state::Core;
-use rmcp::model::{GetPromptResult, Prompt, ReadResourceResult, Resource};
+use rmcp::model::{GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate};
 use rmcp::ErrorData as McpError;
 use tap_protocol::Json;
 
@@ -106,6 +108,20 @@ pub(crate) async fn resources(core: &Core, binding: &Binding) -> Vec<Resource> {
         "uri",
         |e| e.peer.list_resources(),
         |e, uri| format!("{SCHEME}{}/{uri}", e.server),
+    )
+    .await
+}
+
+pub(crate) async fn resource_templates(core: &Core, binding: &Binding) -> Vec<ResourceTemplate> {
+    let servers = servers(core, binding)
+        .into_iter()
+        .filter(|e| e.offers_resources);
+    gather(
+        servers,
+        "resource templates",
+        "uriTemplate",
+        |e| e.peer.list_resource_templates(),
+        |e, template| format!("{SCHEME}{}/{template}", e.server),
     )
     .await
 }

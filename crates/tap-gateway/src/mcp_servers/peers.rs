@@ -48,6 +48,11 @@ impl ServerPeer for McpPeer {
         answer(async move { peer.list_all_resources().await })
     }
 
+    fn list_resource_templates(&self) -> Answer {
+        let peer = self.0.clone();
+        answer(async move { peer.list_all_resource_templates().await })
+    }
+
     fn read_resource(&self, uri: String) -> Answer {
         let peer = self.0.clone();
         answer(async move {

@@ -16,6 +16,7 @@ pub(crate) trait ServerPeer: Send + Sync {
     fn list_prompts(&self) -> Answer;
     fn get_prompt(&self, name: String, arguments: Option<serde_json::Map<String, Json>>) -> Answer;
     fn list_resources(&self) -> Answer;
+    fn list_resource_templates(&self) -> Answer;
     fn read_resource(&self, uri: String) -> Answer;
 }
 

@@ -348,4 +348,22 @@ async fn a_servers_prompts_and_resources_reach_mcp_clients_namespaced() {
         read["text"].as_str().is_some_and(|t| !t.is_empty()),
         "{read}"
     );
+
+    // A template is namespaced the same way; a URI expanded from it reads the server's
+    // resource of the URI the server's own template gives.
+    c.send(json!({"op": "templates"})).await;
+    let templates = c.expect("templates").await;
+    let template = "tap-mcp://everything/demo://resource/dynamic/text/{resourceId}";
+    assert!(
+        templates["uriTemplates"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(template)),
+        "{templates}"
+    );
+    let uri = template.replace("{resourceId}", "7");
+    c.send(json!({"op": "read", "uri": uri})).await;
+    let read = c.expect("read").await;
+    let text = read["text"].as_str().unwrap_or_else(|| panic!("{read}"));
+    assert!(text.starts_with("Resource 7:"), "{read}");
 }
