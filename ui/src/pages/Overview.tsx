@@ -2,10 +2,12 @@ import { useEffect, useState } from "preact/hooks";
 import type { FileLocations } from "../generated";
 import type { PanelState } from "../store";
 import { useNow } from "../store";
+import { useMethod } from "../method";
 import { desktop } from "../transport";
 import { duration, fullTime } from "../format";
+import { IdText } from "../components/IdText";
 
-/** Health, address, uptime, version and counts, from the live snapshot. */
+/** Health, address, uptime, version and counts, from the live snapshot; what needs attention first. */
 export function Overview({ state }: { state: PanelState }) {
   useNow(1000); // uptime ticks locally between status updates
   const status = state.status!;
@@ -18,6 +20,7 @@ export function Overview({ state }: { state: PanelState }) {
   return (
     <>
       <SecretStorageNotice />
+      <NeedsAttention />
       <section class="cards" aria-label="Gateway">
         <Card label="Health" value={live ? "Running" : "Unreachable"} tone={live ? "ok" : "warn"} />
         <Card label="Address" value={status.address} mono />
@@ -38,6 +41,40 @@ export function Overview({ state }: { state: PanelState }) {
       </section>
       {state.files && <Files files={state.files} />}
     </>
+  );
+}
+
+/**
+ * The MCP servers failing now (parked, or restarting after a failure), each with its last
+ * error, and the way to the Servers page, where they are restarted. Nothing when none is:
+ * the tray asks for attention on the same rule (`failing` of `mcpServers.list`). Asked again
+ * on `status.changed`, which the gateway sends when a server fails, parks or recovers.
+ */
+function NeedsAttention() {
+  const { data } = useMethod("mcpServers.list", {}, { on: ["status.changed"] });
+  const failing = (data?.servers ?? []).filter((s) => s.failing);
+  if (failing.length === 0) return null;
+  return (
+    <section class="needs-attention" aria-labelledby="attention-heading" data-testid="overview-attention">
+      <h2 id="attention-heading">Needs attention</h2>
+      <ul class="plain">
+        {failing.map((s) => (
+          <li key={`${s.sessionId ?? ""}/${s.name}`} data-server={s.name}>
+            <span class="strong">MCP server {s.name}</span> <span class="pill warn">{s.state}</span>
+            {s.sessionId && (
+              <span class="small muted">
+                {" · session "}
+                <IdText id={s.sessionId} />
+              </span>
+            )}
+            {s.lastError && <div class="small error breakable">{s.lastError}</div>}
+          </li>
+        ))}
+      </ul>
+      <p class="small">
+        <a href="#/servers">Servers</a> has their stderr and restarts them.
+      </p>
+    </section>
   );
 }
 

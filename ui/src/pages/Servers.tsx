@@ -6,10 +6,11 @@ import { ServerRows } from "./servers/ServerRows";
 
 /**
  * Servers: the MCP servers the gateway runs as providers (`$TAP_HOME/mcp.json` and the
- * sessions' `tap.config.json`), each with its state, transport, process, tools, restarts and
- * last error; a row expands to its tools, warnings and stderr tail. Restart one, or reload
- * mcp.json. Asked again on `status.changed` (the gateway sends it when a server becomes
- * ready, parks, or the list changes): no polling.
+ * sessions' `tap.config.json`), each with its state, transport, process (pid, memory),
+ * tools, restarts and last error; a row expands to its tools, warnings and stderr tail.
+ * Restart one, or reload mcp.json. Asked again on `status.changed` (the gateway sends it
+ * when a server becomes ready, restarts after a failure, parks, or the list changes): no
+ * polling, so the memory shown is as of the last change.
  */
 export function Servers({ state }: { state: PanelState }) {
   const live = state.phase.kind === "live";

@@ -3,7 +3,9 @@
 // it become ready with its tools (prefixed, e.g. `good__echo`), pid and stderr tail; the
 // playground calls `good__echo` in a session it opens; the page restarts it from its button,
 // and reloads mcp.json after a second server is added to the file. The page is refreshed by
-// `status.changed` only, never on a timer.
+// `status.changed` only, never on a timer. A server that exits at once (exits.py) is parked
+// after its quick failures and called out on the Overview, with its last error and a link
+// here.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,6 +19,7 @@ import { launchBrowser, recordFrames, screenshot, startGateway, watchIdle } from
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const GOOD = path.resolve(here, "../../../tests/mcp/servers/good.py");
+const EXITS = path.resolve(here, "../../../tests/mcp/servers/exits.py");
 /** The Python the other MCP tests use (scripts/test.sh sets it), else `python3`. */
 const PYTHON = process.env.TAP_TEST_PYTHON || "python3";
 
@@ -53,6 +56,7 @@ describe("the Servers page", () => {
     assert.equal(await row("good").getByTestId("server-tool-count").innerText(), "5");
     assert.match(await row("good").innerText(), /stdio/);
     assert.match(await row("good").locator("td.num").first().innerText(), /^\d+$/, "a pid");
+    assert.match(await row("good").getByTestId("server-memory").innerText(), /^\d+\.\d MiB$/, "its process's memory");
     await row("good").getByRole("button", { name: "Details of good" }).click();
     const details = panel.getByTestId("server-details");
     await details.getByText("good__echo").waitFor();
@@ -97,6 +101,28 @@ describe("the Servers page", () => {
     assert.equal(await panel.getByTestId("servers-count").innerText(), "2 servers · updated live");
   });
 
+  test("a server that keeps exiting is parked and the Overview calls it out", async () => {
+    writeServers({ good: { command: PYTHON, args: [GOOD] }, other: { command: PYTHON, args: [GOOD] }, exits: { command: PYTHON, args: [EXITS] } });
+    await panel.getByRole("button", { name: "Reload mcp.json" }).click();
+    // Five quick failures with a doubling backoff from 0.5 s: parked after about 8 s.
+    await waitFor(async () => (await row("exits").count()) === 1 && (await state("exits").innerText()) === "parked", "exits parked", 30000);
+    assert.match(await state("exits").getAttribute("class"), /\bwarn\b/);
+    assert.match(await row("exits").getByTestId("server-last-error").innerText(), /exit/);
+    assert.equal(await row("exits").getByTestId("server-memory").innerText(), "—", "no process, no memory");
+
+    await goTo(panel, "Overview");
+    const attention = panel.getByTestId("overview-attention");
+    await attention.waitFor();
+    assert.deepEqual(await attention.locator("li[data-server]").evaluateAll((els) => els.map((e) => e.dataset.server)), ["exits"], "only the failing one");
+    const item = attention.locator('li[data-server="exits"]');
+    assert.match(await item.innerText(), /MCP server exits\s+parked/);
+    assert.match(await item.locator(".error").innerText(), /exit/);
+    await screenshot(panel, "overview-attention");
+    await attention.getByRole("link", { name: "Servers" }).click();
+    await row("exits").waitFor();
+    assert.match(panel.url(), /#\/servers$/);
+  });
+
   test("with no server left, the page says how to add one", async () => {
     writeServers({});
     await panel.getByRole("button", { name: "Reload mcp.json" }).click();
@@ -104,5 +130,9 @@ describe("the Servers page", () => {
     await empty.waitFor({ timeout: 20000 });
     assert.match(await empty.innerText(), /tap mcp add NAME -- COMMAND ARGS…/);
     assert.match(await empty.innerText(), /\$TAP_HOME\/mcp\.json/);
+    // Nothing fails any more: the Overview has nothing to call out.
+    await goTo(panel, "Overview");
+    await panel.getByTestId("overview-sessions").waitFor();
+    await waitFor(async () => (await panel.getByTestId("overview-attention").count()) === 0, "no attention block");
   });
 });

@@ -1,13 +1,14 @@
 import { useState } from "preact/hooks";
 import type { McpServerInfo, McpServerState } from "../../generated";
 import { useNow } from "../../store";
-import { ago, fullTime } from "../../format";
+import { ago, bytes, fullTime } from "../../format";
 import { Breakable } from "../../components/Breakable";
 import { IdText } from "../../components/IdText";
 import { Tools } from "../Sessions";
 
-/** State pill colour: ready is ok; parked and restarting warn. */
-function stateClass(state: McpServerState): string {
+/** State pill colour: ready is ok; parked, restarting and starting again after a failure warn. */
+function stateClass(state: McpServerState, failing: boolean): string {
+  if (failing) return "warn";
   switch (state) {
     case "ready":
       return "ok";
@@ -21,7 +22,7 @@ function stateClass(state: McpServerState): string {
   }
 }
 
-const COLUMNS = 8;
+const COLUMNS = 9;
 
 /** A server's key in the list: a user server by name, a project server by name and session. */
 const serverKey = (s: Pick<McpServerInfo, "name" | "sessionId">) => `${s.sessionId ?? ""}/${s.name}`;
@@ -43,6 +44,9 @@ export function ServerRows({ servers, live, busy, onRestart }: { servers: McpSer
             <th scope="col">State</th>
             <th scope="col">Transport · target</th>
             <th scope="col" class="num">PID</th>
+            <th scope="col" class="num" title="Resident memory of its process">
+              Memory
+            </th>
             <th scope="col" class="num">Tools</th>
             <th scope="col" class="num">Restarts</th>
             <th scope="col">Last error</th>
@@ -93,7 +97,7 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart }: RowProps) {
           {s.serverInfo && <div class="small muted breakable">{s.serverInfo}</div>}
         </td>
         <td>
-          <span class={`pill ${stateClass(s.state)}`} data-testid="server-state">
+          <span class={`pill ${stateClass(s.state, s.failing)}`} data-testid="server-state">
             {s.state}
           </span>
           {s.state === "ready" && s.readySince && (
@@ -109,6 +113,9 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart }: RowProps) {
           </div>
         </td>
         <td class="num">{s.pid ?? <span class="muted">—</span>}</td>
+        <td class="num nowrap" data-testid="server-memory">
+          {s.memoryBytes !== undefined ? bytes(s.memoryBytes) : <span class="muted">—</span>}
+        </td>
         <td class="num" data-testid="server-tool-count">
           {s.tools.length}
         </td>
