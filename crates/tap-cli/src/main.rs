@@ -19,6 +19,7 @@ mod mcp_servers_cmd;
 mod mcp_servers_file;
 mod mcp_servers_import;
 mod mcp_servers_import_clients;
+mod mcp_servers_logs;
 mod mcp_servers_secrets;
 mod mcp_servers_show;
 mod output;

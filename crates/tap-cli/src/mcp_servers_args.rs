@@ -53,6 +53,9 @@ pub enum ServersCommand {
         /// The session a project server runs for (when it runs for several).
         #[arg(long)]
         session: Option<String>,
+        /// Keep printing the lines it writes from now on, until Ctrl-C.
+        #[arg(long, short = 'f')]
+        follow: bool,
     },
     /// An MCP server's tools, or turn one off (`--disable TOOL`) or on again
     /// (`--enable TOOL`) for every session.

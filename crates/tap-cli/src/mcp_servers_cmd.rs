@@ -35,14 +35,18 @@ pub async fn run(home: &Path, command: ServersCommand) -> ExitCode {
             set_enabled(home, &name, scope, false).await
         }
         ServersCommand::Restart { name, session } => restart(home, &name, session).await,
-        ServersCommand::Logs { name, session } => logs(home, &name, session.as_deref()).await,
+        ServersCommand::Logs {
+            name,
+            session,
+            follow,
+        } => crate::mcp_servers_logs::logs(home, &name, session.as_deref(), follow).await,
         ServersCommand::Tools(args) => tools(home, args).await,
         ServersCommand::Import(args) => Ok(crate::mcp_servers_import::run(home, args).await),
     };
     result.unwrap_or_else(|e| e)
 }
 
-type Outcome = Result<ExitCode, ExitCode>;
+pub(crate) type Outcome = Result<ExitCode, ExitCode>;
 
 pub(crate) fn file_fail(e: FileError) -> ExitCode {
     fail(e.code, e.message)
@@ -55,7 +59,7 @@ fn invalid(message: impl std::fmt::Display) -> ExitCode {
 // ------------------------------------------------------------------ the running gateway
 
 /// The running gateway's control plane: `None` when no gateway runs under `home`.
-async fn gateway(home: &Path) -> Option<Result<ControlClient, String>> {
+pub(crate) async fn gateway(home: &Path) -> Option<Result<ControlClient, String>> {
     tap_client::running_gateway(home).await?;
     let found = match Discovery::from_home(home) {
         Ok(f) => f,
@@ -261,7 +265,7 @@ fn locate_one(home: &Path, name: &str, scope: Option<Scope>) -> Result<ConfigFil
 }
 
 /// The live instance of `name` (a project server: of `session`).
-fn live_one<'a>(
+pub(crate) fn live_one<'a>(
     servers: &'a [McpServerInfo],
     name: &str,
     session: Option<&str>,
@@ -592,35 +596,20 @@ async fn restart(home: &Path, name: &str, session: Option<String>) -> Outcome {
 }
 
 /// The running gateway's list, or the contract's failure.
-async fn listed(home: &Path) -> Result<McpServersList, ExitCode> {
+pub(crate) async fn listed(home: &Path) -> Result<McpServersList, ExitCode> {
     match live(home).await {
         Live::Listed(list) => Ok(list),
-        Live::NotRunning => Err(fail(
-            "DISCONNECTED",
-            "no gateway is running: what MCP servers do is known while it runs (`tap gateway` or the desktop app)",
-        )),
+        Live::NotRunning => Err(no_gateway()),
         Live::Failed(why) => Err(fail("DISCONNECTED", why)),
     }
 }
 
-/// `tap mcp logs`.
-async fn logs(home: &Path, name: &str, session: Option<&str>) -> Outcome {
-    let list = listed(home).await?;
-    let Some(info) = live_one(&list.servers, name, session)? else {
-        return Err(fail(
-            "NOT_FOUND",
-            format!("the running gateway has no MCP server '{name}' (`tap mcp list` shows them)"),
-        ));
-    };
-    if info.stderr_tail.is_empty() {
-        eprintln!(
-            "tap: MCP server '{name}' has written nothing to stderr (or is not a stdio server)."
-        );
-    }
-    for line in &info.stderr_tail {
-        println!("{line}");
-    }
-    Ok(ExitCode::SUCCESS)
+/// The contract's failure of a command that needs a running gateway when none runs.
+pub(crate) fn no_gateway() -> ExitCode {
+    fail(
+        "DISCONNECTED",
+        "no gateway is running: what MCP servers do is known while it runs (`tap gateway` or the desktop app)",
+    )
 }
 
 /// `tap mcp tools`.

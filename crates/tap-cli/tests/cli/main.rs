@@ -16,6 +16,7 @@ mod idle_exit;
 mod mcp_cli;
 mod mcp_servers_cli;
 mod mcp_servers_import_cli;
+mod mcp_servers_logs_cli;
 mod mcp_servers_secrets_cli;
 mod multi_instance_cli;
 mod newcomer_cli;

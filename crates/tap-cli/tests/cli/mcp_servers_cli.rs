@@ -489,20 +489,24 @@ async fn env_and_header_values_are_never_printed() {
 // ------------------------------------------------------------------ with a gateway running
 
 /// `tap ARGS` against `gw`, run in its directory (no workspace's `tap.config.json`).
-async fn live(gw: &GatewayProcess, args: &[&str]) -> CliOut {
+pub(crate) async fn live(gw: &GatewayProcess, args: &[&str]) -> CliOut {
     let mut cmd = gw.tap();
     cmd.current_dir(gw.dir.path()).args(args);
     run(cmd).await
 }
 
-async fn live_ok(gw: &GatewayProcess, args: &[&str]) -> CliOut {
+pub(crate) async fn live_ok(gw: &GatewayProcess, args: &[&str]) -> CliOut {
     let out = live(gw, args).await;
     assert_eq!(out.code(), Some(0), "tap {args:?}: {out:?}");
     out
 }
 
 /// The server `name` in `tap mcp list --json`, once `pred` holds for it.
-async fn listed_when(gw: &GatewayProcess, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn listed_when(
+    gw: &GatewayProcess,
+    name: &str,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
     eventually(&format!("{name} in tap mcp list"), || async {
         let list = live_ok(gw, &["mcp", "list", "--json"]).await.json();
         list.as_array()?
@@ -513,7 +517,7 @@ async fn listed_when(gw: &GatewayProcess, name: &str, pred: impl Fn(&Value) -> b
     .await
 }
 
-fn fixture(file: &str) -> String {
+pub(crate) fn fixture(file: &str) -> String {
     repo_root()
         .join("tests/mcp/servers")
         .join(file)
