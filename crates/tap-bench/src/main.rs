@@ -66,7 +66,7 @@ fn main() -> ExitCode {
         Some("soak") => return soak::main(&args[1..]),
         Some("soak-provider") => return soak::provider_main(args.get(1).map_or("0", |s| s)),
         Some("s7-provider") => return s7_process::provider_main(),
-        Some(s9::ECHO_MODE) => return mcp_echo::main(),
+        Some(s9::ECHO_MODE) => return mcp_echo::main(&args[1..]),
         _ => {}
     }
     let opts = match Options::parse() {

@@ -11,18 +11,41 @@
 //!
 //! The tool: `echo {text}` answers one text block with `text`, as `tests/mcp/servers/good.py`'s
 //! `echo` does with its message.
+//!
+//! `--delay-ms N` (the soak's server): each `tools/call` is answered N ms after it was read,
+//! on a thread of its own, so calls overlap and some are always in flight when the soak
+//! kills the server. Without it nothing changes for S9.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// The tool's name, as the server gives it.
 pub const TOOL: &str = "echo";
 
-/// Serves stdin/stdout until stdin ends.
-pub fn main() -> ExitCode {
+/// The option that delays each call's answer.
+pub const DELAY_OPTION: &str = "--delay-ms";
+
+/// Serves stdin/stdout until stdin ends. `args`: what follows `mcp-echo-server`.
+pub fn main(args: &[String]) -> ExitCode {
+    let delay = match args {
+        [] => None,
+        [opt, ms] if opt == DELAY_OPTION => match ms.parse() {
+            Ok(ms) => Some(Duration::from_millis(ms)),
+            Err(_) => {
+                eprintln!("mcp-echo-server: {DELAY_OPTION}: not a number: {ms}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => {
+            eprintln!("usage: tap-bench mcp-echo-server [{DELAY_OPTION} N]");
+            return ExitCode::from(2);
+        }
+    };
     let mut input = BufReader::with_capacity(1 << 16, std::io::stdin());
-    let mut stdout = std::io::stdout().lock();
+    // Locked per write, not for the whole run: delayed answers are written by their threads.
+    let stdout = std::io::stdout();
     let mut line = Vec::with_capacity(1024);
     let mut batch = Vec::with_capacity(1 << 16);
     loop {
@@ -35,7 +58,18 @@ pub fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
-        if let Some(answer) = answer(&line) {
+        if let Some(delay) = delay.filter(|_| is_call(&line)) {
+            let answer = answer(&line);
+            // Bounded by the calls the client has in flight; the process is a bench's.
+            std::thread::spawn(move || {
+                std::thread::sleep(delay);
+                let Some(answer) = answer else { return };
+                let mut text = answer.to_string().into_bytes();
+                text.push(b'\n');
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&text).and_then(|_| out.flush());
+            });
+        } else if let Some(answer) = answer(&line) {
             if serde_json::to_writer(&mut batch, &answer).is_err() {
                 return ExitCode::FAILURE;
             }
@@ -44,17 +78,20 @@ pub fn main() -> ExitCode {
         // Everything read so far is answered: put it on the wire in one write (stdout is
         // line-buffered, so one `write_all` of whole lines is one write).
         if input.buffer().is_empty() && !batch.is_empty() {
-            if stdout
-                .write_all(&batch)
-                .and_then(|_| stdout.flush())
-                .is_err()
-            {
+            let mut out = stdout.lock();
+            if out.write_all(&batch).and_then(|_| out.flush()).is_err() {
                 // The client is gone.
                 return ExitCode::SUCCESS;
             }
             batch.clear();
         }
     }
+}
+
+/// Whether `line` is a `tools/call` (the only request `--delay-ms` delays).
+fn is_call(line: &[u8]) -> bool {
+    const METHOD: &[u8] = b"\"tools/call\"";
+    line.windows(METHOD.len()).any(|w| w == METHOD)
 }
 
 /// The answer to one line; `None` for a notification or a line that is not JSON-RPC.
@@ -108,5 +145,7 @@ mod tests {
         assert_eq!(a["result"]["content"][0]["text"], "hi");
         let a = answer(br#"{"jsonrpc":"2.0","id":2,"method":"server/discover"}"#).unwrap();
         assert_eq!(a["error"]["code"], -32601);
+        assert!(is_call(call));
+        assert!(!is_call(init));
     }
 }

@@ -1,8 +1,9 @@
-//! The chaos task: while calls run it SIGKILLs random providers, drops the host's socket,
-//! sends garbage and oversized frames from a hostile connection, and opens and abandons
-//! connections. Everything runs inline in one task, each step bounded by a timeout, so the
+//! The chaos task: while calls run it SIGKILLs random providers and, while a call to it is
+//! in flight, the MCP server the gateway runs, drops the host's socket, sends garbage and
+//! oversized frames from a hostile connection, and opens and abandons connections. Everything runs inline in one task, each step bounded by a timeout, so the
 //! chaos itself holds a bounded number of sockets and spawns nothing.
 
+use super::mcp::{self, McpServer};
 use super::providers::Fleet;
 use futures_util::{SinkExt, StreamExt};
 use std::time::Duration;
@@ -44,12 +45,15 @@ pub struct Counts {
     pub hostile_frames: u64,
     pub hostile_connections: u64,
     pub abandoned: u64,
+    /// The MCP server's process killed with a call to it in flight.
+    pub mcp_kills: u64,
 }
 
 /// Runs until `stop`. `address` is the gateway's `ws://host:port`.
 pub async fn run(
     address: String,
     fleet: &Fleet,
+    mcp_server: &McpServer,
     host_drop: mpsc::UnboundedSender<()>,
     stop: CancellationToken,
 ) -> Counts {
@@ -63,11 +67,26 @@ pub async fn run(
     for i in [&mut kill, &mut drop, &mut hostile, &mut abandon] {
         i.reset();
     }
+    let mcp_kill_at = |rng: &mut Rng| {
+        let jitter = Duration::from_millis(rng.below(mcp::KILL_JITTER_MS));
+        tokio::time::Instant::now() + mcp::KILL_EVERY + jitter
+    };
+    let mut mcp_due = mcp_kill_at(&mut rng);
     let hostport = address.trim_start_matches("ws://").to_string();
     loop {
         tokio::select! {
             _ = stop.cancelled() => return counts,
             _ = kill.tick() => fleet.kill(rng.below(fleet.len() as u64) as usize),
+            // Due: killed as soon as a call to it is in flight (looked at again shortly).
+            _ = tokio::time::sleep_until(mcp_due) => {
+                mcp_due = match mcp_server.kill_mid_call().await {
+                    true => {
+                        counts.mcp_kills += 1;
+                        mcp_kill_at(&mut rng)
+                    }
+                    false => tokio::time::Instant::now() + mcp::KILL_POLL,
+                };
+            }
             _ = drop.tick() => {
                 if host_drop.send(()).is_ok() {
                     counts.host_drops += 1;

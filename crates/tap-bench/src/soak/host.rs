@@ -10,6 +10,8 @@
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tap_protocol::host::{
     HostAuth, HostAuthOk, HostEvent, HostRequest, SessionRegister, SessionTools, ToolInvoke,
@@ -58,6 +60,8 @@ pub struct Tally {
     /// Host drops the chaos asked for, and drops nobody asked for.
     pub host_drops: u64,
     pub unexpected_drops: u64,
+    /// The calls to the MCP server's tool among the above, by outcome (`ok` or the code).
+    pub mcp: BTreeMap<String, u64>,
 }
 
 impl Tally {
@@ -82,6 +86,10 @@ pub struct Host {
     at_drop: HashSet<String>,
     /// Calls given up on, so that a late result is not taken for an unknown one.
     given_up: HashSet<String>,
+    /// The calls of `pending` that went to the MCP server's tool, and how many they are
+    /// (read by the chaos, which kills the server only while one is in flight).
+    mcp_pending: HashSet<String>,
+    pub mcp_in_flight: Arc<AtomicUsize>,
 }
 
 impl Host {
@@ -98,6 +106,8 @@ impl Host {
             pending: HashMap::new(),
             at_drop: HashSet::new(),
             given_up: HashSet::new(),
+            mcp_pending: HashSet::new(),
+            mcp_in_flight: Arc::default(),
         })
     }
 
@@ -155,13 +165,13 @@ impl Host {
         }
     }
 
-    /// Makes `calls` calls, `IN_FLIGHT` at a time, to `echo_0` … `echo_{tools-1}` in turn,
-    /// and waits for each one's terminal result (or its deadline). A message on `drops`
-    /// closes the socket at once (no close frame) and resumes.
+    /// Makes `calls` calls, `IN_FLIGHT` at a time, to `tools` in turn, and waits for each
+    /// one's terminal result (or its deadline). A message on `drops` closes the socket at
+    /// once (no close frame) and resumes.
     pub async fn drive(
         &mut self,
         calls: u64,
-        tools: u64,
+        tools: &[String],
         tally: &mut Tally,
         drops: &mut mpsc::UnboundedReceiver<()>,
     ) -> Result<(), String> {
@@ -175,11 +185,22 @@ impl Host {
                 issued += 1;
                 tally.issued += 1;
                 let id = format!("c{n}");
+                let tool = &tools[(n % tools.len() as u64) as usize];
+                // The MCP server's tool declares its input (`text`, required).
+                let args = match tool == super::mcp::TOOL {
+                    true => {
+                        self.mcp_pending.insert(id.clone());
+                        self.mcp_in_flight
+                            .store(self.mcp_pending.len(), Ordering::Relaxed);
+                        json!({ "text": n.to_string() })
+                    }
+                    false => json!({ "n": n }),
+                };
                 let req = HostRequest::ToolInvoke(ToolInvoke {
                     call_id: id.clone(),
                     session_id: self.session.clone(),
-                    tool: format!("echo_{}", n % tools),
-                    args: json!({ "n": n }),
+                    tool: tool.clone(),
+                    args,
                     traceparent: None,
                 });
                 let text = serde_json::to_string(&req).expect("serializes");
@@ -251,6 +272,12 @@ impl Host {
     fn settle(&mut self, id: &str, code: Option<String>, tally: &mut Tally) {
         if self.pending.remove(id).is_some() {
             self.at_drop.remove(id);
+            if self.mcp_pending.remove(id) {
+                self.mcp_in_flight
+                    .store(self.mcp_pending.len(), Ordering::Relaxed);
+                let outcome = code.clone().unwrap_or_else(|| "ok".into());
+                *tally.mcp.entry(outcome).or_default() += 1;
+            }
             match code {
                 None => tally.ok += 1,
                 Some(c) => *tally.errors.entry(c).or_default() += 1,
@@ -274,6 +301,11 @@ impl Host {
             .collect();
         for id in overdue {
             self.pending.remove(&id);
+            if self.mcp_pending.remove(&id) {
+                self.mcp_in_flight
+                    .store(self.mcp_pending.len(), Ordering::Relaxed);
+                *tally.mcp.entry("hung".into()).or_default() += 1;
+            }
             if self.at_drop.remove(&id) {
                 tally.lost += 1;
             } else {
@@ -327,11 +359,12 @@ impl Host {
     }
 }
 
-/// The providers' tools in a tool set (the gateway adds tools of its own).
+/// The providers' and the MCP server's tools in a tool set (the gateway adds tools of its
+/// own).
 fn echo_tools(t: &SessionTools) -> usize {
     t.tools
         .iter()
-        .filter(|t| t.name.starts_with("echo_"))
+        .filter(|t| t.name.starts_with("echo_") || t.name == super::mcp::TOOL)
         .count()
 }
 

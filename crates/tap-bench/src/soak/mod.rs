@@ -1,12 +1,14 @@
 //! `tap-bench soak`: the gateway under faults (issue 14). A `tap gateway` child on
-//! loopback, 50 provider processes, calls `IN_FLIGHT` at a time through one session-host
-//! socket, while the chaos task kills providers, drops the host socket, sends hostile
-//! frames and abandons connections. Then it checks that every call got exactly one
-//! terminal result, none hung, and that memory, descriptors and threads came back, and
-//! prints one line. `docs/reliability.md` says how to run it and what it last found.
+//! loopback, 50 provider processes and one MCP stdio server the gateway runs (issue 36),
+//! calls `IN_FLIGHT` at a time through one session-host socket, while the chaos task kills
+//! providers and the MCP server, drops the host socket, sends hostile frames and abandons
+//! connections. Then it checks that every call got exactly one terminal result, none hung,
+//! that the MCP server came back and answers, and that memory, descriptors and threads
+//! came back, and prints one line. `docs/reliability.md` says how to run it and what it last found.
 
 mod chaos;
 mod host;
+mod mcp;
 mod probe;
 mod providers;
 
@@ -63,6 +65,13 @@ const MIN_CALLS_PER_SEC: u64 = 50;
 const RSS_STEPS: usize = 11;
 /// The gateway writes `gateway.json` within this after it starts.
 const START_WITHIN: Duration = Duration::from_secs(10);
+/// Calls to the MCP server's tool alone once the chaos is over: each must succeed.
+const MCP_CHECK_CALLS: u64 = 20;
+/// The only codes a call to the MCP server may end with besides success: `DISCONNECTED`
+/// (retryable: it was killed with the call in flight, or a host drop kept the call from
+/// running) and `NOT_FOUND` (its tool had left the session while the supervisor started it
+/// again).
+const MCP_EXPECTED_ERRORS: [&str; 2] = ["DISCONNECTED", "NOT_FOUND"];
 
 struct Plan {
     calls: u64,
@@ -134,6 +143,7 @@ async fn run(plan: Plan) -> Result<Vec<String>, String> {
     let dir = TempDir::new("soak")?;
     let home = dir.path().join("home");
     let log_path = dir.path().join("gateway.log");
+    mcp::configure(&home, &exe)?;
     let mut gateway = crate::rss::start_gateway(&tap, dir.path(), &home, &log_path)?;
     let limit = FIXED_LIMIT + Duration::from_secs(plan.calls / MIN_CALLS_PER_SEC);
     let result = tokio::time::timeout(limit, soak(&plan, &exe, &mut gateway, &home))
@@ -168,18 +178,38 @@ async fn soak(
 
     let mut host = Host::connect(&format!("{address}/session"), &host_token).await?;
     host.register(providers::SESSION).await?;
+    let mut mcp_server = mcp::McpServer::connect(&address, home).await?;
+    mcp_server.in_flight = host.mcp_in_flight.clone();
     let fleet = providers::Fleet::start(exe, &format!("{address}/"), &provider_token, PROVIDERS);
-    host.wait_tools(PROVIDERS, BIND_WITHIN).await.map_err(|e| {
-        format!(
-            "providers binding: {e} ({} of {PROVIDERS} bound)",
-            host.tools_now
-        )
-    })?;
+    // Every provider's tool and the MCP server's.
+    let tools: Vec<String> = (0..PROVIDERS)
+        .map(|i| format!("echo_{i}"))
+        .chain([mcp::TOOL.to_string()])
+        .collect();
+    host.wait_tools(tools.len(), BIND_WITHIN)
+        .await
+        .map_err(|e| {
+            format!(
+                "providers binding: {e} ({} of {} tools bound)",
+                host.tools_now,
+                tools.len()
+            )
+        })?;
 
     let mut tally = Tally::default();
     let warmup = (plan.calls * WARMUP_PERCENT / 100).max(WARMUP_MIN_CALLS);
-    let warm = phase(&mut host, &fleet, &address, warmup, &mut tally).await?;
-    host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
+    let warm = phase(
+        &mut host,
+        &fleet,
+        &mcp_server,
+        &address,
+        &tools,
+        warmup,
+        &mut tally,
+    )
+    .await?;
+    mcp_server.ready(BIND_WITHIN).await?;
+    host.wait_tools(tools.len(), BIND_WITHIN).await?;
     let status = std::sync::Arc::new(crate::rss::bench_host(&address, &host_token).await?);
     let queued = probe::drained(&status, DRAIN_WITHIN).await;
     let base = probe::steady(pid, STEADY_WITHIN).await?;
@@ -190,11 +220,21 @@ async fn soak(
 
     let tracing = CancellationToken::new();
     let trace = tokio::spawn(probe::rss_over_time(pid, status.clone(), tracing.clone()));
-    let main = phase(&mut host, &fleet, &address, plan.calls - warmup, &mut tally).await;
+    let main = phase(
+        &mut host,
+        &fleet,
+        &mcp_server,
+        &address,
+        &tools,
+        plan.calls - warmup,
+        &mut tally,
+    )
+    .await;
     tracing.cancel();
     let trace = trace.await.unwrap_or_default();
     let main = main?;
-    host.wait_tools(PROVIDERS, BIND_WITHIN).await?;
+    let mcp_entry = mcp_server.ready(BIND_WITHIN).await?;
+    host.wait_tools(tools.len(), BIND_WITHIN).await?;
     // Measured as the baseline was: once the ledger has written what the calls left queued
     // and the chaos's last sockets have closed.
     let queued_at_end = probe::drained(&status, DRAIN_WITHIN).await;
@@ -211,6 +251,12 @@ async fn soak(
     let kills = fleet.kills.load(std::sync::atomic::Ordering::Relaxed);
     let exits = fleet.exits.load(std::sync::atomic::Ordering::Relaxed);
     let fleet_reasons = fleet.exit_reasons.clone();
+    // The server the chaos killed answers again, every time.
+    let mut after = Tally::default();
+    let (_no_drops, mut no_drops) = mpsc::unbounded_channel();
+    let only_mcp = [mcp::TOOL.to_string()];
+    host.drive(MCP_CHECK_CALLS, &only_mcp, &mut after, &mut no_drops)
+        .await?;
     host.close().await;
     fleet.stop().await;
     let elapsed = started.elapsed();
@@ -220,6 +266,7 @@ async fn soak(
         hostile_frames: warm.hostile_frames + main.hostile_frames,
         hostile_connections: warm.hostile_connections + main.hostile_connections,
         abandoned: warm.abandoned + main.abandoned,
+        mcp_kills: warm.mcp_kills + main.mcp_kills,
     };
     let growth = (rss_end as f64 / base.rss_kib as f64 - 1.0) * 100.0;
     println!(
@@ -241,24 +288,98 @@ async fn soak(
     for (reason, n) in fleet_reasons.lock().unwrap().iter() {
         println!("soak: {n} provider exit(s) on their own: {reason}");
     }
-    Ok(failures(plan, &tally, kills, base, end, growth, creep))
+    let mcp = McpOutcome {
+        calls: &tally.mcp,
+        kills: chaos.mcp_kills,
+        restarts: mcp_entry.restarts,
+        after_ok: after.ok,
+    };
+    println!("{}", mcp.summary());
+    let mut failed = failures(plan, &tally, kills, base, end, growth, creep);
+    failed.extend(mcp.failures());
+    Ok(failed)
+}
+
+/// What became of the MCP server and the calls to it.
+struct McpOutcome<'a> {
+    calls: &'a std::collections::BTreeMap<String, u64>,
+    kills: u64,
+    restarts: u32,
+    /// Of the `MCP_CHECK_CALLS` made once the chaos was over.
+    after_ok: u64,
+}
+
+impl McpOutcome<'_> {
+    fn summary(&self) -> String {
+        let outcomes: Vec<String> = self.calls.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        format!(
+            "soak: MCP server: {} calls ({}); {} kills mid-call, {} restarts; after the chaos {}/{MCP_CHECK_CALLS} ok",
+            self.calls.values().sum::<u64>(),
+            outcomes.join(", "),
+            self.kills,
+            self.restarts,
+            self.after_ok
+        )
+    }
+
+    fn failures(&self) -> Vec<String> {
+        let mut f = Vec::new();
+        let unexpected: Vec<String> = self
+            .calls
+            .iter()
+            .filter(|(k, _)| {
+                // The code is the first word (`DISCONNECTED (never ran, at a drop)`).
+                let code = k.split(' ').next().unwrap_or_default();
+                code != "ok" && !MCP_EXPECTED_ERRORS.contains(&code)
+            })
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        if !unexpected.is_empty() {
+            f.push(format!(
+                "MCP calls ended other than ok or {MCP_EXPECTED_ERRORS:?}: {}",
+                unexpected.join(", ")
+            ));
+        }
+        if self.kills == 0 || self.calls.get("ok").is_none_or(|n| *n == 0) {
+            f.push("vacuous: no MCP server kill or no successful MCP call".into());
+        }
+        if (self.restarts as u64) < self.kills {
+            f.push(format!(
+                "MCP server killed {} times, restarted {}",
+                self.kills, self.restarts
+            ));
+        }
+        if self.after_ok != MCP_CHECK_CALLS {
+            f.push(format!(
+                "after the chaos {} of {MCP_CHECK_CALLS} MCP calls succeeded",
+                self.after_ok
+            ));
+        }
+        f
+    }
 }
 
 /// Calls with the chaos running; the chaos stops when the last call has its result.
 async fn phase(
     host: &mut Host,
     fleet: &providers::Fleet,
+    mcp_server: &mcp::McpServer,
     address: &str,
+    tools: &[String],
     calls: u64,
     tally: &mut Tally,
 ) -> Result<chaos::Counts, String> {
     let (drop_tx, mut drop_rx) = mpsc::unbounded_channel();
     let stop = CancellationToken::new();
-    let chaos = chaos::run(address.to_string(), fleet, drop_tx, stop.clone());
+    let chaos = chaos::run(
+        address.to_string(),
+        fleet,
+        mcp_server,
+        drop_tx,
+        stop.clone(),
+    );
     let calls = async {
-        let r = host
-            .drive(calls, PROVIDERS as u64, tally, &mut drop_rx)
-            .await;
+        let r = host.drive(calls, tools, tally, &mut drop_rx).await;
         stop.cancel();
         r
     };
@@ -393,6 +514,35 @@ mod tests {
         assert!(parse(&args(&["--calls", "5000"])).is_err());
         assert!(parse(&args(&["--bogus"])).is_err());
         assert!(parse(&args(&["--help"])).unwrap().is_none());
+    }
+
+    #[test]
+    fn mcp_calls_may_end_ok_disconnected_or_not_found_and_must_succeed_after() {
+        let mut calls = std::collections::BTreeMap::new();
+        calls.insert("ok".to_string(), 10);
+        calls.insert("DISCONNECTED".to_string(), 3);
+        calls.insert("DISCONNECTED (never ran, at a drop)".to_string(), 1);
+        calls.insert("NOT_FOUND".to_string(), 2);
+        let mut m = McpOutcome {
+            calls: &calls,
+            kills: 2,
+            restarts: 2,
+            after_ok: MCP_CHECK_CALLS,
+        };
+        assert!(m.failures().is_empty(), "{:?}", m.failures());
+        m.after_ok -= 1;
+        m.restarts = 1;
+        assert_eq!(m.failures().len(), 2, "{:?}", m.failures());
+        calls.insert("TIMEOUT".to_string(), 1);
+        let m = McpOutcome {
+            calls: &calls,
+            kills: 0,
+            restarts: 0,
+            after_ok: MCP_CHECK_CALLS,
+        };
+        let f = m.failures();
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(f[0].contains("1 TIMEOUT"), "{f:?}");
     }
 
     #[test]
