@@ -63,17 +63,19 @@ impl McpHub {
 
     /// Every server, user ones first.
     pub fn list(&self) -> McpServersList {
-        let inner = self.inner.lock().unwrap();
-        let mut servers: Vec<McpServerInfo> = inner.user.iter().map(|s| s.info()).collect();
-        let mut sessions: Vec<_> = inner.project.iter().collect();
-        sessions.sort_by(|a, b| a.0.cmp(b.0));
-        for (_, list) in sessions {
-            servers.extend(list.iter().map(|s| s.info()));
-        }
-        McpServersList {
-            servers,
-            warnings: inner.user_warnings.clone(),
-        }
+        let (all, warnings) = {
+            let inner = self.inner.lock().unwrap();
+            let mut all: Vec<Arc<Server>> = inner.user.clone();
+            let mut sessions: Vec<_> = inner.project.iter().collect();
+            sessions.sort_by(|a, b| a.0.cmp(b.0));
+            for (_, list) in sessions {
+                all.extend(list.iter().cloned());
+            }
+            (all, inner.user_warnings.clone())
+        };
+        // Outside the hub's lock: each reads its process's memory from /proc.
+        let servers: Vec<McpServerInfo> = all.iter().map(|s| s.info()).collect();
+        McpServersList { servers, warnings }
     }
 
     /// Applies `$TAP_HOME/mcp.json`: servers added start, removed ones stop, changed ones
