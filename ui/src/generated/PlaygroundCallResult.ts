@@ -17,7 +17,8 @@ callId: string,
  */
 durationMs: number, 
 /**
- * The tool's result, on success.
+ * The tool's result, on success; also beside `error` for an MCP server's result with
+ * `isError: true` (`TOOL_ERROR`), so the result object is still shown.
  */
 data?: JsonValue, 
 /**

@@ -2,12 +2,17 @@
 // provider (Node's WebSocket) binds a tool whose schema has a string, an integer, a
 // boolean and an enum; the generated form calls it, progress appears while the provider
 // holds the result back, then the result and the duration; a failing call shows its error
-// code; invalid raw JSON is refused before anything is sent.
+// code; invalid raw JSON is refused before anything is sent. An MCP server's tool whose
+// result says `isError: true` shows as failed (`TOOL_ERROR`), with the result beside it.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { goTo } from "../../../tests/js-support/browser.mjs";
 import { providerToken, tokenHandshake } from "../../../tests/js-support/gateway.mjs";
+import { remove, tempDir } from "../../../tests/js-support/process.mjs";
 import { waitFor } from "../../../tests/js-support/wait.mjs";
 import { launchBrowser, panelInNewContext, screenshot, startGateway } from "./support.mjs";
 
@@ -179,6 +184,50 @@ describe("the tool playground", () => {
     assert.deepEqual(call.args, { service: "search", region: "ap-south" });
     provider.result(call, "queued");
     await newest().locator(".pill.ok").waitFor();
+    assert.deepEqual(panel.errors, []);
+  });
+});
+
+// An MCP server's tool (tests/mcp/servers/good.py from the gateway's own mcp.json) whose
+// result says `isError: true` is a failed call, never "ok".
+describe("the tool playground with an MCP server", () => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const GOOD = path.resolve(here, "../../../tests/mcp/servers/good.py");
+  /** The Python the other MCP tests use (scripts/test.sh sets it), else `python3`. */
+  const PYTHON = process.env.TAP_TEST_PYTHON || "python3";
+  let dir, gateway, browser, panel;
+
+  before(async () => {
+    dir = tempDir("tap-e2e-playground-mcp-");
+    mkdirSync(path.join(dir, "tap"));
+    const servers = { mcpServers: { good: { command: PYTHON, args: [GOOD] } } };
+    writeFileSync(path.join(dir, "tap", "mcp.json"), JSON.stringify(servers));
+    gateway = await startGateway({ ownHome: true, dir });
+    browser = await launchBrowser();
+    ({ panel } = await panelInNewContext(browser, gateway));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    if (dir) remove(dir);
+  });
+
+  test("a result with isError shows as TOOL_ERROR with the server's text and the MCP result", async () => {
+    await goTo(panel, "Playground");
+    await panel.getByLabel("Session name").fill("mcp-errors");
+    await panel.getByRole("button", { name: "Open session" }).click();
+    await panel.getByRole("list", { name: "Held sessions" }).getByRole("listitem").first().waitFor();
+    await panel.getByRole("button", { name: /^good__fails/ }).click({ timeout: 20000 });
+    await panel.getByRole("button", { name: "Call good__fails" }).click();
+    const call = panel.getByRole("list", { name: "Recent calls" }).getByRole("listitem").filter({ has: panel.locator(".pg-call-head") }).first();
+    await call.locator(".pill.log-error").getByText("TOOL_ERROR").waitFor({ timeout: 20000 });
+    assert.equal(await call.locator(".pill.ok").count(), 0, "not ok");
+    assert.match(await call.getAttribute("class"), /\bis-error\b/);
+    assert.equal(await call.locator(".pg-error").innerText(), "it failed");
+    const result = JSON.parse(await call.locator(".pg-result").innerText());
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.content, [{ type: "text", text: "it failed" }]);
     assert.deepEqual(panel.errors, []);
   });
 });

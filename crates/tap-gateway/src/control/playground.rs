@@ -158,18 +158,19 @@ impl Playground {
         if !p.args.is_object() {
             return invalid("'args' must be a JSON object".into());
         }
-        {
+        let mcp_result = {
             let state = core.state();
             let session = state
                 .live_session(&p.session_id)
                 .map_err(ControlError::from)?;
-            if !session.tools.contains_key(&p.tool) {
+            let Some(tool) = session.tools.get(&p.tool) else {
                 return Err(ControlError::new(
                     ErrorCode::NotFound,
                     format!("Session '{}' has no tool '{}'", p.session_id, p.tool),
                 ));
-            }
-        }
+            };
+            tool.def.result_format == Some(tap_protocol::provider::ResultFormat::Mcp)
+        };
         let cancel = CancellationToken::new();
         self.calls.insert(p.call_id.clone(), cancel.clone());
         let binding = self.held.get(&p.session_id).map(|h| h.binding.clone());
@@ -179,7 +180,10 @@ impl Playground {
             let call_id = p.call_id.clone();
             let (outcome, context, trace_id) = run(&gw, binding.as_deref(), p, cancel, &tx).await;
             let (data, error) = match outcome {
-                Ok(data) => (Some(data), None),
+                Ok(data) => {
+                    let error = mcp_result.then(|| tool_error(&data)).flatten();
+                    (Some(data), error)
+                }
                 Err(e) => (
                     None,
                     Some(PlaygroundCallError {
@@ -237,6 +241,30 @@ impl Playground {
             tools,
         })
     }
+}
+
+/// An MCP server's result with `isError: true`: the call failed (`TOOL_ERROR`, its text as
+/// the message), as a session host is told; the result object is shown beside it.
+fn tool_error(data: &Json) -> Option<PlaygroundCallError> {
+    if data.get("isError").and_then(Json::as_bool) != Some(true) {
+        return None;
+    }
+    let text: Vec<&str> = data
+        .get("content")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Json::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Json::as_str))
+        .collect();
+    let message = match text.join("\n") {
+        t if t.is_empty() => "the tool reported an error (isError), without text".to_string(),
+        t => t,
+    };
+    Some(PlaygroundCallError {
+        code: ErrorCode::Other("TOOL_ERROR".into()),
+        message,
+    })
 }
 
 /// What the connection sends for an [`Outgoing`].

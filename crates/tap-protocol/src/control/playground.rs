@@ -93,7 +93,8 @@ pub struct PlaygroundCallResult {
     pub call_id: String,
     /// From the request to the outcome, hook checks included.
     pub duration_ms: u64,
-    /// The tool's result, on success.
+    /// The tool's result, on success; also beside `error` for an MCP server's result with
+    /// `isError: true` (`TOOL_ERROR`), so the result object is still shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Json>,
     /// What went wrong, on failure.
