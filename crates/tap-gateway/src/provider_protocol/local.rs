@@ -66,7 +66,19 @@ pub(crate) fn connect(core: &Arc<Core>) -> LocalProvider {
     core.tasks.spawn(async move {
         loop {
             tokio::select! {
-                _ = stop.cancelled() => break,
+                _ = stop.cancelled() => {
+                    // What was sent before the drop still arrives, as a closed socket's
+                    // last frames do: an MCP server's run answers its calls in flight and
+                    // then drops its provider at once.
+                    while let Ok(bytes) = inbound.try_recv() {
+                        match conn.on_frame(&bytes) {
+                            Step::Close(..) => break,
+                            Step::Backpressure => conn.relieve_ledger().await,
+                            _ => {}
+                        }
+                    }
+                    break;
+                }
                 frame = inbound.recv() => match frame {
                     None => break,
                     Some(bytes) => match conn.on_frame(&bytes) {
