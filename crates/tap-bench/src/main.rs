@@ -31,6 +31,7 @@ mod rss;
 mod running;
 mod s7_process;
 mod s9;
+mod s9_paths;
 mod scenarios;
 mod setup;
 mod soak;

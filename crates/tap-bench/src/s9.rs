@@ -27,37 +27,24 @@
 //! Against mcp-proxy the issue asks the gateway to be ahead on both.
 
 use crate::bare::run_workers;
-use crate::mcp::McpHttp;
-use crate::mcp_echo;
 use crate::options::{Counts, Options};
 use crate::repeat::{rate_of, repeated_per_rig, Repeated};
 use crate::report::{Report, Row};
 use crate::rows::spread;
-use crate::rss;
 use crate::running::{bounded, progress};
-use crate::stats::{micros, per_sec, process_switches, ratio, secs, Latencies, Sampler};
-use crate::tempdir::TempDir;
-use crate::wire::PATIENCE;
-use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::net::SocketAddr;
+use crate::s9_paths::{GatewaySide, ProxySide, Side, StdioMcp};
+use crate::stats::{
+    micros, own_cpu, per_sec, process_cpu, process_switches, ratio, secs, Latencies, Sampler,
+};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
+use std::time::Duration;
+
+pub use crate::s9_paths::{write_mcp_json, ECHO_MODE};
 
 const S9: &str = "S9 MCP stdio server";
 /// Calls at once in the throughput measurement.
 pub const IN_FLIGHT: usize = 32;
-/// The server's name in the gateway's `mcp.json`: its tool is `bench__echo` in sessions.
-const SERVER: &str = "bench";
-/// What every call sends and must get back.
-const TEXT: &str = "tap-bench S9: the same text back";
 
 /// S9's rows: direct, through the gateway, through mcp-proxy when it is there.
 pub async fn rows(opts: &Options, n: &Counts, out: &mut Report) {
@@ -90,6 +77,9 @@ struct PathResult {
     /// Sequential: context switches per call of the path's other processes (the gateway
     /// or mcp-proxy, then the server), `None` where a count failed.
     peers: Vec<Option<f64>>,
+    /// 32 in flight: CPU microseconds per call of the bench, then of each of the path's
+    /// processes, over all its runs (where the machine's two cores go).
+    cpu: Vec<Option<f64>>,
 }
 
 struct Results {
@@ -194,27 +184,54 @@ async fn run_sides(
         }
     }
     let calls = n.mcp_calls;
+    // CPU time of the bench and of each of the side's processes over its loaded runs.
+    let cpu: Vec<Mutex<Vec<Option<Duration>>>> = pids
+        .iter()
+        .map(|p| Mutex::new(vec![Some(Duration::ZERO); p.len() + 1]))
+        .collect();
     let loaded = repeated_per_rig(sides.len(), n.reps, n.limit, rate_of, |s, _| {
-        let side = &sides[s];
+        let (side, pids, cpu) = (&sides[s], &pids[s], &cpu[s]);
         async move {
             let side = side.fresh(IN_FLIGHT).await?;
-            run_workers(calls, IN_FLIGHT, move |w, _| {
+            let read = || -> Vec<Option<Duration>> {
+                std::iter::once(own_cpu())
+                    .chain(pids.iter().map(|&p| process_cpu(p)))
+                    .collect()
+            };
+            let before = read();
+            let run = run_workers(calls, IN_FLIGHT, move |w, _| {
                 let side = side.clone();
                 async move { side.call(w).await }
             })
-            .await
+            .await;
+            let mut total = cpu.lock().unwrap();
+            for ((t, b), a) in total.iter_mut().zip(before).zip(read()) {
+                *t = match (*t, b, a) {
+                    (Some(t), Some(b), Some(a)) => Some(t + a.saturating_sub(b)),
+                    _ => None,
+                };
+            }
+            run
         }
     })
     .await?;
+    let loaded_calls = (calls * n.reps.max(1)).max(1) as f64;
     let per_call = |t: Option<u64>| t.map(|t| t as f64 / seq.max(1) as f64);
     Ok(samplers
         .into_iter()
         .zip(loaded)
         .zip(totals)
-        .map(|((s, loaded), totals)| PathResult {
+        .zip(cpu)
+        .map(|(((s, loaded), totals), cpu)| PathResult {
             sequential: s.finish(),
             loaded,
             peers: totals.into_iter().map(per_call).collect(),
+            cpu: cpu
+                .into_inner()
+                .unwrap()
+                .into_iter()
+                .map(|t| t.map(|t| t.as_secs_f64() * 1e6 / loaded_calls))
+                .collect(),
         })
         .collect())
 }
@@ -235,10 +252,13 @@ fn push_rows(r: &Results, out: &mut Report) {
     ]);
     out.rows.extend(d.loaded.range_row(&direct));
     out.rows.push(switches(&direct, "bench / server", d));
+    out.rows.push(cpu_row(&direct, "bench / server", d));
     let gateway = format!("{S9} (through the gateway)");
     path_rows(&gateway, &r.gateway, d, true, out);
     out.rows
         .push(switches(&gateway, "bench / gateway / server", &r.gateway));
+    out.rows
+        .push(cpu_row(&gateway, "bench / gateway / server", &r.gateway));
     let proxy = format!("{S9} (through mcp-proxy)");
     let Some(p) = &r.proxy else {
         out.rows.push(Row::skipped(
@@ -254,6 +274,8 @@ fn push_rows(r: &Results, out: &mut Report) {
     path_rows(&proxy, p, d, false, out);
     out.rows
         .push(switches(&proxy, "bench / mcp-proxy / server", p));
+    out.rows
+        .push(cpu_row(&proxy, "bench / mcp-proxy / server", p));
     // The issue: the gateway ahead of the peer bridge on both.
     let label = format!("{S9} (gateway / mcp-proxy)");
     let g = &r.gateway;
@@ -286,6 +308,20 @@ fn switches(label: &str, who: &str, l: &PathResult) -> Row {
         text.push_str(&show(*p));
     }
     Row::info(label, &format!("ctx switches per call ({who})"), text)
+}
+
+/// `CPU per call, 32 in flight (who)`: the bench's, then each peer's, in microseconds.
+fn cpu_row(label: &str, who: &str, l: &PathResult) -> Row {
+    let text: Vec<String> = l
+        .cpu
+        .iter()
+        .map(|c| c.map_or("?".to_string(), |c| format!("{c:.1}")))
+        .collect();
+    Row::info(
+        label,
+        &format!("CPU us per call, {IN_FLIGHT} in flight ({who})"),
+        text.join(" / "),
+    )
 }
 
 /// A path's rows against the direct one; `judged`: the gateway's targets.
@@ -322,367 +358,4 @@ fn path_rows(label: &str, l: &PathResult, d: &PathResult, judged: bool, out: &mu
         spread(label, &format!("{IN_FLIGHT} in flight"), &l.loaded.median),
     ]);
     out.rows.extend(l.loaded.range_row(label));
-}
-
-/// Whether a `tools/call` result is the echo of [`TEXT`].
-fn check_echo(result: &Value) -> Result<(), String> {
-    if result["isError"] == true || result["content"][0]["text"] != TEXT {
-        return Err(format!("tools/call answered {result}"));
-    }
-    Ok(())
-}
-
-/// One path to the server, shared by the tasks that call through it.
-#[derive(Clone)]
-enum Side {
-    Direct(Arc<StdioMcp>),
-    /// HTTP clients (one connection each; worker `w` uses client `w`) of an endpoint.
-    Http(Arc<Vec<tokio::sync::Mutex<McpHttp>>>, Arc<Endpoint>),
-}
-
-/// An MCP endpoint over HTTP and the echo tool's name there.
-struct Endpoint {
-    addr: SocketAddr,
-    token: String,
-    path: String,
-    tool: &'static str,
-}
-
-impl Side {
-    /// One `tools/call` of the echo, from worker `w`.
-    async fn call(&self, w: usize) -> Result<(), String> {
-        match self {
-            Side::Direct(c) => c.call_echo().await,
-            Side::Http(clients, endpoint) => {
-                let mut c = clients[w % clients.len()].lock().await;
-                let r = c
-                    .request(
-                        "tools/call",
-                        json!({"name": endpoint.tool, "arguments": {"text": TEXT}}),
-                    )
-                    .await?;
-                check_echo(&r)
-            }
-        }
-    }
-
-    /// `clients` clients of `endpoint`, each `initialize`d.
-    async fn http(endpoint: Arc<Endpoint>, clients: usize) -> Result<Self, String> {
-        let mut list = Vec::with_capacity(clients);
-        for _ in 0..clients {
-            let e = &endpoint;
-            let c = McpHttp::connect_at(e.addr, &e.token, &e.path, false, false).await?;
-            list.push(tokio::sync::Mutex::new(c));
-        }
-        Ok(Side::Http(Arc::new(list), endpoint))
-    }
-
-    /// The same path with `clients` new connections (a server may close a kept-alive
-    /// connection left idle, as uvicorn does after 5 s): made before each timed part, not
-    /// in it.
-    async fn fresh(&self, clients: usize) -> Result<Self, String> {
-        match self {
-            Side::Direct(_) => Ok(self.clone()),
-            Side::Http(_, endpoint) => Side::http(endpoint.clone(), clients).await,
-        }
-    }
-}
-
-/// Waits until `tools/list` at `addr` + `path` offers `tool` (the server is ready).
-async fn until_listed(
-    addr: SocketAddr,
-    token: &str,
-    path: &str,
-    tool: &str,
-    within: Duration,
-) -> Result<(), String> {
-    let deadline = Instant::now() + within;
-    loop {
-        let listed = async {
-            let mut c = McpHttp::connect_at(addr, token, path, false, false).await?;
-            c.request("tools/list", json!({})).await
-        }
-        .await;
-        let last = match listed {
-            Ok(l)
-                if l["tools"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|t| t["name"] == tool) =>
-            {
-                return Ok(())
-            }
-            Ok(l) => format!("tools/list: {l}"),
-            Err(e) => e,
-        };
-        if Instant::now() > deadline {
-            return Err(format!(
-                "{tool} not offered within {} s ({last})",
-                within.as_secs()
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// `tap gateway` with the echo server in its `$TAP_HOME/mcp.json`, and a session whose MCP
-/// endpoint offers `bench__echo`.
-struct GatewaySide {
-    side: Side,
-    child: Child,
-    _host: tap_client::HostClient,
-    log_path: PathBuf,
-    _dir: TempDir,
-}
-
-/// `$TAP_HOME/mcp.json` with the echo server (`exe mcp-echo-server`) as each of `names`.
-pub fn write_mcp_json(home: &Path, exe: &Path, names: &[&str]) -> Result<(), String> {
-    let servers: serde_json::Map<String, Value> = names
-        .iter()
-        .map(|name| {
-            let entry = json!({"command": exe, "args": [ECHO_MODE]});
-            (name.to_string(), entry)
-        })
-        .collect();
-    std::fs::create_dir_all(home).map_err(|e| format!("{}: {e}", home.display()))?;
-    let path = home.join("mcp.json");
-    std::fs::write(&path, json!({"mcpServers": servers}).to_string())
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// The argument that makes this binary the echo server.
-pub const ECHO_MODE: &str = "mcp-echo-server";
-
-impl GatewaySide {
-    async fn start(tap: &Path, exe: &Path) -> Result<Self, String> {
-        let dir = TempDir::new("s9")?;
-        let home = dir.path().join("home");
-        let log_path = dir.path().join("gateway.log");
-        write_mcp_json(&home, exe, &[SERVER])?;
-        let mut child = rss::start_gateway(tap, dir.path(), &home, &log_path)?;
-        let started = async {
-            let pid = child.id().ok_or("gateway exited at once")?;
-            let address = rss::wait_for_gateway(&mut child, &home, pid).await?;
-            let token = rss::read_token(&home.join("host-token"))?;
-            let addr: SocketAddr = address
-                .trim_start_matches("ws://")
-                .parse()
-                .map_err(|e| format!("gateway address {address}: {e}"))?;
-            let host = rss::bench_host(&address, &token).await?;
-            let session = crate::scenarios::register(&host, "s9").await?;
-            let path = format!("/mcp/{session}");
-            let tool: &'static str = "bench__echo";
-            until_listed(addr, &token, &path, tool, Duration::from_secs(30)).await?;
-            let endpoint = Endpoint {
-                addr,
-                token,
-                path,
-                tool,
-            };
-            let side = Side::http(Arc::new(endpoint), 1).await?;
-            Ok::<_, String>((host, side))
-        }
-        .await;
-        let (host, side) = started.map_err(|e| rss::with_log(e, &log_path))?;
-        Ok(Self {
-            side,
-            child,
-            _host: host,
-            log_path,
-            _dir: dir,
-        })
-    }
-
-    /// Stops the gateway; an error in `result` gets its log.
-    async fn stop<T>(mut self, result: Result<T, String>) -> Result<T, String> {
-        drop(self.side);
-        let _ = self.child.start_kill();
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
-        result.map_err(|e| rss::with_log(e, &self.log_path))
-    }
-}
-
-/// mcp-proxy serving the echo server over Streamable HTTP on a port of its own.
-struct ProxySide {
-    side: Side,
-    child: Child,
-    _dir: TempDir,
-}
-
-impl ProxySide {
-    async fn start(proxy: &Path, exe: &Path) -> Result<Self, String> {
-        let dir = TempDir::new("s9-proxy")?;
-        let log_path = dir.path().join("mcp-proxy.log");
-        let log = std::fs::File::create(&log_path).map_err(|e| format!("log file: {e}"))?;
-        // A free port: bound, read and let go (mcp-proxy does not say which it picked).
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("a free port: {e}"))?
-            .port();
-        let mut child = Command::new(proxy)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            // Its default (INFO) logs a line per request; WARNING keeps logging out of the
-            // peer's numbers, as the gateway runs with TAP_LOG=warn.
-            .args(["--log-level", "WARNING"])
-            .arg(exe)
-            .arg(ECHO_MODE)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", proxy.display()))?;
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let path = "/mcp/";
-        let started = async {
-            until_listed(addr, "", path, mcp_echo::TOOL, Duration::from_secs(30)).await?;
-            let endpoint = Endpoint {
-                addr,
-                token: String::new(),
-                path: path.to_string(),
-                tool: mcp_echo::TOOL,
-            };
-            Side::http(Arc::new(endpoint), 1).await
-        }
-        .await;
-        match started {
-            Ok(side) => Ok(Self {
-                side,
-                child,
-                _dir: dir,
-            }),
-            Err(e) => {
-                let _ = child.start_kill();
-                let _ = child.wait().await;
-                Err(rss::with_log(e, &log_path))
-            }
-        }
-    }
-
-    async fn stop(mut self) {
-        drop(self.side);
-        let _ = self.child.start_kill();
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
-    }
-}
-
-type Waiters = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
-
-/// A minimal MCP stdio client: requests written as lines on the server's stdin (one
-/// writer at a time), answers read by a task of their own and handed to their caller by
-/// id, so any number of calls can be in flight on the one pipe.
-pub struct StdioMcp {
-    stdin: tokio::sync::Mutex<ChildStdin>,
-    waiters: Waiters,
-    next_id: AtomicU64,
-    reader: JoinHandle<()>,
-    child: Child,
-}
-
-impl StdioMcp {
-    /// `exe mcp-echo-server`, initialized.
-    pub async fn spawn(exe: &Path) -> Result<Self, String> {
-        let mut child = Command::new(exe)
-            .arg(ECHO_MODE)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| format!("cannot start the echo server: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let waiters: Waiters = Arc::default();
-        let routes = waiters.clone();
-        let reader = tokio::spawn(async move {
-            let mut lines = BufReader::with_capacity(1 << 16, stdout);
-            let mut line = Vec::with_capacity(1024);
-            loop {
-                line.clear();
-                match lines.read_until(b'\n', &mut line).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                let Ok(message) = serde_json::from_slice::<Value>(&line) else {
-                    continue;
-                };
-                let waiter = message["id"]
-                    .as_u64()
-                    .and_then(|id| routes.lock().expect("not poisoned").remove(&id));
-                if let Some(w) = waiter {
-                    let _ = w.send(message);
-                }
-            }
-            // The server is gone: every waiting call ends with an error.
-            routes.lock().expect("not poisoned").clear();
-        });
-        let client = Self {
-            stdin: tokio::sync::Mutex::new(stdin),
-            waiters,
-            next_id: AtomicU64::new(1),
-            reader,
-            child,
-        };
-        client
-            .request(
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "tap-bench", "version": "1"}}),
-            )
-            .await?;
-        client
-            .write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await?;
-        Ok(client)
-    }
-
-    async fn write(&self, message: &Value) -> Result<(), String> {
-        let mut line = message.to_string();
-        line.push('\n');
-        let mut stdin = self.stdin.lock().await;
-        stdin
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| format!("the server's stdin: {e}"))
-    }
-
-    /// One request; its result.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        self.waiters.lock().expect("not poisoned").insert(id, tx);
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        if let Err(e) = self.write(&message).await {
-            self.waiters.lock().expect("not poisoned").remove(&id);
-            return Err(e);
-        }
-        let answer = match tokio::time::timeout(PATIENCE, rx).await {
-            Ok(Ok(a)) => a,
-            Ok(Err(_)) => return Err(format!("{method}: the server closed its stdout")),
-            Err(_) => {
-                self.waiters.lock().expect("not poisoned").remove(&id);
-                return Err(format!("{method}: no answer within {PATIENCE:?}"));
-            }
-        };
-        match answer.get("result") {
-            Some(r) => Ok(r.clone()),
-            None => Err(format!("{method}: {}", answer["error"])),
-        }
-    }
-
-    async fn call_echo(&self) -> Result<(), String> {
-        let r = self
-            .request(
-                "tools/call",
-                json!({"name": mcp_echo::TOOL, "arguments": {"text": TEXT}}),
-            )
-            .await?;
-        check_echo(&r)
-    }
-}
-
-impl Drop for StdioMcp {
-    fn drop(&mut self) {
-        self.reader.abort();
-    }
 }
