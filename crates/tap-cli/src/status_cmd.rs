@@ -35,6 +35,9 @@ pub async fn run(home: &Path, json: bool) -> ExitCode {
         ),
         None => {}
     }
+    if let Some(line) = copilot_token_line(&status.address) {
+        println!("{line}");
+    }
     // Columns as wide as their longest value: ids and labels are chosen by hosts.
     let width = |values: Vec<usize>, min: usize| values.into_iter().max().unwrap_or(0).max(min);
     println!("\nSessions ({}):", status.sessions.len());
@@ -96,4 +99,30 @@ pub async fn run(home: &Path, json: bool) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+/// Who holds the Copilot token file that the spec's providers read: this gateway, another
+/// one (they reach that one), or a gateway that no longer runs (stale: the next gateway
+/// started takes it over). `None` without a Copilot home.
+fn copilot_token_line(address: &str) -> Option<String> {
+    use tap_gateway::{copilot_token_holding as holding, CopilotTokenHolding as Holding};
+    let file = tap_client::default_copilot_home()?
+        .join("extensions")
+        .join("tap")
+        .join(".provider-token");
+    let me = address.strip_prefix("ws://").unwrap_or(address);
+    let whose = match holding(&file) {
+        Holding::Free => "not written (no gateway holds it)".to_string(),
+        Holding::Live(h) if h.address == me => "held by this gateway".to_string(),
+        Holding::Live(h) => format!(
+            "held by the gateway at {} (pid {}); spec providers that read it reach that one",
+            h.address, h.pid
+        ),
+        Holding::Gone(h) => format!(
+            "STALE: left by a gateway that is no longer running (pid {} at {}); the next gateway started takes it over",
+            h.pid, h.address
+        ),
+        Holding::Unknown => "held by another gateway (it did not record itself)".to_string(),
+    };
+    Some(format!("Copilot token file: {}: {whose}", file.display()))
 }

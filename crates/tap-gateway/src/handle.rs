@@ -1,6 +1,7 @@
 //! Starting and stopping a gateway: [`GatewayHandle`] and [`run`].
 
-use crate::auth::files::{write_private, GatewayFiles};
+use crate::auth::copilot_holder;
+use crate::auth::files::{write_private, CopilotClaim, GatewayFiles};
 use crate::auth::tokens::Secrets;
 use crate::config::GatewayConfig;
 use crate::error::GatewayError;
@@ -31,10 +32,17 @@ impl GatewayHandle {
             secrets.control_token = token.clone();
         }
         let mut files = GatewayFiles::locate(&config.data_dir, config.copilot_home.as_deref());
-        if files.copilot_provider_token.is_some() && !files.claim_copilot_token(address.port()) {
-            tracing::info!(
+        match files.claim_copilot_token(address.port()) {
+            CopilotClaim::Held(holder) => tracing::info!(
+                holder = holder.map(|h| h.address),
                 "another gateway holds the Copilot token file; spec providers that read it reach that one"
-            );
+            ),
+            CopilotClaim::TookOver(h) => tracing::info!(
+                pid = h.pid,
+                address = %h.address,
+                "took over the Copilot token file from a gateway that is no longer running"
+            ),
+            CopilotClaim::Claimed | CopilotClaim::NotConfigured => {}
         }
         write_files(&config, &secrets, &files, address)?;
         // Before anything new runs: what a gateway that died on this TAP_HOME left running.
@@ -135,6 +143,7 @@ fn write_files(
     write_private(&files.provider_token, &secrets.gateway_token)?;
     if let Some(p) = &files.copilot_provider_token {
         write_private(p, &secrets.gateway_token)?;
+        copilot_holder::record(p, address)?;
     }
     write_private(&files.host_token, &secrets.host_token)?;
     match &config.control_token_store {

@@ -70,6 +70,9 @@ mod tools;
 mod trace;
 mod transforms;
 
+pub use auth::copilot_holder::{
+    holding as copilot_token_holding, Holder as CopilotTokenHolder, Holding as CopilotTokenHolding,
+};
 pub use auth::files::{read_secret_file, GatewayFiles};
 pub use config::embedded_panel::EmbeddedPanel;
 pub use config::{GatewayConfig, History, OutboundLimits};

@@ -93,10 +93,20 @@ impl GatewayProcess {
         extra: &[&str],
         tweak: impl FnOnce(&mut Command, &Path),
     ) -> Self {
+        Self::start_at(dir, "127.0.0.1:0", extra, tweak).await
+    }
+
+    /// As [`Gateway::start_in_with`], listening on `listen` (`127.0.0.1:PORT`).
+    pub async fn start_at(
+        dir: tempfile::TempDir,
+        listen: &str,
+        extra: &[&str],
+        tweak: impl FnOnce(&mut Command, &Path),
+    ) -> Self {
         let home = dir.path().join("home");
         let copilot_home = dir.path().join("copilot");
         let mut cmd = tap_command(&home, &copilot_home);
-        cmd.args(["gateway", "--listen", "127.0.0.1:0"]).args(extra);
+        cmd.args(["gateway", "--listen", listen]).args(extra);
         tweak(&mut cmd, dir.path());
         let mut proc = Proc::spawn("gateway", cmd, dir.path(), false);
         let state_file = home.join("gateway.json");

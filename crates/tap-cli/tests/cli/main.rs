@@ -9,6 +9,7 @@ mod common;
 mod call_precheck;
 mod cli_contract;
 mod copilot_install;
+mod copilot_token_takeover;
 mod emitters_cli;
 mod history_cli;
 mod history_kill;

@@ -1,3 +1,4 @@
+use super::copilot_holder::{self, Holder, Holding};
 use crate::GatewayError;
 use std::fs;
 use std::io::Write;
@@ -50,30 +51,43 @@ impl GatewayFiles {
 
     /// Whether this gateway, listening on `port`, takes the Copilot token file: the
     /// gateway on the default port always does (it is the one spec providers expect at
-    /// `ws://localhost:9400`); another only when no gateway holds the file. Without the
-    /// claim, [`GatewayFiles::copilot_provider_token`] becomes `None`: this gateway neither
-    /// writes nor removes it.
-    pub fn claim_copilot_token(&mut self, port: u16) -> bool {
-        let claimed = self
-            .copilot_provider_token
-            .as_deref()
-            .is_some_and(|p| port == DEFAULT_PORT || !p.exists());
-        if !claimed {
+    /// `ws://localhost:9400`); another when no gateway holds the file, or when the gateway
+    /// that wrote it no longer runs ([`copilot_holder`]). Without the claim,
+    /// [`GatewayFiles::copilot_provider_token`] becomes `None`: this gateway neither writes
+    /// nor removes it.
+    pub fn claim_copilot_token(&mut self, port: u16) -> CopilotClaim {
+        let Some(path) = self.copilot_provider_token.as_deref() else {
+            return CopilotClaim::NotConfigured;
+        };
+        let claim = match copilot_holder::holding(path) {
+            Holding::Gone(h) => CopilotClaim::TookOver(h),
+            _ if port == DEFAULT_PORT => CopilotClaim::Claimed,
+            Holding::Free => CopilotClaim::Claimed,
+            Holding::Live(h) => CopilotClaim::Held(Some(h)),
+            Holding::Unknown => CopilotClaim::Held(None),
+        };
+        if matches!(claim, CopilotClaim::Held(_)) {
             self.copilot_provider_token = None;
         }
-        claimed
+        claim
     }
 
-    /// Removes every file; missing ones are fine. The Copilot token file is removed only
-    /// while it still holds `own_token`: another gateway (the one on the default port)
-    /// may have taken it over since. Errors are returned for logging only.
+    /// Removes every file; missing ones are fine. The Copilot token file (and its holder
+    /// record) is removed only while it still holds `own_token`: another gateway (the one
+    /// on the default port) may have taken it over since. Errors are returned for logging only.
     pub fn remove_all(&self, own_token: &str) -> Vec<(PathBuf, std::io::Error)> {
         let taken_over = |p: &Path| {
             self.copilot_provider_token.as_deref() == Some(p)
                 && read_secret_file(p).is_ok_and(|t| t != own_token)
         };
+        let holder = self
+            .copilot_provider_token
+            .as_deref()
+            .filter(|p| !taken_over(p))
+            .map(copilot_holder::record_path);
         self.all()
             .filter(|p| !taken_over(p))
+            .chain(holder.as_deref())
             .filter_map(|p| match fs::remove_file(p) {
                 Ok(()) => None,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -81,6 +95,20 @@ impl GatewayFiles {
             })
             .collect()
     }
+}
+
+/// What [`GatewayFiles::claim_copilot_token`] decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CopilotClaim {
+    /// No Copilot home: there is no such file.
+    NotConfigured,
+    /// This gateway writes the file.
+    Claimed,
+    /// This gateway writes the file, which the gateway in it left behind when it stopped
+    /// running without removing it.
+    TookOver(Holder),
+    /// Another gateway holds it (`None`: one that did not record itself).
+    Held(Option<Holder>),
 }
 
 /// Writes `contents` to `path` with mode 0600, atomically: a reader sees the old file or

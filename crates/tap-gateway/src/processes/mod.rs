@@ -6,6 +6,7 @@
 //! knows the gateway's state: callers hand in what a process needs (token, address,
 //! cancellation).
 
+pub(crate) mod alive;
 pub(crate) mod command;
 pub(crate) mod group;
 pub(crate) mod memory;

@@ -8,6 +8,7 @@
 //! out a pid that is still some group's id, so that group is ours). A leader alive with
 //! another start time is a reused pid, left alone.
 
+use super::alive::start_time;
 use std::path::{Path, PathBuf};
 
 /// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
@@ -91,25 +92,9 @@ pub(crate) fn reap_left_over(data_dir: &Path) -> usize {
     killed
 }
 
-/// A process's start time in clock ticks after boot (`/proc/<pid>/stat`, field 22).
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may hold spaces and parentheses: count from its end.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(19)?.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_process_start_time_is_read_past_a_name_with_spaces_and_parens() {
-        let me = start_time(std::process::id()).expect("our own stat");
-        assert!(me > 0);
-        assert_eq!(start_time(std::process::id()), Some(me), "stable");
-        assert_eq!(start_time(u32::MAX), None);
-    }
 
     #[test]
     fn a_record_is_removed_when_the_run_ends_and_a_stale_one_is_cleared() {
