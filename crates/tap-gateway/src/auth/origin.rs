@@ -1,10 +1,18 @@
 //! Which web pages may talk to the gateway: the one `Origin` check behind the control
-//! socket's upgrade and the panel's login exchange.
+//! socket's upgrade, the panel's login exchange and the MCP endpoint.
 //!
 //! Browsers always send `Origin` on a WebSocket handshake and on a POST, and a page cannot
 //! forge it, so allowing only the panel's own origins keeps every other web page out
 //! (including one that rebinds its DNS name to 127.0.0.1: its Origin is still its own
 //! name). The Origin itself is not secret; it is logged with a refusal.
+//!
+//! The MCP endpoint also admits every loopback origin (`http://localhost:5173`, any port):
+//! a web-based MCP client the user runs locally. That is safe because the credential there
+//! is the host token, which a page can only have if the user gave it to it; a page of any
+//! other site is still refused before its token is even looked at, and so is a request
+//! whose `Host` is not a loopback name (DNS rebinding: a site that points its name at
+//! 127.0.0.1 still sends its own name as `Host`). The control plane keeps the panel-only
+//! rule: its token is in the page the gateway serves.
 
 use crate::error::Error;
 use axum::http::{header, HeaderMap};
@@ -23,18 +31,23 @@ pub(crate) struct Allowed {
     pub native: bool,
     /// The desktop app's webview.
     pub tauri: bool,
+    /// Any page on a loopback origin (`http(s)://localhost|127.0.0.1|[::1][:port]`), whose
+    /// request also names a loopback `Host`; the surface must require a token of its own.
+    pub loopback: bool,
 }
 
 /// The control socket: the panel, the desktop app's webview, native clients.
 pub(crate) const CONTROL_SOCKET: Allowed = Allowed {
     native: true,
     tauri: true,
+    loopback: false,
 };
 
 /// `POST /api/login`: the panel page only (nothing else has a reason to call it).
 pub(crate) const PANEL_LOGIN: Allowed = Allowed {
     native: false,
     tauri: false,
+    loopback: false,
 };
 
 /// `Ok` when the request's Origin may use the surface `allowed` describes; else why not.
@@ -74,12 +87,45 @@ pub(crate) fn check(
         .any(|ok| origin.eq_ignore_ascii_case(ok))
     {
         Ok(())
+    } else if allowed.loopback && is_loopback_origin(origin) {
+        match headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
+            Some(host) if is_loopback_authority(host) => Ok(()),
+            _ => Err(Error::new(
+                ErrorCode::Unauthorized,
+                "a page on a loopback origin must address the gateway by a loopback name (Host)",
+            )),
+        }
     } else {
         Err(Error::new(
             ErrorCode::Unauthorized,
             format!("Origin '{origin}' is not the panel's"),
         ))
     }
+}
+
+/// `http://` or `https://` and a loopback authority, nothing after it (an Origin has no
+/// path).
+pub(crate) fn is_loopback_origin(origin: &str) -> bool {
+    let lower = origin.to_ascii_lowercase();
+    let authority = lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"));
+    authority.is_some_and(is_loopback_authority)
+}
+
+/// `localhost`, `127.0.0.1` or `[::1]`, each with an optional port: the names that reach
+/// this machine whatever a DNS server says.
+fn is_loopback_authority(authority: &str) -> bool {
+    let lower = authority.to_ascii_lowercase();
+    let (host, port) = match lower.strip_prefix("[::1]") {
+        Some(rest) => ("[::1]", rest),
+        None => lower.split_at(lower.find(':').unwrap_or(lower.len())),
+    };
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|p| {
+            !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())
+        });
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]") && port_ok
 }
 
 /// [`check`] as the HTTP endpoints use it: a refusal is logged with what was refused and
@@ -169,6 +215,76 @@ mod tests {
         assert_eq!(
             check(&with(&["http://localhost:9400"]), gw, CONTROL_SOCKET),
             Ok(())
+        );
+    }
+
+    const MCP: Allowed = Allowed {
+        native: true,
+        tauri: true,
+        loopback: true,
+    };
+
+    fn with_host(origin: &str, host: &str) -> HeaderMap {
+        let mut h = with(&[origin]);
+        h.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+        h
+    }
+
+    #[test]
+    fn a_surface_with_its_own_token_admits_any_loopback_origin_addressing_a_loopback_host() {
+        let gw: SocketAddr = GW.parse().unwrap();
+        for ok in [
+            "http://localhost:5173",
+            "http://127.0.0.1:3000",
+            "https://localhost",
+            "http://[::1]:8080",
+            "HTTP://LOCALHOST:1",
+        ] {
+            assert_eq!(
+                check(&with_host(ok, "127.0.0.1:9400"), gw, MCP),
+                Ok(()),
+                "{ok}"
+            );
+            assert!(
+                check(&with_host(ok, "127.0.0.1:9400"), gw, CONTROL_SOCKET).is_err(),
+                "{ok} on the control socket"
+            );
+        }
+        for host in ["localhost:9400", "[::1]:9400", "127.0.0.1"] {
+            assert_eq!(
+                check(&with_host("http://localhost:5173", host), gw, MCP),
+                Ok(()),
+                "{host}"
+            );
+        }
+        for bad in [
+            "http://evil.example",
+            "http://localhost.evil.example:5173",
+            "http://127.0.0.1.nip.io",
+            "http://localhost:5173/",
+            "http://localhost:",
+            "http://localhost:123456",
+            "http://localhost:80x",
+            "http://[::2]:80",
+            "null",
+            "file://",
+            "ws://localhost:5173",
+        ] {
+            assert!(
+                check(&with_host(bad, "127.0.0.1:9400"), gw, MCP).is_err(),
+                "{bad} was accepted"
+            );
+        }
+        // DNS rebinding: the page's own name comes as Host.
+        for host in ["evil.example:9400", "localhost.evil.example:9400", ""] {
+            assert!(
+                check(&with_host("http://localhost:5173", host), gw, MCP).is_err(),
+                "Host {host} was accepted"
+            );
+        }
+        assert!(
+            check(&with(&["http://localhost:5173"]), gw, MCP).is_err(),
+            "no Host"
         );
     }
 

@@ -5,6 +5,7 @@
 //! here (`fast.rs`), and anything else is Streamable HTTP, served by rmcp's service for both
 //! MCP generations.
 
+use super::cors;
 use super::handler::McpHandler;
 use super::sessions::Sessions;
 use crate::accept::{limited_upgrade, Kind};
@@ -27,10 +28,13 @@ use tap_protocol::limits::{MAX_MCP_REQUEST_BYTES, MCP_SESSION_IDLE_TIMEOUT, MCP_
 /// logs and histories.
 pub(crate) const CWD_HEADER: &str = "tap-cwd";
 
-/// MCP clients: native programs (no `Origin`), the panel, the desktop app's webview.
+/// MCP clients: native programs (no `Origin`), the panel, the desktop app's webview, and
+/// web-based clients on a loopback origin (the host token is the credential; see
+/// `auth::origin`).
 const MCP_ENDPOINT: Allowed = Allowed {
     native: true,
     tauri: true,
+    loopback: true,
 };
 
 /// The Streamable HTTP service every `/mcp/<session>` request goes through, and the
@@ -72,6 +76,32 @@ pub(crate) async fn endpoint(
         tracing::warn!(%remote, why = why.message.as_str(), "MCP request refused");
         return (StatusCode::FORBIDDEN, format!("{why}\n")).into_response();
     }
+    // A page on a loopback origin (admitted above): its preflight is answered without a
+    // token (browsers send none), and every answer names its origin so it may read it.
+    let page = req
+        .headers()
+        .get(header::ORIGIN)
+        .filter(|o| o.to_str().is_ok_and(origin::is_loopback_origin))
+        .cloned();
+    match page {
+        Some(page) if cors::is_preflight(req.method()) => cors::preflight(&page),
+        Some(page) => {
+            let mut response = admitted(core, service, name, remote, req).await;
+            cors::allow(&mut response, &page);
+            response
+        }
+        None => admitted(core, service, name, remote, req).await,
+    }
+}
+
+/// A request whose origin was admitted: the token, then the transport.
+async fn admitted(
+    core: Arc<Core>,
+    service: Service,
+    name: String,
+    remote: SocketAddr,
+    req: Request,
+) -> Response {
     if let Err(why) = authorized(req.headers(), &core.secrets.host_token) {
         return (
             StatusCode::UNAUTHORIZED,

@@ -13,6 +13,7 @@ mod asks;
 pub(crate) mod attach;
 mod calls;
 mod content;
+mod cors;
 mod ending;
 mod errors;
 mod fast;

@@ -11,10 +11,23 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","param
 
 /// `(status, body)` of one POST to `/mcp/work` with `headers` (each "Name: value").
 async fn post(gw: &TestGateway, headers: &[String], body: &[u8]) -> (u16, String) {
+    let host = gw.handle.gateway().address().to_string();
+    let (status, _, body) = request(gw, "POST", &host, headers, body).await;
+    (status, body)
+}
+
+/// `(status, head, body)` of one `method` request to `/mcp/work` naming `host` as `Host`.
+async fn request(
+    gw: &TestGateway,
+    method: &str,
+    host: &str,
+    headers: &[String],
+    body: &[u8],
+) -> (u16, String, String) {
     let addr = gw.handle.gateway().address();
     let mut s = TcpStream::connect(addr).await.unwrap();
     let mut head = format!(
-        "POST /mcp/work HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        "{method} /mcp/work HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
         body.len()
     );
     for h in headers {
@@ -35,11 +48,8 @@ async fn post(gw: &TestGateway, headers: &[String], body: &[u8]) -> (u16, String
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no status line in {text:?}"));
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_ascii_lowercase(), body.to_string())
 }
 
 fn bearer(gw: &TestGateway) -> String {
@@ -82,6 +92,70 @@ async fn a_web_page_cannot_call_even_with_the_token() {
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("not the panel's"), "{body}");
     assert!(gw.handle.gateway().status().sessions.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_on_a_loopback_origin_calls_with_the_token_and_reads_the_answer() {
+    let gw = TestGateway::start().await;
+    let host = gw.handle.gateway().address().to_string();
+    let page = "Origin: http://localhost:5173".to_string();
+    // The browser's preflight carries no token: answered for a loopback origin only.
+    let preflight = [
+        page.clone(),
+        "Access-Control-Request-Method: POST".into(),
+        "Access-Control-Request-Headers: authorization, content-type".into(),
+    ];
+    let (status, head, _) = request(&gw, "OPTIONS", &host, &preflight, b"").await;
+    assert_eq!(status, 204, "{head}");
+    assert!(
+        head.contains("access-control-allow-origin: http://localhost:5173"),
+        "{head}"
+    );
+    assert!(head.contains("authorization"), "{head}");
+    let (status, head, body) = request(
+        &gw,
+        "POST",
+        &host,
+        &[bearer(&gw), page.clone()],
+        INITIALIZE.as_bytes(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("serverInfo"), "{body}");
+    assert!(
+        head.contains("access-control-allow-origin: http://localhost:5173"),
+        "{head}"
+    );
+    assert!(head.contains("access-control-expose-headers"), "{head}");
+    // Without the token it is refused all the same (and may read why).
+    let (status, head, _) = request(
+        &gw,
+        "POST",
+        &host,
+        std::slice::from_ref(&page),
+        INITIALIZE.as_bytes(),
+    )
+    .await;
+    assert_eq!(status, 401, "{head}");
+    assert!(head.contains("access-control-allow-origin"), "{head}");
+    // DNS rebinding: a loopback Origin but the site's own name as Host.
+    let (status, _, body) = request(
+        &gw,
+        "POST",
+        "evil.example:9400",
+        &[bearer(&gw), page],
+        INITIALIZE.as_bytes(),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    // Another site gets neither the preflight nor an answer it could read.
+    let evil = [
+        "Origin: http://evil.example".to_string(),
+        "Access-Control-Request-Method: POST".into(),
+    ];
+    let (status, head, _) = request(&gw, "OPTIONS", &host, &evil, b"").await;
+    assert_eq!(status, 403, "{head}");
+    assert!(!head.contains("access-control-allow-origin"), "{head}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
