@@ -10,6 +10,8 @@ Commands arrive as JSON lines on stdin; every observation leaves as a JSON line 
   {"op": "cancel", "id"}                           -> the call's task is cancelled
   {"op": "resources"} / {"op": "read", "uri"}      -> {"op": "resources"|"read", ...}
   {"op": "templates"}                              -> {"op": "templates", "uriTemplates": [...]}
+  {"op": "complete", "prompt": NAME | "template": URI, "argument": {"name": N, "value": V},
+   "context": {ARG: VALUE}}                          -> {"op": "complete", "values": [...]}
   {"op": "prompts"} / {"op": "prompt", "name", "args"} -> {"op": "prompts"|"prompt", ...}
   {"op": "watch", "uri"?}                          -> {"op": "notice", "kind", ...} as they come
   {"op": "exit"}
@@ -173,6 +175,12 @@ async def main():
                 elif op == "prompt":
                     result = await client.get_prompt(cmd["name"], cmd.get("args", {}))
                     emit(op="prompt", text=result.messages[0].content.text)
+                elif op == "complete":
+                    from mcp import types
+                    ref = (types.PromptReference(type="ref/prompt", name=cmd["prompt"]) if "prompt" in cmd
+                           else types.ResourceTemplateReference(type="ref/resource", uri=cmd["template"]))
+                    result = await client.complete(ref, cmd["argument"], cmd.get("context"))
+                    emit(op="complete", values=result.completion.values)
                 elif op == "watch":
                     tg.start_soon(watch, client, cmd)
             tg.cancel_scope.cancel()

@@ -6,11 +6,11 @@ use super::sessions::{Attachment, Entered, Sessions};
 use crate::state::mcp_binding::{Binding, Notice, Target};
 use crate::state::Core;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Extensions, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Extensions,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -97,6 +97,7 @@ impl ServerHandler for McpHandler {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
+                .enable_completions()
                 .enable_logging()
                 .enable_prompts()
                 .enable_resources()
@@ -201,6 +202,20 @@ impl ServerHandler for McpHandler {
         let binding = self.binding(&context.extensions)?;
         let templates = super::server_items::resource_templates(&self.core, &binding).await;
         Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    /// Completions of the servers' prompts and resource templates, from the server that
+    /// owns them; the gateway's own prompt has nothing to complete.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let binding = self.binding(&context.extensions)?;
+        match super::server_items::complete(&self.core, &binding, request).await {
+            Some(answer) => answer,
+            None => Ok(CompleteResult::default()),
+        }
     }
 
     async fn read_resource(

@@ -9,7 +9,10 @@
 use crate::state::mcp_binding::Binding;
 use crate::state::mcp_server_peers::Entry;
 use crate::state::Core;
-use rmcp::model::{GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate};
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Reference,
+    Resource, ResourceTemplate,
+};
 use rmcp::ErrorData as McpError;
 use tap_protocol::Json;
 
@@ -69,13 +72,8 @@ async fn gather<T: serde::de::DeserializeOwned>(
     out
 }
 
-/// A server's prompt, if `name` is one (`None`: not a server's).
-pub(crate) async fn get_prompt(
-    core: &Core,
-    binding: &Binding,
-    name: &str,
-    arguments: Option<&rmcp::model::JsonObject>,
-) -> Option<Result<GetPromptResult, McpError>> {
+/// The server whose prompt `name` is, and the prompt's own name there.
+fn prompt_owner(core: &Core, binding: &Binding, name: &str) -> Option<(Entry, String)> {
     // The longest prefix wins, so `gh__x` is not taken by a server without one.
     let mut candidates: Vec<Entry> = servers(core, binding)
         .into_iter()
@@ -84,13 +82,70 @@ pub(crate) async fn get_prompt(
     candidates.sort_by_key(|e| std::cmp::Reverse(e.prefix.len()));
     let e = candidates.into_iter().next()?;
     let own = name[e.prefix.len()..].to_string();
+    Some((e, own))
+}
+
+/// A server's prompt, if `name` is one (`None`: not a server's).
+pub(crate) async fn get_prompt(
+    core: &Core,
+    binding: &Binding,
+    name: &str,
+    arguments: Option<&rmcp::model::JsonObject>,
+) -> Option<Result<GetPromptResult, McpError>> {
+    let (e, own) = prompt_owner(core, binding, name)?;
     Some(match e.peer.get_prompt(own, arguments.cloned()).await {
-        Ok(v) => serde_json::from_value(v).map_err(|err| {
-            McpError::internal_error(
-                format!("MCP server '{}' answered something else: {err}", e.server),
-                None,
-            )
-        }),
+        Ok(v) => answered(&e, v),
+        Err(why) => Err(McpError::invalid_params(
+            format!("MCP server '{}': {why}", e.server),
+            None,
+        )),
+    })
+}
+
+/// A server's answer read as `T`.
+fn answered<T: serde::de::DeserializeOwned>(e: &Entry, v: Json) -> Result<T, McpError> {
+    serde_json::from_value(v).map_err(|err| {
+        McpError::internal_error(
+            format!("MCP server '{}' answered something else: {err}", e.server),
+            None,
+        )
+    })
+}
+
+/// `completion/complete` for a server's prompt or resource template, forwarded with the
+/// reference in the server's own names (`None`: the reference is not a server's). A server
+/// that declared no `completions` has none to offer: an empty list, as MCP answers then.
+pub(crate) async fn complete(
+    core: &Core,
+    binding: &Binding,
+    mut request: CompleteRequestParams,
+) -> Option<Result<CompleteResult, McpError>> {
+    let e = match &mut request.r#ref {
+        Reference::Prompt(p) => {
+            let (e, own) = prompt_owner(core, binding, &p.name)?;
+            p.name = own;
+            e
+        }
+        Reference::Resource(r) => {
+            let (server, own) = r.uri.strip_prefix(SCHEME)?.split_once('/')?;
+            let e = servers(core, binding)
+                .into_iter()
+                .find(|e| e.server == server && e.offers_resources)?;
+            r.uri = own.to_string();
+            e
+        }
+        // A kind of reference newer than this gateway: not a server's it knows.
+        _ => return None,
+    };
+    if !e.offers_completions {
+        return Some(Ok(CompleteResult::default()));
+    }
+    let params = match serde_json::to_value(&request) {
+        Ok(p) => p,
+        Err(err) => return Some(Err(McpError::internal_error(err.to_string(), None))),
+    };
+    Some(match e.peer.complete(params).await {
+        Ok(v) => answered(&e, v),
         Err(why) => Err(McpError::invalid_params(
             format!("MCP server '{}': {why}", e.server),
             None,

@@ -7,7 +7,7 @@ use super::server::Server;
 use crate::limits::MCP_LIST_TIMEOUT;
 use crate::state::mcp_server_peers::{Answer, Entry, ServerPeer};
 use crate::state::Core;
-use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
+use rmcp::model::{CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
 use rmcp::{Peer, RoleClient};
 use std::sync::Arc;
 use tap_protocol::Json;
@@ -53,6 +53,15 @@ impl ServerPeer for McpPeer {
         answer(async move { peer.list_all_resource_templates().await })
     }
 
+    fn complete(&self, params: Json) -> Answer {
+        let peer = self.0.clone();
+        answer(async move {
+            let params: CompleteRequestParams =
+                serde_json::from_value(params).map_err(|e| e.to_string())?;
+            peer.complete(params).await.map_err(|e| e.to_string())
+        })
+    }
+
     fn read_resource(&self, uri: String) -> Answer {
         let peer = self.0.clone();
         answer(async move {
@@ -80,6 +89,7 @@ pub(crate) fn register(core: &Core, server: &Server, peer: &Peer<RoleClient>) ->
         sessions: server.spec.sessions.clone(),
         offers_prompts: prompts,
         offers_resources: resources,
+        offers_completions: caps.completions.is_some(),
         peer: Arc::new(McpPeer(peer.clone())),
     }))
 }

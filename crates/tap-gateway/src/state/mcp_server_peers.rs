@@ -1,4 +1,4 @@
-//! The MCP servers the gateway runs that offer prompts or resources, for the MCP facade to
+//! The MCP servers the gateway runs that offer prompts or resources (and completions for them), for the MCP facade to
 //! show its clients: each ready server registers a [`ServerPeer`] here (`mcp_servers`) and
 //! the facade (`mcp`) lists and forwards through it. Data and a trait only: neither side
 //! knows the other.
@@ -18,6 +18,9 @@ pub(crate) trait ServerPeer: Send + Sync {
     fn list_resources(&self) -> Answer;
     fn list_resource_templates(&self) -> Answer;
     fn read_resource(&self, uri: String) -> Answer;
+    /// `completion/complete` with `params` (MCP's `CompleteRequestParams`, its `ref` already
+    /// in the server's own names).
+    fn complete(&self, params: Json) -> Answer;
 }
 
 /// One registered server.
@@ -33,6 +36,8 @@ pub(crate) struct Entry {
     pub sessions: Option<Vec<String>>,
     pub offers_prompts: bool,
     pub offers_resources: bool,
+    /// It declared `completions`.
+    pub offers_completions: bool,
     pub peer: Arc<dyn ServerPeer>,
 }
 

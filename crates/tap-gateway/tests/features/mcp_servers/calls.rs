@@ -366,4 +366,33 @@ async fn a_servers_prompts_and_resources_reach_mcp_clients_namespaced() {
     let read = c.expect("read").await;
     let text = read["text"].as_str().unwrap_or_else(|| panic!("{read}"));
     assert!(text.starts_with("Resource 7:"), "{read}");
+
+    // Completions come from the server that owns the prompt or template, the context of
+    // earlier arguments included.
+    c.send(
+        json!({"op": "complete", "prompt": "everything__completable-prompt",
+                  "argument": {"name": "department", "value": "S"}}),
+    )
+    .await;
+    let got = c.expect("complete").await;
+    assert_eq!(got["values"], json!(["Sales", "Support"]), "{got}");
+    c.send(
+        json!({"op": "complete", "prompt": "everything__completable-prompt",
+                  "argument": {"name": "name", "value": ""},
+                  "context": {"department": "Engineering"}}),
+    )
+    .await;
+    let got = c.expect("complete").await;
+    assert_eq!(got["values"], json!(["Alice", "Bob", "Charlie"]), "{got}");
+    c.send(json!({"op": "complete", "template": template,
+                  "argument": {"name": "resourceId", "value": "12"}}))
+        .await;
+    let got = c.expect("complete").await;
+    assert_eq!(got["values"], json!(["12"]), "{got}");
+    // The gateway's own prompt has nothing to complete.
+    c.send(json!({"op": "complete", "prompt": "tap_context",
+                  "argument": {"name": "stream", "value": "x"}}))
+        .await;
+    let got = c.expect("complete").await;
+    assert_eq!(got["values"], json!([]), "{got}");
 }
