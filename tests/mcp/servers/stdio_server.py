@@ -11,9 +11,10 @@ asked for (default "2025-11-25"), the given capabilities and `serverInfo` {name,
 answers `ping` with `{}`; answers `tools/list` with the tool list (or the fixture's own
 `list_tools`); hands `tools/call` to the fixture; answers unknown requests (a 2026-07-28
 client's `server/discover` probe included) with -32601; passes notifications to the fixture's
-`on_notification` or ignores them; answers a line that is not JSON with a -32700 error (id
-null); ignores blank lines and JSON that is not a request or notification (a response, a
-batch). At end of input it returns (or calls `at_eof`).
+`on_notification` or ignores them; passes a response (to a request the fixture sent the
+client) to its `on_response`, or ignores it; answers a line that is not JSON with a -32700
+error (id null); ignores blank lines and other JSON (a batch). At end of input it returns (or
+calls `at_eof`).
 """
 
 import json
@@ -108,6 +109,7 @@ def run(
     list_tools=None,
     requests=None,
     on_notification=None,
+    on_response=None,
     before_send=None,
     at_eof=None,
 ):
@@ -117,6 +119,7 @@ def run(
     tools: the tool list, or a function returning it. capabilities: default `{"tools": {}}`.
     list_tools(rid, params): answers `tools/list` instead (paging). requests: {method:
     handler(rid, params)} for further requests. on_notification(method, params).
+    on_response(msg): a response of the client (a message with `id` and `result` or `error`).
     before_send(): called before every message written. at_eof(): called at end of input.
     """
     global _before_send
@@ -170,4 +173,6 @@ def run(
             continue
         if isinstance(msg, dict) and isinstance(msg.get("method"), str):
             handle(msg)
-        # Anything else (a response to a request we never send, a batch) is ignored.
+        elif on_response is not None and isinstance(msg, dict) and "id" in msg:
+            on_response(msg)
+        # Anything else (a response nobody waits for, a batch) is ignored.
