@@ -8,9 +8,10 @@
 # adds the host token (the suite's runner has no header option) and waits, with a deadline,
 # until the gateway and the fixture are ready (docs/mcp.md, "Conformance (server mode)").
 #
-# Every server scenario the suite lists is run (pending ones too). The suite prints
-# `Passed: N/M, F failed, W warnings` per scenario: a scenario passes when no check failed and
-# at least one passed; warnings are shown but do not fail it. The verdicts are compared with
+# Every server scenario the suite lists is run (pending ones too), in one run of the suite's
+# runner; a scenario whose verdict is not the expected one is run again alone to show its
+# checks. A scenario passes when no check failed and at least one passed; warnings (shown
+# when a scenario runs alone) do not fail it. The verdicts are compared with
 # tests/mcp/conformance/server-expected-failures.txt (one scenario per line, `NAME # reason`):
 # an unexpected failure, an unexpected pass, or an entry that names no scenario fails this
 # script. Closing line: `mcp-conformance-server: N passed, N expected failures, N failed`.
@@ -90,6 +91,32 @@ if [ -z "$port" ]; then
 fi
 url="http://127.0.0.1:$port/mcp"
 
+# One scenario alone: its checks and `Passed: N/M, F failed, W warnings` in $work/NAME.log.
+# Its exit status also counts warnings; the verdict is read from its output. A scenario that
+# hangs (a request nobody answers) is ended after 120 s.
+run_one() {
+  timeout 120 "$node" "$conformance" server --url "$url" --scenario "$1" >"$work/$1.log" 2>&1 || true
+}
+
+# Each scenario's checks: "passed failed warnings". Without arguments, the whole suite in one
+# run of the runner (`--suite all`: pending scenarios too), which prints a summary line per
+# scenario (`✓ NAME: P passed, F failed`, no warnings); with arguments, each scenario alone.
+declare -A result=()
+if [ $# -eq 0 ]; then
+  timeout 900 "$node" "$conformance" server --url "$url" --suite all >"$work/suite.log" 2>&1 || true
+  while read -r name p f; do result[$name]="$p $f -"; done < <(
+    sed -E 's/\x1b\[[0-9;]*m//g' "$work/suite.log" |
+      sed -nE 's/^(✓|✗) ([^ :]+): ([0-9]+) passed, ([0-9]+) failed$/\2 \3 \4/p')
+else
+  for s in "${scenarios[@]}"; do
+    run_one "$s"
+    line=$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$work/$s.log" | tail -1 || true)
+    if [[ $line =~ ^Passed:\ ([0-9]+)/([0-9]+),\ ([0-9]+)\ failed,\ ([0-9]+)\ warnings ]]; then
+      result[$s]="${BASH_REMATCH[1]} ${BASH_REMATCH[3]} ${BASH_REMATCH[4]}"
+    fi
+  done
+fi
+
 passed=0 expected_failed=0 failed=0
 declare -A known=()
 for s in "${all[@]}"; do known[$s]=1; done
@@ -99,31 +126,27 @@ for s in "${scenarios[@]}"; do
     failed=$((failed + 1))
     continue
   fi
-  log=$work/$s.log
-  # Its exit status also counts warnings; the verdict here is read from its output. A
-  # scenario that hangs (a request nobody answers) is ended after 120 s.
-  timeout 120 "$node" "$conformance" server --url "$url" --scenario "$s" >"$log" 2>&1 || true
-  line=$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$log" | tail -1 || true)
   p=0 f=0 w=0 problem=""
-  if [[ $line =~ ^Passed:\ ([0-9]+)/([0-9]+),\ ([0-9]+)\ failed,\ ([0-9]+)\ warnings ]]; then
-    p=${BASH_REMATCH[1]} f=${BASH_REMATCH[3]} w=${BASH_REMATCH[4]}
-  fi
-  if [ -z "$line" ]; then problem="no result line"
+  if [ -n "${result[$s]:-}" ]; then read -r p f w <<<"${result[$s]}"; fi
+  if [ -z "${result[$s]:-}" ]; then problem="no result"
   elif [ "$f" -gt 0 ]; then problem="$f of its checks failed"
   elif [ "$p" -eq 0 ]; then problem="no check passed"
   fi
-  checks="$p passed, $f failed, $w warnings"
+  checks="$p passed, $f failed"
+  case $w in [1-9]*) checks+=", $w warnings" ;; esac
   reason=${expected[$s]:-}
   if [ -z "$problem" ] && [ -z "$reason" ]; then
     echo "mcp-conformance-server $s: passed ($checks)"
     passed=$((passed + 1))
-    if [ "$w" -gt 0 ]; then grep -E '^\s*(⚠|WARNING)|Warning' "$log" | sed 's/^/    /' || true; fi
+    case $w in [1-9]*) grep WARNING "$work/$s.log" | sed 's/^/    /' || true ;; esac
   elif [ -n "$problem" ] && [ -n "$reason" ]; then
     echo "mcp-conformance-server $s: expected failure ($checks; $reason)"
     expected_failed=$((expected_failed + 1))
   elif [ -n "$problem" ]; then
     echo "mcp-conformance-server $s: FAILED ($problem; $checks)"
-    cat "$log"
+    # Its checks in detail (the suite run printed only the summary): this scenario again, alone.
+    [ -f "$work/$s.log" ] || run_one "$s"
+    cat "$work/$s.log"
     failed=$((failed + 1))
   else
     echo "mcp-conformance-server $s: UNEXPECTED PASS ($checks): remove it from $expected_file (it said: $reason)"
@@ -140,6 +163,7 @@ for s in "${!expected[@]}"; do
 done
 
 if [ "$failed" -gt 0 ]; then
+  if [ -f "$work/suite.log" ]; then echo "--- the suite's output"; cat "$work/suite.log"; fi
   echo "--- proxy log"; cat "$work/proxy.log"
   echo "--- gateway log (TAP_LOG=${TAP_LOG:-warn})"; tail -n 200 "$work/gateway.log"
 fi
