@@ -157,7 +157,7 @@ done
 # An expected failure that names no scenario of the suite is stale.
 for s in "${!expected[@]}"; do
   if [ -z "${known[$s]:-}" ]; then
-    echo "mcp-conformance-server: $expected_file names '$s', which is no server scenario of the suite"
+    echo "mcp-conformance-server $s: FAILED (named in $expected_file, but the suite has no such server scenario)"
     failed=$((failed + 1))
   fi
 done
