@@ -15,6 +15,19 @@ async fn auth_with_copilot_file(gw: &GatewayProcess) -> Value {
     sessions
 }
 
+/// Another gateway, with a TAP_HOME of its own, on the Copilot home `shared`.
+async fn sharing(shared: &std::path::Path) -> GatewayProcess {
+    GatewayProcess::start_at(
+        tempfile::tempdir().expect("tempdir"),
+        "127.0.0.1:0",
+        &[],
+        |cmd, _| {
+            cmd.env("COPILOT_HOME", shared);
+        },
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_gateways_copilot_token_file_is_taken_over_on_the_same_port() {
     let first = GatewayProcess::start().await;
@@ -45,15 +58,7 @@ async fn a_live_holder_keeps_the_copilot_token_file_against_another_port() {
     let holder = GatewayProcess::start().await;
     let held = holder.copilot_token();
     let shared = holder.copilot_home.clone();
-    let mut other = GatewayProcess::start_at(
-        tempfile::tempdir().expect("tempdir"),
-        "127.0.0.1:0",
-        &[],
-        |cmd, _| {
-            cmd.env("COPILOT_HOME", &shared);
-        },
-    )
-    .await;
+    let mut other = sharing(&shared).await;
     assert_ne!(other.provider_token(), held);
     assert_eq!(holder.copilot_token(), held, "the live holder keeps it");
     let says = |out: CliOut| out.stdout;
@@ -76,15 +81,7 @@ async fn a_live_holder_keeps_the_copilot_token_file_against_another_port() {
 async fn tap_status_says_when_the_holder_of_the_copilot_token_file_died() {
     let holder = GatewayProcess::start().await;
     let shared = holder.copilot_home.clone();
-    let other = GatewayProcess::start_at(
-        tempfile::tempdir().expect("tempdir"),
-        "127.0.0.1:0",
-        &[],
-        |cmd, _| {
-            cmd.env("COPILOT_HOME", &shared);
-        },
-    )
-    .await;
+    let other = sharing(&shared).await;
     let GatewayProcess { mut proc, .. } = holder;
     proc.signal("KILL");
     proc.wait().await;
