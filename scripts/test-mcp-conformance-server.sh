@@ -91,11 +91,11 @@ if [ -z "$port" ]; then
 fi
 url="http://127.0.0.1:$port/mcp"
 
-# One scenario alone: its checks and `Passed: N/M, F failed, W warnings` in $work/NAME.log.
+# One scenario alone: its checks (as JSON, with their details) and `Passed: N/M, F failed, W warnings` in $work/NAME.log.
 # Its exit status also counts warnings; the verdict is read from its output. A scenario that
 # hangs (a request nobody answers) is ended after 120 s.
 run_one() {
-  timeout 120 "$node" "$conformance" server --url "$url" --scenario "$1" >"$work/$1.log" 2>&1 || true
+  timeout 120 "$node" "$conformance" server --url "$url" --scenario "$1" --verbose >"$work/$1.log" 2>&1 || true
 }
 
 # Each scenario's checks: "passed failed warnings". Without arguments, the whole suite in one
