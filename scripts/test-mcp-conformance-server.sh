@@ -91,7 +91,8 @@ if [ -z "$port" ]; then
 fi
 url="http://127.0.0.1:$port/mcp"
 
-# One scenario alone: its checks (as JSON, with their details) and `Passed: N/M, F failed, W warnings` in $work/NAME.log.
+# One scenario alone: its checks (as JSON, with their details) and
+# `Passed: N/M, F failed, W warnings` in $work/NAME.log.
 # Its exit status also counts warnings; the verdict is read from its output. A scenario that
 # hangs (a request nobody answers) is ended after 120 s.
 run_one() {
@@ -138,7 +139,7 @@ for s in "${scenarios[@]}"; do
   if [ -z "$problem" ] && [ -z "$reason" ]; then
     echo "mcp-conformance-server $s: passed ($checks)"
     passed=$((passed + 1))
-    case $w in [1-9]*) grep WARNING "$work/$s.log" | sed 's/^/    /' || true ;; esac
+    case $w in [1-9]*) grep -A3 '"status": "WARNING"' "$work/$s.log" | grep '"errorMessage"' || true ;; esac
   elif [ -n "$problem" ] && [ -n "$reason" ]; then
     echo "mcp-conformance-server $s: expected failure ($checks; $reason)"
     expected_failed=$((expected_failed + 1))

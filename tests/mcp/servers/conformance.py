@@ -12,8 +12,9 @@ Tools: `test_simple_text`, `test_image_content` (a 1x1 red PNG), `test_audio_con
 short silent WAV, audio/wav), `test_embedded_resource`, `test_multiple_content_types`,
 `test_tool_with_logging` (three `notifications/message` at info, 50 ms apart),
 `test_error_handling` (`isError`), `test_tool_with_progress` (progress 0, 50, 100 of 100 on
-the request's progress token, 50 ms apart, and the result 50 ms after the last), `test_sampling {prompt}` (asks the client
-`sampling/createMessage`), `test_elicitation {message}`, `test_elicitation_sep1034_defaults`,
+the request's progress token, 50 ms apart, and the result 50 ms after the last),
+`test_sampling {prompt}` (asks the client `sampling/createMessage`),
+`test_elicitation {message}`, `test_elicitation_sep1034_defaults`,
 `test_elicitation_sep1330_enums` (ask the client `elicitation/create`),
 `json_schema_2020_12_tool` (an input schema with `$schema`, `$defs`, `$ref` and
 `additionalProperties: false`), `test_reconnection` (answers after 100 ms; closing the
