@@ -3,8 +3,12 @@
 //! `tap-mcp://<server>/<uri>`, so two servers' items never collide and a request finds its
 //! server. A resource template is renamed the same way (`tap-mcp://<server>/` before its
 //! `uriTemplate`): the prefix has no variables, so a URI a client expands from it is the
-//! server's own expansion behind the prefix, and reading it reaches the server with that. Reads and gets are forwarded unchanged; a server that fails to list is left out
-//! of the list (and logged) rather than failing the client's whole request.
+//! server's own expansion behind the prefix, and reading it reaches the server with that.
+//! A server configured with `"prefix": ""` keeps its own names for all three (its tools'
+//! too): its resources and templates are shown as the server gives them, and a URI outside
+//! the gateway's own `tap://` and `tap-mcp://` goes to such servers, the first that reads it
+//! answering. Reads and gets are forwarded unchanged; a server that fails to list is left
+//! out of the list (and logged) rather than failing the client's whole request.
 
 use crate::state::mcp_binding::Binding;
 use crate::state::mcp_server_peers::Entry;
@@ -18,6 +22,35 @@ use tap_protocol::Json;
 
 /// The scheme of a server's resources as the facade shows them.
 const SCHEME: &str = "tap-mcp://";
+/// The scheme of the gateway's own resources (`mcp/resources.rs`): never a server's.
+const OWN_SCHEME: &str = "tap://";
+
+/// A server's resource URI (or template) as sessions see it.
+fn shown_uri(e: &Entry, uri: &str) -> String {
+    match e.prefix.is_empty() {
+        true => uri.to_string(),
+        false => format!("{SCHEME}{}/{uri}", e.server),
+    }
+}
+
+/// The servers a resource URI of a session may belong to, with the URI in the server's own
+/// terms: the one `tap-mcp://<server>/` names, else those that keep their own names (`None`:
+/// not a server's, or the gateway's own).
+fn resource_owners(core: &Core, binding: &Binding, uri: &str) -> Option<(Vec<Entry>, String)> {
+    let with_resources = servers(core, binding)
+        .into_iter()
+        .filter(|e| e.offers_resources);
+    if let Some(rest) = uri.strip_prefix(SCHEME) {
+        let (server, own) = rest.split_once('/')?;
+        let named: Vec<Entry> = with_resources.filter(|e| e.server == server).collect();
+        return Some((named, own.to_string()));
+    }
+    if uri.starts_with(OWN_SCHEME) {
+        return None;
+    }
+    let unprefixed: Vec<Entry> = with_resources.filter(|e| e.prefix.is_empty()).collect();
+    (!unprefixed.is_empty()).then(|| (unprefixed, uri.to_string()))
+}
 
 fn servers(core: &Core, binding: &Binding) -> Vec<Entry> {
     let label = core
@@ -127,12 +160,9 @@ pub(crate) async fn complete(
             e
         }
         Reference::Resource(r) => {
-            let (server, own) = r.uri.strip_prefix(SCHEME)?.split_once('/')?;
-            let e = servers(core, binding)
-                .into_iter()
-                .find(|e| e.server == server && e.offers_resources)?;
-            r.uri = own.to_string();
-            e
+            let (owners, own) = resource_owners(core, binding, &r.uri)?;
+            r.uri = own;
+            owners.into_iter().next()?
         }
         // A kind of reference newer than this gateway: not a server's it knows.
         _ => return None,
@@ -162,7 +192,7 @@ pub(crate) async fn resources(core: &Core, binding: &Binding) -> Vec<Resource> {
         "resources",
         "uri",
         |e| e.peer.list_resources(),
-        |e, uri| format!("{SCHEME}{}/{uri}", e.server),
+        shown_uri,
     )
     .await
 }
@@ -176,7 +206,7 @@ pub(crate) async fn resource_templates(core: &Core, binding: &Binding) -> Vec<Re
         "resource templates",
         "uriTemplate",
         |e| e.peer.list_resource_templates(),
-        |e, template| format!("{SCHEME}{}/{template}", e.server),
+        shown_uri,
     )
     .await
 }
@@ -187,39 +217,26 @@ pub(crate) async fn read(
     binding: &Binding,
     uri: &str,
 ) -> Option<Result<ReadResourceResult, McpError>> {
-    let (server, own) = uri.strip_prefix(SCHEME)?.split_once('/')?;
-    let Some(e) = servers(core, binding)
-        .into_iter()
-        .find(|e| e.server == server && e.offers_resources)
-    else {
-        return Some(Err(McpError::resource_not_found(
-            format!(
-                "no MCP server '{server}' with resources in session '{}'",
-                binding.session_id
-            ),
-            None,
-        )));
-    };
-    Some(match e.peer.read_resource(own.to_string()).await {
-        Ok(mut v) => {
-            // The contents name the URI the client asked for.
-            if let Some(contents) = v.get_mut("contents").and_then(Json::as_array_mut) {
-                for c in contents {
-                    if c.get("uri").and_then(Json::as_str) == Some(own) {
-                        c["uri"] = Json::String(uri.to_string());
+    let (owners, own) = resource_owners(core, binding, uri)?;
+    let mut why = format!(
+        "no MCP server with resources in session '{}' has '{uri}'",
+        binding.session_id
+    );
+    for e in owners {
+        match e.peer.read_resource(own.clone()).await {
+            Ok(mut v) => {
+                // The contents name the URI the client asked for.
+                if let Some(contents) = v.get_mut("contents").and_then(Json::as_array_mut) {
+                    for c in contents {
+                        if c.get("uri").and_then(Json::as_str) == Some(&own) {
+                            c["uri"] = Json::String(uri.to_string());
+                        }
                     }
                 }
+                return Some(answered(&e, v));
             }
-            serde_json::from_value(v).map_err(|err| {
-                McpError::internal_error(
-                    format!("MCP server '{server}' answered something else: {err}"),
-                    None,
-                )
-            })
+            Err(err) => why = format!("MCP server '{}': {err}", e.server),
         }
-        Err(why) => Err(McpError::resource_not_found(
-            format!("MCP server '{server}': {why}"),
-            None,
-        )),
-    })
+    }
+    Some(Err(McpError::resource_not_found(why, None)))
 }

@@ -396,3 +396,72 @@ async fn a_servers_prompts_and_resources_reach_mcp_clients_namespaced() {
     let got = c.expect("complete").await;
     assert_eq!(got["values"], json!([]), "{got}");
 }
+
+#[tokio::test]
+async fn a_server_with_an_empty_prefix_keeps_its_own_resource_names() {
+    let mut entry = everything();
+    entry["prefix"] = json!("");
+    let gw = gateway_with(json!({"everything": entry}), |_| {}).await;
+    server_in(&gw, "everything", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "echo").await;
+
+    c.send(json!({"op": "resources"})).await;
+    let resources = c.expect("resources").await;
+    let uris: Vec<&str> = resources["uris"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u.as_str())
+        .collect();
+    assert!(
+        uris.iter().all(|u| !u.starts_with("tap-mcp://")),
+        "{resources}"
+    );
+    let own = uris
+        .iter()
+        .find(|u| u.starts_with("demo://"))
+        .unwrap_or_else(|| panic!("{resources}"))
+        .to_string();
+    c.send(json!({"op": "read", "uri": own})).await;
+    let read = c.expect("read").await;
+    assert!(
+        read["text"].as_str().is_some_and(|t| !t.is_empty()),
+        "{read}"
+    );
+
+    c.send(json!({"op": "templates"})).await;
+    let templates = c.expect("templates").await;
+    let template = "demo://resource/dynamic/text/{resourceId}";
+    assert!(
+        templates["uriTemplates"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(template)),
+        "{templates}"
+    );
+    c.send(json!({"op": "read", "uri": template.replace("{resourceId}", "3")}))
+        .await;
+    let read = c.expect("read").await;
+    assert!(
+        read["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Resource 3:")),
+        "{read}"
+    );
+    c.send(json!({"op": "complete", "template": template,
+                  "argument": {"name": "resourceId", "value": "4"}}))
+        .await;
+    assert_eq!(c.expect("complete").await["values"], json!(["4"]));
+
+    // A URI no server has is refused with the server's reason.
+    c.send(json!({"op": "read", "uri": "demo://nothing/here"}))
+        .await;
+    let refused = c.expect("error").await;
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("everything")),
+        "{refused}"
+    );
+}
