@@ -2,8 +2,8 @@
 # The official MCP conformance suite (npm @modelcontextprotocol/conformance, pinned in
 # tests/mcp/conformance/package.json) with the gateway as the MCP SERVER: a `tap gateway`
 # (TAP_BIN, 127.0.0.1 port 0, its own TAP_HOME) runs the fixture MCP server
-# tests/mcp/servers/conformance.py as a user MCP server (`"prefix": ""`, so its tools and
-# prompts keep the names the scenarios call), and the suite's `server` scenarios run against
+# tests/mcp/servers/conformance.py as a user MCP server (`"prefix": ""`, so its tools,
+# prompts and resources keep the names the scenarios call), and the suite's `server` scenarios run against
 # the gateway's MCP endpoint `/mcp/conformance` through tests/mcp/conformance/proxy.mjs, which
 # adds the host token (the suite's runner has no header option) and waits, with a deadline,
 # until the gateway and the fixture are ready (docs/mcp.md, "Conformance (server mode)").

@@ -2,8 +2,8 @@
 """conformance.py: the MCP server that the official conformance suite's SERVER scenarios call
 (npm @modelcontextprotocol/conformance, `conformance server`), hosted behind the gateway so
 the suite tests the gateway's MCP facade end to end: scripts/test-mcp-conformance-server.sh
-puts it in the gateway's user mcp.json with `"prefix": ""`, so its tools and prompts keep the
-names the scenarios call.
+puts it in the gateway's user mcp.json with `"prefix": ""`, so its tools, prompts and resources
+keep the names the scenarios call.
 
 Standard library only, on stdio_server.py. Everything is named and answered as each scenario
 asks (the scenario descriptions, `conformance list` and the suite's dist/index.js):
