@@ -40,6 +40,10 @@ async def on_message(message):
         emit(op="notice", kind="tools_changed")
     elif method == "notifications/resources/updated":
         emit(op="notice", kind="resource_updated", uri=str(root.params.uri))
+    elif method == "notifications/resources/list_changed":
+        emit(op="notice", kind="resources_changed")
+    elif method == "notifications/prompts/list_changed":
+        emit(op="notice", kind="prompts_changed")
     elif method == "notifications/message":
         emit(op="notice", kind="message", data=root.params.data, level=str(root.params.level))
 

@@ -100,6 +100,7 @@ impl ServerHandler for McpHandler {
                 .enable_completions()
                 .enable_logging()
                 .enable_prompts()
+                .enable_prompts_list_changed()
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_resources_list_changed()
@@ -238,7 +239,12 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let binding = self.binding(&context.extensions)?;
-        super::resources::check_uri(&self.core, &binding, &request.uri)?;
+        match super::server_items::subscribe(&self.core, &binding, &request.uri).await {
+            Some(forwarded) => forwarded?,
+            None => {
+                super::resources::check_uri(&self.core, &binding, &request.uri)?;
+            }
+        }
         self.subscribed
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -331,7 +337,7 @@ impl ServerHandler for McpHandler {
                 {
                     context.sink().notify_tool_list_changed().await
                 }
-                Ok(Notice::StreamUpdated(uri)) if wants(&uri) => {
+                Ok(Notice::ResourceUpdated(uri)) if wants(&uri) => {
                     context.sink().notify_resource_updated(uri).await
                 }
                 Err(broadcast::error::RecvError::Closed) => return Ok(()),

@@ -48,7 +48,7 @@ pub(crate) async fn forward(
             Ok(Notice::ToolsChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {
                 peer.notify_tool_list_changed().await
             }
-            Ok(Notice::StreamUpdated(uri)) => {
+            Ok(Notice::ResourceUpdated(uri)) => {
                 let wanted = wants
                     .subscribed
                     .lock()
@@ -64,6 +64,8 @@ pub(crate) async fn forward(
                     false => Ok(()),
                 }
             }
+            Ok(Notice::ResourcesChanged) => peer.notify_resource_list_changed().await,
+            Ok(Notice::PromptsChanged) => peer.notify_prompt_list_changed().await,
             Ok(Notice::Delivery(d)) => {
                 let level = match d.level {
                     PushLevel::Inject => LoggingLevel::Notice,

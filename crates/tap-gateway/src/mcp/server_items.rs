@@ -11,7 +11,7 @@
 //! out of the list (and logged) rather than failing the client's whole request.
 
 use crate::state::mcp_binding::Binding;
-use crate::state::mcp_server_peers::Entry;
+use crate::state::mcp_server_peers::{Entry, SCHEME};
 use crate::state::Core;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Reference,
@@ -20,18 +20,8 @@ use rmcp::model::{
 use rmcp::ErrorData as McpError;
 use tap_protocol::Json;
 
-/// The scheme of a server's resources as the facade shows them.
-const SCHEME: &str = "tap-mcp://";
 /// The scheme of the gateway's own resources (`mcp/resources.rs`): never a server's.
 const OWN_SCHEME: &str = "tap://";
-
-/// A server's resource URI (or template) as sessions see it.
-fn shown_uri(e: &Entry, uri: &str) -> String {
-    match e.prefix.is_empty() {
-        true => uri.to_string(),
-        false => format!("{SCHEME}{}/{uri}", e.server),
-    }
-}
 
 /// The servers a resource URI of a session may belong to, with the URI in the server's own
 /// terms: the one `tap-mcp://<server>/` names, else those that keep their own names (`None`:
@@ -192,7 +182,7 @@ pub(crate) async fn resources(core: &Core, binding: &Binding) -> Vec<Resource> {
         "resources",
         "uri",
         |e| e.peer.list_resources(),
-        shown_uri,
+        |e, uri| e.shown_uri(uri),
     )
     .await
 }
@@ -206,9 +196,37 @@ pub(crate) async fn resource_templates(core: &Core, binding: &Binding) -> Vec<Re
         "resource templates",
         "uriTemplate",
         |e| e.peer.list_resource_templates(),
-        shown_uri,
+        |e, template| e.shown_uri(template),
     )
     .await
+}
+
+/// `resources/subscribe` of a server's resource, forwarded to the server (`None`: not a
+/// server's). Its `notifications/resources/updated` then reach the client under the URI it
+/// subscribed to. An unsubscribe stays with the client: other clients may still follow the
+/// resource, so the server keeps sending and the facade passes on what is wanted.
+pub(crate) async fn subscribe(
+    core: &Core,
+    binding: &Binding,
+    uri: &str,
+) -> Option<Result<(), McpError>> {
+    let (owners, own) = resource_owners(core, binding, uri)?;
+    let Some(e) = owners.into_iter().find(|e| e.offers_subscribe) else {
+        return Some(Err(McpError::invalid_params(
+            format!(
+                "no MCP server of session '{}' offers subscriptions to '{uri}'",
+                binding.session_id
+            ),
+            None,
+        )));
+    };
+    Some(match e.peer.subscribe(own).await {
+        Ok(_) => Ok(()),
+        Err(why) => Err(McpError::invalid_params(
+            format!("MCP server '{}': {why}", e.server),
+            None,
+        )),
+    })
 }
 
 /// Reads a server's resource, if `uri` names one (`None`: not a server's).

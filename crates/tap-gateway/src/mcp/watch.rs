@@ -66,7 +66,7 @@ pub(crate) fn spawn(core: &Arc<Core>, binding: &Arc<Binding>, host_rx: Option<Ou
                 entry = tail.rx.recv() => match entry {
                     Ok(e) if e.session == binding.session_id => {
                         let (provider, stream) = split_key(&e.key);
-                        binding.notify(Notice::StreamUpdated(stream_uri(provider, stream)));
+                        binding.notify(Notice::ResourceUpdated(stream_uri(provider, stream)));
                     }
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                     Err(broadcast::error::RecvError::Closed) => return,

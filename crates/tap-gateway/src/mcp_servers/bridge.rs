@@ -57,6 +57,7 @@ pub(crate) async fn run_once(
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
     let router = Router {
         core: core.clone(),
+        server: server.spec.name.clone(),
         session: server.session_id.clone(),
         in_flight: in_flight.clone(),
     };

@@ -2,15 +2,18 @@
 //! and how it answers the server's requests and notifications.
 //!
 //! Notifications the runner acts on (a changed tool list, a call's progress, a log entry)
-//! go to it through a channel; `roots/list` is answered with the session's directory (a
-//! project server) or none (a user server shared by every session). Sampling and
-//! elicitation go to the calling session's MCP client (`in_flight.rs`).
+//! go to it through a channel; those about the server's resources and prompts go straight to
+//! the MCP clients of the sessions that see it (`Router::tell`). `roots/list` is answered
+//! with the session's directory (a project server) or none (a user server shared by every
+//! session). Sampling and elicitation go to the calling session's MCP client
+//! (`in_flight.rs`).
 
 use super::in_flight::Router;
-use crate::state::mcp_binding::ClientAsk;
+use crate::state::mcp_binding::{ClientAsk, Notice};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion, Root,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
+    ResourceUpdatedNotificationParam, Root,
 };
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -143,5 +146,22 @@ impl ClientHandler for Client {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.notify_one();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.router
+            .tell(|e| Notice::ResourceUpdated(e.shown_uri(&params.uri)));
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.router.tell(|_| Notice::ResourcesChanged);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.router.tell(|_| Notice::PromptsChanged);
     }
 }

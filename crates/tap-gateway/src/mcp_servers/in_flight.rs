@@ -6,7 +6,8 @@
 //! server has one session anyway), and there to the newest MCP client of that session that
 //! declared the capability.
 
-use crate::state::mcp_binding::{ClientAsk, ClientAsker};
+use crate::state::mcp_binding::{ClientAsk, ClientAsker, Notice};
+use crate::state::mcp_server_peers::{tell_sessions, Entry};
 use crate::state::Core;
 use rmcp::model::ProgressToken;
 use std::collections::HashMap;
@@ -32,15 +33,26 @@ impl InFlight {
     }
 }
 
-/// Finds who answers a server's request.
+/// Finds who answers a server's request, and whom its notifications concern.
 pub(crate) struct Router {
     pub core: Arc<Core>,
+    /// The server's name.
+    pub server: String,
     /// A project server's session.
     pub session: Option<String>,
     pub in_flight: Arc<Mutex<InFlight>>,
 }
 
 impl Router {
+    /// Tells the MCP clients of the sessions that see the server what `notice` makes of its
+    /// facade entry (nothing while the server offers no prompts or resources).
+    pub fn tell(&self, notice: impl FnOnce(&Entry) -> Notice) {
+        let peers = &self.core.mcp_server_peers;
+        if let Some(e) = peers.find(&self.server, self.session.as_deref()) {
+            tell_sessions(&self.core, &e, &notice(&e));
+        }
+    }
+
     pub fn asker(&self, ask: ClientAsk) -> Result<Arc<dyn ClientAsker>, String> {
         let sessions: Vec<String> = match &self.session {
             Some(s) => vec![s.clone()],

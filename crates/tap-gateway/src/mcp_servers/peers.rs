@@ -5,9 +5,13 @@
 use super::naming::Names;
 use super::server::Server;
 use crate::limits::MCP_LIST_TIMEOUT;
-use crate::state::mcp_server_peers::{Answer, Entry, ServerPeer};
+use crate::state::mcp_binding::Notice;
+use crate::state::mcp_server_peers::{tell_sessions, Answer, Entry, ServerPeer};
 use crate::state::Core;
-use rmcp::model::{CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
+use rmcp::model::{
+    CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams,
+    SubscribeRequestParams,
+};
 use rmcp::{Peer, RoleClient};
 use std::sync::Arc;
 use tap_protocol::Json;
@@ -62,6 +66,14 @@ impl ServerPeer for McpPeer {
         })
     }
 
+    // The gateway speaks the `initialize` generation to servers (`client.rs`), where
+    // `resources/subscribe` is how updates are asked for.
+    #[allow(deprecated)]
+    fn subscribe(&self, uri: String) -> Answer {
+        let peer = self.0.clone();
+        answer(async move { peer.subscribe(SubscribeRequestParams::new(uri)).await })
+    }
+
     fn read_resource(&self, uri: String) -> Answer {
         let peer = self.0.clone();
         answer(async move {
@@ -82,7 +94,11 @@ pub(crate) fn register(core: &Core, server: &Server, peer: &Peer<RoleClient>) ->
     let prefix = Names::new(&server.spec.name, server.spec.prefix.as_deref())
         .prefix()
         .to_string();
-    Some(core.mcp_server_peers.add(Entry {
+    let subscribe = caps
+        .resources
+        .as_ref()
+        .is_some_and(|r| r.subscribe == Some(true));
+    let entry = Entry {
         server: server.spec.name.clone(),
         prefix,
         session: server.session_id.clone(),
@@ -90,12 +106,26 @@ pub(crate) fn register(core: &Core, server: &Server, peer: &Peer<RoleClient>) ->
         offers_prompts: prompts,
         offers_resources: resources,
         offers_completions: caps.completions.is_some(),
+        offers_subscribe: subscribe,
         peer: Arc::new(McpPeer(peer.clone())),
-    }))
+    };
+    let id = core.mcp_server_peers.add(entry.clone());
+    lists_changed(core, &entry);
+    Some(id)
+}
+
+/// The sessions that see `entry` have other prompts and resources now.
+fn lists_changed(core: &Core, entry: &Entry) {
+    if entry.offers_prompts {
+        tell_sessions(core, entry, &Notice::PromptsChanged);
+    }
+    if entry.offers_resources {
+        tell_sessions(core, entry, &Notice::ResourcesChanged);
+    }
 }
 
 pub(crate) fn unregister(core: &Core, id: Option<u64>) {
-    if let Some(id) = id {
-        core.mcp_server_peers.remove(id);
+    if let Some(entry) = id.and_then(|id| core.mcp_server_peers.remove(id)) {
+        lists_changed(core, &entry);
     }
 }

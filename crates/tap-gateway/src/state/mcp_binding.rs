@@ -15,8 +15,13 @@ use tokio_util::sync::CancellationToken;
 pub(crate) enum Notice {
     /// The session's tool set changed (debounced like `session.tools`).
     ToolsChanged,
-    /// A stream resource has a new event: its `tap://streams/…` URI.
-    StreamUpdated(String),
+    /// A resource changed: a stream's `tap://streams/…` URI (a new event), or an MCP
+    /// server's resource as sessions name it (the server said so).
+    ResourceUpdated(String),
+    /// An MCP server's resources or templates changed (or a server came or went).
+    ResourcesChanged,
+    /// An MCP server's prompts changed (or a server came or went).
+    PromptsChanged,
     /// A `surface` or `inject` push for the session (only when the facade owns it).
     Delivery(Delivery),
 }

@@ -21,7 +21,12 @@ pub(crate) trait ServerPeer: Send + Sync {
     /// `completion/complete` with `params` (MCP's `CompleteRequestParams`, its `ref` already
     /// in the server's own names).
     fn complete(&self, params: Json) -> Answer;
+    /// `resources/subscribe` of the server's own `uri`.
+    fn subscribe(&self, uri: String) -> Answer;
 }
+
+/// The scheme of a server's resources as sessions see them: `tap-mcp://<server>/<uri>`.
+pub(crate) const SCHEME: &str = "tap-mcp://";
 
 /// One registered server.
 #[derive(Clone)]
@@ -38,7 +43,29 @@ pub(crate) struct Entry {
     pub offers_resources: bool,
     /// It declared `completions`.
     pub offers_completions: bool,
+    /// It declared `resources.subscribe`.
+    pub offers_subscribe: bool,
     pub peer: Arc<dyn ServerPeer>,
+}
+
+impl Entry {
+    /// Whether session `id` (labelled `label`) sees this server.
+    pub fn sees(&self, id: &str, label: Option<&str>) -> bool {
+        match (&self.session, &self.sessions) {
+            (Some(session), _) => session == id,
+            (None, None) => true,
+            (None, Some(list)) => list.iter().any(|x| x == id || Some(x.as_str()) == label),
+        }
+    }
+
+    /// One of its resource URIs (or templates) as sessions see it: behind
+    /// `tap-mcp://<server>/`, or as it is for a server whose prefix is empty.
+    pub fn shown_uri(&self, uri: &str) -> String {
+        match self.prefix.is_empty() {
+            true => uri.to_string(),
+            false => format!("{SCHEME}{}/{uri}", self.server),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -56,8 +83,11 @@ impl ServerPeers {
         *next
     }
 
-    pub fn remove(&self, id: u64) {
-        self.entries.lock().unwrap().retain(|(i, _)| *i != id);
+    /// Unregisters `id`; its entry, if it was there.
+    pub fn remove(&self, id: u64) -> Option<Entry> {
+        let mut entries = self.entries.lock().unwrap();
+        let at = entries.iter().position(|(i, _)| *i == id)?;
+        Some(entries.remove(at).1)
     }
 
     /// The servers session `id` (labelled `label`) sees.
@@ -67,12 +97,37 @@ impl ServerPeers {
             .unwrap()
             .iter()
             .map(|(_, e)| e)
-            .filter(|e| match (&e.session, &e.sessions) {
-                (Some(session), _) => session == id,
-                (None, None) => true,
-                (None, Some(list)) => list.iter().any(|x| x == id || Some(x.as_str()) == label),
-            })
+            .filter(|e| e.sees(id, label))
             .cloned()
             .collect()
+    }
+
+    /// The entry of server `server` (of project session `session`, or a user server).
+    pub fn find(&self, server: &str, session: Option<&str>) -> Option<Entry> {
+        let entries = self.entries.lock().unwrap();
+        entries
+            .iter()
+            .map(|(_, e)| e)
+            .find(|e| e.server == server && e.session.as_deref() == session)
+            .cloned()
+    }
+}
+
+/// Tells the MCP clients of the sessions that see `entry` what `notice` says (a resource of
+/// it changed, its lists changed).
+pub(crate) fn tell_sessions(
+    core: &super::Core,
+    entry: &Entry,
+    notice: &super::mcp_binding::Notice,
+) {
+    let state = core.state();
+    for binding in state.mcp.values() {
+        let label = state
+            .sessions
+            .get(&binding.session_id)
+            .and_then(|s| s.info.label.as_deref());
+        if entry.sees(&binding.session_id, label) {
+            binding.notify(notice.clone());
+        }
     }
 }

@@ -465,3 +465,52 @@ async fn a_server_with_an_empty_prefix_keeps_its_own_resource_names() {
         "{refused}"
     );
 }
+
+/// The client's next notice of `kind`, past other notices.
+async fn next_notice(c: &mut tap_testkit::McpClient, kind: &str) -> serde_json::Value {
+    loop {
+        let n = c.expect("notice").await;
+        if n["kind"] == kind {
+            return n;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_client_subscribed_to_a_servers_resource_hears_its_updates_and_list_changes() {
+    let gw = gateway_with(json!({"everything": everything()}), |_| {}).await;
+    server_in(&gw, "everything", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "everything__echo").await;
+    c.send(json!({"op": "resources"})).await;
+    let resources = c.expect("resources").await;
+    let uri = resources["uris"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u.as_str())
+        .find(|u| u.starts_with("tap-mcp://everything/demo://"))
+        .unwrap_or_else(|| panic!("{resources}"))
+        .to_string();
+    // Forwarded to the server as its own URI; its update comes back under the facade's.
+    c.send(json!({"op": "watch", "uri": uri})).await;
+    c.expect("watching").await;
+    let started = c
+        .call("1", "everything__toggle-subscriber-updates", json!({}))
+        .await;
+    assert_ne!(started["isError"], true, "{started}");
+    let updated = next_notice(&mut c, "resource_updated").await;
+    assert_eq!(updated["uri"], uri, "{updated}");
+
+    // The server restarts: its prompts and resources leave and come back, and the client
+    // is told both lists changed.
+    gw.handle
+        .gateway()
+        .mcp_servers_restart(&tap_protocol::mcp_servers::McpServerRef {
+            name: "everything".into(),
+            session_id: None,
+        })
+        .unwrap();
+    next_notice(&mut c, "resources_changed").await;
+    next_notice(&mut c, "prompts_changed").await;
+}
