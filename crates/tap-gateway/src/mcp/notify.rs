@@ -30,6 +30,18 @@ pub(crate) struct Wants {
     pub log_level: Arc<AtomicU8>,
 }
 
+/// MCP's log levels by number (`LoggingLevel as u8`).
+const LEVELS: [LoggingLevel; 8] = [
+    LoggingLevel::Debug,
+    LoggingLevel::Info,
+    LoggingLevel::Notice,
+    LoggingLevel::Warning,
+    LoggingLevel::Error,
+    LoggingLevel::Critical,
+    LoggingLevel::Alert,
+    LoggingLevel::Emergency,
+];
+
 pub(crate) async fn forward(
     peer: Peer<RoleServer>,
     mut notices: broadcast::Receiver<Notice>,
@@ -66,6 +78,16 @@ pub(crate) async fn forward(
             }
             Ok(Notice::ResourcesChanged) => peer.notify_resource_list_changed().await,
             Ok(Notice::PromptsChanged) => peer.notify_prompt_list_changed().await,
+            Ok(Notice::ServerLog(log)) => {
+                if log.level < wants.log_level.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let level = LEVELS[usize::from(log.level.min(7))];
+                peer.notify_logging_message(
+                    LoggingMessageNotificationParam::new(level, log.data).with_logger(log.logger),
+                )
+                .await
+            }
             Ok(Notice::Delivery(d)) => {
                 let level = match d.level {
                     PushLevel::Inject => LoggingLevel::Notice,

@@ -3,13 +3,14 @@
 //!
 //! Notifications the runner acts on (a changed tool list, a call's progress, a log entry)
 //! go to it through a channel; those about the server's resources and prompts go straight to
-//! the MCP clients of the sessions that see it (`Router::tell`). `roots/list` is answered
+//! the MCP clients of the sessions that see it (`Router::tell`), and its log entries also to
+//! the clients of the sessions whose calls it runs. `roots/list` is answered
 //! with the session's directory (a project server) or none (a user server shared by every
 //! session). Sampling and elicitation go to the calling session's MCP client
 //! (`in_flight.rs`).
 
 use super::in_flight::Router;
-use crate::state::mcp_binding::{ClientAsk, Notice};
+use crate::state::mcp_binding::{ClientAsk, Notice, ServerLog};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
@@ -141,6 +142,14 @@ impl ClientHandler for Client {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        self.router.tell_callers(Notice::ServerLog(ServerLog {
+            logger: match &params.logger {
+                Some(l) => format!("{}/{l}", self.router.server),
+                None => self.router.server.clone(),
+            },
+            level: params.level as u8,
+            data: params.data.clone(),
+        }));
         let _ = self.notes.try_send(Note::Log(params));
     }
 

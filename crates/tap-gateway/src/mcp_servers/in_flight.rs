@@ -44,6 +44,27 @@ pub(crate) struct Router {
 }
 
 impl Router {
+    /// Tells the MCP clients of the sessions the server works for now what `notice` says:
+    /// a project server's session, else the sessions of its calls in flight.
+    pub fn tell_callers(&self, notice: Notice) {
+        let sessions: Vec<String> = match &self.session {
+            Some(s) => vec![s.clone()],
+            None => {
+                let in_flight = self.in_flight.lock().unwrap();
+                in_flight.sessions.iter().map(|(_, s)| s.clone()).collect()
+            }
+        };
+        if sessions.is_empty() {
+            return;
+        }
+        let state = self.core.state();
+        for binding in state.mcp.values() {
+            if sessions.contains(&binding.session_id) {
+                binding.notify(notice.clone());
+            }
+        }
+    }
+
     /// Tells the MCP clients of the sessions that see the server what `notice` makes of its
     /// facade entry (nothing while the server offers no prompts or resources).
     pub fn tell(&self, notice: impl FnOnce(&Entry) -> Notice) {

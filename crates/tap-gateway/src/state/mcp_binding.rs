@@ -22,8 +22,21 @@ pub(crate) enum Notice {
     ResourcesChanged,
     /// An MCP server's prompts changed (or a server came or went).
     PromptsChanged,
+    /// A `notifications/message` of an MCP server, for the clients of the sessions whose
+    /// calls it was running (it cannot say which call it belongs to).
+    ServerLog(ServerLog),
     /// A `surface` or `inject` push for the session (only when the facade owns it).
     Delivery(Delivery),
+}
+
+/// One log entry of an MCP server, passed on as `notifications/message`.
+#[derive(Debug, Clone)]
+pub(crate) struct ServerLog {
+    /// The server's name, the logger clients see (`<server>` or `<server>/<its logger>`).
+    pub logger: String,
+    /// As MCP numbers levels (`LoggingLevel as u8`: debug 0 … emergency 7).
+    pub level: u8,
+    pub data: serde_json::Value,
 }
 
 /// What an MCP server may ask of the client that made a call.

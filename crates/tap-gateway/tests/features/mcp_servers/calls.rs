@@ -514,3 +514,20 @@ async fn a_client_subscribed_to_a_servers_resource_hears_its_updates_and_list_ch
     next_notice(&mut c, "resources_changed").await;
     next_notice(&mut c, "prompts_changed").await;
 }
+
+#[tokio::test]
+async fn a_servers_log_entries_during_a_call_reach_the_calling_client() {
+    let gw = gateway_with(json!({"conf": fixture("conformance.py", &[])}), |_| {}).await;
+    server_in(&gw, "conf", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "conf__test_tool_with_logging").await;
+    c.send(json!({"op": "watch"})).await;
+    c.expect("watching").await;
+    let done = c.call("1", "conf__test_tool_with_logging", json!({})).await;
+    assert_ne!(done["isError"], true, "{done}");
+    // Three entries, each named after the server.
+    for _ in 0..3 {
+        let n = next_notice(&mut c, "message").await;
+        assert!(n["level"].as_str().is_some_and(|l| l.contains("info")), "{n}");
+    }
+}
