@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod call_cmd;
+mod closed_stdout;
 mod copilot;
 mod durations;
 mod emitters_args;
@@ -349,6 +350,7 @@ enum StatusArg {
 }
 
 fn main() -> ExitCode {
+    closed_stdout::install();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

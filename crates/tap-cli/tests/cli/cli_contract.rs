@@ -574,3 +574,25 @@ async fn sigint_cancels_an_inflight_call() {
     assert_eq!(provider["state"], "bound", "{status}");
     assert_eq!(provider["inFlight"], 0, "{status}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_into_a_pipe_closed_early_ends_quietly() {
+    let gw = GatewayProcess::start().await;
+    // `tap status --json | head -c 0`: the reader is gone before tap writes.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut cmd = gw.tap();
+    cmd.args(["status", "--json"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped());
+    // Not `output()`: it would capture stdout itself.
+    let out = cmd
+        .spawn()
+        .expect("tap starts")
+        .wait_with_output()
+        .await
+        .expect("tap runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
