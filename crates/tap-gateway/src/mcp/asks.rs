@@ -10,6 +10,11 @@
 
 use crate::limits::MCP_CLIENT_ASK_TIMEOUT;
 use crate::state::mcp_binding::{Binding, ClientAsk, ClientAsker};
+use rmcp::model::{
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, GetExtensions,
+    RequestId, ServerRequest,
+};
+use rmcp::service::OriginatingRequestId;
 use rmcp::{Peer, RoleServer};
 use std::future::Future;
 use std::pin::Pin;
@@ -21,6 +26,10 @@ struct PeerAsker {
     peer: Peer<RoleServer>,
     sampling: bool,
     elicitation: bool,
+    /// The client's request the ask belongs to (its `tools/call`): a Streamable HTTP client
+    /// gets the ask on that request's event stream. `None`: wherever rmcp sends it (the
+    /// session's standalone stream).
+    origin: Option<RequestId>,
 }
 
 impl ClientAsker for PeerAsker {
@@ -37,27 +46,31 @@ impl ClientAsker for PeerAsker {
         params: Json,
     ) -> Pin<Box<dyn Future<Output = Result<Json, String>> + Send>> {
         let peer = self.peer.clone();
+        let origin = self.origin.clone();
         Box::pin(async move {
             let asked = async {
-                match ask {
+                let request = match ask {
                     ClientAsk::Sampling => {
-                        let params = serde_json::from_value(params)
+                        let params: CreateMessageRequestParams = serde_json::from_value(params)
                             .map_err(|e| format!("the request is not valid: {e}"))?;
-                        let r = peer
-                            .create_message(params)
-                            .await
-                            .map_err(|e| e.to_string())?;
-                        serde_json::to_value(r).map_err(|e| e.to_string())
+                        params.validate()?;
+                        ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params))
                     }
                     ClientAsk::Elicitation => {
                         let params = serde_json::from_value(params)
                             .map_err(|e| format!("the request is not valid: {e}"))?;
-                        let r = peer
-                            .create_elicitation(params)
-                            .await
-                            .map_err(|e| e.to_string())?;
+                        ServerRequest::ElicitRequest(ElicitRequest::new(params))
+                    }
+                };
+                let answer = send(peer, request, origin).await?;
+                match answer {
+                    ClientResult::CreateMessageResult(r) => {
                         serde_json::to_value(r).map_err(|e| e.to_string())
                     }
+                    ClientResult::ElicitResult(r) => {
+                        serde_json::to_value(r).map_err(|e| e.to_string())
+                    }
+                    _ => Err("the client answered something else".to_string()),
                 }
             };
             tokio::time::timeout(MCP_CLIENT_ASK_TIMEOUT, asked)
@@ -72,6 +85,66 @@ impl ClientAsker for PeerAsker {
     }
 }
 
+/// Sends `request` to the client marked as belonging to its request `origin`. On a task of
+/// its own: rmcp would otherwise mark it with the request the current task serves, which
+/// here is the MCP server's own request to the gateway (`mcp_servers/client.rs`), an id the
+/// client never sent.
+async fn send(
+    peer: Peer<RoleServer>,
+    mut request: ServerRequest,
+    origin: Option<RequestId>,
+) -> Result<ClientResult, String> {
+    if let Some(origin) = origin {
+        request
+            .extensions_mut()
+            .insert(OriginatingRequestId(origin));
+    }
+    tokio::spawn(async move { peer.send_request(request).await })
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
+}
+
+/// Capabilities `peer` declared: (sampling, elicitation).
+fn declared(peer: &Peer<RoleServer>) -> Option<(bool, bool)> {
+    let info = peer.peer_info()?;
+    let caps = &info.capabilities;
+    let (sampling, elicitation) = (caps.sampling.is_some(), caps.elicitation.is_some());
+    (sampling || elicitation).then_some((sampling, elicitation))
+}
+
+/// While it lives, what a server asks during the call of trace `trace` goes to `peer` on
+/// the stream of its request `origin` (`None`: the client declared neither capability).
+pub(crate) struct CallAsker<'a> {
+    binding: &'a Binding,
+    trace: u128,
+}
+
+impl Drop for CallAsker<'_> {
+    fn drop(&mut self) {
+        self.binding.remove_call_asker(self.trace);
+    }
+}
+
+pub(crate) fn for_call<'a>(
+    binding: &'a Binding,
+    trace: u128,
+    peer: &Peer<RoleServer>,
+    origin: RequestId,
+) -> Option<CallAsker<'a>> {
+    let (sampling, elicitation) = declared(peer)?;
+    binding.add_call_asker(
+        trace,
+        Arc::new(PeerAsker {
+            peer: peer.clone(),
+            sampling,
+            elicitation,
+            origin: Some(origin),
+        }),
+    );
+    Some(CallAsker { binding, trace })
+}
+
 /// Registers `peer` with `binding` when it declared either capability, until `closed`
 /// (its MCP session ends) or the binding is gone.
 pub(crate) fn register(
@@ -80,18 +153,14 @@ pub(crate) fn register(
     peer: &Peer<RoleServer>,
     closed: CancellationToken,
 ) {
-    let Some(info) = peer.peer_info() else {
+    let Some((sampling, elicitation)) = declared(peer) else {
         return;
     };
-    let sampling = info.capabilities.sampling.is_some();
-    let elicitation = info.capabilities.elicitation.is_some();
-    if !sampling && !elicitation {
-        return;
-    }
     let id = binding.add_asker(Arc::new(PeerAsker {
         peer: peer.clone(),
         sampling,
         elicitation,
+        origin: None,
     }));
     let binding = binding.clone();
     tasks.spawn(async move {

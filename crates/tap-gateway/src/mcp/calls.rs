@@ -13,7 +13,7 @@ use crate::state::Core;
 use crate::tools::progress::call_tool_reporting;
 use crate::tools::traced;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ProgressNotificationParam, RequestMetaObject,
+    CallToolRequestParams, CallToolResult, ProgressNotificationParam, RequestId, RequestMetaObject,
 };
 use rmcp::service::Peer;
 use rmcp::{ErrorData as McpError, RoleServer};
@@ -32,6 +32,9 @@ pub(crate) struct Asked<'a> {
     /// Which way it came: `rmcp` or `endpoint` (`fast.rs`), noted on the call's span as
     /// `mcp.path` for whoever reads a trace wondering which path served a call.
     pub path: &'static str,
+    /// The request's id, with `peer`: what an MCP server asks the client during the call
+    /// (`sampling`, `elicitation`) goes to this request's stream.
+    pub origin: Option<RequestId>,
 }
 
 pub(crate) async fn call(
@@ -65,6 +68,12 @@ pub(crate) async fn call(
         "mcp",
     );
     root.set("mcp.path", context.path);
+    let _asker = match (context.peer, context.origin) {
+        (Some(peer), Some(origin)) => {
+            super::asks::for_call(binding, root.context().trace_id, peer, origin)
+        }
+        _ => None,
+    };
     let context_text =
         match crate::hooks::decide::precheck_call(core, &binding.session_id, &name, &args, &root)
             .await

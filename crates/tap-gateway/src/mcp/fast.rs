@@ -80,6 +80,7 @@ async fn call(
         cancel: core.stopping.child_token(),
         peer: None,
         path: "endpoint",
+        origin: None,
     };
     let result = calls::call(core, &presence.binding, params, asked).await?;
     Ok(ServerResult::from(CallToolResponse::Complete(result)))

@@ -20,7 +20,7 @@
 use super::calls::{self, Asked};
 use super::fast::{self, Unread};
 use super::sessions::{Entry, Sessions};
-use crate::state::mcp_binding::Target;
+use crate::state::mcp_binding::{ClientAsk, Target};
 use crate::state::Core;
 use axum::body::Body;
 use axum::extract::Request;
@@ -99,9 +99,26 @@ pub(crate) async fn answer(
     if meta.get_progress_token().is_some() || meta.protocol_version().is_some() {
         return Err(to_rmcp(rebuilt(parts, bytes)));
     }
+    if may_ask_the_client(core, target, &entry, &call.params.name) {
+        return Err(to_rmcp(rebuilt(parts, bytes)));
+    }
     let outcome = self::call(core, target, &entry, call.params, meta, id.clone()).await;
     // A session's answers are 200 whatever they say, as rmcp's stream for them is.
     Ok(fast::respond(outcome, id, StatusCode::OK))
+}
+
+/// Whether a call of `tool` may need to ask the client mid-call: an MCP server's tool may
+/// ask for sampling or elicitation, and only rmcp's event stream for the request can carry
+/// that to the client that made it. So a server's tool, in a session whose clients can
+/// answer, goes to rmcp; every other call stays on this path.
+fn may_ask_the_client(core: &Arc<Core>, target: &Target, entry: &Arc<Entry>, tool: &str) -> bool {
+    let Ok(binding) = entry.attachment.binding(core, || Some(target.clone())) else {
+        return false;
+    };
+    let servers_tool = matches!(super::tools::exists(core, &binding, tool), Ok(Some(true)));
+    servers_tool
+        && (binding.asker(ClientAsk::Sampling).is_some()
+            || binding.asker(ClientAsk::Elicitation).is_some())
 }
 
 /// The call, as rmcp's handler for this session makes it, listed for cancellation while it
@@ -125,6 +142,7 @@ async fn call(
         cancel,
         peer: None,
         path: "endpoint",
+        origin: None,
     };
     let result = calls::call(core, &binding, params, asked).await?;
     let mut result = ServerResult::from(CallToolResponse::Complete(result));

@@ -141,6 +141,7 @@ impl ServerHandler for McpHandler {
             cancel: context.ct.clone(),
             peer: Some(&context.peer),
             path: "rmcp",
+            origin: Some(context.id.clone()),
         };
         super::calls::call(&self.core, &binding, request, asked)
             .await

@@ -13,6 +13,7 @@ use super::server::Server;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT, MCP_NOTES_QUEUE};
 use crate::provider_protocol::local::{LocalProvider, LocalSender};
 use crate::state::Core;
+use crate::trace::context::SpanContext;
 use crate::trace::span::OpenSpan;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
@@ -346,6 +347,10 @@ fn start_call(
         table
             .sessions
             .push((call.id.clone(), call.session_id.clone()));
+        let trace = call.traceparent.as_deref().and_then(SpanContext::parse);
+        if let Some(trace) = trace {
+            table.traces.insert(call.id.clone(), trace.trace_id);
+        }
     }
     let peer = peer.clone();
     let in_flight = in_flight.clone();

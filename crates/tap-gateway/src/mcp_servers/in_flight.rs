@@ -22,6 +22,9 @@ pub(crate) struct InFlight {
     pub progress: HashMap<ProgressToken, String>,
     /// (call id, session id), oldest first.
     pub sessions: Vec<(String, String)>,
+    /// Call id → its trace id (from its `traceparent`): whose request stream an ask of the
+    /// server during the call belongs to.
+    pub traces: HashMap<String, u128>,
 }
 
 impl InFlight {
@@ -29,6 +32,7 @@ impl InFlight {
     pub fn finish(&mut self, id: &str) -> bool {
         self.progress.retain(|_, call| call != id);
         self.sessions.retain(|(call, _)| call != id);
+        self.traces.remove(id);
         self.cancels.remove(id).is_some()
     }
 }
@@ -97,6 +101,26 @@ impl Router {
             ));
         }
         let state = self.core.state();
+        // The client that made the newest call in flight, on that call's own stream.
+        let calls: Vec<(String, u128)> = {
+            let in_flight = self.in_flight.lock().unwrap();
+            in_flight
+                .sessions
+                .iter()
+                .rev()
+                .filter_map(|(call, s)| Some((s.clone(), *in_flight.traces.get(call)?)))
+                .collect()
+        };
+        for (session, trace) in &calls {
+            let found = state
+                .mcp
+                .values()
+                .filter(|b| b.session_id == *session)
+                .find_map(|b| b.call_asker(*trace, ask));
+            if let Some(asker) = found {
+                return Ok(asker);
+            }
+        }
         for session in &sessions {
             let found = state
                 .mcp

@@ -102,6 +102,9 @@ pub(crate) struct Binding {
     pub gone: CancellationToken,
     /// Its clients that can answer servers' requests, oldest first, by registration id.
     askers: std::sync::Mutex<Vec<(u64, std::sync::Arc<dyn ClientAsker>)>>,
+    /// The same for one call in flight, by its trace id: what a server asks during that
+    /// call goes to the client that made it, on that request's own stream.
+    call_askers: std::sync::Mutex<Vec<(u128, std::sync::Arc<dyn ClientAsker>)>>,
 }
 
 impl Binding {
@@ -125,6 +128,7 @@ impl Binding {
             born: Instant::now(),
             gone,
             askers: std::sync::Mutex::new(Vec::new()),
+            call_askers: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -140,6 +144,32 @@ impl Binding {
 
     pub fn remove_asker(&self, id: u64) {
         self.askers.lock().unwrap().retain(|(i, _)| *i != id);
+    }
+
+    /// Registers the client that made the call of trace `trace`, until
+    /// [`Binding::remove_call_asker`].
+    pub fn add_call_asker(&self, trace: u128, asker: std::sync::Arc<dyn ClientAsker>) {
+        self.call_askers.lock().unwrap().push((trace, asker));
+    }
+
+    pub fn remove_call_asker(&self, trace: u128) {
+        let mut askers = self.call_askers.lock().unwrap();
+        if let Some(at) = askers.iter().position(|(t, _)| *t == trace) {
+            askers.remove(at);
+        }
+    }
+
+    /// The client that made the call of trace `trace`, if it can answer `ask`.
+    pub fn call_asker(
+        &self,
+        trace: u128,
+        ask: ClientAsk,
+    ) -> Option<std::sync::Arc<dyn ClientAsker>> {
+        let askers = self.call_askers.lock().unwrap();
+        askers
+            .iter()
+            .find(|(t, a)| *t == trace && a.can(ask))
+            .map(|(_, a)| a.clone())
     }
 
     /// The newest client that can answer `ask`.

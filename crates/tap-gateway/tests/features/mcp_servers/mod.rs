@@ -3,6 +3,7 @@
 //! gateway in this process, called by a real MCP client (PyPI `mcp`) through the MCP
 //! facade, and watched through the control plane (`mcpServers.list`).
 
+mod asks_stream;
 mod calls;
 mod health;
 mod hostile;
