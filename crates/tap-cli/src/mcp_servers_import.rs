@@ -126,9 +126,6 @@ pub async fn run(home: &Path, args: ImportArgs) -> ExitCode {
                     ));
                 }
                 notes.extend(entry_notes.into_iter().map(|n| format!("{name}: {n}")));
-                if entry.get("type").and_then(Value::as_str) == Some("sse") {
-                    notes.push(format!("{name}: the gateway does not speak the legacy HTTP+SSE transport yet, so it will not start; use the server's Streamable HTTP URL if it has one"));
-                }
                 notes.extend(warnings);
                 planned.push(Planned {
                     name,

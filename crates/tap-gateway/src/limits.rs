@@ -243,9 +243,17 @@ pub(crate) const MCP_INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
 pub(crate) const MCP_LIST_TIMEOUT: Duration = Duration::from_secs(30);
 /// stderr lines kept per server for `tap mcp logs` and the panel.
 pub(crate) const MCP_STDERR_TAIL_LINES: usize = 50;
+/// One message (one line) from a stdio server. A longer one ends the connection at once,
+/// its calls in flight failing with `PAYLOAD_TOO_LARGE`, and the server is started again:
+/// the same as rmcp's own line bound and its HTTP client's largest response, so a message
+/// a server may send over HTTP may be sent over stdio too.
+pub(crate) const MCP_SERVER_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// How long a server whose connection closed is given to exit, so the user is told its
 /// exit status rather than "connection closed".
 pub(crate) const MCP_EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
 /// Progress and log notifications from one server waiting for its runner; past this they
 /// are dropped, so a chatty server cannot make the gateway hold a backlog.
 pub(crate) const MCP_NOTES_QUEUE: usize = 256;
+/// How long a legacy HTTP+SSE server may take to accept one message POSTed to it (its
+/// answer comes on the stream; the POST only hands the message over).
+pub(crate) const MCP_SSE_POST_TIMEOUT: Duration = Duration::from_secs(30);

@@ -8,6 +8,7 @@ use super::catalog::Catalog;
 use super::client::Note;
 use super::connect::{self, Connection, LOG_TARGET};
 use super::in_flight::{InFlight, Router};
+use super::line_limit::Cut;
 use super::registration::Registration;
 use super::server::Server;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT, MCP_NOTES_QUEUE};
@@ -127,6 +128,8 @@ async fn serve(
     let fresh = match list(core, server, &peer).await {
         Ok(c) => c,
         Err(why) => {
+            // A list over the message limit closed the connection: that is the reason.
+            let why = conn.cut.reason().unwrap_or(why);
             if let (Some(call), Some(reg)) = (first, reg_slot.as_ref()) {
                 fail_call(
                     &reg.local.sender(),
@@ -164,13 +167,20 @@ async fn serve(
     let offered = super::peers::register(core, server, &peer);
     // A call that finds the connection gone reports it here: the run has failed.
     let (gone_tx, mut gone) = mpsc::unbounded_channel::<String>();
+    let cut = conn.cut.clone();
+    let dropped = conn.dropped.take();
     let exited = async {
-        match conn.child.as_mut() {
-            Some(child) => match child.wait().await {
+        match (conn.child.as_mut(), dropped) {
+            (Some(child), _) => match child.wait().await {
                 Ok(status) => format!("it exited ({status})"),
                 Err(e) => format!("it could not be waited for: {e}"),
             },
-            None => std::future::pending().await,
+            // A legacy SSE server's stream that drops ends the run now, not at its next call.
+            (None, Some(dropped)) => match dropped.await {
+                Ok(why) => why,
+                Err(_) => std::future::pending().await,
+            },
+            (None, None) => std::future::pending().await,
         }
     };
     tokio::pin!(exited);
@@ -180,7 +190,7 @@ async fn serve(
     if let Some(call) = first {
         let tool = reg.catalog.server_name(&call.tool);
         start_call(
-            core, &peer, &reg.local, call, tool, &in_flight, &gone_tx, &last_call,
+            core, &peer, &reg.local, call, tool, &in_flight, &gone_tx, &cut, &last_call,
         );
     }
     let ended = loop {
@@ -189,6 +199,7 @@ async fn serve(
             _ = server.stop.cancelled() => break Ended::Stopped,
             _ = server.restart.notified() => break Ended::Restart,
             why = &mut exited => break Ended::Failed(why),
+            why = cut.wait() => break Ended::Failed(why),
             // A call lost its connection: when the process is exiting, its exit status
             // says more than the closed pipe does.
             Some(why) = gone.recv() => {
@@ -212,7 +223,7 @@ async fn serve(
                 None => break Ended::Failed("its provider connection was closed by the gateway".into()),
                 Some(GatewayMessage::ToolCall(call)) => {
                     let tool = reg.catalog.server_name(&call.tool);
-                    start_call(core, &peer, &reg.local, call, tool, &in_flight, &gone_tx, &last_call);
+                    start_call(core, &peer, &reg.local, call, tool, &in_flight, &gone_tx, &cut, &last_call);
                 }
                 Some(GatewayMessage::ToolCancel(c)) => {
                     if let Some(token) = in_flight.lock().unwrap().cancels.get(&c.id) {
@@ -254,11 +265,21 @@ async fn serve(
             },
         }
     };
+    // Whatever else noticed first (the exit it caused, a call's closed connection), an
+    // oversized message is what the user needs to hear about.
+    let ended = match (ended, cut.reason()) {
+        (Ended::Failed(_), Some(why)) => Ended::Failed(why),
+        (ended, _) => ended,
+    };
     // Calls still in flight end now, each with one terminal result: the server is going
     // away, so they may be tried again once it is back.
     let pending: Vec<String> = in_flight.lock().unwrap().cancels.keys().cloned().collect();
     let reply = reg.local.sender();
     for id in pending {
+        if let Some(result) = oversized(&cut, &id) {
+            let _ = reply.send(&ProviderMessage::ToolResult(result));
+            continue;
+        }
         let why = match &ended {
             Ended::Failed(why) => format!(
                 "MCP server '{}' failed during the call: {why}",
@@ -327,6 +348,7 @@ fn start_call(
     tool: Option<String>,
     in_flight: &Arc<Mutex<InFlight>>,
     gone: &mpsc::UnboundedSender<String>,
+    cut: &Arc<Cut>,
     last_call: &Arc<Mutex<tokio::time::Instant>>,
 ) {
     *last_call.lock().unwrap() = tokio::time::Instant::now();
@@ -355,6 +377,7 @@ fn start_call(
     let peer = peer.clone();
     let in_flight = in_flight.clone();
     let gone = gone.clone();
+    let cut = cut.clone();
     let last_call = last_call.clone();
     core.tasks.spawn(async move {
         let id = call.id.clone();
@@ -368,6 +391,10 @@ fn start_call(
             Ok(result) => result,
             Err(Lost(why)) => {
                 let _ = gone.send(why.clone());
+                if let Some(result) = oversized(&cut, &id) {
+                    let _ = reply.send(&ProviderMessage::ToolResult(result));
+                    return;
+                }
                 ToolResult {
                     id: id.clone(),
                     error: Some(why),
@@ -383,6 +410,22 @@ fn start_call(
 
 /// The connection to the server was lost during a call.
 struct Lost(String);
+
+/// A call's result when the server's connection was cut for a message over the limit
+/// (most likely this call's result): not retryable, since the same call would send it again.
+fn oversized(cut: &Cut, id: &str) -> Option<ToolResult> {
+    Some(ToolResult {
+        id: id.to_string(),
+        error: Some(format!(
+            "MCP server '{}': {}; the gateway closed its connection and starts it again",
+            cut.server,
+            cut.reason()?
+        )),
+        error_code: Some(ErrorCode::PayloadTooLarge),
+        retryable: Some(false),
+        ..ToolResult::default()
+    })
+}
 
 async fn call_tool(
     peer: &Peer<RoleClient>,

@@ -1,19 +1,22 @@
 //! Reaching a server and initializing it: a stdio server is started as every child of the
 //! gateway is (its own process group, recorded so a crashed gateway's next start kills
-//! it), with its stderr kept and logged; a remote one is reached over Streamable HTTP.
+//! it), with its stderr kept and logged; a remote one is reached over Streamable HTTP or
+//! the legacy HTTP+SSE transport (`legacy_sse.rs`).
 //! `initialize` has a deadline either way.
 
 use super::client::{Client, Note};
 use super::config::Transport;
 use super::in_flight::Router;
+use super::legacy_sse;
+use super::line_limit::{Cut, LineLimit};
 use super::secrets;
 use super::server::Server;
-use crate::limits::MCP_EXIT_STATUS_WAIT;
+use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_SERVER_MESSAGE_BYTES};
 use crate::processes::{group, orphans, spawn::forward_lines};
 use crate::state::Core;
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::process::Child;
@@ -28,6 +31,10 @@ pub(crate) struct Connection {
     /// A stdio server's process; stopped with its whole group.
     pub child: Option<Child>,
     pub pid: Option<u32>,
+    /// Set when a stdio server's output was cut for a message over the limit.
+    pub cut: Arc<Cut>,
+    /// A legacy HTTP+SSE server's stream: says why it dropped (the run has failed then).
+    pub dropped: Option<tokio::sync::oneshot::Receiver<String>>,
     /// Removes the orphan record when the run ends.
     _record: Option<orphans::GroupRecord>,
 }
@@ -79,8 +86,12 @@ pub(crate) async fn open(
                 let server = server.clone();
                 core.tasks.spawn(async move {
                     forward_lines(stderr, |line| {
-                        tracing::info!(target: LOG_TARGET, server = %server.spec.name, "{line}");
+                        // Kept before it is logged: `tap mcp logs --follow` shows the
+                        // tail, then follows the log (`stream` and `session` pick these
+                        // lines out of it), and a line is better shown twice than lost.
                         server.stderr_line(line);
+                        let session = server.session_id.as_deref();
+                        tracing::info!(target: LOG_TARGET, server = %server.spec.name, session, stream = "stderr", "{line}");
                     })
                     .await;
                 });
@@ -89,17 +100,30 @@ pub(crate) async fn open(
                 group::stop_group(&mut child, pid).await;
                 return Err("its standard input and output could not be opened".into());
             };
-            match initialize(core.config.mcp_initialize_timeout, client.serve((stdout, stdin))).await {
+            let cut = Cut::new(&server.spec.name);
+            let stdout = LineLimit::new(stdout, MCP_SERVER_MESSAGE_BYTES, cut.clone());
+            match initialize(
+                core.config.mcp_initialize_timeout,
+                client.serve((stdout, stdin)),
+            )
+            .await
+            {
                 Ok(service) => Ok(Connection {
                     service,
                     child: Some(child),
                     pid,
+                    cut,
+                    dropped: None,
                     _record: Some(record),
                 }),
                 // A deadline missed is the reason, whatever the process did after.
                 Err((Missed::Deadline, why)) => {
                     group::stop_group(&mut child, pid).await;
                     Err(why)
+                }
+                Err((Missed::Answer, _)) if cut.reason().is_some() => {
+                    group::stop_group(&mut child, pid).await;
+                    Err(cut.reason().unwrap_or_default())
                 }
                 Err((Missed::Answer, why)) => {
                     // Say how it ended when it exited: that is what the user needs.
@@ -122,16 +146,8 @@ pub(crate) async fn open(
         } => {
             use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
             use rmcp::transport::StreamableHttpClientTransport;
-            let (home, keyring) = (&core.config.data_dir, core.config.secrets_keyring);
-            let headers = secrets::resolve(home, keyring, "header", headers).await?;
-            let mut custom = HashMap::new();
-            for (k, v) in &headers {
-                let name = axum::http::HeaderName::try_from(k.as_str())
-                    .map_err(|_| format!("header name '{k}' is not valid"))?;
-                let value = axum::http::HeaderValue::try_from(v.as_str())
-                    .map_err(|_| format!("the value of header '{k}' is not valid"))?;
-                custom.insert(name, value);
-            }
+            let custom = header_map(core, headers).await?.into_iter();
+            let custom = custom.filter_map(|(k, v)| Some((k?, v))).collect();
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             let transport = StreamableHttpClientTransport::from_config(config);
@@ -142,14 +158,51 @@ pub(crate) async fn open(
                 service,
                 child: None,
                 pid: None,
+                cut: Cut::new(&server.spec.name),
+                dropped: None,
                 _record: None,
             })
         }
-        Transport::Remote { sse: true, .. } => Err(
-            "the legacy HTTP+SSE transport is not supported yet; use the server's Streamable HTTP URL (\"type\": \"http\")"
-                .into(),
-        ),
+        Transport::Remote {
+            sse: true,
+            url,
+            headers,
+        } => {
+            // Waiting for the stream's `endpoint` event is part of the initialize deadline.
+            let started = tokio::time::Instant::now();
+            let within = core.config.mcp_initialize_timeout;
+            let headers = header_map(core, headers).await?;
+            let (transport, mut dropped) = legacy_sse::connect(url, headers, within).await?;
+            let left = within.saturating_sub(started.elapsed());
+            let service = match initialize(left, client.serve(transport)).await {
+                Ok(service) => service,
+                // Why its stream ended says more than "connection closed".
+                Err((_, why)) => return Err(dropped.try_recv().unwrap_or(why)),
+            };
+            Ok(Connection {
+                service,
+                child: None,
+                pid: None,
+                cut: Cut::new(&server.spec.name),
+                dropped: Some(dropped),
+                _record: None,
+            })
+        }
     }
+}
+
+/// A remote server's headers, their secrets put in.
+async fn header_map(core: &Core, headers: &[(String, String)]) -> Result<HeaderMap, String> {
+    let (home, keyring) = (&core.config.data_dir, core.config.secrets_keyring);
+    let mut map = HeaderMap::new();
+    for (k, v) in secrets::resolve(home, keyring, "header", headers).await? {
+        let name = HeaderName::try_from(k.as_str())
+            .map_err(|_| format!("header name '{k}' is not valid"))?;
+        let value = HeaderValue::try_from(v.as_str())
+            .map_err(|_| format!("the value of header '{k}' is not valid"))?;
+        map.append(name, value);
+    }
+    Ok(map)
 }
 
 /// Why `initialize` did not succeed.

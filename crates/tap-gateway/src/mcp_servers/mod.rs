@@ -8,7 +8,8 @@
 //! - `hub.rs`: which servers run: the user's at start and on reload, a session's project
 //!   servers while it lives.
 //! - `supervise.rs`: one server's life (start, restart with backoff, park, stop).
-//! - `connect.rs`, `client.rs`: reaching a server and the gateway's side of MCP.
+//! - `connect.rs`, `client.rs`: reaching a server and the gateway's side of MCP;
+//!   `legacy_sse.rs`: the 2024-11-05 HTTP+SSE transport (`"type": "sse"`).
 //! - `secrets.rs`: `${secret:NAME}` in env and header values, put in at each start.
 //! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names,
 //!   calls, progress, cancellation; `registration.rs`: the provider that carries them,
@@ -27,7 +28,9 @@ pub mod config;
 mod connect;
 mod hub;
 mod in_flight;
+mod legacy_sse;
 mod life_spans;
+mod line_limit;
 mod naming;
 mod peers;
 mod registration;

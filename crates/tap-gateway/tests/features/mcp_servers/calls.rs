@@ -528,6 +528,9 @@ async fn a_servers_log_entries_during_a_call_reach_the_calling_client() {
     // Three entries, each named after the server.
     for _ in 0..3 {
         let n = next_notice(&mut c, "message").await;
-        assert!(n["level"].as_str().is_some_and(|l| l.contains("info")), "{n}");
+        assert!(
+            n["level"].as_str().is_some_and(|l| l.contains("info")),
+            "{n}"
+        );
     }
 }

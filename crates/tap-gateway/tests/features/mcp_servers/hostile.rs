@@ -119,7 +119,8 @@ async fn noise_on_stdout_too_many_tools_and_a_huge_result_are_survived() {
             "many": fixture("many_tools.py", &[]),
             "huge": fixture("huge_result.py", &[]),
         }),
-        |c| c.default_tool_timeout = Duration::from_secs(5),
+        // Long: the huge answer must end its call by itself, long before this.
+        |c| c.default_tool_timeout = Duration::from_secs(600),
     )
     .await;
     let many = server_in(&gw, "many", "ready").await;
@@ -137,10 +138,23 @@ async fn noise_on_stdout_too_many_tools_and_a_huge_result_are_survived() {
     assert_eq!(text_of(&echo), "through the noise", "{echo}");
 
     // A 50 MB answer is over what is read from a server (16 MiB a message): the call ends
-    // at its timeout, and the server keeps serving.
+    // at once with an error that names the limit (the client would give up waiting long
+    // before the call's 600 s timeout), and the server is started again and serves.
     wait_listed(&mut c, "huge__small").await;
+    let first = server_in(&gw, "huge", "ready").await;
     let huge = c.call("2", "huge__huge", json!({})).await;
     assert_eq!(huge["isError"], true, "{huge}");
+    let text = text_of(&huge);
+    assert!(
+        text.contains("over 16 MiB") && text.contains("limit of one message"),
+        "{huge}"
+    );
+    let again = server_when(&gw, "huge", |s| {
+        s["state"] == "ready" && s["restarts"].as_u64() >= Some(1)
+    })
+    .await;
+    assert_ne!(again["pid"], first["pid"], "{again}");
+    wait_listed(&mut c, "huge__small").await;
     let small = c.call("3", "huge__small", json!({})).await;
     assert_eq!(text_of(&small), "small", "{small}");
 }

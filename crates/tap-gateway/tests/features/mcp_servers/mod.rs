@@ -7,6 +7,7 @@ mod asks_stream;
 mod calls;
 mod health;
 mod hostile;
+mod legacy_sse;
 mod project;
 mod remote;
 mod secrets;
