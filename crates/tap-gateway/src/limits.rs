@@ -226,6 +226,9 @@ pub(crate) const RMCP_TOUCH_INTERVAL: Duration =
 /// How long an MCP client may take to answer what a server asks through the gateway
 /// (`sampling/createMessage`, `elicitation/create`: a person may be answering).
 pub(crate) const MCP_CLIENT_ASK_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a browser may keep the MCP endpoint's answer to a loopback page's CORS
+/// preflight: ten minutes of calls without asking again, and a changed rule is seen soon.
+pub(crate) const MCP_CORS_MAX_AGE: Duration = Duration::from_secs(600);
 /// File results up to this size are embedded in the result besides the link, so a client
 /// that cannot read `file://` links still gets them.
 pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;

@@ -5,6 +5,7 @@
 //! when the response names its origin. Pages of other origins never get this far: the
 //! Origin check refuses them first, preflight included.
 
+use crate::limits::MCP_CORS_MAX_AGE;
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
@@ -13,8 +14,6 @@ const ALLOW_HEADERS: &str =
     "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, tap-cwd";
 /// What a page may read besides the simple headers.
 const EXPOSE_HEADERS: &str = "mcp-session-id, mcp-protocol-version, www-authenticate";
-/// How long a browser may keep the preflight's answer, in seconds.
-const MAX_AGE: &str = "600";
 
 /// The answer to a preflight from `origin` (already admitted).
 pub(crate) fn preflight(origin: &HeaderValue) -> Response {
@@ -31,7 +30,7 @@ pub(crate) fn preflight(origin: &HeaderValue) -> Response {
     );
     h.insert(
         header::ACCESS_CONTROL_MAX_AGE,
-        HeaderValue::from_static(MAX_AGE),
+        HeaderValue::from(MCP_CORS_MAX_AGE.as_secs()),
     );
     h.insert(header::VARY, HeaderValue::from_static("origin"));
     response
