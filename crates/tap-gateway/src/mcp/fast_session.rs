@@ -20,7 +20,7 @@
 use super::calls::{self, Asked};
 use super::fast::{self, Unread};
 use super::sessions::{Entry, Sessions};
-use crate::state::mcp_binding::{ClientAsk, Target};
+use crate::state::mcp_binding::Target;
 use crate::state::Core;
 use axum::body::Body;
 use axum::extract::Request;
@@ -109,16 +109,16 @@ pub(crate) async fn answer(
 
 /// Whether a call of `tool` may need to ask the client mid-call: an MCP server's tool may
 /// ask for sampling or elicitation, and only rmcp's event stream for the request can carry
-/// that to the client that made it. So a server's tool, in a session whose clients can
-/// answer, goes to rmcp; every other call stays on this path.
+/// that to the client that made it. So a server's tool, called by a client that declared
+/// either, goes to rmcp; every other call stays on this path.
 fn may_ask_the_client(core: &Arc<Core>, target: &Target, entry: &Arc<Entry>, tool: &str) -> bool {
+    if !entry.can_be_asked {
+        return false;
+    }
     let Ok(binding) = entry.attachment.binding(core, || Some(target.clone())) else {
         return false;
     };
-    let servers_tool = matches!(super::tools::exists(core, &binding, tool), Ok(Some(true)));
-    servers_tool
-        && (binding.asker(ClientAsk::Sampling).is_some()
-            || binding.asker(ClientAsk::Elicitation).is_some())
+    matches!(super::tools::exists(core, &binding, tool), Ok(Some(true)))
 }
 
 /// The call, as rmcp's handler for this session makes it, listed for cancellation while it

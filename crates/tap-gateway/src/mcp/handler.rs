@@ -84,9 +84,12 @@ impl McpHandler {
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.headers.get("mcp-session-id"))
             .and_then(|v| v.to_str().ok());
-        let version = context.peer.peer_info().map(|i| i.protocol_version.clone());
+        let info = context.peer.peer_info();
+        let version = info.as_ref().map(|i| i.protocol_version.clone());
+        let caps = info.as_ref().map(|i| &i.capabilities);
+        let can_be_asked = caps.is_some_and(|c| c.sampling.is_some() || c.elicitation.is_some());
         if let (Some(id), Some(version)) = (id, version) {
-            let entered = sessions.enter(id, self.attachment.clone(), version);
+            let entered = sessions.enter(id, self.attachment.clone(), version, can_be_asked);
             *self.entered.lock().unwrap_or_else(|e| e.into_inner()) = Some(entered);
         }
     }

@@ -55,6 +55,9 @@ pub(crate) struct Entry {
     pub attachment: Arc<Attachment>,
     /// What `initialize` settled on; a request naming another version is rmcp's to judge.
     pub version: ProtocolVersion,
+    /// The client declared `sampling` or `elicitation`: an MCP server may ask it something
+    /// during a call (`fast_session::may_ask_the_client`).
+    pub can_be_asked: bool,
     /// When rmcp last saw a request of this session.
     touched: Mutex<Instant>,
     /// The endpoint's own calls in flight, by JSON-RPC id.
@@ -147,10 +150,12 @@ impl Sessions {
         id: &str,
         attachment: Arc<Attachment>,
         version: ProtocolVersion,
+        can_be_asked: bool,
     ) -> Entered {
         let entry = Arc::new(Entry {
             attachment,
             version,
+            can_be_asked,
             touched: Mutex::new(Instant::now()),
             calls: Mutex::default(),
         });
@@ -200,8 +205,8 @@ mod tests {
     #[test]
     fn an_entry_leaves_with_its_handler_and_only_its_own() {
         let s = sessions();
-        let first = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25);
-        let second = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25);
+        let first = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25, false);
+        let second = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25, false);
         drop(first);
         assert!(s.get("a").is_some(), "the newer entry stays");
         drop(second);
@@ -211,7 +216,7 @@ mod tests {
     #[test]
     fn a_cancel_reaches_a_call_in_flight_and_nothing_after_it() {
         let s = sessions();
-        let _entered = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25);
+        let _entered = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25, false);
         let entry = s.get("a").unwrap();
         let token = CancellationToken::new();
         let call = entry.start_call(RequestId::Number(7), token.clone());
@@ -228,7 +233,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn rmcp_sees_a_request_at_least_every_touch_interval() {
         let s = sessions();
-        let _entered = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25);
+        let _entered = s.enter("a", Arc::default(), ProtocolVersion::V_2025_11_25, false);
         let entry = s.get("a").unwrap();
         assert!(!entry.due_for_rmcp());
         tokio::time::advance(RMCP_TOUCH_INTERVAL).await;
