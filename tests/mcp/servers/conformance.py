@@ -12,7 +12,7 @@ Tools: `test_simple_text`, `test_image_content` (a 1x1 red PNG), `test_audio_con
 short silent WAV, audio/wav), `test_embedded_resource`, `test_multiple_content_types`,
 `test_tool_with_logging` (three `notifications/message` at info, 50 ms apart),
 `test_error_handling` (`isError`), `test_tool_with_progress` (progress 0, 50, 100 of 100 on
-the request's progress token, 50 ms apart, and the result 50 ms after the last),
+the request's progress token, 50 ms apart, and the result right after the last),
 `test_sampling {prompt}` (asks the client `sampling/createMessage`),
 `test_elicitation {message}`, `test_elicitation_sep1034_defaults`,
 `test_elicitation_sep1330_enums` (ask the client `elicitation/create`),
@@ -261,11 +261,7 @@ def run_tool(rid, name, args, meta):
                     "notifications/progress",
                     {"progressToken": token, "progress": progress, "total": 100},
                 )
-        # The gateway may pass a call's result to the client before a progress notification
-        # the server sent just before it (it handles the two on separate tasks), and the
-        # client then drops that notification: reported in issue 44. Until that is fixed,
-        # the result waits 50 ms so the scenario tests the forwarding, not that race.
-        time.sleep(0.05)
+        # The result right after the last progress: the gateway must keep their order.
         result(rid, blocks(text("Tool with progress executed successfully")))
     elif name == "test_sampling":
         answer, err = ask(

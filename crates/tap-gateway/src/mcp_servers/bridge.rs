@@ -25,7 +25,7 @@ use rmcp::{Peer, RoleClient};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use tap_protocol::mcp_servers::McpServerState;
-use tap_protocol::provider::{GatewayMessage, ProviderMessage, ToolCall, ToolProgress, ToolResult};
+use tap_protocol::provider::{GatewayMessage, ProviderMessage, ToolCall, ToolResult};
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -250,17 +250,6 @@ async fn serve(
                 Err(why) => tracing::warn!(target: LOG_TARGET, server = %server.spec.name, error = %why, "could not list the changed tools"),
             },
             Some(note) = notes.recv() => match note {
-                Note::Progress(p) => {
-                    let id = in_flight.lock().unwrap().progress.get(&p.progress_token).cloned();
-                    if let Some(id) = id {
-                        let message = match (p.message, p.total) {
-                            (Some(m), _) => m,
-                            (None, Some(total)) => format!("{} of {total}", p.progress),
-                            (None, None) => format!("{}", p.progress),
-                        };
-                        let _ = reg.local.send(&ProviderMessage::ToolProgress(ToolProgress { id, message }));
-                    }
-                }
                 Note::Log(entry) => log(server, entry.level, entry.logger.as_deref(), &entry.data),
             },
         }

@@ -1,8 +1,9 @@
 //! The gateway's side of an MCP connection to a server: what it declares in `initialize`
 //! and how it answers the server's requests and notifications.
 //!
-//! Notifications the runner acts on (a changed tool list, a call's progress, a log entry)
-//! go to it through a channel; those about the server's resources and prompts go straight to
+//! Notifications the runner acts on (a changed tool list, a log entry) go to it through a
+//! channel (a call's progress does not come here: `ordered_progress.rs` takes it off the
+//! connection in order); those about the server's resources and prompts go straight to
 //! the MCP clients of the sessions that see it (`Router::tell`), and its log entries also to
 //! the clients of the sessions whose calls it runs. `roots/list` is answered
 //! with the session's directory (a project server) or none (a user server shared by every
@@ -13,8 +14,7 @@ use super::in_flight::Router;
 use crate::state::mcp_binding::{ClientAsk, Notice, ServerLog};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
-    ResourceUpdatedNotificationParam, Root,
+    LoggingMessageNotificationParam, ProtocolVersion, ResourceUpdatedNotificationParam, Root,
 };
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -25,12 +25,11 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, Notify};
 
 /// What the server told the gateway, for the runner. Bounded: past
-/// [`MCP_NOTES_QUEUE`](crate::limits::MCP_NOTES_QUEUE) waiting, progress and log notes are dropped (a server cannot make
-/// the gateway hold a backlog); tool-list changes are not queued but coalesce in
-/// [`Client::tools_changed`].
+/// [`MCP_NOTES_QUEUE`](crate::limits::MCP_NOTES_QUEUE) waiting, log notes are dropped (a
+/// server cannot make the gateway hold a backlog); tool-list changes are not queued but
+/// coalesce in [`Client::tools_changed`].
 #[derive(Debug)]
 pub(crate) enum Note {
-    Progress(ProgressNotificationParam),
     Log(LoggingMessageNotificationParam),
 }
 
@@ -127,14 +126,6 @@ impl ClientHandler for Client {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
         self.forward(ClientAsk::Elicitation, params).await
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.notes.try_send(Note::Progress(params));
     }
 
     async fn on_logging_message(

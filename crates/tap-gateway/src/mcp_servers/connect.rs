@@ -9,6 +9,7 @@ use super::config::Transport;
 use super::in_flight::Router;
 use super::legacy_sse;
 use super::line_limit::{Cut, LineLimit};
+use super::ordered_progress::Ordered;
 use super::secrets;
 use super::server::Server;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_SERVER_MESSAGE_BYTES};
@@ -16,6 +17,7 @@ use crate::processes::{group, orphans, spawn::forward_lines};
 use crate::state::Core;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::RunningService;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{RoleClient, ServiceExt};
 use std::path::Path;
 use std::sync::Arc;
@@ -58,6 +60,8 @@ pub(crate) async fn open(
     roots: Vec<String>,
     router: Router,
 ) -> Result<Connection, String> {
+    // Progress leaves the connection in the order the server sent it (`ordered_progress.rs`).
+    let in_flight = router.in_flight.clone();
     let client = Client::new(notes, tools_changed, roots, router);
     match &server.spec.transport {
         Transport::Stdio {
@@ -104,7 +108,11 @@ pub(crate) async fn open(
             let stdout = LineLimit::new(stdout, MCP_SERVER_MESSAGE_BYTES, cut.clone());
             match initialize(
                 core.config.mcp_initialize_timeout,
-                client.serve((stdout, stdin)),
+                client.serve(Ordered::new(
+                    AsyncRwTransport::new_client(stdout, stdin),
+                    server.clone(),
+                    in_flight,
+                )),
             )
             .await
             {
@@ -151,9 +159,12 @@ pub(crate) async fn open(
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             let transport = StreamableHttpClientTransport::from_config(config);
-            let service = initialize(core.config.mcp_initialize_timeout, client.serve(transport))
-                .await
-                .map_err(|(_, why)| why)?;
+            let service = initialize(
+                core.config.mcp_initialize_timeout,
+                client.serve(Ordered::new(transport, server.clone(), in_flight)),
+            )
+            .await
+            .map_err(|(_, why)| why)?;
             Ok(Connection {
                 service,
                 child: None,
@@ -174,7 +185,12 @@ pub(crate) async fn open(
             let headers = header_map(core, headers).await?;
             let (transport, mut dropped) = legacy_sse::connect(url, headers, within).await?;
             let left = within.saturating_sub(started.elapsed());
-            let service = match initialize(left, client.serve(transport)).await {
+            let service = match initialize(
+                left,
+                client.serve(Ordered::new(transport, server.clone(), in_flight)),
+            )
+            .await
+            {
                 Ok(service) => service,
                 // Why its stream ended says more than "connection closed".
                 Err((_, why)) => return Err(dropped.try_recv().unwrap_or(why)),

@@ -32,6 +32,7 @@ mod legacy_sse;
 mod life_spans;
 mod line_limit;
 mod naming;
+mod ordered_progress;
 mod peers;
 mod registration;
 pub mod secrets;

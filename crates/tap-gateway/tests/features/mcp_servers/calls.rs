@@ -534,3 +534,24 @@ async fn a_servers_log_entries_during_a_call_reach_the_calling_client() {
         );
     }
 }
+
+#[tokio::test]
+async fn progress_sent_just_before_the_result_reaches_the_client_first() {
+    let gw = gateway_with(json!({"conf": fixture("conformance.py", &[])}), |_| {}).await;
+    server_in(&gw, "conf", "ready").await;
+    let mut c = client(&gw, "work", "legacy").await;
+    wait_listed(&mut c, "conf__test_tool_with_progress").await;
+    // The fixture answers right after its last progress: before, about 2 calls in 5 lost
+    // that notification to the result.
+    for round in 0..10 {
+        let id = format!("p{round}");
+        c.start_call(&id, "conf__test_tool_with_progress", json!({}), true)
+            .await;
+        for step in ["0 of 100", "50 of 100", "100 of 100"] {
+            let p = c.expect("progress").await;
+            assert_eq!(p["id"], id.as_str(), "{p}");
+            assert!(p.to_string().contains(step), "round {round}, {step}: {p}");
+        }
+        assert_eq!(c.outcome(&id).await["op"], "result");
+    }
+}
