@@ -183,7 +183,9 @@ pub(crate) async fn open(
             let started = tokio::time::Instant::now();
             let within = core.config.mcp_initialize_timeout;
             let headers = header_map(core, headers).await?;
-            let (transport, mut dropped) = legacy_sse::connect(url, headers, within).await?;
+            let cut = Cut::new(&server.spec.name);
+            let (transport, mut dropped) =
+                legacy_sse::connect(url, headers, within, cut.clone()).await?;
             let left = within.saturating_sub(started.elapsed());
             let service = match initialize(
                 left,
@@ -199,7 +201,7 @@ pub(crate) async fn open(
                 service,
                 child: None,
                 pid: None,
-                cut: Cut::new(&server.spec.name),
+                cut,
                 dropped: Some(dropped),
                 _record: None,
             })

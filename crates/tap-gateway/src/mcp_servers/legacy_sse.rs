@@ -12,6 +12,7 @@
 //! know, where the SSE spec ignores it.
 
 use super::connect::LOG_TARGET;
+use super::line_limit::Cut;
 use crate::limits::{MCP_SERVER_MESSAGE_BYTES, MCP_SSE_POST_TIMEOUT};
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Response, Url};
@@ -20,6 +21,7 @@ use rmcp::transport::Transport;
 use rmcp::RoleClient;
 use std::collections::VecDeque;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
@@ -50,6 +52,10 @@ pub(crate) struct LegacySse {
     ready: VecDeque<Event>,
     /// Told why the stream ended, so the run fails at once rather than at its next call.
     dropped: Option<oneshot::Sender<String>>,
+    /// Told when an event is over the limit, so the calls in flight fail as for a stdio
+    /// server's oversized line (`PAYLOAD_TOO_LARGE`, not retryable: a retry would get the
+    /// same answer).
+    cut: Arc<Cut>,
 }
 
 /// Opens the event stream of `url` and waits, for at most `within`, for its `endpoint`
@@ -59,6 +65,7 @@ pub(crate) async fn connect(
     url: &str,
     headers: HeaderMap,
     within: Duration,
+    cut: Arc<Cut>,
 ) -> Result<(LegacySse, oneshot::Receiver<String>), String> {
     let base = Url::parse(url).map_err(|e| format!("its URL {url} is not valid: {e}"))?;
     let origin = base.origin();
@@ -83,6 +90,7 @@ pub(crate) async fn connect(
         parser: Parser::default(),
         ready: VecDeque::new(),
         dropped: Some(tx),
+        cut,
     };
     let ms = within.as_millis();
     match tokio::time::timeout(within, sse.open(&base)).await {
@@ -164,6 +172,7 @@ impl LegacySse {
                 }
             };
             if let Err(too_big) = self.parser.feed(&chunk, &mut self.ready) {
+                self.cut.cut(too_big.clone());
                 return Err(self.end(too_big));
             }
         }

@@ -42,7 +42,9 @@ impl Cut {
         self.reason().unwrap_or_default()
     }
 
-    fn cut(&self, why: String) {
+    /// Records why, and ends the wait: a reader found a message over the limit (a stdio
+    /// line here, a legacy SSE event in `legacy_sse.rs`).
+    pub fn cut(&self, why: String) {
         // The reason is set before anyone can see the end of input (or be woken), so every
         // failure the closed connection causes finds it.
         let _ = self.reason.set(why);
