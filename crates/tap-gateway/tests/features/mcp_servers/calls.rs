@@ -332,16 +332,7 @@ async fn a_servers_prompts_and_resources_reach_mcp_clients_namespaced() {
         "{prompt}"
     );
 
-    c.send(json!({"op": "resources"})).await;
-    let resources = c.expect("resources").await;
-    let uri = resources["uris"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|u| u.as_str())
-        .find(|u| u.starts_with("tap-mcp://everything/demo://"))
-        .unwrap_or_else(|| panic!("{resources}"))
-        .to_string();
+    let uri = resource_starting(&mut c, "tap-mcp://everything/demo://").await;
     c.send(json!({"op": "read", "uri": uri})).await;
     let read = c.expect("read").await;
     assert!(
@@ -351,16 +342,8 @@ async fn a_servers_prompts_and_resources_reach_mcp_clients_namespaced() {
 
     // A template is namespaced the same way; a URI expanded from it reads the server's
     // resource of the URI the server's own template gives.
-    c.send(json!({"op": "templates"})).await;
-    let templates = c.expect("templates").await;
     let template = "tap-mcp://everything/demo://resource/dynamic/text/{resourceId}";
-    assert!(
-        templates["uriTemplates"]
-            .as_array()
-            .unwrap()
-            .contains(&json!(template)),
-        "{templates}"
-    );
+    assert_template_listed(&mut c, template).await;
     let uri = template.replace("{resourceId}", "7");
     c.send(json!({"op": "read", "uri": uri})).await;
     let read = c.expect("read").await;
@@ -406,23 +389,12 @@ async fn a_server_with_an_empty_prefix_keeps_its_own_resource_names() {
     let mut c = client(&gw, "work", "legacy").await;
     wait_listed(&mut c, "echo").await;
 
-    c.send(json!({"op": "resources"})).await;
-    let resources = c.expect("resources").await;
-    let uris: Vec<&str> = resources["uris"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|u| u.as_str())
-        .collect();
+    let uris = resource_uris(&mut c).await;
     assert!(
         uris.iter().all(|u| !u.starts_with("tap-mcp://")),
-        "{resources}"
+        "{uris:?}"
     );
-    let own = uris
-        .iter()
-        .find(|u| u.starts_with("demo://"))
-        .unwrap_or_else(|| panic!("{resources}"))
-        .to_string();
+    let own = resource_starting(&mut c, "demo://").await;
     c.send(json!({"op": "read", "uri": own})).await;
     let read = c.expect("read").await;
     assert!(
@@ -430,16 +402,8 @@ async fn a_server_with_an_empty_prefix_keeps_its_own_resource_names() {
         "{read}"
     );
 
-    c.send(json!({"op": "templates"})).await;
-    let templates = c.expect("templates").await;
     let template = "demo://resource/dynamic/text/{resourceId}";
-    assert!(
-        templates["uriTemplates"]
-            .as_array()
-            .unwrap()
-            .contains(&json!(template)),
-        "{templates}"
-    );
+    assert_template_listed(&mut c, template).await;
     c.send(json!({"op": "read", "uri": template.replace("{resourceId}", "3")}))
         .await;
     let read = c.expect("read").await;
@@ -482,16 +446,7 @@ async fn a_client_subscribed_to_a_servers_resource_hears_its_updates_and_list_ch
     server_in(&gw, "everything", "ready").await;
     let mut c = client(&gw, "work", "legacy").await;
     wait_listed(&mut c, "everything__echo").await;
-    c.send(json!({"op": "resources"})).await;
-    let resources = c.expect("resources").await;
-    let uri = resources["uris"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|u| u.as_str())
-        .find(|u| u.starts_with("tap-mcp://everything/demo://"))
-        .unwrap_or_else(|| panic!("{resources}"))
-        .to_string();
+    let uri = resource_starting(&mut c, "tap-mcp://everything/demo://").await;
     // Forwarded to the server as its own URI; its update comes back under the facade's.
     c.send(json!({"op": "watch", "uri": uri})).await;
     c.expect("watching").await;
@@ -554,4 +509,33 @@ async fn progress_sent_just_before_the_result_reaches_the_client_first() {
         }
         assert_eq!(c.outcome(&id).await["op"], "result");
     }
+}
+
+/// The resource URIs the client lists.
+async fn resource_uris(c: &mut tap_testkit::McpClient) -> Vec<String> {
+    c.send(json!({"op": "resources"})).await;
+    let resources = c.expect("resources").await;
+    resources["uris"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{resources}"))
+        .iter()
+        .filter_map(|u| u.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The first resource URI the client lists that starts with `prefix`.
+async fn resource_starting(c: &mut tap_testkit::McpClient, prefix: &str) -> String {
+    let uris = resource_uris(c).await;
+    uris.iter()
+        .find(|u| u.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix}… in {uris:?}"))
+        .clone()
+}
+
+/// Asserts that the client lists `template`.
+async fn assert_template_listed(c: &mut tap_testkit::McpClient, template: &str) {
+    c.send(json!({"op": "templates"})).await;
+    let templates = c.expect("templates").await;
+    let listed = templates["uriTemplates"].as_array().unwrap();
+    assert!(listed.contains(&json!(template)), "{templates}");
 }
