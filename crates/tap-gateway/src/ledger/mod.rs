@@ -171,16 +171,24 @@ impl Ledger {
         let Ok(bytes) = self.shared.bytes.try_acquire_many(weight) else {
             return Err(Full(Box::new(record)));
         };
+        // Counted before it is sent: the writer may take it and count it off at once, and
+        // a depth counted after that would go below zero for a moment (and read as 2^64).
+        self.shared.depth.fetch_add(1, Ordering::Relaxed);
         match tx.try_send(Queued { record, weight }) {
             Ok(()) => {
                 // Given back by the writer once the record is committed.
                 bytes.forget();
-                self.shared.depth.fetch_add(1, Ordering::Relaxed);
                 Ok(())
             }
-            Err(mpsc::error::TrySendError::Full(q)) => Err(Full(Box::new(q.record))),
+            Err(mpsc::error::TrySendError::Full(q)) => {
+                self.shared.depth.fetch_sub(1, Ordering::Relaxed);
+                Err(Full(Box::new(q.record)))
+            }
             // The writer is gone only when the process is going down.
-            Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                self.shared.depth.fetch_sub(1, Ordering::Relaxed);
+                Ok(())
+            }
         }
     }
 
@@ -211,9 +219,12 @@ impl Ledger {
         let Ok(bytes) = self.shared.bytes.acquire_many(weight).await else {
             return;
         };
+        // Counted before it is sent, as in `try_write`.
+        self.shared.depth.fetch_add(1, Ordering::Relaxed);
         if tx.send(Queued { record, weight }).await.is_ok() {
             bytes.forget();
-            self.shared.depth.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.shared.depth.fetch_sub(1, Ordering::Relaxed);
         }
     }
 
