@@ -21,6 +21,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use tap_protocol::Json;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
 
 struct PeerAsker {
     peer: Peer<RoleServer>,
@@ -99,7 +100,8 @@ async fn send(
             .extensions_mut()
             .insert(OriginatingRequestId(origin));
     }
-    tokio::spawn(async move { peer.send_request(request).await })
+    // Aborted when the ask is given up (its timeout), so no request waits on for ever.
+    AbortOnDropHandle::new(tokio::spawn(async move { peer.send_request(request).await }))
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())
