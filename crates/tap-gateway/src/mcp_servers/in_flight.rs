@@ -100,8 +100,8 @@ impl Router {
                 "the gateway forwards {what} only during a call of one of the server's tools"
             ));
         }
-        let state = self.core.state();
-        // The client that made the newest call in flight, on that call's own stream.
+        // The client that made the newest call in flight, on that call's own stream. (The
+        // table's lock is let go before the state's is taken.)
         let calls: Vec<(String, u128)> = {
             let in_flight = self.in_flight.lock().unwrap();
             in_flight
@@ -111,6 +111,7 @@ impl Router {
                 .filter_map(|(call, s)| Some((s.clone(), *in_flight.traces.get(call)?)))
                 .collect()
         };
+        let state = self.core.state();
         for (session, trace) in &calls {
             let found = state
                 .mcp
