@@ -101,10 +101,12 @@ async fn send(
             .insert(OriginatingRequestId(origin));
     }
     // Aborted when the ask is given up (its timeout), so no request waits on for ever.
-    AbortOnDropHandle::new(tokio::spawn(async move { peer.send_request(request).await }))
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())
+    AbortOnDropHandle::new(tokio::spawn(
+        async move { peer.send_request(request).await },
+    ))
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())
 }
 
 /// Capabilities `peer` declared: (sampling, elicitation).
