@@ -4,14 +4,15 @@
 //! Notifications the runner acts on (a changed tool list, a log entry) go to it through a
 //! channel (a call's progress does not come here: `ordered_progress.rs` takes it off the
 //! connection in order); those about the server's resources and prompts go straight to
-//! the MCP clients of the sessions that see it (`Router::tell`), and its log entries also to
-//! the clients of the sessions whose calls it runs. `roots/list` is answered
+//! the MCP clients of the sessions that see it (`Router::tell`). A call's progress and the
+//! log entries for the calling clients are taken off the connection in order
+//! (`ordered_progress.rs`). `roots/list` is answered
 //! with the session's directory (a project server) or none (a user server shared by every
 //! session). Sampling and elicitation go to the calling session's MCP client
 //! (`in_flight.rs`).
 
 use super::in_flight::Router;
-use crate::state::mcp_binding::{ClientAsk, Notice, ServerLog};
+use crate::state::mcp_binding::{ClientAsk, Notice};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProtocolVersion, ResourceUpdatedNotificationParam, Root,
@@ -133,14 +134,7 @@ impl ClientHandler for Client {
         params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.router.tell_callers(Notice::ServerLog(ServerLog {
-            logger: match &params.logger {
-                Some(l) => format!("{}/{l}", self.router.server),
-                None => self.router.server.clone(),
-            },
-            level: params.level as u8,
-            data: params.data.clone(),
-        }));
+        // The calling clients heard it already (`ordered_progress.rs`, in order).
         let _ = self.notes.try_send(Note::Log(params));
     }
 

@@ -60,8 +60,9 @@ pub(crate) async fn open(
     roots: Vec<String>,
     router: Router,
 ) -> Result<Connection, String> {
-    // Progress leaves the connection in the order the server sent it (`ordered_progress.rs`).
-    let in_flight = router.in_flight.clone();
+    // Progress and log entries leave the connection in the order the server sent them
+    // (`ordered_progress.rs`).
+    let callers = router.clone();
     let client = Client::new(notes, tools_changed, roots, router);
     match &server.spec.transport {
         Transport::Stdio {
@@ -111,7 +112,7 @@ pub(crate) async fn open(
                 client.serve(Ordered::new(
                     AsyncRwTransport::new_client(stdout, stdin),
                     server.clone(),
-                    in_flight,
+                    callers,
                 )),
             )
             .await
@@ -161,7 +162,7 @@ pub(crate) async fn open(
             let transport = StreamableHttpClientTransport::from_config(config);
             let service = initialize(
                 core.config.mcp_initialize_timeout,
-                client.serve(Ordered::new(transport, server.clone(), in_flight)),
+                client.serve(Ordered::new(transport, server.clone(), callers)),
             )
             .await
             .map_err(|(_, why)| why)?;
@@ -189,7 +190,7 @@ pub(crate) async fn open(
             let left = within.saturating_sub(started.elapsed());
             let service = match initialize(
                 left,
-                client.serve(Ordered::new(transport, server.clone(), in_flight)),
+                client.serve(Ordered::new(transport, server.clone(), callers)),
             )
             .await
             {

@@ -38,6 +38,7 @@ impl InFlight {
 }
 
 /// Finds who answers a server's request, and whom its notifications concern.
+#[derive(Clone)]
 pub(crate) struct Router {
     pub core: Arc<Core>,
     /// The server's name.

@@ -1,4 +1,5 @@
-//! A server's progress notifications, passed on in the order the server sent them.
+//! A server's progress notifications and log entries, passed on in the order the server sent
+//! them.
 //!
 //! rmcp hands each notification to its handler on a task of its own, while a call's answer
 //! goes straight to the call that waits for it. A progress notification sent just before
@@ -6,11 +7,20 @@
 //! client would miss the last "100 of 100". So progress is taken off the connection where
 //! messages arrive one by one ([`Ordered`], wrapped around every transport), and turned into
 //! the call's `tool.progress` at once, before the message that follows it (the answer) is
-//! even read.
+//! even read. Log entries (`notifications/message`) are passed to the calling sessions' MCP
+//! clients the same way, while the call they came from is still in flight.
+
+// MCP logging is deprecated for new servers (SEP-2577), but servers of the `initialize`
+// generation still log, and their entries are passed on.
+#![allow(deprecated)]
 
 use super::in_flight::InFlight;
+use super::in_flight::Router;
 use super::server::Server;
-use rmcp::model::{JsonRpcMessage, ProgressNotificationParam, ServerNotification};
+use crate::state::mcp_binding::{Notice, ServerLog};
+use rmcp::model::{
+    JsonRpcMessage, LoggingMessageNotificationParam, ProgressNotificationParam, ServerNotification,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
@@ -23,15 +33,29 @@ pub(crate) struct Ordered<T> {
     inner: T,
     server: Arc<Server>,
     in_flight: Arc<Mutex<InFlight>>,
+    router: Router,
 }
 
 impl<T> Ordered<T> {
-    pub fn new(inner: T, server: Arc<Server>, in_flight: Arc<Mutex<InFlight>>) -> Self {
+    pub fn new(inner: T, server: Arc<Server>, router: Router) -> Self {
         Self {
             inner,
             server,
-            in_flight,
+            in_flight: router.in_flight.clone(),
+            router,
         }
+    }
+
+    fn log(&self, p: &LoggingMessageNotificationParam) {
+        let server = &self.router.server;
+        self.router.tell_callers(Notice::ServerLog(ServerLog {
+            logger: match &p.logger {
+                Some(l) => format!("{server}/{l}"),
+                None => server.clone(),
+            },
+            level: p.level as u8,
+            data: p.data.clone(),
+        }));
     }
 
     fn progress(&self, p: &ProgressNotificationParam) {
@@ -75,8 +99,10 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Ordered<T> {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let msg = self.inner.receive().await?;
         if let JsonRpcMessage::Notification(n) = &msg {
-            if let ServerNotification::ProgressNotification(p) = &n.notification {
-                self.progress(&p.params);
+            match &n.notification {
+                ServerNotification::ProgressNotification(p) => self.progress(&p.params),
+                ServerNotification::LoggingMessageNotification(l) => self.log(&l.params),
+                _ => {}
             }
         }
         Some(msg)
