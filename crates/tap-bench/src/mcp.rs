@@ -46,6 +46,12 @@ pub const PHASES: [&str; 5] = [
     "host-inline",
 ];
 
+/// What the bench's clients send with `initialize` (over HTTP here, over stdio in S9).
+pub fn initialize_params() -> Value {
+    json!({"protocolVersion": "2025-11-25", "capabilities": {},
+           "clientInfo": {"name": "tap-bench", "version": "1"}})
+}
+
 /// The stateless generation's protocol version.
 const STATELESS: &str = "2026-07-28";
 
@@ -119,13 +125,7 @@ impl McpHttp {
         if stateless {
             return Ok(client);
         }
-        client
-            .request(
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "tap-bench", "version": "1"}}),
-            )
-            .await?;
+        client.request("initialize", initialize_params()).await?;
         client.notify("notifications/initialized").await?;
         Ok(client)
     }

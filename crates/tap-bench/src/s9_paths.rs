@@ -326,11 +326,7 @@ impl StdioMcp {
             child,
         };
         client
-            .request(
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "tap-bench", "version": "1"}}),
-            )
+            .request("initialize", crate::mcp::initialize_params())
             .await?;
         client
             .write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))

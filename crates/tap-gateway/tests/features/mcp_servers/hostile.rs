@@ -2,21 +2,9 @@
 //! gateway, another server or another call down with it.
 
 use super::super::mcp::{client, text_of, wait_listed};
-use super::{fixture, gateway_with, server_in, server_when};
+use super::{fixture, gateway_with, impatient, server_in, server_when};
 use serde_json::json;
 use std::time::Duration;
-use tap_gateway::{GatewayConfig, RestartPolicy};
-
-/// Quick restarts, parked after two quick failures.
-fn impatient(c: &mut GatewayConfig) {
-    c.project_restart = RestartPolicy {
-        backoff: Duration::from_millis(10),
-        backoff_max: Duration::from_millis(20),
-        stable_run: Duration::from_secs(60),
-        max_quick_failures: 2,
-    };
-    c.mcp_initialize_timeout = Duration::from_millis(800);
-}
 
 #[tokio::test]
 async fn servers_that_never_start_are_parked_with_the_reason() {

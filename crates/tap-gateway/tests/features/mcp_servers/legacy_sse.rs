@@ -4,7 +4,7 @@
 //! an event over the limit of a message are refused with the reason.
 
 use super::super::mcp::{client, text_of, wait_listed};
-use super::{gateway_with, server_in, server_when};
+use super::{gateway_with, impatient, server_in, server_when};
 use serde_json::json;
 use std::time::Duration;
 use tap_gateway::RestartPolicy;
@@ -96,15 +96,7 @@ async fn legacy_sse_servers_without_an_endpoint_with_a_foreign_one_or_too_much_a
             // Answers `initialize` with one event over the 16 MiB limit of a message.
             "huge": sse(huge, "/sse"),
         }),
-        |c| {
-            c.project_restart = RestartPolicy {
-                backoff: Duration::from_millis(10),
-                backoff_max: Duration::from_millis(20),
-                stable_run: Duration::from_secs(60),
-                max_quick_failures: 2,
-            };
-            c.mcp_initialize_timeout = Duration::from_millis(800);
-        },
+        impatient,
     )
     .await;
     let silent = server_in(&gw, "silent", "parked").await;

@@ -32,6 +32,18 @@ pub fn everything() -> Value {
     json!({"command": "node", "args": [path.display().to_string(), "stdio"]})
 }
 
+/// Quick restarts, parked after two quick failures, `initialize` within 800 ms: for
+/// servers that are meant to fail.
+pub fn impatient(c: &mut GatewayConfig) {
+    c.project_restart = tap_gateway::RestartPolicy {
+        backoff: std::time::Duration::from_millis(10),
+        backoff_max: std::time::Duration::from_millis(20),
+        stable_run: std::time::Duration::from_secs(60),
+        max_quick_failures: 2,
+    };
+    c.mcp_initialize_timeout = std::time::Duration::from_millis(800);
+}
+
 /// A gateway whose user `mcp.json` holds `servers`, configured further by `tweak`.
 pub async fn gateway_with(servers: Value, tweak: impl FnOnce(&mut GatewayConfig)) -> TestGateway {
     TestGateway::start_with(|c| {
