@@ -98,6 +98,7 @@ pub fn not_running_info(spec: &ServerSpec, scope: Scope, path: &Path) -> Value {
         failing: false,
         stderr_tail: Vec::new(),
         warnings: Vec::new(),
+        sign_in: None,
     };
     let mut value = serde_json::to_value(info).expect("serializable");
     if spec.enabled {

@@ -73,6 +73,30 @@ impl Gateway {
         self.mcp_servers.restart(which)
     }
 
+    /// Starts signing in to a remote MCP server (`mcpServers.signIn`): the page to open.
+    pub async fn mcp_servers_sign_in(
+        &self,
+        which: &tap_protocol::mcp_servers::McpServerRef,
+    ) -> Result<tap_protocol::mcp_servers::McpSignInStart, Error> {
+        self.mcp_servers.sign_in(which).await
+    }
+
+    /// Signs out of a remote MCP server (`mcpServers.signOut`): revoked and forgotten.
+    pub async fn mcp_servers_sign_out(
+        &self,
+        which: &tap_protocol::mcp_servers::McpServerRef,
+    ) -> Result<tap_protocol::mcp_servers::McpServerInfo, Error> {
+        self.mcp_servers.sign_out(which).await
+    }
+
+    /// The browser came back to `/oauth/callback` with `query` (its query string).
+    /// `Ok`: the name of the server signed in to; `Err`: why it was refused.
+    pub async fn oauth_callback(&self, query: &str) -> Result<String, String> {
+        self.mcp_servers
+            .finish_sign_in(&crate::oauth::Callback::from_query(query))
+            .await
+    }
+
     /// The engine behind the façade, for the socket handlers the server starts.
     pub(crate) fn core(&self) -> &Arc<Core> {
         &self.core

@@ -50,6 +50,7 @@ pub mod logs;
 mod mcp;
 /// MCP servers as providers: the `mcpServers` configuration (`config`) is public for `tap mcp add`.
 pub mod mcp_servers;
+mod oauth;
 mod pairing;
 mod patterns;
 mod processes;

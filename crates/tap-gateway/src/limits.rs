@@ -233,6 +233,23 @@ pub(crate) const MCP_CORS_MAX_AGE: Duration = Duration::from_secs(600);
 /// that cannot read `file://` links still gets them.
 pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;
 
+// ---------------------------------------------------------------- oauth
+
+/// How long a started sign-in waits for the browser to come back to `/oauth/callback`:
+/// long enough to type a password and pass a second factor; after it the answer is refused.
+pub(crate) const SIGN_IN_WINDOW: Duration = Duration::from_secs(600);
+/// Sign-ins waiting for a browser at once, every server together (each holds a PKCE
+/// verifier and an authorization server's metadata).
+pub(crate) const MAX_PENDING_SIGN_INS: usize = 32;
+/// How long one step of a sign-in or sign-out may take at the authorization server
+/// (discovery and registration together; the code exchange; a revocation).
+pub(crate) const OAUTH_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one call to the OS keyring may take (D-Bus, maybe an unlock prompt the user
+/// answers) when a server's secrets or tokens are read or written.
+pub(crate) const SECRETS_KEYRING_TIMEOUT: Duration = Duration::from_secs(10);
+/// Redirects one request to a Streamable HTTP server may follow (on its own origin only).
+pub(crate) const MCP_HTTP_MAX_REDIRECTS: usize = 10;
+
 // ---------------------------------------------------------------- mcp_servers
 
 /// MCP servers one file may configure.

@@ -231,6 +231,14 @@ control_methods! {
     McpServersReload(mcp_servers_reload) = "mcpServers.reload" (Empty) -> crate::mcp_servers::McpServersList;
     /// Restarts one server now (a parked one too), resetting its failure count.
     McpServersRestart(mcp_servers_restart) = "mcpServers.restart" (crate::mcp_servers::McpServerRef) -> crate::mcp_servers::McpServerInfo;
+    /// Starts signing in to a remote server (OAuth authorization code with PKCE): the page
+    /// to open in the user's browser, which comes back to the gateway's `/oauth/callback`.
+    /// A sign-in started before for the server is replaced. The server's `signIn.pending`
+    /// says when it has ended (a `status` event announces each change).
+    McpServersSignIn(mcp_servers_sign_in) = "mcpServers.signIn" (crate::mcp_servers::McpServerRef) -> @later crate::mcp_servers::McpSignInStart;
+    /// Signs out of a remote server: revokes its tokens where the authorization server
+    /// offers revocation, forgets them, and leaves it waiting for a new sign-in.
+    McpServersSignOut(mcp_servers_sign_out) = "mcpServers.signOut" (crate::mcp_servers::McpServerRef) -> @later crate::mcp_servers::McpServerInfo;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

@@ -44,6 +44,10 @@ pub enum McpServerState {
     Restarting,
     /// It failed too often in a row; it stays stopped until restarted by the user.
     Parked,
+    /// A remote server that wants the user to sign in (OAuth): it answered `401` and no
+    /// stored token (or refresh) was accepted. It waits, not counted as failing, until the
+    /// user signs in (`tap mcp login`, the panel's "Sign in").
+    NeedsSignIn,
 }
 
 /// One server as `mcpServers.list` and `tap mcp list` show it. Never carries a secret:
@@ -109,6 +113,47 @@ pub struct McpServerInfo {
     /// name collides), each in words.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// A remote server's OAuth sign-in, once it asked for one or a token is stored. Never
+    /// holds a token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sign_in: Option<McpSignIn>,
+}
+
+/// Where a remote server's OAuth sign-in stands (`docs/mcp-servers.md`, "Remote servers
+/// and sign-in"). The tokens themselves stay in the OS keyring or the 0600 secrets file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct McpSignIn {
+    /// A token is stored for it (it may still be refused: then `state` is `needsSignIn`).
+    pub signed_in: bool,
+    /// A sign-in was started and waits for the browser to come back to the gateway.
+    #[serde(default)]
+    pub pending: bool,
+    /// The scopes the stored token was granted.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// RFC 3339 time the access token expires (it is refreshed before that).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// The authorization server that issued it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// Why it needs the user, in words (no sign-in yet, the sign-in expired, more scope).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The result of `mcpServers.signIn`: where to send the user's browser.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct McpSignInStart {
+    /// The authorization server's page (PKCE S256, `state`, `resource`); it sends the
+    /// browser back to the gateway's `/oauth/callback`.
+    pub url: String,
+    /// RFC 3339 time after which that page's answer is refused.
+    pub expires_at: String,
 }
 
 /// The result of `mcpServers.list`.

@@ -19,6 +19,7 @@ import type { LogsRecent } from "./LogsRecent";
 import type { McpServerInfo } from "./McpServerInfo";
 import type { McpServerRef } from "./McpServerRef";
 import type { McpServersList } from "./McpServersList";
+import type { McpSignInStart } from "./McpSignInStart";
 import type { PairingConfigure } from "./PairingConfigure";
 import type { PairingConfigureResult } from "./PairingConfigureResult";
 import type { PairingDenyAllResult } from "./PairingDenyAllResult";
@@ -80,6 +81,8 @@ export type ControlMethods = {
   "mcpServers.list": { params: Empty; result: McpServersList };
   "mcpServers.reload": { params: Empty; result: McpServersList };
   "mcpServers.restart": { params: McpServerRef; result: McpServerInfo };
+  "mcpServers.signIn": { params: McpServerRef; result: McpSignInStart };
+  "mcpServers.signOut": { params: McpServerRef; result: McpServerInfo };
   "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
   "playground.close": { params: PlaygroundSessionRef; result: Empty };
   "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
@@ -88,7 +91,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -3,4 +3,4 @@
 /**
  * Where a server is in its life.
  */
-export type McpServerState = "disabled" | "stopped" | "starting" | "ready" | "restarting" | "parked";
+export type McpServerState = "disabled" | "stopped" | "starting" | "ready" | "restarting" | "parked" | "needsSignIn";

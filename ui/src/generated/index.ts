@@ -50,6 +50,8 @@ export type { McpServerInfo } from "./McpServerInfo";
 export type { McpServerRef } from "./McpServerRef";
 export type { McpServerState } from "./McpServerState";
 export type { McpServersList } from "./McpServersList";
+export type { McpSignIn } from "./McpSignIn";
+export type { McpSignInStart } from "./McpSignInStart";
 export type { McpTransport } from "./McpTransport";
 export type { OtlpExport } from "./OtlpExport";
 export type { OutboundQueue } from "./OutboundQueue";

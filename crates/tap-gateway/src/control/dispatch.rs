@@ -22,7 +22,7 @@ use tap_protocol::ledger::{
     EventsListParams, EventsPage, LedgerSessions, Trace, TraceRef, TracesList, TracesListParams,
 };
 use tap_protocol::logs::{LogsParams, LogsRecent};
-use tap_protocol::mcp_servers::{McpServerInfo, McpServerRef, McpServersList};
+use tap_protocol::mcp_servers::{McpServerInfo, McpServerRef, McpServersList, McpSignInStart};
 use tap_protocol::settings::{SettingsPatch, SettingsResult};
 use tap_protocol::ErrorCode;
 
@@ -229,6 +229,18 @@ impl ControlHandler for Methods<'_> {
 
     fn mcp_servers_restart(&mut self, p: McpServerRef) -> Answer<McpServerInfo> {
         self.gw.mcp_servers_restart(&p).map_err(ControlError::from)
+    }
+
+    fn mcp_servers_sign_in(&mut self, p: McpServerRef) -> Answer<Later<McpSignInStart>> {
+        let gw = self.gw.clone();
+        let work = async move { gw.mcp_servers_sign_in(&p).await };
+        Ok(self.playground.answer_later(self.gw, self.request_id, work))
+    }
+
+    fn mcp_servers_sign_out(&mut self, p: McpServerRef) -> Answer<Later<McpServerInfo>> {
+        let gw = self.gw.clone();
+        let work = async move { gw.mcp_servers_sign_out(&p).await };
+        Ok(self.playground.answer_later(self.gw, self.request_id, work))
     }
 
     fn emitters_list(&mut self, p: EmittersListParams) -> Answer<EmittersList> {

@@ -41,6 +41,8 @@ pub(super) enum Outgoing {
         request_id: String,
         result: PlaygroundCallResult,
     },
+    /// The answer to another `@later` request (`mcpServers.signIn`, …), ready to send.
+    Answer(ServerFrame),
 }
 
 /// One control connection's playground: what it holds and what it has in flight.
@@ -218,7 +220,27 @@ impl Playground {
                 self.calls.remove(&result.call_id);
                 Frame::Response(ServerFrame::result(request_id, result))
             }
+            Outgoing::Answer(frame) => Frame::Response(frame),
         }
+    }
+
+    /// Answers the `@later` request `request_id` with what `work` gives, once it has run
+    /// (on `invocations`: handlers never await). Its answer travels the connection's one
+    /// channel, like a call's.
+    pub fn answer_later<T, F>(&self, gw: &Gateway, request_id: &str, work: F) -> Later<T>
+    where
+        T: serde::Serialize,
+        F: std::future::Future<Output = Result<T, crate::error::Error>> + Send + 'static,
+    {
+        let (tx, request_id) = (self.tx.clone(), request_id.to_string());
+        gw.core().invocations.spawn(async move {
+            let frame = match work.await {
+                Ok(result) => ServerFrame::result(request_id, result),
+                Err(e) => ServerFrame::error(Some(request_id), e.into()),
+            };
+            let _ = tx.send(Outgoing::Answer(frame));
+        });
+        Later::accepted()
     }
 
     /// The tools of a live session.

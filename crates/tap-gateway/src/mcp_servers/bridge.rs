@@ -6,12 +6,13 @@
 
 use super::catalog::Catalog;
 use super::client::Note;
-use super::connect::{self, Connection, LOG_TARGET};
+use super::connect::{self, Connection, Refused, LOG_TARGET};
 use super::in_flight::{InFlight, Router};
 use super::line_limit::Cut;
 use super::registration::Registration;
 use super::server::Server;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT, MCP_NOTES_QUEUE};
+use crate::oauth::challenge::{self, Challenge};
 use crate::provider_protocol::local::{LocalProvider, LocalSender};
 use crate::state::Core;
 use crate::trace::context::SpanContext;
@@ -40,6 +41,8 @@ pub(crate) enum Ended {
     Idle,
     /// It failed; the reason in words.
     Failed(String),
+    /// A remote server wants the user to sign in (again, or with more scope).
+    NeedsSignIn(Challenge),
 }
 
 /// One run: start or reach the server, register its tools (or update those of `reg`, the
@@ -71,14 +74,22 @@ pub(crate) async fn run_once(
         Ok(conn) => conn,
         Err(why) => {
             if let (Some(call), Some(reg)) = (first, reg.as_ref()) {
-                let why = why.clone().unwrap_or_else(|| "it is stopping".into());
+                let why = match &why {
+                    None => "it is stopping".to_string(),
+                    Some(Refused::Failed(why)) => why.clone(),
+                    Some(Refused::SignIn(c)) => c.reason(false),
+                };
                 fail_call(
                     &reg.local.sender(),
                     call.id,
                     format!("MCP server '{}' could not start: {why}", server.spec.name),
                 );
             }
-            return why.map_or(Ended::Stopped, Ended::Failed);
+            return match why {
+                None => Ended::Stopped,
+                Some(Refused::Failed(why)) => Ended::Failed(why),
+                Some(Refused::SignIn(challenge)) => Ended::NeedsSignIn(challenge),
+            };
         }
     };
     let ended = serve(
@@ -153,6 +164,8 @@ async fn serve(
     let tools = reg.catalog.len();
     server.update(|s| {
         s.state = Some(McpServerState::Ready);
+        s.sign_in_reason = None;
+        s.challenge = None;
         s.provider_id = Some(provider_id.clone());
         s.server_info = info;
         s.tools = reg.catalog.session_names();
@@ -166,7 +179,7 @@ async fn serve(
 
     let offered = super::peers::register(core, server, &peer);
     // A call that finds the connection gone reports it here: the run has failed.
-    let (gone_tx, mut gone) = mpsc::unbounded_channel::<String>();
+    let (gone_tx, mut gone) = mpsc::unbounded_channel::<Lost>();
     let cut = conn.cut.clone();
     let dropped = conn.dropped.take();
     let exited = async {
@@ -202,9 +215,12 @@ async fn serve(
             why = cut.wait() => break Ended::Failed(why),
             // A call lost its connection: when the process is exiting, its exit status
             // says more than the closed pipe does.
-            Some(why) = gone.recv() => {
+            Some(lost) = gone.recv() => {
+                if let Some(challenge) = lost.sign_in {
+                    break Ended::NeedsSignIn(challenge);
+                }
                 let exit = tokio::time::timeout(MCP_EXIT_STATUS_WAIT, &mut exited).await;
-                break Ended::Failed(exit.unwrap_or(why));
+                break Ended::Failed(exit.unwrap_or(lost.why));
             }
             _ = sleep_until(idle_at) => {
                 // A call still running, or one that ended after the deadline was taken,
@@ -274,6 +290,9 @@ async fn serve(
                 "MCP server '{}' failed during the call: {why}",
                 server.spec.name
             ),
+            Ended::NeedsSignIn(c) => {
+                format!("MCP server '{}': {}", server.spec.name, c.reason(true))
+            }
             _ => format!("MCP server '{}' stopped during the call", server.spec.name),
         };
         fail_call(&reply, id, why);
@@ -336,7 +355,7 @@ fn start_call(
     call: ToolCall,
     tool: Option<String>,
     in_flight: &Arc<Mutex<InFlight>>,
-    gone: &mpsc::UnboundedSender<String>,
+    gone: &mpsc::UnboundedSender<Lost>,
     cut: &Arc<Cut>,
     last_call: &Arc<Mutex<tokio::time::Instant>>,
 ) {
@@ -378,27 +397,59 @@ fn start_call(
         }
         let result = match result {
             Ok(result) => result,
-            Err(Lost(why)) => {
-                let _ = gone.send(why.clone());
-                if let Some(result) = oversized(&cut, &id) {
-                    let _ = reply.send(&ProviderMessage::ToolResult(result));
-                    return;
-                }
-                ToolResult {
-                    id: id.clone(),
-                    error: Some(why),
-                    error_code: Some(ErrorCode::Disconnected),
-                    retryable: Some(true),
-                    ..ToolResult::default()
-                }
+            Err(lost) => {
+                let result = match &lost.sign_in {
+                    // Not retryable: the same call fails until the user signs in.
+                    Some(challenge) => ToolResult {
+                        id: id.clone(),
+                        error: Some(format!(
+                            "MCP server '{}': {}; sign in with `tap mcp login {}` or from the panel's Servers page",
+                            cut.server,
+                            challenge.reason(true),
+                            cut.server
+                        )),
+                        error_code: Some(ErrorCode::Other(NEEDS_SIGN_IN.into())),
+                        retryable: Some(false),
+                        ..ToolResult::default()
+                    },
+                    None => match oversized(&cut, &id) {
+                        Some(result) => result,
+                        None => ToolResult {
+                            id: id.clone(),
+                            error: Some(lost.why.clone()),
+                            error_code: Some(ErrorCode::Disconnected),
+                            retryable: Some(true),
+                            ..ToolResult::default()
+                        },
+                    },
+                };
+                let _ = gone.send(lost);
+                result
             }
         };
         let _ = reply.send(&ProviderMessage::ToolResult(result));
     });
 }
 
-/// The connection to the server was lost during a call.
-struct Lost(String);
+/// The error code of a call refused because the server wants the user to sign in.
+pub(crate) const NEEDS_SIGN_IN: &str = "NEEDS_SIGN_IN";
+
+/// The connection to the server was lost during a call, or the server refused it until
+/// the user signs in.
+struct Lost {
+    why: String,
+    sign_in: Option<Challenge>,
+}
+
+impl Lost {
+    /// From rmcp's error: a sign-in when the server answered `401`/`403`.
+    fn from_service(why: impl Into<String>, e: &ServiceError) -> Self {
+        Lost {
+            why: why.into(),
+            sign_in: challenge::find(e),
+        }
+    }
+}
 
 /// A call's result when the server's connection was cut for a message over the limit
 /// (most likely this call's result): not retryable, since the same call would send it again.
@@ -435,7 +486,12 @@ async fn call_tool(
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = match peer.send_cancellable_request(request, options).await {
         Ok(h) => h,
-        Err(e) => return Err(Lost(format!("the call could not be sent: {e}"))),
+        Err(e) => {
+            return Err(Lost::from_service(
+                format!("the call could not be sent: {e}"),
+                &e,
+            ))
+        }
     };
     in_flight
         .lock()
@@ -485,9 +541,10 @@ async fn call_tool(
             ErrorCode::Other("MCP_ERROR".into()),
             format!("{} ({})", e.message, e.code.0),
         ),
-        Err(ServiceError::TransportClosed) | Err(ServiceError::TransportSend(_)) => {
-            return Err(Lost(
-                "the connection to the server closed during the call".into(),
+        Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+            return Err(Lost::from_service(
+                "the connection to the server closed during the call",
+                &e,
             ))
         }
         Err(e) => failure(ErrorCode::Internal, e.to_string()),

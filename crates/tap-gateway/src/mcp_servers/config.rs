@@ -13,6 +13,7 @@
 //! keeping every key they do not know.
 
 use crate::limits::{MAX_MCP_SERVERS, MAX_MCP_SERVER_NAME_LEN};
+pub use crate::oauth::ClientSpec;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -72,6 +73,9 @@ pub enum Transport {
         url: String,
         /// Sent with every request.
         headers: Vec<(String, String)>,
+        /// Its `"oauth"` entry: how to register with its authorization server. A server
+        /// that answers `401` gets a sign-in with or without one.
+        oauth: Option<ClientSpec>,
     },
 }
 
@@ -355,7 +359,16 @@ fn remote(obj: &Map<String, Value>, sse: bool) -> Result<Transport, String> {
         None => Vec::new(),
         Some(v) => pairs(v).ok_or("'headers' must be an object of string values")?,
     };
-    Ok(Transport::Remote { sse, url, headers })
+    let oauth = match obj.get("oauth") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(ClientSpec::parse(v)?),
+    };
+    Ok(Transport::Remote {
+        sse,
+        url,
+        headers,
+        oauth,
+    })
 }
 
 fn strings(v: &Value) -> Option<Vec<String>> {

@@ -12,7 +12,9 @@ use super::line_limit::{Cut, LineLimit};
 use super::ordered_progress::Ordered;
 use super::secrets;
 use super::server::Server;
+use super::streamable;
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_SERVER_MESSAGE_BYTES};
+use crate::oauth::challenge::{self, Challenge};
 use crate::processes::{group, orphans, spawn::forward_lines};
 use crate::state::Core;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
@@ -59,7 +61,7 @@ pub(crate) async fn open(
     tools_changed: Arc<tokio::sync::Notify>,
     roots: Vec<String>,
     router: Router,
-) -> Result<Connection, String> {
+) -> Result<Connection, Refused> {
     // Progress and log entries leave the connection in the order the server sent them
     // (`ordered_progress.rs`).
     let callers = router.clone();
@@ -83,7 +85,9 @@ pub(crate) async fn open(
                 cmd.env_remove(key);
             }
             cmd.args(args).envs(env).current_dir(&dir);
-            let mut child = cmd.spawn().map_err(|e| spawn_error(command, &dir, &e))?;
+            let mut child = cmd
+                .spawn()
+                .map_err(|e| Refused::Failed(spawn_error(command, &dir, &e)))?;
             let pid = child.id();
             let record = orphans::record(&core.config.data_dir, pid);
             server.update(|s| s.pid = pid);
@@ -103,7 +107,9 @@ pub(crate) async fn open(
             }
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 group::stop_group(&mut child, pid).await;
-                return Err("its standard input and output could not be opened".into());
+                return Err(Refused::Failed(
+                    "its standard input and output could not be opened".into(),
+                ));
             };
             let cut = Cut::new(&server.spec.name);
             let stdout = LineLimit::new(stdout, MCP_SERVER_MESSAGE_BYTES, cut.clone());
@@ -126,13 +132,13 @@ pub(crate) async fn open(
                     _record: Some(record),
                 }),
                 // A deadline missed is the reason, whatever the process did after.
-                Err((Missed::Deadline, why)) => {
+                Err((Missed::Deadline | Missed::SignIn(_), why)) => {
                     group::stop_group(&mut child, pid).await;
-                    Err(why)
+                    Err(Refused::Failed(why))
                 }
                 Err((Missed::Answer, _)) if cut.reason().is_some() => {
                     group::stop_group(&mut child, pid).await;
-                    Err(cut.reason().unwrap_or_default())
+                    Err(Refused::Failed(cut.reason().unwrap_or_default()))
                 }
                 Err((Missed::Answer, why)) => {
                     // Say how it ended when it exited: that is what the user needs.
@@ -141,10 +147,10 @@ pub(crate) async fn open(
                         .ok()
                         .and_then(Result::ok);
                     group::stop_group(&mut child, pid).await;
-                    Err(match exited {
+                    Err(Refused::Failed(match exited {
                         Some(status) => format!("it exited ({status}) before it was initialized"),
                         None => why,
-                    })
+                    }))
                 }
             }
         }
@@ -152,20 +158,20 @@ pub(crate) async fn open(
             sse: false,
             url,
             headers,
+            oauth,
         } => {
-            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-            use rmcp::transport::StreamableHttpClientTransport;
-            let custom = header_map(core, headers).await?.into_iter();
-            let custom = custom.filter_map(|(k, v)| Some((k?, v))).collect();
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let headers = header_map(core, headers).await?;
+            let transport =
+                streamable::transport(core, server, url, headers, oauth.as_ref()).await?;
             let service = initialize(
                 core.config.mcp_initialize_timeout,
                 client.serve(Ordered::new(transport, server.clone(), callers)),
             )
             .await
-            .map_err(|(_, why)| why)?;
+            .map_err(|(missed, why)| match missed {
+                Missed::SignIn(challenge) => Refused::SignIn(challenge),
+                _ => Refused::Failed(why),
+            })?;
             Ok(Connection {
                 service,
                 child: None,
@@ -179,6 +185,7 @@ pub(crate) async fn open(
             sse: true,
             url,
             headers,
+            ..
         } => {
             // Waiting for the stream's `endpoint` event is part of the initialize deadline.
             let started = tokio::time::Instant::now();
@@ -196,7 +203,7 @@ pub(crate) async fn open(
             {
                 Ok(service) => service,
                 // Why its stream ended says more than "connection closed".
-                Err((_, why)) => return Err(dropped.try_recv().unwrap_or(why)),
+                Err((_, why)) => return Err(Refused::Failed(dropped.try_recv().unwrap_or(why))),
             };
             Ok(Connection {
                 service,
@@ -211,7 +218,10 @@ pub(crate) async fn open(
 }
 
 /// A remote server's headers, their secrets put in.
-async fn header_map(core: &Core, headers: &[(String, String)]) -> Result<HeaderMap, String> {
+pub(super) async fn header_map(
+    core: &Core,
+    headers: &[(String, String)],
+) -> Result<HeaderMap, String> {
     let (home, keyring) = (&core.config.data_dir, core.config.secrets_keyring);
     let mut map = HeaderMap::new();
     for (k, v) in secrets::resolve(home, keyring, "header", headers).await? {
@@ -224,21 +234,40 @@ async fn header_map(core: &Core, headers: &[(String, String)]) -> Result<HeaderM
     Ok(map)
 }
 
+/// Why a server could not be reached or initialized.
+pub(crate) enum Refused {
+    /// The reason, in words for the user.
+    Failed(String),
+    /// A remote server wants the user to sign in.
+    SignIn(Challenge),
+}
+
+impl From<String> for Refused {
+    fn from(why: String) -> Self {
+        Refused::Failed(why)
+    }
+}
+
 /// Why `initialize` did not succeed.
 enum Missed {
     /// No answer in time.
     Deadline,
     /// An error, or the connection closed.
     Answer,
+    /// The server answered `401` (or `403` for more scope).
+    SignIn(Challenge),
 }
 
-async fn initialize<E: std::fmt::Display>(
+async fn initialize<E: std::error::Error + 'static>(
     deadline: std::time::Duration,
     serving: impl std::future::Future<Output = Result<RunningService<RoleClient, Client>, E>>,
 ) -> Result<RunningService<RoleClient, Client>, (Missed, String)> {
     match tokio::time::timeout(deadline, serving).await {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err((Missed::Answer, format!("initialize failed: {e}"))),
+        Ok(Err(e)) => match challenge::find(&e) {
+            Some(c) => Err((Missed::SignIn(c), format!("initialize failed: {e}"))),
+            None => Err((Missed::Answer, format!("initialize failed: {e}"))),
+        },
         Err(_) => Err((
             Missed::Deadline,
             format!(

@@ -6,20 +6,26 @@
 //! has seen (so a missed announcement is caught up by the next one).
 
 use super::config::{self, Parsed, ServerSpec};
+use super::remote_auth::{self, RemoteAuth};
 use super::server::Server;
 use super::supervise;
 use crate::error::Error;
+use crate::oauth::Callback;
 use crate::state::Core;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tap_protocol::mcp_servers::{McpScope, McpServerInfo, McpServerRef, McpServersList};
+use tap_protocol::mcp_servers::{
+    McpScope, McpServerInfo, McpServerRef, McpServersList, McpSignInStart,
+};
 use tap_protocol::ErrorCode;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) struct McpHub {
     core: Arc<Core>,
     inner: Mutex<Inner>,
+    /// Remote servers' sign-ins, shared by every server of this gateway.
+    auth: Arc<RemoteAuth>,
 }
 
 #[derive(Default)]
@@ -34,6 +40,7 @@ struct Inner {
 impl McpHub {
     pub fn new(core: Arc<Core>) -> Arc<Self> {
         Arc::new(McpHub {
+            auth: RemoteAuth::new(&core),
             core,
             inner: Mutex::new(Inner::default()),
         })
@@ -133,6 +140,38 @@ impl McpHub {
 
     /// Restarts one server now (a parked one too).
     pub fn restart(&self, which: &McpServerRef) -> Result<McpServerInfo, Error> {
+        let server = self.find(which)?;
+        if !server.spec.enabled {
+            return Err(Error::new(
+                ErrorCode::Denied,
+                format!("MCP server '{}' is disabled; enable it first", which.name),
+            ));
+        }
+        server.restart.notify_one();
+        Ok(server.info())
+    }
+
+    /// Starts signing in to a remote server (`mcpServers.signIn`).
+    pub async fn sign_in(&self, which: &McpServerRef) -> Result<McpSignInStart, Error> {
+        let server = self.find(which)?;
+        remote_auth::sign_in(&self.core, &server).await
+    }
+
+    /// Signs out of a remote server (`mcpServers.signOut`).
+    pub async fn sign_out(&self, which: &McpServerRef) -> Result<McpServerInfo, Error> {
+        let server = self.find(which)?;
+        remote_auth::sign_out(&self.core, &server).await?;
+        Ok(server.info())
+    }
+
+    /// The browser came back to `/oauth/callback`: `Ok` names the server signed in to.
+    pub async fn finish_sign_in(&self, callback: &Callback) -> Result<String, String> {
+        let find = |owner: &McpServerRef| self.find(owner).ok();
+        remote_auth::finish(&self.core, &self.auth, find, callback).await
+    }
+
+    /// The server `which` names.
+    fn find(&self, which: &McpServerRef) -> Result<Arc<Server>, Error> {
         let inner = self.inner.lock().unwrap();
         let found = match &which.session_id {
             None => inner.user.iter().find(|s| s.spec.name == which.name),
@@ -141,7 +180,7 @@ impl McpHub {
                 .get(session)
                 .and_then(|l| l.iter().find(|s| s.spec.name == which.name)),
         };
-        let server = found.ok_or_else(|| {
+        found.cloned().ok_or_else(|| {
             Error::new(
                 ErrorCode::NotFound,
                 format!(
@@ -153,15 +192,7 @@ impl McpHub {
                     }
                 ),
             )
-        })?;
-        if !server.spec.enabled {
-            return Err(Error::new(
-                ErrorCode::Denied,
-                format!("MCP server '{}' is disabled; enable it first", which.name),
-            ));
-        }
-        server.restart.notify_one();
-        Ok(server.info())
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -184,6 +215,7 @@ impl McpHub {
             base_dir,
             stop,
             warnings,
+            self.auth.clone(),
         ));
         let core = self.core.clone();
         self.core

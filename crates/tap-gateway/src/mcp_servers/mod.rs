@@ -11,6 +11,9 @@
 //! - `connect.rs`, `client.rs`: reaching a server and the gateway's side of MCP;
 //!   `legacy_sse.rs`: the 2024-11-05 HTTP+SSE transport (`"type": "sse"`).
 //! - `secrets.rs`: `${secret:NAME}` in env and header values, put in at each start.
+//! - `streamable.rs`: a Streamable HTTP server's transport, with its OAuth sign-in;
+//!   `remote_auth.rs`: signing in and out, and what the list says about it (`oauth/`
+//!   does the protocol).
 //! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names,
 //!   calls, progress, cancellation; `registration.rs`: the provider that carries them,
 //!   kept while a lazy or idle server's process is stopped; `tool_cache.rs`: the tools
@@ -35,8 +38,10 @@ mod naming;
 mod ordered_progress;
 mod peers;
 mod registration;
+mod remote_auth;
 pub mod secrets;
 mod server;
+mod streamable;
 mod supervise;
 mod tool_cache;
 

@@ -59,7 +59,8 @@ fn pieces(value: &str) -> Vec<Piece<'_>> {
     out
 }
 
-/// `pairs` (a server's `env`, or its headers: `what` is `"env"` or `"header"`) with every
+/// `pairs` (a server's `env`, its headers, or its `oauth.clientSecret`: `what` is `"env"`,
+/// `"header"` or `"oauth"`) with every
 /// reference replaced by its secret, read from `data_dir`'s store (the OS keyring too when
 /// `keyring`). Pairs without references are returned as they are, without touching a store.
 pub(crate) async fn resolve(
@@ -84,7 +85,7 @@ fn resolve_blocking(
     what: &str,
     pairs: &[(String, String)],
 ) -> Result<Vec<(String, String)>, String> {
-    let backend = tap_secrets::OsKeyring::with_timeout(std::time::Duration::from_secs(10));
+    let backend = tap_secrets::OsKeyring::with_timeout(crate::limits::SECRETS_KEYRING_TIMEOUT);
     let mut out = Vec::with_capacity(pairs.len());
     for (key, value) in pairs {
         let mut resolved = String::with_capacity(value.len());
@@ -97,6 +98,7 @@ fn resolve_blocking(
                         Ok(None) => {
                             let flag = match what {
                                 "env" => format!("-e {key}=@secret"),
+                                "oauth" => "--client-id ID --client-secret @secret".to_string(),
                                 _ => format!("-H '{key}: @secret'"),
                             };
                             return Err(format!(

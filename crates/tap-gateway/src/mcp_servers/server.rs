@@ -28,6 +28,8 @@ pub(crate) struct Server {
     /// While it is ready: where its stderr lines and log entries are pushed (the
     /// `stderr` and `log` streams of the sessions that see it).
     pub pusher: Mutex<Option<crate::provider_protocol::local::LocalSender>>,
+    /// The gateway's sign-ins (a remote server's tokens and started sign-ins).
+    pub auth: std::sync::Arc<super::remote_auth::RemoteAuth>,
 }
 
 /// What the runner reports.
@@ -48,6 +50,10 @@ pub(crate) struct Status {
     pub warnings: Vec<String>,
     /// About its tools as last listed (left out: collisions, over the limit).
     pub tool_warnings: Vec<String>,
+    /// A remote server's last `401`/`403`: where its next sign-in's discovery starts.
+    pub challenge: Option<crate::oauth::challenge::Challenge>,
+    /// Why it waits for a sign-in, or why the last one failed.
+    pub sign_in_reason: Option<String>,
 }
 
 impl Server {
@@ -59,6 +65,7 @@ impl Server {
         base_dir: std::path::PathBuf,
         stop: CancellationToken,
         warnings: Vec<String>,
+        auth: std::sync::Arc<super::remote_auth::RemoteAuth>,
     ) -> Self {
         Server {
             spec,
@@ -73,6 +80,7 @@ impl Server {
                 ..Status::default()
             }),
             pusher: Mutex::new(None),
+            auth,
         }
     }
 
@@ -115,6 +123,7 @@ impl Server {
         let mut info = self.info_locked();
         // Read after the lock is let go: the runner must not wait on a file read.
         info.memory_bytes = info.pid.and_then(crate::processes::memory::resident_bytes);
+        info.sign_in = super::remote_auth::summary(self);
         info
     }
 
@@ -153,6 +162,7 @@ impl Server {
             failing,
             stderr_tail: s.stderr_tail.iter().cloned().collect(),
             warnings: s.warnings.iter().chain(&s.tool_warnings).cloned().collect(),
+            sign_in: None,
         }
     }
 }

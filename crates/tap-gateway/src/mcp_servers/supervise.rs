@@ -68,10 +68,42 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
         if let Some(span) = span {
             match &ended {
                 Ended::Failed(why) => span.fail("MCP_SERVER_FAILED", why.as_str()),
+                Ended::NeedsSignIn(c) => {
+                    span.fail(super::bridge::NEEDS_SIGN_IN, c.reason(false).as_str())
+                }
                 _ => span.ok(),
             }
         }
         match ended {
+            Ended::NeedsSignIn(challenge) => {
+                // Not a failure: nothing is tried again until the user signs in (which
+                // restarts it), so a server behind OAuth never loops or parks.
+                lifecycle::exited(&core, &server, None, "needs sign-in");
+                let signed_in = server
+                    .auth
+                    .vault
+                    .summary(&server.spec.transport.target())
+                    .is_some();
+                tracing::warn!(target: LOG_TARGET, server = %name, "it needs you to sign in: `tap mcp login {name}` or the panel's Servers page");
+                server.update(|s| {
+                    s.state = Some(McpServerState::NeedsSignIn);
+                    s.pid = None;
+                    s.provider_id = None;
+                    s.ready_since = None;
+                    s.failures = 0;
+                    if s.sign_in_reason.is_none() || challenge.more_scope {
+                        s.sign_in_reason = Some(challenge.reason(signed_in));
+                    }
+                    s.challenge = Some(challenge);
+                });
+                quick_failures = 0;
+                backoff = policy.backoff;
+                core.events.emit(crate::events::GatewayEvent::StatusChanged);
+                tokio::select! {
+                    _ = server.stop.cancelled() => break,
+                    _ = server.restart.notified() => continue,
+                }
+            }
             Ended::Idle => {
                 lifecycle::exited(&core, &server, None, "idle");
                 tracing::info!(target: LOG_TARGET, server = %name, "stopped after its idle timeout; the next call starts it");

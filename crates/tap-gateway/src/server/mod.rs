@@ -1,8 +1,9 @@
-//! HTTP on the gateway port: the WebSocket endpoints, `/healthz`, and the panel (its
-//! files and its one-time login).
+//! HTTP on the gateway port: the WebSocket endpoints, `/healthz`, the panel (its files
+//! and its one-time login), and `/oauth/callback` (the end of a remote server's sign-in).
 
 mod headers;
 mod login;
+mod oauth_callback;
 mod static_files;
 
 use crate::accept::{limited_upgrade, Kind};
@@ -62,6 +63,7 @@ pub(crate) fn router(gw: Gateway) -> Router {
         .route("/healthz", get(healthz))
         .route("/assets/{*path}", get(static_files::asset))
         .route("/api/login", post(login::endpoint))
+        .route(crate::oauth::CALLBACK_PATH, get(oauth_callback::endpoint))
         .with_state(gw)
 }
 

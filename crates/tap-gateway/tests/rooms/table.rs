@@ -62,6 +62,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "auth", layer: Infrastructure, imports: &["error", "processes"], about: "tokens, the 0600 files and who holds the Copilot token file, login codes, the one `Origin` check" },
     Room { name: "logs", layer: Infrastructure, imports: &["limits", "time"], about: "the log buffer the panel reads, redaction of secrets" },
     Room { name: "config", layer: Infrastructure, imports: &["limits", "logs", "processes"], about: "`GatewayConfig`, `OutboundLimits`, where the panel comes from (`panel_source.rs`, `embedded_panel.rs`)" },
+    Room { name: "oauth", layer: Infrastructure, imports: &["limits"], about: "signing in to remote MCP servers on rmcp's OAuth: tokens per server URL in the keyring or the 0600 file (`vault.rs`), started sign-ins and the callback (`sign_in.rs`), revocation (`sign_out.rs`), a `401` found in rmcp's errors (`challenge.rs`), the `\"oauth\"` entry (`client_spec.rs`)" },
     Room { name: "ledger", layer: Services, imports: &["error", "ids", "limits", "time"], about: "the history database: records, the writer thread, schema, retention, reads, full-text search" },
     Room { name: "diagnostics", layer: Services, imports: &["events", "ledger", "limits", "text", "time"], about: "`Recorder` (error and limit counters, failures), the `Limit` list, the throttled change events" },
     Room { name: "trace", layer: Services, imports: &["diagnostics", "error", "ids", "ledger", "limits"], about: "spans with W3C trace context, OTLP export" },
@@ -94,8 +95,8 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "mcp_servers",
         layer: EntryPoints,
-        imports: &["error", "events", "ids", "limits", "processes", "project", "provider_protocol", "state", "time", "trace"],
-        about: "MCP servers as providers: `mcpServers` (`config.rs`), which run (`hub.rs`), each one's life (`supervise.rs`), reaching it (`connect.rs`, `client.rs`), a run as an in-process provider (`bridge.rs`, `catalog.rs`, `naming.rs`)",
+        imports: &["error", "events", "ids", "limits", "oauth", "processes", "project", "provider_protocol", "state", "time", "trace"],
+        about: "MCP servers as providers: `mcpServers` (`config.rs`), which run (`hub.rs`), each one's life (`supervise.rs`), reaching it (`connect.rs`, `client.rs`, `streamable.rs`), signing in (`remote_auth.rs`), a run as an in-process provider (`bridge.rs`, `catalog.rs`, `naming.rs`)",
     },
     Room {
         name: "host_protocol",
@@ -106,17 +107,17 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "gateway",
         layer: EntryPoints,
-        imports: &["auth", "config", "emitters", "error", "events", "hooks", "ledger", "mcp_servers", "pairing", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
+        imports: &["auth", "config", "emitters", "error", "events", "hooks", "ledger", "mcp_servers", "oauth", "pairing", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
         about: "`Gateway`: the public engine API, a façade over the capabilities",
     },
     Room { name: "mcp", layer: EntryPoints, imports: &["accept", "auth", "diagnostics", "error", "hooks", "ids", "limits", "request", "sessions", "socket", "state", "tools", "transforms"], about: "the MCP facade: Streamable HTTP and `tap mcp` over a WebSocket, one binding per session" },
     Room {
         name: "control",
         layer: EntryPoints,
-        imports: &["accept", "auth", "diagnostics", "events", "gateway", "mcp", "request", "socket", "state", "streams", "tools"],
+        imports: &["accept", "auth", "diagnostics", "error", "events", "gateway", "mcp", "request", "socket", "state", "streams", "tools"],
         about: "the control plane: the handler, one typed function per method, follow topics, the playground",
     },
-    Room { name: "server", layer: EntryPoints, imports: &["accept", "auth", "config", "control", "gateway", "host_protocol", "mcp", "provider_protocol", "socket"], about: "the HTTP router: `/`, `/session`, `/control`, `/mcp/…`, `/healthz`, the panel, `/api/login`" },
+    Room { name: "server", layer: EntryPoints, imports: &["accept", "auth", "config", "control", "gateway", "host_protocol", "mcp", "oauth", "provider_protocol", "socket"], about: "the HTTP router: `/`, `/session`, `/control`, `/mcp/…`, `/healthz`, the panel, `/api/login`, `/oauth/callback`" },
     Room {
         name: "handle",
         layer: EntryPoints,
