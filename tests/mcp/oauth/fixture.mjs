@@ -41,8 +41,8 @@
 //   may come back on another;
 // - resource indicators (RFC 8707): the only resource is mcpUrl (anything else: invalid_target).
 //   The authorization request must name it (`resource=mcpUrl`) for the token to be for the
-//   MCP server (without it, --scope cannot be granted: error=access_denied); the token request
-//   may repeat it or leave it out (the granted one is used);
+//   MCP server (without it the token is the AS's own, and the MCP server answers 401); the
+//   token request may repeat it or leave it out (the granted one is used);
 // - access tokens are opaque and the MCP server checks them by token introspection (RFC 7662)
 //   at the AS, as a confidential client of its own. Opaque rather than JWT so that a
 //   revocation takes effect at the next MCP request: sign-out (revoking the refresh token
@@ -104,7 +104,6 @@ import { z } from "zod";
 
 const HOST = "127.0.0.1";
 const RS_CLIENT_ID = "tap-test-mcp-resource-server"; // the MCP server's own client, for introspection only
-const OIDC_SCOPES = new Set(["openid", "offline_access"]);
 
 // ---------------------------------------------------------------- options
 
@@ -278,7 +277,9 @@ const provider = new Provider(issuer, {
   jwks: { keys: [{ ...privateKey.export({ format: "jwk" }), kid: "fixture", use: "sig", alg: "RS256" }] },
   cookies: { keys: [randomBytes(32).toString("base64url")] },
   findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
-  scopes: ["openid", "offline_access"], // the MCP server's scope is the resource server's (getResourceServerInfo)
+  // --scope is the MCP server's (getResourceServerInfo), and an OP scope as well: clients send
+  // it in their registration's `scope`, which must hold OP scopes only.
+  scopes: ["openid", "offline_access", resourceScope],
   claims: { openid: ["sub"] },
   responseTypes: ["code"],
   pkce: { required: () => true },
@@ -406,7 +407,9 @@ async function interaction(req, res) {
   }
   const requested = String(params.scope ?? "").split(" ").filter(Boolean);
   const grant = new provider.Grant({ accountId: subject, clientId: params.client_id });
-  const oidc = requested.filter((s) => OIDC_SCOPES.has(s));
+  // Consent to every known scope asked for: as OP scopes (what the consent check compares) and
+  // as the resource's (what its access token carries).
+  const oidc = requested.filter((s) => ["openid", "offline_access", resourceScope].includes(s));
   if (oidc.length) grant.addOIDCScope(oidc.join(" "));
   const forResource = requested.filter((s) => s === resourceScope);
   for (const resource of [params.resource ?? []].flat()) {

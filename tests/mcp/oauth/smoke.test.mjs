@@ -252,16 +252,23 @@ describe("the OAuth fixture, long-lived tokens", () => {
     assert.ok(again.params.get("code"));
   });
 
-  test("without the resource the MCP server's scope cannot be granted, and a token for the AS alone gets 401 there", async () => {
-    const bare = await authorize(disc.asMeta, client.client_id, {});
-    assert.equal(bare.params.get("error"), "access_denied", "mcp:tools is the resource's scope");
-    const { params, verifier } = await authorize(disc.asMeta, client.client_id, { scope: "openid mcp:tools" });
+  test("a token asked for without the resource is not for the MCP server: 401 invalid_token there", async () => {
+    const { params, verifier } = await authorize(disc.asMeta, client.client_id, {});
     const tokens = await post(disc.asMeta.token_endpoint, { grant_type: "authorization_code", code: params.get("code"), redirect_uri: USED_REDIRECT, client_id: client.client_id, code_verifier: verifier });
     assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
-    assert.equal(tokens.body.scope, "openid");
     const r = await rawInitialize(fx.mcpUrl, tokens.body.access_token);
     assert.equal(r.status, 401);
     assert.match(r.challenge, /error="invalid_token", error_description="the access token is not for /);
+  });
+
+  test("a registration as rmcp sends it (native, with scope) is accepted, and offline_access is no trouble", async () => {
+    const native = await register(disc.asMeta, { application_type: "native", scope: "mcp:tools offline_access", redirect_uris: ["http://127.0.0.1:4000/oauth/callback"] });
+    const { params, verifier } = await authorize(disc.asMeta, native.client_id, { resource: fx.mcpUrl, scope: "mcp:tools offline_access" });
+    const tokens = await post(disc.asMeta.token_endpoint, { grant_type: "authorization_code", code: params.get("code"), redirect_uri: USED_REDIRECT, client_id: native.client_id, code_verifier: verifier, resource: fx.mcpUrl });
+    assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+    assert.ok(tokens.body.refresh_token);
+    assert.equal(whoami(await callTool(fx.mcpUrl, tokens.body.access_token, "whoami")).client_id, native.client_id);
+    await fx.revoke(native.client_id);
   });
 
   test("an unknown resource is refused (invalid_target)", async () => {
