@@ -104,4 +104,10 @@ impl DesktopHandler for Caller {
         self.desktop()?.windows.page_rendered(&label);
         Ok(())
     }
+
+    /// In the user's own browser, never in a webview of the app (a sign-in page wants the
+    /// user's browser, with its accounts); only `http`/`https` (`browser::check`).
+    fn open_url(&mut self, args: ipc::OpenUrlArgs) -> Result<(), IpcError> {
+        tap_desktop_core::browser::open(&args.url)
+    }
 }

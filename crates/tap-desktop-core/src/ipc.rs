@@ -116,6 +116,9 @@ desktop_commands! {
     /// The calling window's page drew its first frame: the app logs the time since the
     /// window was asked for.
     PageRendered(page_rendered) (NoArgs) -> ();
+    /// Opens an `http`/`https` URL in the user's own browser (a remote MCP server's
+    /// sign-in page): [`crate::browser::open`]. Other schemes are refused (`URL_REFUSED`).
+    OpenUrl(open_url) (OpenUrlArgs) -> ();
 }
 
 /// The arguments of a command that takes none. Whatever the panel sends is ignored, as
@@ -146,6 +149,15 @@ pub struct AutostartArgs {
 pub struct FitPopupArgs {
     /// The popup's content height, CSS px.
     pub height: f64,
+}
+
+/// `open_url`'s arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OpenUrlArgs {
+    /// The page to open: an absolute `http` or `https` URL.
+    pub url: String,
 }
 
 /// Where the panel connects, and with what (`control_endpoint`).
@@ -189,6 +201,10 @@ pub enum IpcErrorCode {
     WindowFailed,
     /// A result could not be serialized (a bug).
     Internal,
+    /// `open_url` was given something else than an `http` or `https` URL with a host.
+    UrlRefused,
+    /// The browser could not be started (`open_url`: no `xdg-open`, …).
+    OpenFailed,
 }
 
 impl IpcError {
@@ -317,6 +333,7 @@ mod tests {
     struct Shell {
         autostart: bool,
         heights: Vec<f64>,
+        opened: Vec<String>,
     }
 
     impl DesktopHandler for Shell {
@@ -344,6 +361,12 @@ mod tests {
             Ok(())
         }
         fn page_rendered(&mut self, _: NoArgs) -> Result<(), IpcError> {
+            Ok(())
+        }
+        fn open_url(&mut self, args: OpenUrlArgs) -> Result<(), IpcError> {
+            crate::browser::check(&args.url)
+                .map_err(|why| IpcError::new(IpcErrorCode::UrlRefused, why))?;
+            self.opened.push(args.url);
             Ok(())
         }
     }
@@ -389,6 +412,17 @@ mod tests {
             call(&mut shell, "hide_window", json!({})),
             json!({"code": "WINDOW_FAILED", "message": "no such window"})
         );
+        let url = "https://auth.example.com/authorize?state=s";
+        assert_eq!(
+            call(&mut shell, "open_url", json!({"url": url})),
+            json!(null)
+        );
+        assert_eq!(shell.opened, [url]);
+        assert_eq!(
+            call(&mut shell, "open_url", json!({"url": "file:///etc/passwd"}))["code"],
+            "URL_REFUSED"
+        );
+        assert_eq!(shell.opened.len(), 1);
     }
 
     #[test]
@@ -400,6 +434,8 @@ mod tests {
             .unwrap_err()
             .contains("invalid args for command `set_autostart`: missing field `on`"));
         let err = DesktopCall::parse("fit_popup", json!({"height": "tall"})).unwrap();
+        assert!(err.is_err());
+        let err = DesktopCall::parse("open_url", json!({"url": 3})).unwrap();
         assert!(err.is_err());
     }
 

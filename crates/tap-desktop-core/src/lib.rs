@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod browser;
 pub mod desktop;
 pub mod engine;
 pub mod failures;

@@ -3,6 +3,7 @@ import type { AutostartArgs } from "./AutostartArgs";
 import type { Endpoint } from "./Endpoint";
 import type { FitPopupArgs } from "./FitPopupArgs";
 import type { NoArgs } from "./NoArgs";
+import type { OpenUrlArgs } from "./OpenUrlArgs";
 
 /** Every desktop IPC command: its args and its result (a failure rejects with an `IpcError`). */
 export type DesktopCommands = {
@@ -14,6 +15,7 @@ export type DesktopCommands = {
   "hide_window": { args: NoArgs; result: null };
   "fit_popup": { args: FitPopupArgs; result: null };
   "page_rendered": { args: NoArgs; result: null };
+  "open_url": { args: OpenUrlArgs; result: null };
 };
 
 /** Every command's name, by the name of the panel's bridge method for it. */
@@ -26,4 +28,5 @@ export const DesktopCommand = {
   hideWindow: "hide_window",
   fitPopup: "fit_popup",
   pageRendered: "page_rendered",
+  openUrl: "open_url",
 } as const satisfies Record<string, keyof DesktopCommands>;

@@ -3,4 +3,4 @@
 /**
  * The codes of [`IpcError`]. New codes may be added; existing ones keep their spelling.
  */
-export type IpcErrorCode = "AUTOSTART_FAILED" | "WINDOW_FAILED" | "INTERNAL";
+export type IpcErrorCode = "AUTOSTART_FAILED" | "WINDOW_FAILED" | "INTERNAL" | "URL_REFUSED" | "OPEN_FAILED";

@@ -5,5 +5,6 @@ export type { FitPopupArgs } from "./FitPopupArgs";
 export type { IpcError } from "./IpcError";
 export type { IpcErrorCode } from "./IpcErrorCode";
 export type { NoArgs } from "./NoArgs";
+export type { OpenUrlArgs } from "./OpenUrlArgs";
 export type { DesktopCommands } from "./DesktopCommands";
 export { DesktopCommand } from "./DesktopCommands";
