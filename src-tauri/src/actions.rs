@@ -59,7 +59,7 @@ fn tray_rect(desktop: &Desktop) -> Option<Rect> {
     desktop.tray().and_then(|t| t.rect())
 }
 
-/// Redraws the icon, tooltip, pending and servers items from the watcher's counts.
+/// Redraws the icon, tooltip, pending, servers and sign-in items from the watcher's counts.
 pub fn refresh_tray(app: &AppHandle) {
     let desktop = app.state::<Desktop>();
     if let Some(t) = desktop.tray() {
@@ -89,7 +89,7 @@ pub fn on_menu(app: &AppHandle, item: TrayItem) {
     match item {
         TrayItem::Open => open_panel(app),
         TrayItem::Pending => show_popup(app, true),
-        TrayItem::Servers => open_panel_at(app, Some(SERVERS_ROUTE)),
+        TrayItem::Servers | TrayItem::SignIn => open_panel_at(app, Some(SERVERS_ROUTE)),
         TrayItem::Autostart => {
             let tray = app.state::<Desktop>().tray();
             // The check item has already toggled itself: it holds what the user wants.

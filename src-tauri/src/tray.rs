@@ -16,6 +16,7 @@ pub struct TrayHandles {
     tray: TrayIcon,
     pending: MenuItem<tauri::Wry>,
     servers: MenuItem<tauri::Wry>,
+    sign_in: MenuItem<tauri::Wry>,
     autostart: CheckMenuItem<tauri::Wry>,
 }
 
@@ -42,7 +43,7 @@ pub fn build(
         MenuItem::with_id(app, i.id(), label, enabled, None::<&str>)
     };
     let (open, pending, quit) = (item(Open)?, item(Pending)?, item(Quit)?);
-    let servers = item(Servers)?;
+    let (servers, sign_in) = (item(Servers)?, item(SignIn)?);
     let (id, (label, _)) = (Autostart.id(), Autostart.label(summary));
     let autostart = CheckMenuItem::with_id(app, id, label, true, autostart_on, None::<&str>)?;
     let menu = Menu::with_items(
@@ -51,6 +52,7 @@ pub fn build(
             &open,
             &pending,
             &servers,
+            &sign_in,
             &PredefinedMenuItem::separator(app)?,
             &autostart,
             &PredefinedMenuItem::separator(app)?,
@@ -72,15 +74,17 @@ pub fn build(
         tray,
         pending,
         servers,
+        sign_in,
         autostart,
     })
 }
 
 impl TrayHandles {
-    /// Redraws the icon, tooltip, pending and servers items.
+    /// Redraws the icon, tooltip, pending, servers and sign-in items.
     pub fn show(&self, summary: &Summary, address: &str) {
         let (label, enabled) = summary.pending_item();
         let (servers, servers_enabled) = summary.servers_item();
+        let (sign_in, sign_in_enabled) = summary.sign_in_item();
         let results = [
             self.tray.set_icon(Some(icon(summary.state()))),
             self.tray.set_tooltip(Some(summary.tooltip(address))),
@@ -88,6 +92,8 @@ impl TrayHandles {
             self.pending.set_enabled(enabled),
             self.servers.set_text(servers),
             self.servers.set_enabled(servers_enabled),
+            self.sign_in.set_text(sign_in),
+            self.sign_in.set_enabled(sign_in_enabled),
         ];
         for r in results {
             if let Err(e) = r {

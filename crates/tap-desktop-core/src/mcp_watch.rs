@@ -1,9 +1,11 @@
 //! What the desktop follows of the gateway's MCP servers: which are failing now (the tray
-//! names them and asks for attention while they are) and which were just parked (one
+//! names them and asks for attention while they are), which were just parked (one
 //! notification per park: a server the user restarts and that is parked again notifies
-//! again; one that stays parked never does twice). Read from `mcpServers.list` each time
-//! the gateway announces a status change, which it does when a server becomes ready,
-//! restarts after a failure or is parked.
+//! again; one that stays parked never does twice), and which wait for the user to sign in
+//! (OAuth; named in the tray while they wait, one notification each time one starts
+//! waiting, by the same rule as a park). Read from `mcpServers.list` each time the gateway
+//! announces a status change, which it does when a server becomes ready, restarts after a
+//! failure, is parked, or its sign-in changes.
 
 use crate::notify::{self, Note};
 use std::collections::BTreeSet;
@@ -37,47 +39,78 @@ fn key(info: &McpServerInfo) -> Key {
     (info.name.clone(), info.session_id.clone())
 }
 
-/// The failing servers and the parked ones already announced.
+/// The failing servers, those waiting for a sign-in, and the parked and waiting ones
+/// already announced.
 #[derive(Debug, Default)]
 pub struct McpWatch {
     failing: Vec<String>,
+    needs_sign_in: Vec<String>,
     parked: BTreeSet<Key>,
+    waiting: BTreeSet<Key>,
+}
+
+/// The servers of `servers` in `state`.
+fn keys_in(servers: &[McpServerInfo], state: McpServerState) -> BTreeSet<Key> {
+    servers
+        .iter()
+        .filter(|s| s.state == state)
+        .map(key)
+        .collect()
 }
 
 impl McpWatch {
-    /// Starts from `servers`. Servers parked already are not announced: the app started
-    /// after they were (there are none in a fresh gateway).
+    /// Starts from `servers`. Servers parked or waiting for a sign-in already are not
+    /// announced: the app started after they were (there are none in a fresh gateway: a
+    /// remote server asks for a sign-in only after its first request, and is announced
+    /// then).
     pub fn new(servers: &[McpServerInfo]) -> Self {
         let mut watch = Self::default();
         watch.update(servers);
         watch
     }
 
-    /// Takes in a new list; a notification for each server parked since the last one.
+    /// Takes in a new list; a notification for each server parked, and each that started
+    /// waiting for a sign-in, since the last one.
     pub fn update(&mut self, servers: &[McpServerInfo]) -> Vec<Note> {
-        self.failing = servers
+        let names = |keep: fn(&McpServerInfo) -> bool| -> Vec<String> {
+            servers
+                .iter()
+                .filter(|s| keep(s))
+                .map(|s| s.name.clone())
+                .collect()
+        };
+        self.failing = names(|s| s.failing);
+        self.needs_sign_in = names(|s| s.state == McpServerState::NeedsSignIn);
+        let is_new = |s: &McpServerInfo, told: &BTreeSet<Key>, state: McpServerState| {
+            s.state == state && !told.contains(&key(s))
+        };
+        let mut notes: Vec<Note> = servers
             .iter()
-            .filter(|s| s.failing)
-            .map(|s| s.name.clone())
-            .collect();
-        let parked: BTreeSet<Key> = servers
-            .iter()
-            .filter(|s| s.state == McpServerState::Parked)
-            .map(key)
-            .collect();
-        let notes = servers
-            .iter()
-            .filter(|s| s.state == McpServerState::Parked && !self.parked.contains(&key(s)))
+            .filter(|s| is_new(s, &self.parked, McpServerState::Parked))
             .map(notify::mcp_server_parked)
             .collect();
-        // A server no longer parked (restarted, removed) is forgotten: its next park is news.
-        self.parked = parked;
+        notes.extend(
+            servers
+                .iter()
+                .filter(|s| is_new(s, &self.waiting, McpServerState::NeedsSignIn))
+                .map(notify::mcp_server_needs_sign_in),
+        );
+        // A server no longer parked or waiting (restarted, signed in, removed) is
+        // forgotten: the next time it is, that is news.
+        self.parked = keys_in(servers, McpServerState::Parked);
+        self.waiting = keys_in(servers, McpServerState::NeedsSignIn);
         notes
     }
 
     /// The failing servers' names, one per instance ([`crate::tray_state::Summary`]).
     pub fn failing(&self) -> &[String] {
         &self.failing
+    }
+
+    /// The names of the servers waiting for the user to sign in, one per instance
+    /// ([`crate::tray_state::Summary`]).
+    pub fn needs_sign_in(&self) -> &[String] {
+        &self.needs_sign_in
     }
 }
 
@@ -132,6 +165,75 @@ mod tests {
         assert_eq!(w.failing(), ["fs", "fs"]);
     }
 
+    /// A remote server: waiting for a sign-in (`needsSignIn`), or in `state` with a token.
+    fn remote(name: &str, state: &str, session: Option<&str>) -> McpServerInfo {
+        let waits = state == "needsSignIn";
+        serde_json::from_value(serde_json::json!({
+            "name": name, "scope": if session.is_some() { "project" } else { "user" },
+            "sessionId": session, "configPath": "/h/mcp.json", "transport": "http",
+            "target": "https://mcp.example.com/mcp", "state": state, "tools": [],
+            "restarts": 0, "failures": 0, "failing": false,
+            "signIn": {
+                "signedIn": !waits, "pending": false, "scopes": ["repo"],
+                "reason": if waits { Some("The server asks you to sign in.") } else { None }
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_sign_in_wait_notifies_once_and_again_only_after_the_server_left_it() {
+        let mut w = McpWatch::new(&[remote("github", "starting", None)]);
+        assert!(w.needs_sign_in().is_empty());
+        let waits = remote("github", "needsSignIn", None);
+        assert_eq!(
+            w.update(std::slice::from_ref(&waits)),
+            vec![notify::mcp_server_needs_sign_in(&waits)]
+        );
+        assert_eq!(w.needs_sign_in(), ["github"]);
+        // Waiting for a sign-in is not failing.
+        assert!(w.failing().is_empty());
+        // Still waiting at the next status change (a sign-in started, say): said already.
+        let mut pending = waits.clone();
+        pending.sign_in.as_mut().unwrap().pending = true;
+        assert_eq!(w.update(&[pending]), vec![]);
+        assert_eq!(w.update(std::slice::from_ref(&waits)), vec![]);
+        // Signed in and ready: quiet, and no longer named.
+        assert_eq!(w.update(&[remote("github", "ready", None)]), vec![]);
+        assert!(w.needs_sign_in().is_empty());
+        // Signed out (or the token expired for good): news again.
+        assert_eq!(w.update(std::slice::from_ref(&waits)).len(), 1);
+        // Removed, then back and waiting: news again too.
+        assert_eq!(w.update(&[]), vec![]);
+        assert_eq!(w.update(std::slice::from_ref(&waits)).len(), 1);
+    }
+
+    #[test]
+    fn waiting_at_start_is_not_news_and_instances_are_told_apart() {
+        let mut w = McpWatch::new(&[remote("linear", "needsSignIn", Some("s-1"))]);
+        assert_eq!(w.needs_sign_in(), ["linear"]);
+        let other = remote("linear", "needsSignIn", Some("s-2"));
+        let notes = w.update(&[remote("linear", "needsSignIn", Some("s-1")), other.clone()]);
+        assert_eq!(notes, vec![notify::mcp_server_needs_sign_in(&other)]);
+        assert_eq!(w.needs_sign_in(), ["linear", "linear"]);
+    }
+
+    #[test]
+    fn a_park_and_a_sign_in_in_one_list_notify_each() {
+        let mut w = McpWatch::new(&[]);
+        let parked = server("exits", "parked", None);
+        let waits = remote("github", "needsSignIn", None);
+        assert_eq!(
+            w.update(&[waits.clone(), parked.clone()]),
+            vec![
+                notify::mcp_server_parked(&parked),
+                notify::mcp_server_needs_sign_in(&waits)
+            ]
+        );
+        assert_eq!(w.failing(), ["exits"]);
+        assert_eq!(w.needs_sign_in(), ["github"]);
+    }
+
     fn snapshot(servers: Vec<McpServerInfo>) -> Snapshot {
         let status = serde_json::from_value(serde_json::json!({
             "address": "ws://127.0.0.1:9400", "version": "0.1.0",
@@ -176,6 +278,45 @@ mod tests {
             vec![Action::UpdateTray]
         );
         assert_eq!(w.summary().state(), TrayState::Idle);
+    }
+
+    #[test]
+    fn the_watcher_names_servers_waiting_for_a_sign_in_and_notifies_once() {
+        let mut w = Watcher::new(&snapshot(vec![remote("github", "starting", None)]), &[]);
+        let event = tap_gateway::GatewayEvent::StatusChanged;
+        let waits = remote("github", "needsSignIn", None);
+        let actions = w.on_event(&event, Instant::now(), || snapshot(vec![waits.clone()]));
+        assert_eq!(
+            actions,
+            vec![
+                Action::UpdateTray,
+                Action::Notify(notify::mcp_server_needs_sign_in(&waits))
+            ]
+        );
+        assert_eq!(w.summary().needs_sign_in, ["github"]);
+        assert!(w.summary().failing_servers.is_empty());
+        assert_eq!(w.summary().state(), TrayState::Attention);
+        assert_eq!(
+            w.summary().sign_in_item(),
+            ("1 MCP server needs sign-in: github".into(), true)
+        );
+        // Opening the panel does not clear it: only signing in does.
+        assert_eq!(w.failures_seen(), vec![]);
+        assert_eq!(w.summary().state(), TrayState::Attention);
+        assert_eq!(
+            w.on_event(&event, Instant::now(), || snapshot(vec![waits.clone()])),
+            vec![]
+        );
+        let ready = vec![remote("github", "ready", None)];
+        assert_eq!(
+            w.on_event(&event, Instant::now(), || snapshot(ready)),
+            vec![Action::UpdateTray]
+        );
+        assert_eq!(w.summary().state(), TrayState::Idle);
+        assert_eq!(
+            w.summary().sign_in_item(),
+            ("No MCP server needs sign-in".into(), false)
+        );
     }
 
     /// A real engine runs `tests/mcp/servers/exits.py` (it exits at once) until it parks

@@ -84,6 +84,32 @@ pub fn mcp_server_parked(info: &McpServerInfo) -> Note {
     }
 }
 
+/// A remote MCP server that wants the user to sign in (OAuth) before it can be used: names
+/// it (with its session, for a project server), says why in the gateway's words, and where
+/// to sign in. Never carries a token or the sign-in page's address (it holds a one-time
+/// `state`).
+pub fn mcp_server_needs_sign_in(info: &McpServerInfo) -> Note {
+    let who = match &info.session_id {
+        Some(session) => format!("{} (session {session})", info.name),
+        None => info.name.clone(),
+    };
+    let why = info
+        .sign_in
+        .as_ref()
+        .and_then(|s| s.reason.as_deref())
+        .map(|r| r.trim().trim_end_matches('.'))
+        .filter(|r| !r.is_empty())
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default();
+    Note {
+        summary: "Tap: an MCP server needs you to sign in".into(),
+        body: format!(
+            "MCP server {who} waits for you to sign in{why}. Sign in on the panel's Servers page or with `tap mcp login {}`.",
+            info.name
+        ),
+    }
+}
+
 /// Shows `note` if the user has notifications on (Settings, read now so a change counts at
 /// once); see [`send`].
 pub fn show(home: &Path, note: Note) -> Option<std::thread::JoinHandle<()>> {
@@ -217,6 +243,31 @@ mod tests {
         assert_eq!(
             mcp_server_parked(&info).body,
             "MCP server github (session s-4f2a) stopped after failing 3 times in a row: it exited (exit status: 1). Restart it on the panel's Servers page or with `tap mcp restart github`."
+        );
+    }
+
+    #[test]
+    fn a_sign_in_notification_names_the_server_and_says_why_and_where() {
+        let mut info: McpServerInfo = serde_json::from_value(serde_json::json!({
+            "name": "github", "scope": "user", "configPath": "/h/mcp.json",
+            "transport": "http", "target": "https://api.example.com/mcp", "state": "needsSignIn",
+            "tools": [], "restarts": 0, "failures": 0, "failing": false,
+            "signIn": {"signedIn": false, "pending": false, "scopes": [],
+                       "reason": "The server asks you to sign in."}
+        }))
+        .unwrap();
+        let n = mcp_server_needs_sign_in(&info);
+        assert_eq!(n.summary, "Tap: an MCP server needs you to sign in");
+        assert_eq!(
+            n.body,
+            "MCP server github waits for you to sign in: The server asks you to sign in. Sign in on the panel's Servers page or with `tap mcp login github`."
+        );
+        // No reason given, a project server: named with its session.
+        info.sign_in = None;
+        info.session_id = Some("s-4f2a".into());
+        assert_eq!(
+            mcp_server_needs_sign_in(&info).body,
+            "MCP server github (session s-4f2a) waits for you to sign in. Sign in on the panel's Servers page or with `tap mcp login github`."
         );
     }
 

@@ -8,7 +8,8 @@ pub enum TrayState {
     /// At least one session or provider is connected.
     Connected,
     /// Something needs the user: a pairing request waits, a provider failed since the
-    /// panel was last opened, or an MCP server is failing now.
+    /// panel was last opened, an MCP server is failing now, or one waits for the user to
+    /// sign in.
     Attention,
 }
 
@@ -26,6 +27,9 @@ pub struct Summary {
     /// The MCP servers failing now (parked, or restarting after a failure), by name; one
     /// entry per instance, so a project server failing in two sessions is there twice.
     pub failing_servers: Vec<String>,
+    /// The MCP servers waiting for the user to sign in (OAuth), by name; one entry per
+    /// instance, as [`Summary::failing_servers`].
+    pub needs_sign_in: Vec<String>,
 }
 
 /// The tray menu's items. Their ids are what Tauri's menu events carry.
@@ -38,6 +42,9 @@ pub enum TrayItem {
     /// The failing MCP servers ([`Summary::servers_item`]): opens the panel at its
     /// Servers page.
     Servers,
+    /// The MCP servers waiting for a sign-in ([`Summary::sign_in_item`]): opens the panel
+    /// at its Servers page, where their Sign in buttons are.
+    SignIn,
     /// "Start at login", a check item.
     Autostart,
     /// "Quit".
@@ -46,10 +53,11 @@ pub enum TrayItem {
 
 impl TrayItem {
     /// Every item, in menu order.
-    pub const ALL: [TrayItem; 5] = [
+    pub const ALL: [TrayItem; 6] = [
         Self::Open,
         Self::Pending,
         Self::Servers,
+        Self::SignIn,
         Self::Autostart,
         Self::Quit,
     ];
@@ -60,19 +68,22 @@ impl TrayItem {
             Self::Open => "open",
             Self::Pending => "pending",
             Self::Servers => "servers",
+            Self::SignIn => "sign-in",
             Self::Autostart => "autostart",
             Self::Quit => "quit",
         }
     }
 
-    /// The item's label for `summary`, and whether it is enabled (only the pending and
-    /// servers items change: [`Summary::pending_item`], [`Summary::servers_item`]).
+    /// The item's label for `summary`, and whether it is enabled (only the pending, servers
+    /// and sign-in items change: [`Summary::pending_item`], [`Summary::servers_item`],
+    /// [`Summary::sign_in_item`]).
     pub fn label(self, summary: &Summary) -> (String, bool) {
         let fixed = |label: &str| (label.to_string(), true);
         match self {
             Self::Open => fixed("Open panel"),
             Self::Pending => summary.pending_item(),
             Self::Servers => summary.servers_item(),
+            Self::SignIn => summary.sign_in_item(),
             Self::Autostart => fixed("Start at login"),
             Self::Quit => fixed("Quit"),
         }
@@ -84,17 +95,32 @@ impl TrayItem {
     }
 }
 
-/// How many failing servers' names the menu line and the tooltip show.
+/// How many servers' names a menu line and the tooltip show (failing, or waiting for a
+/// sign-in).
 pub const NAMES_SHOWN: usize = 3;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `github, linear`: each name once, at most [`NAMES_SHOWN`] of them, then `, …`.
+fn few_names(all: &[String]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for n in all {
+        if !names.contains(&n.as_str()) {
+            names.push(n);
+        }
+    }
+    let more = names.len() > NAMES_SHOWN;
+    names.truncate(NAMES_SHOWN);
+    format!("{}{}", names.join(", "), if more { ", …" } else { "" })
+}
+
 impl Summary {
     /// The icon state.
     pub fn state(&self) -> TrayState {
-        if self.pending > 0 || self.failures > 0 || !self.failing_servers.is_empty() {
+        let servers_need_you = !self.failing_servers.is_empty() || !self.needs_sign_in.is_empty();
+        if self.pending > 0 || self.failures > 0 || servers_need_you {
             TrayState::Attention
         } else if self.sessions > 0 || self.providers > 0 {
             TrayState::Connected
@@ -128,27 +154,34 @@ impl Summary {
         if !self.failing_servers.is_empty() {
             lines.push(self.servers_failing());
         }
+        if !self.needs_sign_in.is_empty() {
+            lines.push(self.servers_needing_sign_in());
+        }
         lines.join("\n")
     }
 
     /// `2 MCP servers failing: github, linear`: each name once, at most
     /// [`NAMES_SHOWN`] of them (a menu line must stay short).
     fn servers_failing(&self) -> String {
-        let mut names: Vec<&str> = Vec::new();
-        for n in &self.failing_servers {
-            if !names.contains(&n.as_str()) {
-                names.push(n);
-            }
+        let count = plural(self.failing_servers.len(), "MCP server", "MCP servers");
+        format!("{count} failing: {}", few_names(&self.failing_servers))
+    }
+
+    /// `1 MCP server needs sign-in: github`, `2 MCP servers need sign-in: github, linear`,
+    /// named as [`Summary::servers_failing`] names them.
+    fn servers_needing_sign_in(&self) -> String {
+        let n = self.needs_sign_in.len();
+        let count = plural(n, "MCP server needs", "MCP servers need");
+        format!("{count} sign-in: {}", few_names(&self.needs_sign_in))
+    }
+
+    /// The tray menu's sign-in item, and whether it is enabled.
+    pub fn sign_in_item(&self) -> (String, bool) {
+        if self.needs_sign_in.is_empty() {
+            ("No MCP server needs sign-in".to_string(), false)
+        } else {
+            (self.servers_needing_sign_in(), true)
         }
-        let more = names.len() > NAMES_SHOWN;
-        names.truncate(NAMES_SHOWN);
-        let count = self.failing_servers.len();
-        format!(
-            "{} failing: {}{}",
-            plural(count, "MCP server", "MCP servers"),
-            names.join(", "),
-            if more { ", …" } else { "" }
-        )
     }
 
     /// The tray menu's failing-servers item, and whether it is enabled.
@@ -183,6 +216,14 @@ mod tests {
             pending,
             failures,
             failing_servers: Vec::new(),
+            needs_sign_in: Vec::new(),
+        }
+    }
+
+    fn waiting(names: &[&str]) -> Summary {
+        Summary {
+            needs_sign_in: names.iter().map(|n| n.to_string()).collect(),
+            ..s(1, 1, 0, 0)
         }
     }
 
@@ -277,6 +318,42 @@ mod tests {
         assert_eq!(
             failing(&["a", "b", "c", "d"]).servers_item().0,
             "4 MCP servers failing: a, b, c, …"
+        );
+    }
+
+    #[test]
+    fn a_server_waiting_for_a_sign_in_asks_for_attention_and_names_itself() {
+        let one = waiting(&["github"]);
+        assert_eq!(one.state(), TrayState::Attention);
+        assert_eq!(
+            one.sign_in_item(),
+            ("1 MCP server needs sign-in: github".into(), true)
+        );
+        assert_eq!(TrayItem::SignIn.label(&one), one.sign_in_item());
+        // It is not failing: that line stays greyed out.
+        assert_eq!(one.servers_item(), ("No MCP server failing".into(), false));
+        assert_eq!(
+            one.tooltip("127.0.0.1:9400"),
+            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 MCP server needs sign-in: github"
+        );
+        assert_eq!(
+            waiting(&["fs", "fs", "linear", "a", "b"]).sign_in_item().0,
+            "5 MCP servers need sign-in: fs, linear, a, …"
+        );
+        let none = waiting(&[]);
+        assert_eq!(none.state(), TrayState::Connected);
+        assert_eq!(
+            none.sign_in_item(),
+            ("No MCP server needs sign-in".into(), false)
+        );
+        // Both at once: a line each, in the tooltip too.
+        let both = Summary {
+            failing_servers: vec!["exits".into()],
+            ..waiting(&["github"])
+        };
+        assert_eq!(
+            both.tooltip("127.0.0.1:9400"),
+            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 MCP server failing: exits\n1 MCP server needs sign-in: github"
         );
     }
 }

@@ -141,10 +141,12 @@ impl Watcher {
             pending: self.pending.len(),
             failures: self.failures,
             failing_servers: self.mcp.failing().to_vec(),
+            needs_sign_in: self.mcp.needs_sign_in().to_vec(),
         }
     }
 
-    /// Takes in what the engine says now; a notification for each MCP server parked since.
+    /// Takes in what the engine says now; a notification for each MCP server parked, or
+    /// waiting for a sign-in, since.
     fn set_status(&mut self, snapshot: &Snapshot) -> Vec<Action> {
         self.sessions = snapshot.status.sessions.len();
         self.providers = snapshot.status.providers.len();
