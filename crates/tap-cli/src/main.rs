@@ -23,6 +23,7 @@ mod mcp_servers_import_clients;
 mod mcp_servers_logs;
 mod mcp_servers_secrets;
 mod mcp_servers_show;
+mod mcp_servers_sign_in;
 mod output;
 mod pairing_cmd;
 mod prompt_cmd;

@@ -46,6 +46,27 @@ pub enum ServersCommand {
         #[arg(long)]
         session: Option<String>,
     },
+    /// Sign in to a remote MCP server (OAuth): prints the page to open (and opens it where
+    /// there is a display), then waits until the browser comes back to the gateway.
+    Login {
+        /// The server's name.
+        name: String,
+        /// The session a project server runs for (when it runs for several).
+        #[arg(long)]
+        session: Option<String>,
+        /// Print the page's address without opening a browser.
+        #[arg(long)]
+        no_open: bool,
+    },
+    /// Sign out of a remote MCP server: its tokens are revoked (where the authorization
+    /// server allows) and forgotten; it waits for a new sign-in.
+    Logout {
+        /// The server's name.
+        name: String,
+        /// The session a project server runs for (when it runs for several).
+        #[arg(long)]
+        session: Option<String>,
+    },
     /// The last lines an MCP server wrote to stderr, as the running gateway keeps them.
     Logs {
         /// The server's name.
@@ -102,6 +123,21 @@ pub struct AddArgs {
     /// How it is reached (default: http when a URL is given, else stdio).
     #[arg(short, long, value_enum)]
     pub transport: Option<TransportArg>,
+    /// An OAuth client id registered with the server's authorization server beforehand
+    /// (default: Client ID Metadata Documents or dynamic registration, as the server allows).
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// That client's secret; kept in the keyring like any secret (`@secret` reads it from
+    /// standard input instead of the command line).
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    pub client_secret: Option<String>,
+    /// An OAuth scope to ask for at sign-in; repeatable (default: what the server asks).
+    #[arg(long = "oauth-scope", value_name = "SCOPE")]
+    pub oauth_scopes: Vec<String>,
+    /// An https URL serving this client's metadata document, used as its client id where
+    /// the authorization server supports those (SEP-991).
+    #[arg(long, value_name = "URL")]
+    pub client_metadata_url: Option<String>,
     /// Replace the command or URL (and env, headers) of a server of that name; its other
     /// settings (enabled, prefix, disabledTools, …) are kept.
     #[arg(long)]
@@ -155,7 +191,9 @@ pub struct ToolsArgs {
 }
 
 /// The keys that say how a server is reached: what `add --force` replaces.
-const TRANSPORT_KEYS: [&str; 7] = ["type", "command", "args", "env", "cwd", "url", "headers"];
+const TRANSPORT_KEYS: [&str; 8] = [
+    "type", "command", "args", "env", "cwd", "url", "headers", "oauth",
+];
 
 impl AddArgs {
     /// The entry these flags describe (not yet checked by the gateway's parser).
@@ -201,9 +239,41 @@ impl AddArgs {
                 if !headers.is_empty() {
                     entry.insert("headers".into(), Value::Object(headers));
                 }
+                if let Some(oauth) = self.oauth()? {
+                    if transport == TransportArg::Sse {
+                        return Err("the legacy sse transport has no OAuth sign-in: give it a static key with -H 'Authorization: @secret'".into());
+                    }
+                    entry.insert("oauth".into(), Value::Object(oauth));
+                }
             }
         }
+        if matches!(transport, TransportArg::Stdio) && self.oauth()?.is_some() {
+            return Err("--client-id, --client-secret, --oauth-scope and --client-metadata-url are for an http server's sign-in".into());
+        }
         Ok(entry)
+    }
+
+    /// The `"oauth"` entry the sign-in flags describe; `None` without any.
+    fn oauth(&self) -> Result<Option<Map<String, Value>>, String> {
+        let mut oauth = Map::new();
+        if let Some(id) = &self.client_id {
+            oauth.insert("clientId".into(), id.clone().into());
+        }
+        if let Some(secret) = &self.client_secret {
+            if secret.is_empty() || secret.contains(['\r', '\n', '\0']) {
+                return Err(
+                    "--client-secret must be one non-empty line (its text is not shown)".into(),
+                );
+            }
+            oauth.insert("clientSecret".into(), secret.clone().into());
+        }
+        if !self.oauth_scopes.is_empty() {
+            oauth.insert("scopes".into(), self.oauth_scopes.clone().into());
+        }
+        if let Some(url) = &self.client_metadata_url {
+            oauth.insert("clientMetadataUrl".into(), url.clone().into());
+        }
+        Ok((!oauth.is_empty()).then_some(oauth))
     }
 }
 

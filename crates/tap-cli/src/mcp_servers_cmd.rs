@@ -35,6 +35,14 @@ pub async fn run(home: &Path, command: ServersCommand) -> ExitCode {
             set_enabled(home, &name, scope, false).await
         }
         ServersCommand::Restart { name, session } => restart(home, &name, session).await,
+        ServersCommand::Login {
+            name,
+            session,
+            no_open,
+        } => crate::mcp_servers_sign_in::login(home, &name, session, no_open).await,
+        ServersCommand::Logout { name, session } => {
+            crate::mcp_servers_sign_in::logout(home, &name, session).await
+        }
         ServersCommand::Logs {
             name,
             session,
@@ -375,6 +383,12 @@ async fn add(home: &Path, args: AddArgs) -> Outcome {
 /// `tap mcp remove`.
 async fn remove(home: &Path, name: &str, scope: Option<Scope>) -> Outcome {
     let mut file = locate_one(home, name, scope)?;
+    // A user server's sign-in is revoked while the gateway still knows where (its tokens
+    // are forgotten either way, with its other secrets below).
+    if file.scope == Scope::User {
+        crate::mcp_servers_sign_in::sign_out_on_remove(home, name, file.entry(name).ok().flatten())
+            .await;
+    }
     let removed = file.servers_mut().map_err(file_fail)?.shift_remove(name);
     file.save().map_err(file_fail)?;
     println!("Removed MCP server '{name}' from {}.", file.path.display());

@@ -15,6 +15,9 @@ use tap_gateway::mcp_servers::secrets::{reference, references};
 /// The value of `-e KEY=@secret` and `-H 'Name: @secret'`.
 pub const ASK: &str = "@secret";
 
+/// The key of an http server's OAuth client secret in its `"oauth"` entry.
+const CLIENT_SECRET: &str = "clientSecret";
+
 /// The secret name a server's variable or header is stored under.
 pub fn secret_name(server: &str, key: &str) -> String {
     format!("{server}.{key}")
@@ -24,9 +27,20 @@ fn keyring_allowed() -> bool {
     !tap_secrets::keyring_disabled_by_env()
 }
 
-/// The `env` or `headers` keys of `entry` whose value is `@secret`, with which of the two.
+/// The `env` or `headers` keys of `entry` whose value is `@secret`, with which of the two;
+/// and its `oauth.clientSecret` (`"oauth"`) unless it is a reference already: a client
+/// secret is always kept as a secret, given on the command line or not.
 pub fn asked(entry: &Map<String, Value>) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
+    if let Some(secret) = entry
+        .get("oauth")
+        .and_then(|o| o.get(CLIENT_SECRET))
+        .and_then(Value::as_str)
+    {
+        if references(secret).is_empty() {
+            out.push(("oauth", CLIENT_SECRET.to_string()));
+        }
+    }
     for (field, what) in [("env", "env"), ("headers", "header")] {
         if let Some(Value::Object(pairs)) = entry.get(field) {
             for (k, v) in pairs {
@@ -67,7 +81,18 @@ pub fn take(
     let mut stdin = std::io::stdin().lock();
     let mut said = Vec::new();
     for (what, key) in asked {
-        let value = if terminal {
+        let literal = match what {
+            "oauth" => entry
+                .get("oauth")
+                .and_then(|o| o.get(CLIENT_SECRET))
+                .and_then(Value::as_str)
+                .filter(|v| *v != ASK)
+                .map(str::to_string),
+            _ => None,
+        };
+        let value = if let Some(literal) = literal {
+            literal
+        } else if terminal {
             rpassword::prompt_password(format!(
                 "Value of {what} {key} for '{server}' (not shown): "
             ))
@@ -104,7 +129,11 @@ pub fn take(
                 tap_secrets::secrets_file(home).display()
             ),
         });
-        let field = if what == "env" { "env" } else { "headers" };
+        let field = match what {
+            "env" => "env",
+            "oauth" => "oauth",
+            _ => "headers",
+        };
         if let Some(Value::Object(pairs)) = entry.get_mut(field) {
             pairs.insert(key, Value::from(reference(&name)));
         }
@@ -116,7 +145,7 @@ pub fn take(
 pub fn own(server: &str, entry: &Value) -> Vec<String> {
     let prefix = format!("{server}.");
     let mut out: Vec<String> = Vec::new();
-    for field in ["env", "headers"] {
+    for field in ["env", "headers", "oauth"] {
         if let Some(Value::Object(pairs)) = entry.get(field) {
             for v in pairs.values().filter_map(Value::as_str) {
                 for name in references(v) {

@@ -31,7 +31,7 @@ pub async fn run(home: &Path, no_open: bool) -> ExitCode {
 }
 
 /// A graphical session to open a browser in.
-fn has_display() -> bool {
+pub(crate) fn has_display() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
@@ -39,7 +39,7 @@ fn has_display() -> bool {
 
 /// `xdg-open URL`, best effort: a failure is a note on stderr, not an error (the URL is
 /// already on stdout). Its output is discarded so stdout stays the one line.
-async fn open(url: &str) {
+pub(crate) async fn open(url: &str) {
     let child = Command::new("xdg-open")
         .arg(url)
         .stdin(Stdio::null())

@@ -57,6 +57,7 @@ pub(crate) struct Status {
 }
 
 impl Server {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         spec: ServerSpec,
         scope: McpScope,
