@@ -9,6 +9,8 @@
 //   await fx.counters(); await fx.tokens(); await fx.clients();
 //   await fx.revoke();  await fx.revoke(clientId);  (test-only admin endpoints)
 //   await fx.stop();
+//   const client = await mcpClientOverStdio(tapBin, ["mcp", "--session", "s"], env);  (the SDK's
+//   client, resolved from this directory's node_modules, for suites that do not have the SDK)
 //
 // oidc-provider supports Node 22 LTS and later only (it warns on older ones): the fixture runs on
 // the `node` running the test when that is 22 or newer, else on the Node 22 npm installed here
@@ -17,6 +19,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { start, waitForOutput } from "../../js-support/process.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -61,4 +65,14 @@ export async function startOAuthFixture({ accessTtl, refreshTtl, rotateRefresh, 
     revoke: (clientId) => admin("POST", clientId ? `/revoke?client_id=${encodeURIComponent(clientId)}` : "/revoke"),
     stop: () => proc.stop("SIGTERM", 5000),
   };
+}
+
+/**
+ * The official SDK's MCP client over the stdio of `command args…` (e.g. `tap mcp --session
+ * NAME`), connected; `stderr` as StdioClientTransport takes it. The caller closes it.
+ */
+export async function mcpClientOverStdio(command, args, env, { stderr = "pipe" } = {}) {
+  const client = new Client({ name: "tap-oauth-e2e", version: "0.0.0" });
+  await client.connect(new StdioClientTransport({ command, args, env, stderr }));
+  return client;
 }
