@@ -39,6 +39,22 @@ export function ago(rfc3339: string, now: number): string {
   return Number.isNaN(t) ? rfc3339 : `${duration(now - t)} ago`;
 }
 
+/** `2d 3h`, `1h 04m`, `52m`, `40s`: a duration to the minute once it is one. */
+export function roughDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m`;
+  return duration(m * 60_000);
+}
+
+/** `in 52m` for a time to come, `3m ago` for one gone, relative to `now`, to the minute. */
+export function relative(rfc3339: string, now: number): string {
+  const t = Date.parse(rfc3339);
+  if (Number.isNaN(t)) return rfc3339;
+  return t >= now ? `in ${roughDuration(t - now)}` : `${roughDuration(now - t)} ago`;
+}
+
 /** Full local date and time, for tooltips. */
 export function fullTime(rfc3339: string): string {
   const t = new Date(rfc3339);

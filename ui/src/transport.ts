@@ -10,7 +10,8 @@
 // (`control_endpoint`): no login link, and the token stays in memory (never in a URL or in
 // storage). The frames then go over the same WebSocket, to `ws://127.0.0.1:PORT/control`
 // (the gateway accepts the webview's origin). `desktop` exposes the few things only the app
-// can do (login item, secret storage notice, windows); it is null in a browser.
+// can do (login item, secret storage notice, windows, opening the system browser); it is
+// null in a browser. `openInBrowser` opens a page in the user's browser from either.
 //
 // Every other module sees only `login()`/`connect()`, the typed `Connection` and `desktop`.
 
@@ -115,6 +116,8 @@ export interface DesktopBridge {
   fitPopup(height: Args<typeof C.fitPopup>["height"]): Promise<Reply<typeof C.fitPopup>>;
   /** the page has drawn its first frame: the app logs how long the window took to open */
   pageRendered(): Promise<Reply<typeof C.pageRendered>>;
+  /** opens an http(s) URL in the user's own browser (not in a window of the app) */
+  openUrl(url: Args<typeof C.openUrl>["url"]): Promise<Reply<typeof C.openUrl>>;
 }
 
 export const desktop: DesktopBridge | null = tauri && {
@@ -125,7 +128,35 @@ export const desktop: DesktopBridge | null = tauri && {
   hideWindow: () => call(tauri, C.hideWindow),
   fitPopup: (height) => call(tauri, C.fitPopup, { height }),
   pageRendered: () => call(tauri, C.pageRendered),
+  openUrl: (url) => call(tauri, C.openUrl, { url }),
 };
+
+/** Whether `url` is an absolute http or https URL, the only kind `openInBrowser` opens. */
+export function isWebUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (u.protocol === "https:" || u.protocol === "http:") && u.host !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens `url` (http or https only) in the user's browser: in the desktop app through the
+ * shell (`open_url`: the system's browser, since the webview opens no other windows); in a
+ * browser tab as a new tab with no way back to this one (`noopener`). Call it from a click
+ * (a browser may block a tab opened later). Rejects when the URL is refused or the app could
+ * not start the browser; a browser's popup blocker cannot be seen (`noopener` hides the new
+ * tab), so callers also show the link.
+ */
+export async function openInBrowser(url: string): Promise<void> {
+  if (!isWebUrl(url)) throw new Error(`Not opened: only http and https addresses are (${url})`);
+  if (desktop) {
+    await desktop.openUrl(url);
+    return;
+  }
+  window.open(url, "_blank", "noopener");
+}
 
 /** The app's gateway, as `control_endpoint` reported it (desktop only; kept in memory). */
 let desktopEndpoint: Endpoint | null = null;

@@ -6,6 +6,7 @@ import { useMethod } from "../method";
 import { desktop } from "../transport";
 import { duration, fullTime } from "../format";
 import { IdText } from "../components/IdText";
+import { domId, needsSignIn, serverKey, SignInAction } from "./servers/SignIn";
 
 /** Health, address, uptime, version and counts, from the live snapshot; what needs attention first. */
 export function Overview({ state }: { state: PanelState }) {
@@ -20,7 +21,7 @@ export function Overview({ state }: { state: PanelState }) {
   return (
     <>
       <SecretStorageNotice />
-      <NeedsAttention />
+      <NeedsAttention live={live} />
       <section class="cards" aria-label="Gateway">
         <Card label="Health" value={live ? "Running" : "Unreachable"} tone={live ? "ok" : "warn"} />
         <Card label="Address" value={status.address} mono />
@@ -46,33 +47,49 @@ export function Overview({ state }: { state: PanelState }) {
 
 /**
  * The MCP servers failing now (parked, or restarting after a failure), each with its last
- * error, and the way to the Servers page, where they are restarted. Nothing when none is:
- * the tray asks for attention on the same rule (`failing` of `mcpServers.list`). Asked again
- * on `status.changed`, which the gateway sends when a server fails, parks or recovers.
+ * error, and those waiting for the user to sign in, each with why and a **Sign in**; and the
+ * way to the Servers page, where they are restarted. Nothing when none is: the tray asks for
+ * attention on the same rule (`failing` of `mcpServers.list`, or `needsSignIn`). Asked again
+ * on `status.changed`, which the gateway sends when a server fails, parks, recovers, or its
+ * sign-in changes.
  */
-function NeedsAttention() {
-  const { data } = useMethod("mcpServers.list", {}, { on: ["status.changed"] });
-  const failing = (data?.servers ?? []).filter((s) => s.failing);
-  if (failing.length === 0) return null;
+function NeedsAttention({ live }: { live: boolean }) {
+  const { data, refresh } = useMethod("mcpServers.list", {}, { on: ["status.changed"] });
+  const servers = (data?.servers ?? []).filter((s) => s.failing || needsSignIn(s));
+  if (servers.length === 0) return null;
+  const failing = servers.some((s) => s.failing);
   return (
     <section class="needs-attention" aria-labelledby="attention-heading" data-testid="overview-attention">
       <h2 id="attention-heading">Needs attention</h2>
       <ul class="plain">
-        {failing.map((s) => (
-          <li key={`${s.sessionId ?? ""}/${s.name}`} data-server={s.name}>
-            <span class="strong">MCP server {s.name}</span> <span class="pill warn">{s.state}</span>
-            {s.sessionId && (
-              <span class="small muted">
-                {" · session "}
-                <IdText id={s.sessionId} />
-              </span>
-            )}
-            {s.lastError && <div class="small error breakable">{s.lastError}</div>}
-          </li>
-        ))}
+        {servers.map((s) => {
+          const nameId = domId("attention", s);
+          return (
+            <li key={serverKey(s)} data-server={s.name}>
+              <span class="strong" id={nameId}>
+                MCP server {s.name}
+              </span>{" "}
+              {needsSignIn(s) ? <span class="pill attention">needs sign-in</span> : <span class="pill warn">{s.state}</span>}
+              {s.sessionId && (
+                <span class="small muted">
+                  {" · session "}
+                  <IdText id={s.sessionId} />
+                </span>
+              )}
+              {needsSignIn(s) ? (
+                <>
+                  <div class="small breakable">{s.signIn?.reason ?? "It waits for you to sign in."}</div>
+                  <SignInAction s={s} live={live} describedBy={nameId} onStarted={refresh} />
+                </>
+              ) : (
+                s.lastError && <div class="small error breakable">{s.lastError}</div>
+              )}
+            </li>
+          );
+        })}
       </ul>
       <p class="small">
-        <a href="#/servers">Servers</a> has their stderr and restarts them.
+        <a href="#/servers">Servers</a> {failing ? "has their stderr and restarts them." : "has their sign-in."}
       </p>
     </section>
   );

@@ -7,10 +7,12 @@ import { ServerRows } from "./servers/ServerRows";
 /**
  * Servers: the MCP servers the gateway runs as providers (`$TAP_HOME/mcp.json` and the
  * sessions' `tap.config.json`), each with its state, transport, process (pid, memory),
- * tools, restarts and last error; a row expands to its tools, warnings and stderr tail.
- * Restart one, or reload mcp.json. Asked again on `status.changed` (the gateway sends it
- * when a server becomes ready, restarts after a failure, parks, or the list changes): no
- * polling, so the memory shown is as of the last change.
+ * tools, restarts and last error; a row expands to its tools, warnings and stderr tail. A
+ * remote server that signs in (OAuth) has its sign-in under its row: Sign in (the page opens
+ * in the browser) or Sign out. Restart one, or reload mcp.json. Asked again on
+ * `status.changed` (the gateway sends it when a server becomes ready, restarts after a
+ * failure, parks, its sign-in changes, or the list changes): no polling, so the memory shown
+ * is as of the last change.
  */
 export function Servers({ state }: { state: PanelState }) {
   const live = state.phase.kind === "live";
@@ -70,7 +72,13 @@ export function Servers({ state }: { state: PanelState }) {
         </div>
       )}
       {servers.length > 0 && (
-        <ServerRows servers={servers} live={live} busy={busy} onRestart={(s) => void act(() => store.call("mcpServers.restart", { name: s.name, sessionId: s.sessionId }))} />
+        <ServerRows
+          servers={servers}
+          live={live}
+          busy={busy}
+          onRestart={(s) => void act(() => store.call("mcpServers.restart", { name: s.name, sessionId: s.sessionId }))}
+          onChanged={refresh}
+        />
       )}
     </div>
   );

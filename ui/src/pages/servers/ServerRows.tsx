@@ -5,11 +5,15 @@ import { ago, bytes, fullTime } from "../../format";
 import { Breakable } from "../../components/Breakable";
 import { IdText } from "../../components/IdText";
 import { Tools } from "../Sessions";
+import { domId, needsSignIn, serverKey, SignInPanel } from "./SignIn";
 
-/** State pill colour: ready is ok; parked, restarting and starting again after a failure warn. */
+/** State pill colour: ready is ok; parked, restarting and starting again after a failure warn;
+ * waiting for the user to sign in asks for attention. */
 function stateClass(state: McpServerState, failing: boolean): string {
   if (failing) return "warn";
   switch (state) {
+    case "needsSignIn":
+      return "attention";
     case "ready":
       return "ok";
     case "starting":
@@ -22,13 +26,16 @@ function stateClass(state: McpServerState, failing: boolean): string {
   }
 }
 
+/** A state as the page words it. */
+const stateText = (state: McpServerState) => (state === "needsSignIn" ? "needs sign-in" : state);
+
 const COLUMNS = 9;
 
-/** A server's key in the list: a user server by name, a project server by name and session. */
-const serverKey = (s: Pick<McpServerInfo, "name" | "sessionId">) => `${s.sessionId ?? ""}/${s.name}`;
-
-/** The servers' table: one row each, and under an expanded one its tools, warnings and stderr tail. */
-export function ServerRows({ servers, live, busy, onRestart }: { servers: McpServerInfo[]; live: boolean; busy: boolean; onRestart: (s: McpServerInfo) => void }) {
+/**
+ * The servers' table: one row each; under a remote server that signs in (OAuth), its
+ * sign-in; under an expanded one its tools, warnings and stderr tail.
+ */
+export function ServerRows({ servers, live, busy, onRestart, onChanged }: { servers: McpServerInfo[]; live: boolean; busy: boolean; onRestart: (s: McpServerInfo) => void; onChanged: () => void }) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const toggle = (key: string) => {
     const next = new Set(open);
@@ -36,7 +43,7 @@ export function ServerRows({ servers, live, busy, onRestart }: { servers: McpSer
     setOpen(next);
   };
   return (
-    <div class="table-wrap">
+    <div class="table-wrap servers-table">
       <table aria-label="MCP servers">
         <thead>
           <tr>
@@ -58,7 +65,7 @@ export function ServerRows({ servers, live, busy, onRestart }: { servers: McpSer
         <tbody>
           {servers.map((s) => {
             const key = serverKey(s);
-            return <ServerRow key={key} s={s} expanded={open.has(key)} onToggle={() => toggle(key)} live={live} busy={busy} onRestart={() => onRestart(s)} />;
+            return <ServerRow key={key} s={s} expanded={open.has(key)} onToggle={() => toggle(key)} live={live} busy={busy} onRestart={() => onRestart(s)} onChanged={onChanged} />;
           })}
         </tbody>
       </table>
@@ -73,14 +80,16 @@ interface RowProps {
   live: boolean;
   busy: boolean;
   onRestart: () => void;
+  onChanged: () => void;
 }
 
-function ServerRow({ s, expanded, onToggle, live, busy, onRestart }: RowProps) {
+function ServerRow({ s, expanded, onToggle, live, busy, onRestart, onChanged }: RowProps) {
   const now = useNow(10_000);
-  const detailsId = `server-details-${serverKey(s).replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const detailsId = domId("server-details", s);
+  const signsIn = s.signIn !== undefined || needsSignIn(s);
   return (
     <>
-      <tr data-server={s.name} data-session-id={s.sessionId} class={expanded ? "expanded" : undefined}>
+      <tr data-server={s.name} data-session-id={s.sessionId} class={[expanded && "expanded", signsIn && "has-sign-in"].filter(Boolean).join(" ") || undefined}>
         <td>
           <div class="strong breakable">
             <Breakable text={s.name} />
@@ -97,8 +106,8 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart }: RowProps) {
           {s.serverInfo && <div class="small muted breakable">{s.serverInfo}</div>}
         </td>
         <td>
-          <span class={`pill ${stateClass(s.state, s.failing)}`} data-testid="server-state">
-            {s.state}
+          <span class={`pill ${stateClass(s.state, s.failing)}`} data-testid="server-state" data-state={s.state}>
+            {stateText(s.state)}
           </span>
           {s.state === "ready" && s.readySince && (
             <div class="small muted nowrap" title={fullTime(s.readySince)}>
@@ -133,6 +142,13 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart }: RowProps) {
           </button>
         </td>
       </tr>
+      {signsIn && (
+        <tr class="server-sign-in-row" data-sign-in-for={s.name} data-session-id={s.sessionId}>
+          <td colSpan={COLUMNS}>
+            <SignInPanel s={s} live={live} onChanged={onChanged} />
+          </td>
+        </tr>
+      )}
       {expanded && (
         <tr class="server-details-row">
           <td colSpan={COLUMNS} id={detailsId} data-testid="server-details">
