@@ -41,13 +41,15 @@ export async function startOAuthFixture({ accessTtl, refreshTtl, rotateRefresh, 
   if (!existsSync(path.join(here, "node_modules", "oidc-provider"))) {
     throw new Error(`${here}/node_modules is missing: run \`npm ci --prefix tests/mcp/oauth\` first`);
   }
-  const args = [FIXTURE];
+  // Its stdin is a pipe from this process and it exits when that closes: a test process killed
+  // outright (no exit handler runs) leaves no fixture behind.
+  const args = [FIXTURE, "--exit-on-stdin-close"];
   if (accessTtl !== undefined) args.push("--access-ttl", String(accessTtl));
   if (refreshTtl !== undefined) args.push("--refresh-ttl", String(refreshTtl));
   if (rotateRefresh !== undefined) args.push("--rotate-refresh", rotateRefresh ? "on" : "off");
   if (subject !== undefined) args.push("--subject", subject);
   if (scope !== undefined) args.push("--scope", scope);
-  const proc = start(fixtureNode(), args, {}, "oauth-fixture");
+  const proc = start(fixtureNode(), args, { stdio: ["pipe", "pipe", "pipe"] }, "oauth-fixture");
   const line = await waitForOutput(proc.child, proc.output, (text) => text.includes("\n") && text.slice(0, text.indexOf("\n")), "the OAuth fixture's JSON line", timeout);
   const info = JSON.parse(line);
   const admin = async (method, p) => {
