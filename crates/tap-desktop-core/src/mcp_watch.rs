@@ -175,7 +175,7 @@ mod tests {
             "restarts": 0, "failures": 0, "failing": false,
             "signIn": {
                 "signedIn": !waits, "pending": false, "scopes": ["repo"],
-                "reason": if waits { Some("The server asks you to sign in.") } else { None }
+                "reason": if waits { Some("it needs you to sign in") } else { None }
             }
         }))
         .unwrap()

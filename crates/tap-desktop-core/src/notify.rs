@@ -85,8 +85,8 @@ pub fn mcp_server_parked(info: &McpServerInfo) -> Note {
 }
 
 /// A remote MCP server that wants the user to sign in (OAuth) before it can be used: names
-/// it (with its session, for a project server), says why in the gateway's words, and where
-/// to sign in. Never carries a token or the sign-in page's address (it holds a one-time
+/// it (with its session, for a project server), says why in the gateway's words (`it needs
+/// you to sign in`, `its sign-in expired or was revoked: …`), and where to sign in. Never carries a token or the sign-in page's address (it holds a one-time
 /// `state`).
 pub fn mcp_server_needs_sign_in(info: &McpServerInfo) -> Note {
     let who = match &info.session_id {
@@ -100,11 +100,11 @@ pub fn mcp_server_needs_sign_in(info: &McpServerInfo) -> Note {
         .map(|r| r.trim().trim_end_matches('.'))
         .filter(|r| !r.is_empty())
         .map(|r| format!(": {r}"))
-        .unwrap_or_default();
+        .unwrap_or_else(|| " waits for you to sign in".into());
     Note {
         summary: "Tap: an MCP server needs you to sign in".into(),
         body: format!(
-            "MCP server {who} waits for you to sign in{why}. Sign in on the panel's Servers page or with `tap mcp login {}`.",
+            "MCP server {who}{why}. Sign in on the panel's Servers page or with `tap mcp login {}`.",
             info.name
         ),
     }
@@ -253,14 +253,14 @@ mod tests {
             "transport": "http", "target": "https://api.example.com/mcp", "state": "needsSignIn",
             "tools": [], "restarts": 0, "failures": 0, "failing": false,
             "signIn": {"signedIn": false, "pending": false, "scopes": [],
-                       "reason": "The server asks you to sign in."}
+                       "reason": "its sign-in expired or was revoked: sign in again"}
         }))
         .unwrap();
         let n = mcp_server_needs_sign_in(&info);
         assert_eq!(n.summary, "Tap: an MCP server needs you to sign in");
         assert_eq!(
             n.body,
-            "MCP server github waits for you to sign in: The server asks you to sign in. Sign in on the panel's Servers page or with `tap mcp login github`."
+            "MCP server github: its sign-in expired or was revoked: sign in again. Sign in on the panel's Servers page or with `tap mcp login github`."
         );
         // No reason given, a project server: named with its session.
         info.sign_in = None;

@@ -6,7 +6,7 @@ import { useMethod } from "../method";
 import { desktop } from "../transport";
 import { duration, fullTime } from "../format";
 import { IdText } from "../components/IdText";
-import { domId, needsSignIn, serverKey, SignInAction } from "./servers/SignIn";
+import { domId, needsSignIn, sentence, serverKey, SignInAction } from "./servers/SignIn";
 
 /** Health, address, uptime, version and counts, from the live snapshot; what needs attention first. */
 export function Overview({ state }: { state: PanelState }) {
@@ -78,7 +78,7 @@ function NeedsAttention({ live }: { live: boolean }) {
               )}
               {needsSignIn(s) ? (
                 <>
-                  <div class="small breakable">{s.signIn?.reason ?? "It waits for you to sign in."}</div>
+                  <div class="small breakable">{sentence(s.signIn?.reason ?? "it waits for you to sign in")}</div>
                   <SignInAction s={s} live={live} describedBy={nameId} onStarted={refresh} />
                 </>
               ) : (

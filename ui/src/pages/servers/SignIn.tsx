@@ -48,6 +48,13 @@ function remember(key: string, start: McpSignInStart) {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** The gateway's reason (`it needs you to sign in`) as a sentence: a capital when it stands alone, a full stop. */
+export function sentence(reason: string, alone = true): string {
+  const text = reason.trim();
+  const start = alone ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+  return /[.!?]$/.test(start) ? start : `${start}.`;
+}
+
 /** Why a sign-in could not start or its page could not be opened. */
 interface Failure {
   text: string;
@@ -199,15 +206,18 @@ export function SignInPanel({ s, live, onChanged }: { s: McpServerInfo; live: bo
       <div class="sign-in-status" id={statusId}>
         {waits ? (
           <>
-            <span class="pill attention">Needs sign-in</span> <span class="strong">{s.name}</span> waits for you to sign in
+            <span class="pill attention">Needs sign-in</span> <span class="strong">{s.name}</span>
             {info?.reason ? (
               <>
-                : <span data-testid="sign-in-reason">{info.reason}</span>
+                : <span data-testid="sign-in-reason">{sentence(info.reason, false)}</span>
               </>
             ) : (
-              "."
+              " waits for you to sign in."
             )}
-            {signedIn && <div class="small muted">A token is stored, but the server did not accept it.</div>}
+            <div class="small muted">
+              {signedIn && "A token is stored, but the server did not accept it. "}
+              Sign in opens its sign-in page in your browser; the server starts once you have allowed it there.
+            </div>
           </>
         ) : signedIn ? (
           <>
