@@ -446,7 +446,7 @@ impl Lost {
     fn from_service(why: impl Into<String>, e: &ServiceError) -> Self {
         Lost {
             why: why.into(),
-            sign_in: challenge::find(e),
+            sign_in: challenge::of_request(e),
         }
     }
 }

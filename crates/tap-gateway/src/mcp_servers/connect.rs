@@ -258,13 +258,15 @@ enum Missed {
     SignIn(Challenge),
 }
 
-async fn initialize<E: std::error::Error + 'static>(
+async fn initialize(
     deadline: std::time::Duration,
-    serving: impl std::future::Future<Output = Result<RunningService<RoleClient, Client>, E>>,
+    serving: impl std::future::Future<
+        Output = Result<RunningService<RoleClient, Client>, rmcp::service::ClientInitializeError>,
+    >,
 ) -> Result<RunningService<RoleClient, Client>, (Missed, String)> {
     match tokio::time::timeout(deadline, serving).await {
         Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => match challenge::find(&e) {
+        Ok(Err(e)) => match challenge::of_initialize(&e) {
             Some(c) => Err((Missed::SignIn(c), format!("initialize failed: {e}"))),
             None => Err((Missed::Answer, format!("initialize failed: {e}"))),
         },

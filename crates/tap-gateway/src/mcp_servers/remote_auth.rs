@@ -181,12 +181,16 @@ pub(crate) async fn finish(
                 server.restart.notify_one();
                 tracing::info!(target: super::connect::LOG_TARGET, server = %owner.name, "signed in");
             }
+            auth.sign_ins.done(&owner);
             Ok(owner.name)
         }
         Err((owner, why)) => {
             if let Some(server) = owner.as_ref().and_then(&find) {
                 server
                     .update(|s| s.sign_in_reason = Some(format!("the last sign-in failed: {why}")));
+            }
+            if let Some(owner) = &owner {
+                auth.sign_ins.done(owner);
             }
             tracing::warn!(target: super::connect::LOG_TARGET, server = owner.as_ref().map(|o| o.name.as_str()), error = %why, "a sign-in callback was refused");
             Err(why)

@@ -79,11 +79,7 @@ pub(crate) async fn supervise(core: Arc<Core>, server: Arc<Server>, roots: Vec<S
                 // Not a failure: nothing is tried again until the user signs in (which
                 // restarts it), so a server behind OAuth never loops or parks.
                 lifecycle::exited(&core, &server, None, "needs sign-in");
-                let signed_in = server
-                    .auth
-                    .vault
-                    .summary(&server.spec.transport.target())
-                    .is_some();
+                let signed_in = server.auth.vault.known(&server.spec.transport.target());
                 tracing::warn!(target: LOG_TARGET, server = %name, "it needs you to sign in: `tap mcp login {name}` or the panel's Servers page");
                 server.update(|s| {
                     s.state = Some(McpServerState::NeedsSignIn);

@@ -2,8 +2,6 @@
 //! the `WWW-Authenticate` header, found in whatever error rmcp wrapped it in (a failed
 //! `initialize`, a call whose POST was refused after rmcp's one silent refresh).
 
-use rmcp::transport::streamable_http_client::StreamableHttpError;
-
 /// The server asked for a (new) sign-in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Challenge {
@@ -28,26 +26,28 @@ impl Challenge {
     }
 }
 
-/// The challenge somewhere in `error`'s chain of sources, if the server sent one.
-pub(crate) fn find(error: &(dyn std::error::Error + 'static)) -> Option<Challenge> {
-    let mut next = Some(error);
-    while let Some(e) = next {
-        if let Some(http) = e.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-            return match http {
-                StreamableHttpError::AuthRequired(a) => Some(Challenge {
-                    header: a.www_authenticate_header.clone(),
-                    more_scope: false,
-                }),
-                StreamableHttpError::InsufficientScope(i) => Some(Challenge {
-                    header: i.www_authenticate_header.clone(),
-                    more_scope: true,
-                }),
-                _ => None,
-            };
-        }
-        next = e.source();
+/// Why `initialize` failed, when it was the server asking for a sign-in.
+pub(crate) fn of_initialize(e: &rmcp::service::ClientInitializeError) -> Option<Challenge> {
+    from(e.auth_challenge(), e.is_authorization_required())
+}
+
+/// Why a request failed, when it was the server asking for a (new) sign-in: a revoked
+/// token whose refresh was refused, or a call that needs more scope.
+pub(crate) fn of_request(e: &rmcp::service::ServiceError) -> Option<Challenge> {
+    from(e.auth_challenge(), e.is_authorization_required())
+}
+
+/// rmcp finds the `WWW-Authenticate` value; without one (rmcp's own "authorization
+/// required") discovery starts from the server's URL.
+fn from(header: Option<&str>, required: bool) -> Option<Challenge> {
+    if header.is_none() && !required {
+        return None;
     }
-    None
+    let header = header.unwrap_or_default().to_string();
+    Some(Challenge {
+        more_scope: header.contains("insufficient_scope"),
+        header,
+    })
 }
 
 /// The `scope="…"` parameter of a `WWW-Authenticate` value.
@@ -60,28 +60,39 @@ fn scope_of(header: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::transport::streamable_http_client::{AuthRequiredError, InsufficientScopeError};
+    use rmcp::service::ServiceError;
+    use rmcp::transport::streamable_http_client::{
+        AuthRequiredError, InsufficientScopeError, StreamableHttpError,
+    };
+    use rmcp::transport::DynamicTransportError;
 
-    #[derive(Debug, thiserror::Error)]
-    #[error("sending failed")]
-    struct Wrapper(#[source] StreamableHttpError<reqwest::Error>);
+    /// A request error as rmcp's worker makes it: the HTTP error inside its transport error.
+    fn refused(e: StreamableHttpError<reqwest::Error>) -> ServiceError {
+        ServiceError::TransportSend(DynamicTransportError::new::<
+            rmcp::transport::StreamableHttpClientTransport<reqwest::Client>,
+            rmcp::RoleClient,
+        >(e))
+    }
 
     #[test]
-    fn a_challenge_is_found_under_wrappers() {
-        let e = Wrapper(StreamableHttpError::AuthRequired(AuthRequiredError::new(
-            "Bearer resource_metadata=\"https://a/.well-known/oauth-protected-resource\"".into(),
-        )));
-        let c = find(&e).unwrap();
+    fn a_challenge_is_found_in_rmcps_errors() {
+        let c = of_request(&refused(StreamableHttpError::AuthRequired(
+            AuthRequiredError::new(
+                "Bearer resource_metadata=\"https://a/.well-known/oauth-protected-resource\""
+                    .into(),
+            ),
+        )))
+        .unwrap();
         assert!(!c.more_scope && c.header.contains("resource_metadata"));
         assert_eq!(c.reason(false), "it needs you to sign in");
 
-        let e = Wrapper(StreamableHttpError::InsufficientScope(
+        let c = of_request(&refused(StreamableHttpError::InsufficientScope(
             InsufficientScopeError::new(
                 "Bearer error=\"insufficient_scope\", scope=\"repo write\"".into(),
                 None,
             ),
-        ));
-        let c = find(&e).unwrap();
+        )))
+        .unwrap();
         assert!(c.more_scope);
         assert!(
             c.reason(true).contains("'repo write'"),
@@ -89,7 +100,10 @@ mod tests {
             c.reason(true)
         );
 
-        let other = Wrapper(StreamableHttpError::SessionExpired);
-        assert_eq!(find(&other), None);
+        assert_eq!(
+            of_request(&refused(StreamableHttpError::SessionExpired)),
+            None
+        );
+        assert_eq!(of_request(&ServiceError::TransportClosed), None);
     }
 }

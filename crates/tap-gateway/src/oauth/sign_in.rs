@@ -57,14 +57,43 @@ impl Callback {
 }
 
 /// Sign-ins waiting for the browser, by `state`.
-pub(crate) struct SignIns<K> {
-    pending: Mutex<HashMap<String, Pending<K>>>,
+pub(crate) struct SignIns<K, F = OAuthState> {
+    pending: Mutex<HashMap<String, Pending<K, F>>>,
+    /// Owners whose callback came and whose code is being exchanged: still pending, so
+    /// nobody sees "no sign-in, no token" between the two.
+    finishing: Mutex<Vec<K>>,
 }
 
-struct Pending<K> {
+struct Pending<K, F> {
     owner: K,
-    flow: OAuthState,
+    flow: F,
     until: Instant,
+}
+
+/// A started authorization that a callback's code finishes: rmcp's `OAuthState` (which
+/// checks `state` against its PKCE verifier, exchanges the code and stores the tokens).
+pub(crate) trait Flow: Send {
+    fn finish<'a>(
+        &'a mut self,
+        code: &'a str,
+        state: &'a str,
+        iss: Option<&'a str>,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), String>>;
+}
+
+impl Flow for OAuthState {
+    fn finish<'a>(
+        &'a mut self,
+        code: &'a str,
+        state: &'a str,
+        iss: Option<&'a str>,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            self.handle_callback_with_issuer(code, state, iss)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
 }
 
 /// What a started sign-in needs.
@@ -81,28 +110,7 @@ pub(crate) struct Start<'a> {
     pub store: UrlStore,
 }
 
-impl<K: Clone + PartialEq + Send> SignIns<K> {
-    pub fn new() -> Self {
-        SignIns {
-            pending: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Whether `owner` has a sign-in waiting for the browser.
-    pub fn is_pending(&self, owner: &K) -> bool {
-        let now = Instant::now();
-        let pending = self.pending.lock().unwrap();
-        pending.values().any(|p| &p.owner == owner && p.until > now)
-    }
-
-    /// Forgets `owner`'s waiting sign-in (signed out, removed).
-    pub fn cancel(&self, owner: &K) {
-        self.pending
-            .lock()
-            .unwrap()
-            .retain(|_, p| &p.owner != owner);
-    }
-
+impl<K: Clone + PartialEq + Send> SignIns<K, OAuthState> {
     /// Discovers, registers and builds the authorization URL for `owner`. Returns the URL
     /// and when the sign-in expires.
     pub async fn start(&self, owner: K, start: Start<'_>) -> Result<(String, SystemTime), String> {
@@ -126,6 +134,46 @@ impl<K: Clone + PartialEq + Send> SignIns<K> {
                     .map(|(_, v)| v.into_owned())
             })
             .ok_or("the authorization URL has no 'state'")?;
+        let until = self.wait_for_browser(owner, state, flow)?;
+        Ok((url, until))
+    }
+}
+
+impl<K: Clone + PartialEq + Send, F: Flow> SignIns<K, F> {
+    pub fn new() -> Self {
+        SignIns {
+            pending: Mutex::new(HashMap::new()),
+            finishing: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether `owner` has a sign-in waiting for the browser.
+    pub fn is_pending(&self, owner: &K) -> bool {
+        let now = Instant::now();
+        let pending = self.pending.lock().unwrap();
+        pending.values().any(|p| &p.owner == owner && p.until > now)
+            || self.finishing.lock().unwrap().contains(owner)
+    }
+
+    /// `owner`'s finished sign-in is no longer pending (see [`SignIns::finish`]).
+    pub fn done(&self, owner: &K) {
+        let mut finishing = self.finishing.lock().unwrap();
+        if let Some(at) = finishing.iter().position(|o| o == owner) {
+            finishing.remove(at);
+        }
+    }
+
+    /// Forgets `owner`'s waiting sign-in (signed out, removed).
+    pub fn cancel(&self, owner: &K) {
+        self.pending
+            .lock()
+            .unwrap()
+            .retain(|_, p| &p.owner != owner);
+    }
+
+    /// Keeps `flow` (whose authorization URL carries `state`) until its callback comes or
+    /// [`SIGN_IN_WINDOW`] passes; replaces `owner`'s earlier one. Returns when it expires.
+    pub fn wait_for_browser(&self, owner: K, state: String, flow: F) -> Result<SystemTime, String> {
         let now = Instant::now();
         let mut pending = self.pending.lock().unwrap();
         pending.retain(|_, p| p.owner != owner && p.until > now);
@@ -143,12 +191,13 @@ impl<K: Clone + PartialEq + Send> SignIns<K> {
                 until: now + SIGN_IN_WINDOW,
             },
         );
-        Ok((url, SystemTime::now() + SIGN_IN_WINDOW))
+        Ok(SystemTime::now() + SIGN_IN_WINDOW)
     }
 
     /// Finishes the sign-in the callback belongs to: exchanges the code and stores the
     /// tokens. `Ok`: whose it was. `Err((owner, why))`: refused; `owner` when it was a
-    /// known sign-in (it is over either way: a `state` is good once).
+    /// known sign-in (it is over either way: a `state` is good once). A known owner stays
+    /// pending until [`SignIns::done`], once the caller has said how it ended.
     pub async fn finish(&self, callback: &Callback) -> Result<K, (Option<K>, String)> {
         let Some(state) = callback.state.as_deref() else {
             return Err((None, "the answer has no 'state'".into()));
@@ -182,11 +231,10 @@ impl<K: Clone + PartialEq + Send> SignIns<K> {
         let Some(code) = callback.code.as_deref() else {
             return Err((Some(owner), "the answer has no 'code'".into()));
         };
+        self.finishing.lock().unwrap().push(owner.clone());
         let exchanged = tokio::time::timeout(
             OAUTH_HTTP_TIMEOUT,
-            pending
-                .flow
-                .handle_callback_with_issuer(code, state, callback.iss.as_deref()),
+            pending.flow.finish(code, state, callback.iss.as_deref()),
         )
         .await;
         match exchanged {
@@ -244,5 +292,145 @@ pub(crate) fn describe(e: &rmcp::transport::auth::AuthError) -> String {
             "the server does not say where to sign in (no OAuth metadata was found)".into()
         }
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A flow that accepts one code and records what it was given.
+    struct Recorded {
+        good_code: &'static str,
+        seen: std::sync::Arc<Mutex<Vec<String>>>,
+    }
+
+    impl Flow for Recorded {
+        fn finish<'a>(
+            &'a mut self,
+            code: &'a str,
+            state: &'a str,
+            _iss: Option<&'a str>,
+        ) -> futures_util::future::BoxFuture<'a, Result<(), String>> {
+            self.seen.lock().unwrap().push(format!("{state}:{code}"));
+            let ok = code == self.good_code;
+            Box::pin(async move {
+                if ok {
+                    Ok(())
+                } else {
+                    Err("invalid_grant".into())
+                }
+            })
+        }
+    }
+
+    fn flow(seen: &std::sync::Arc<Mutex<Vec<String>>>) -> Recorded {
+        Recorded {
+            good_code: "good",
+            seen: seen.clone(),
+        }
+    }
+
+    fn callback(query: &str) -> Callback {
+        Callback::from_query(query)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_state_is_good_once_for_its_window_and_its_owner_only() {
+        let seen = Default::default();
+        let table: SignIns<&str, Recorded> = SignIns::new();
+        table
+            .wait_for_browser("a", "s1".into(), flow(&seen))
+            .unwrap();
+        assert!(table.is_pending(&"a") && !table.is_pending(&"b"));
+
+        // Forged: no such state; no flow is asked.
+        let (owner, why) = table
+            .finish(&callback("state=forged&code=good"))
+            .await
+            .unwrap_err();
+        assert_eq!(owner, None);
+        assert!(why.contains("no sign-in is waiting"), "{why}");
+        assert!(seen.lock().unwrap().is_empty());
+
+        // The right state; then the same answer again is refused (single use).
+        assert_eq!(table.finish(&callback("code=good&state=s1")).await, Ok("a"));
+        assert!(table.is_pending(&"a"), "pending until the caller says done");
+        table.done(&"a");
+        assert!(!table.is_pending(&"a"));
+        let (owner, _) = table
+            .finish(&callback("code=good&state=s1"))
+            .await
+            .unwrap_err();
+        assert_eq!(owner, None);
+
+        // A code the server refuses (e.g. issued for another server) ends that sign-in.
+        table
+            .wait_for_browser("a", "s2".into(), flow(&seen))
+            .unwrap();
+        let (owner, why) = table
+            .finish(&callback("code=other&state=s2"))
+            .await
+            .unwrap_err();
+        assert_eq!((owner, why.contains("invalid_grant")), (Some("a"), true));
+        table.done(&"a");
+
+        // The authorization server's refusal is said, and the flow is not asked.
+        table
+            .wait_for_browser("a", "s3".into(), flow(&seen))
+            .unwrap();
+        let (_, why) = table
+            .finish(&callback(
+                "state=s3&error=access_denied&error_description=no%20thanks",
+            ))
+            .await
+            .unwrap_err();
+        assert!(why.contains("access_denied no thanks"), "{why}");
+
+        // Past the window it is refused, even with the right state and code.
+        table
+            .wait_for_browser("a", "s4".into(), flow(&seen))
+            .unwrap();
+        tokio::time::advance(SIGN_IN_WINDOW + std::time::Duration::from_secs(1)).await;
+        assert!(!table.is_pending(&"a"));
+        let (owner, why) = table
+            .finish(&callback("code=good&state=s4"))
+            .await
+            .unwrap_err();
+        assert_eq!(owner, Some("a"));
+        assert!(why.contains("expired"), "{why}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn starting_again_replaces_and_the_table_is_bounded() {
+        let seen = Default::default();
+        let table: SignIns<String, Recorded> = SignIns::new();
+        table
+            .wait_for_browser("a".into(), "old".into(), flow(&seen))
+            .unwrap();
+        table
+            .wait_for_browser("a".into(), "new".into(), flow(&seen))
+            .unwrap();
+        let (owner, _) = table
+            .finish(&callback("code=good&state=old"))
+            .await
+            .unwrap_err();
+        assert_eq!(owner, None, "the first one was replaced");
+        for i in 1..MAX_PENDING_SIGN_INS {
+            table
+                .wait_for_browser(format!("s{i}"), format!("st{i}"), flow(&seen))
+                .unwrap();
+        }
+        let why = table
+            .wait_for_browser("one-too-many".into(), "x".into(), flow(&seen))
+            .unwrap_err();
+        assert!(why.contains("already waiting"), "{why}");
+        // Expired ones make room.
+        tokio::time::advance(SIGN_IN_WINDOW).await;
+        table
+            .wait_for_browser("later".into(), "y".into(), flow(&seen))
+            .unwrap();
+        table.cancel(&"later".to_string());
+        assert!(!table.is_pending(&"later".to_string()));
     }
 }

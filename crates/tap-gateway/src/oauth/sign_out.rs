@@ -1,18 +1,13 @@
 //! Signing out: the stored tokens are revoked at the authorization server's
-//! `revocation_endpoint` (RFC 7009, through the `oauth2` crate; the refresh token first,
-//! which on most servers ends the access token with it), then forgotten. A server that
+//! `revocation_endpoint` (RFC 7009: the refresh token, which ends the grant and its access
+//! tokens with it; the access token when there is no refresh token), then forgotten. A server that
 //! offers no revocation, or cannot be reached, still has its tokens forgotten: the user
 //! asked for them to be gone from this machine, and is told what was not revoked.
 
 use super::vault::UrlStore;
 use crate::limits::OAUTH_HTTP_TIMEOUT;
-use oauth2::{
-    AccessToken, ClientId, ClientSecret, HttpRequest, HttpResponse, RefreshToken, RevocationUrl,
-    StandardRevocableToken, TokenResponse,
-};
+use oauth2::TokenResponse;
 use rmcp::transport::auth::{AuthorizationManager, CredentialStore};
-use std::future::Future;
-use std::pin::Pin;
 
 /// How the sign-out went, beyond "the tokens are forgotten".
 #[derive(Debug, PartialEq, Eq)]
@@ -75,48 +70,35 @@ async fn revoke(
     else {
         return Err("its authorization server offers no revocation".into());
     };
-    let endpoint = RevocationUrl::new(endpoint.to_string()).map_err(|e| e.to_string())?;
-    let mut client = oauth2::basic::BasicClient::new(ClientId::new(client_id.to_string()))
-        .set_revocation_url(endpoint);
-    if let Some(secret) = client_secret {
-        client = client.set_client_secret(ClientSecret::new(secret.to_string()));
-    }
-    let http = Http(
-        reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| e.to_string())?,
-    );
-    let revocable = match token.refresh_token() {
-        Some(r) => StandardRevocableToken::RefreshToken(RefreshToken::new(r.secret().clone())),
-        None => StandardRevocableToken::AccessToken(AccessToken::new(
-            token.access_token().secret().clone(),
-        )),
+    // RFC 7009 §2.1, written out: the `oauth2` crate refuses any endpoint that is not
+    // https, and a loopback authorization server (a local or development one) is http.
+    let (value, hint) = match token.refresh_token() {
+        Some(r) => (r.secret().clone(), "refresh_token"),
+        None => (token.access_token().secret().clone(), "access_token"),
     };
-    client
-        .revoke_token(revocable)
-        .map_err(|e| e.to_string())?
-        .request_async(&http)
+    let mut form = vec![("token", value), ("token_type_hint", hint.to_string())];
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut request = http.post(endpoint);
+    match client_secret {
+        // A confidential client authenticates (client_secret_basic, RFC 6749's default).
+        Some(secret) => request = request.basic_auth(client_id, Some(secret)),
+        None => form.push(("client_id", client_id.to_string())),
+    }
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&form)
+        .finish();
+    let response = request
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
         .await
-        .map_err(|e| format!("the authorization server refused to revoke: {e}"))
-}
-
-/// `oauth2`'s HTTP client interface over the reqwest the rest of the gateway uses.
-struct Http(reqwest::Client);
-
-impl<'c> oauth2::AsyncHttpClient<'c> for Http {
-    type Error = oauth2::HttpClientError<reqwest::Error>;
-    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Self::Error>> + Send + 'c>>;
-
-    fn call(&'c self, request: HttpRequest) -> Self::Future {
-        Box::pin(async move {
-            let request = reqwest::Request::try_from(request).map_err(Box::new)?;
-            let response = self.0.execute(request).await.map_err(Box::new)?;
-            let mut out = HttpResponse::new(Vec::new());
-            *out.status_mut() = response.status();
-            *out.headers_mut() = response.headers().clone();
-            *out.body_mut() = response.bytes().await.map_err(Box::new)?.to_vec();
-            Ok(out)
-        })
+        .map_err(|e| e.to_string())?;
+    match response.status() {
+        // 200 also when the token was already invalid (RFC 7009 §2.2).
+        s if s.is_success() => Ok(()),
+        s => Err(format!("the authorization server refused to revoke ({s})")),
     }
 }

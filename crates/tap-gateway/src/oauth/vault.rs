@@ -22,6 +22,8 @@ pub(crate) struct Vault {
     home: PathBuf,
     keyring: bool,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// The keyring could not be read once already (said once).
+    warned: std::sync::atomic::AtomicBool,
 }
 
 /// One URL's credentials as last read or written; `None` inside: read, and there were none.
@@ -46,6 +48,7 @@ impl Vault {
             home,
             keyring,
             slots: Mutex::new(HashMap::new()),
+            warned: Default::default(),
         })
     }
 
@@ -74,6 +77,14 @@ impl Vault {
             expires_at,
             issuer: creds.issuer.clone(),
         })
+    }
+
+    /// Whether credentials were stored for `url` (a token, or a registration left by a
+    /// refused refresh), from memory only: "signed in before" for the user's message.
+    pub fn known(&self, url: &str) -> bool {
+        let slot = self.slot(&secret_name(url));
+        let cached = slot.cached.lock().unwrap();
+        matches!(&*cached, Some(Some(_)))
     }
 
     fn slot(&self, name: &str) -> Arc<Slot> {
@@ -139,12 +150,30 @@ impl CredentialStore for UrlStore {
             return Ok(cached);
         }
         let name = self.name.clone();
-        let text = self
+        let read = self
             .vault
             .blocking(move |backend, home, keyring| {
                 tap_secrets::read_secret(backend, home, &name, keyring).map_err(|e| e.to_string())
             })
-            .await?;
+            .await;
+        // Not in the file and no keyring to ask (none on this machine, or it would not
+        // open): nothing can be read, so there is no sign-in to use. The server asks for
+        // one if it needs it, and a new sign-in is kept where it can be (the file, if the
+        // keyring still fails).
+        let text = match read {
+            Ok(text) => text,
+            Err(e) => {
+                // Once per run: a machine without a keyring would say it for every server.
+                if !self
+                    .vault
+                    .warned
+                    .swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    tracing::warn!(target: "tap_gateway::mcp_servers", error = %e, "remote servers' stored sign-ins cannot be read from the keyring; they are treated as signed out");
+                }
+                None
+            }
+        };
         // A value that is not credentials (edited by hand, an older shape) is no sign-in:
         // the user signs in again rather than the server failing for good.
         let creds = text.and_then(|t| serde_json::from_str::<StoredCredentials>(&t).ok());

@@ -11,6 +11,7 @@ mod legacy_sse;
 mod project;
 mod remote;
 mod secrets;
+mod sign_in;
 
 use serde_json::{json, Value};
 use tap_gateway::GatewayConfig;
