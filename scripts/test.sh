@@ -68,6 +68,10 @@ if wait "$conformance_install"; then
   TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-mcp-conformance.sh 2>&1 | tee -a "$log" || status=$?
   step "the official MCP conformance suite's server scenarios, with the gateway as the MCP server"
   TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-mcp-conformance-server.sh 2>&1 | tee -a "$log" || status=$?
+  # The OAuth fixture the sign-in tests use (tests/mcp/oauth: oidc-provider on the Node 22
+  # the suite installed, and the SDK's protected MCP server), checked on its own; about 4 s.
+  step "the OAuth fixture: a real authorization server and a protected MCP server (tests/mcp/oauth)"
+  node --test tests/mcp/oauth/smoke.test.mjs 2>&1 | tee -a "$log" || status=$?
 else
   cat "$conformance_install_log"
   echo "mcp-conformance: 0 passed, 1 failed (install)" | tee -a "$log"

