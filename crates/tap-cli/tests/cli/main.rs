@@ -19,6 +19,7 @@ mod mcp_servers_cli;
 mod mcp_servers_import_cli;
 mod mcp_servers_logs_cli;
 mod mcp_servers_secrets_cli;
+mod mcp_sign_in_cli;
 mod multi_instance_cli;
 mod newcomer_cli;
 mod pairing_cli;

@@ -8,20 +8,16 @@ use super::catalog::Catalog;
 use super::client::Note;
 use super::connect::{self, Connection, Refused, LOG_TARGET};
 use super::in_flight::{InFlight, Router};
-use super::line_limit::Cut;
 use super::registration::Registration;
 use super::server::Server;
+pub(crate) use super::server_calls::NEEDS_SIGN_IN;
+use super::server_calls::{oversized, start_call, Lost};
 use crate::limits::{MCP_EXIT_STATUS_WAIT, MCP_LIST_TIMEOUT, MCP_NOTES_QUEUE};
 use crate::oauth::challenge::{self, Challenge};
-use crate::provider_protocol::local::{LocalProvider, LocalSender};
+use crate::provider_protocol::local::LocalSender;
 use crate::state::Core;
-use crate::trace::context::SpanContext;
 use crate::trace::span::OpenSpan;
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    LoggingLevel, RequestMetaObject, ServerResult,
-};
-use rmcp::service::{PeerRequestOptions, ServiceError};
+use rmcp::model::LoggingLevel;
 use rmcp::{Peer, RoleClient};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -29,7 +25,6 @@ use tap_protocol::mcp_servers::McpServerState;
 use tap_protocol::provider::{GatewayMessage, ProviderMessage, ToolCall, ToolResult};
 use tap_protocol::{ErrorCode, Json};
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 /// How a run ended.
 pub(crate) enum Ended {
@@ -138,9 +133,15 @@ async fn serve(
     });
     let fresh = match list(core, server, &peer).await {
         Ok(c) => c,
-        Err(why) => {
+        Err(refused) => {
             // A list over the message limit closed the connection: that is the reason.
-            let why = conn.cut.reason().unwrap_or(why);
+            let (why, ended) = match refused {
+                Refused::SignIn(c) => (c.reason(false), Ended::NeedsSignIn(c)),
+                Refused::Failed(why) => {
+                    let why = conn.cut.reason().unwrap_or(why);
+                    (why.clone(), Ended::Failed(why))
+                }
+            };
             if let (Some(call), Some(reg)) = (first, reg_slot.as_ref()) {
                 fail_call(
                     &reg.local.sender(),
@@ -148,7 +149,7 @@ async fn serve(
                     format!("MCP server '{}' could not start: {why}", server.spec.name),
                 );
             }
-            return Ended::Failed(why);
+            return ended;
         }
     };
     super::tool_cache::save(&core.config.data_dir, server, &fresh);
@@ -263,7 +264,9 @@ async fn serve(
                     });
                     core.events.emit(crate::events::GatewayEvent::StatusChanged);
                 }
-                Err(why) => tracing::warn!(target: LOG_TARGET, server = %server.spec.name, error = %why, "could not list the changed tools"),
+                // Its token no longer lists them: it waits for the user.
+                Err(Refused::SignIn(c)) => break Ended::NeedsSignIn(c),
+                Err(Refused::Failed(why)) => tracing::warn!(target: LOG_TARGET, server = %server.spec.name, error = %why, "could not list the changed tools"),
             },
             Some(note) = notes.recv() => match note {
                 Note::Log(entry) => log(server, entry.level, entry.logger.as_deref(), &entry.data),
@@ -319,15 +322,22 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
 }
 
 /// The server's tools (every page), mapped to session names.
-async fn list(core: &Core, server: &Server, peer: &Peer<RoleClient>) -> Result<Catalog, String> {
+/// A server that answers `401`/`403` here (some let `initialize` through without a token)
+/// wants a sign-in.
+async fn list(core: &Core, server: &Server, peer: &Peer<RoleClient>) -> Result<Catalog, Refused> {
     let tools = match tokio::time::timeout(MCP_LIST_TIMEOUT, peer.list_all_tools()).await {
         Ok(Ok(tools)) => tools,
-        Ok(Err(e)) => return Err(format!("tools/list failed: {e}")),
+        Ok(Err(e)) => {
+            return Err(match challenge::of_request(&e) {
+                Some(c) => Refused::SignIn(c),
+                None => Refused::Failed(format!("tools/list failed: {e}")),
+            })
+        }
         Err(_) => {
-            return Err(format!(
+            return Err(Refused::Failed(format!(
                 "it did not answer tools/list within {} s",
                 MCP_LIST_TIMEOUT.as_secs()
-            ))
+            )))
         }
     };
     Ok(Catalog::build(&server.spec, &tools, &taken(core, server)))
@@ -345,220 +355,6 @@ fn taken(core: &Core, server: &Server) -> HashSet<String> {
         .filter(|(_, entry)| *entry.provider_name != *me)
         .map(|(name, _)| name.clone())
         .collect()
-}
-
-#[allow(clippy::too_many_arguments)]
-fn start_call(
-    core: &Arc<Core>,
-    peer: &Peer<RoleClient>,
-    local: &LocalProvider,
-    call: ToolCall,
-    tool: Option<String>,
-    in_flight: &Arc<Mutex<InFlight>>,
-    gone: &mpsc::UnboundedSender<Lost>,
-    cut: &Arc<Cut>,
-    last_call: &Arc<Mutex<tokio::time::Instant>>,
-) {
-    *last_call.lock().unwrap() = tokio::time::Instant::now();
-    let reply = local.sender();
-    let Some(tool) = tool else {
-        let _ = reply.send(&ProviderMessage::ToolResult(ToolResult {
-            id: call.id,
-            error: Some(format!("no tool '{}' on this MCP server", call.tool)),
-            error_code: Some(ErrorCode::NotFound),
-            ..ToolResult::default()
-        }));
-        return;
-    };
-    let cancel = CancellationToken::new();
-    {
-        let mut table = in_flight.lock().unwrap();
-        table.cancels.insert(call.id.clone(), cancel.clone());
-        table
-            .sessions
-            .push((call.id.clone(), call.session_id.clone()));
-        let trace = call.traceparent.as_deref().and_then(SpanContext::parse);
-        if let Some(trace) = trace {
-            table.traces.insert(call.id.clone(), trace.trace_id);
-        }
-    }
-    let peer = peer.clone();
-    let in_flight = in_flight.clone();
-    let gone = gone.clone();
-    let cut = cut.clone();
-    let last_call = last_call.clone();
-    core.tasks.spawn(async move {
-        let id = call.id.clone();
-        let result = call_tool(&peer, call, tool, cancel, &in_flight).await;
-        *last_call.lock().unwrap() = tokio::time::Instant::now();
-        // Absent: the run ended and already answered the call.
-        if !in_flight.lock().unwrap().finish(&id) {
-            return;
-        }
-        let result = match result {
-            Ok(result) => result,
-            Err(lost) => {
-                let result = match &lost.sign_in {
-                    // Not retryable: the same call fails until the user signs in.
-                    Some(challenge) => ToolResult {
-                        id: id.clone(),
-                        error: Some(format!(
-                            "MCP server '{}': {}; sign in with `tap mcp login {}` or from the panel's Servers page",
-                            cut.server,
-                            challenge.reason(true),
-                            cut.server
-                        )),
-                        error_code: Some(ErrorCode::Other(NEEDS_SIGN_IN.into())),
-                        retryable: Some(false),
-                        ..ToolResult::default()
-                    },
-                    None => match oversized(&cut, &id) {
-                        Some(result) => result,
-                        None => ToolResult {
-                            id: id.clone(),
-                            error: Some(lost.why.clone()),
-                            error_code: Some(ErrorCode::Disconnected),
-                            retryable: Some(true),
-                            ..ToolResult::default()
-                        },
-                    },
-                };
-                let _ = gone.send(lost);
-                result
-            }
-        };
-        let _ = reply.send(&ProviderMessage::ToolResult(result));
-    });
-}
-
-/// The error code of a call refused because the server wants the user to sign in.
-pub(crate) const NEEDS_SIGN_IN: &str = "NEEDS_SIGN_IN";
-
-/// The connection to the server was lost during a call, or the server refused it until
-/// the user signs in.
-struct Lost {
-    why: String,
-    sign_in: Option<Challenge>,
-}
-
-impl Lost {
-    /// From rmcp's error: a sign-in when the server answered `401`/`403`.
-    fn from_service(why: impl Into<String>, e: &ServiceError) -> Self {
-        Lost {
-            why: why.into(),
-            sign_in: challenge::of_request(e),
-        }
-    }
-}
-
-/// A call's result when the server's connection was cut for a message over the limit
-/// (most likely this call's result): not retryable, since the same call would send it again.
-fn oversized(cut: &Cut, id: &str) -> Option<ToolResult> {
-    Some(ToolResult {
-        id: id.to_string(),
-        error: Some(format!(
-            "MCP server '{}': {}; the gateway closed its connection and starts it again",
-            cut.server,
-            cut.reason()?
-        )),
-        error_code: Some(ErrorCode::PayloadTooLarge),
-        retryable: Some(false),
-        ..ToolResult::default()
-    })
-}
-
-async fn call_tool(
-    peer: &Peer<RoleClient>,
-    call: ToolCall,
-    tool: String,
-    cancel: CancellationToken,
-    in_flight: &Mutex<InFlight>,
-) -> Result<ToolResult, Lost> {
-    let mut params = CallToolRequestParams::new(tool);
-    if let Json::Object(args) = call.args {
-        params = params.with_arguments(args);
-    }
-    let mut meta = RequestMetaObject::new();
-    if let Some(tp) = &call.traceparent {
-        meta.insert("traceparent".into(), Json::String(tp.clone()));
-    }
-    let options = PeerRequestOptions::no_options().with_meta(meta);
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-    let handle = match peer.send_cancellable_request(request, options).await {
-        Ok(h) => h,
-        Err(e) => {
-            return Err(Lost::from_service(
-                format!("the call could not be sent: {e}"),
-                &e,
-            ))
-        }
-    };
-    in_flight
-        .lock()
-        .unwrap()
-        .progress
-        .insert(handle.progress_token.clone(), call.id.clone());
-    let request_id = handle.id.clone();
-    let answer = tokio::select! {
-        answer = handle.await_response() => answer,
-        _ = cancel.cancelled() => {
-            let note = CancelledNotificationParam::new(Some(request_id), Some("cancelled by the gateway".into()));
-            let _ = peer.notify_cancelled(note).await;
-            return Ok(ToolResult {
-                id: call.id,
-                error: Some("Cancelled".into()),
-                error_code: Some(ErrorCode::Cancelled),
-                ..ToolResult::default()
-            });
-        }
-    };
-    let failure = |code: ErrorCode, message: String| ToolResult {
-        id: call.id.clone(),
-        error: Some(message),
-        error_code: Some(code),
-        ..ToolResult::default()
-    };
-    Ok(match answer {
-        Ok(ServerResult::CallToolResult(result)) => match serde_json::to_value(&result) {
-            Ok(data) => ToolResult {
-                id: call.id.clone(),
-                data: Some(data),
-                ..ToolResult::default()
-            },
-            Err(e) => failure(
-                ErrorCode::Internal,
-                format!("its result could not be read: {e}"),
-            ),
-        },
-        Ok(other) => failure(
-            ErrorCode::Internal,
-            format!(
-                "it answered tools/call with something else: {:?}",
-                kind_of(&other)
-            ),
-        ),
-        Err(ServiceError::McpError(e)) => failure(
-            ErrorCode::Other("MCP_ERROR".into()),
-            format!("{} ({})", e.message, e.code.0),
-        ),
-        Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
-            return Err(Lost::from_service(
-                "the connection to the server closed during the call",
-                &e,
-            ))
-        }
-        Err(e) => failure(ErrorCode::Internal, e.to_string()),
-    })
-}
-
-fn kind_of(result: &ServerResult) -> String {
-    serde_json::to_value(result)
-        .ok()
-        .and_then(|v| {
-            v.as_object()
-                .map(|o| o.keys().cloned().collect::<Vec<_>>().join(","))
-        })
-        .unwrap_or_default()
 }
 
 /// A `notifications/message` entry, into the gateway's log under the server's name and

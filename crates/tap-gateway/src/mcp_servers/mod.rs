@@ -14,8 +14,8 @@
 //! - `streamable.rs`: a Streamable HTTP server's transport, with its OAuth sign-in;
 //!   `remote_auth.rs`: signing in and out, and what the list says about it (`oauth/`
 //!   does the protocol).
-//! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names,
-//!   calls, progress, cancellation; `registration.rs`: the provider that carries them,
+//! - `bridge.rs`, `catalog.rs`, `naming.rs`: a run as a provider: its tools and names;
+//!   `server_calls.rs`: its calls, progress, cancellation; `registration.rs`: the provider that carries them,
 //!   kept while a lazy or idle server's process is stopped; `tool_cache.rs`: the tools
 //!   each server offered last.
 //! - `server.rs`: what `mcpServers.list` shows; `life_spans.rs`: its life in the ledger.
@@ -41,6 +41,7 @@ mod registration;
 mod remote_auth;
 pub mod secrets;
 mod server;
+mod server_calls;
 mod streamable;
 mod supervise;
 mod tool_cache;
