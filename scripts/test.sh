@@ -60,8 +60,9 @@ step "provider templates (examples/): CI status and browser page, on the TypeScr
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-templates.sh 2>&1 | tee -a "$log" || status=$?
 
 step "the official MCP conformance suite's client scenarios, with the gateway as the MCP client"
-# initialize, tools_call, sse-retry, elicitation-sep1034-client-defaults (docs/mcp-servers.md,
-# "Conformance"); about 10 s once installed. Then its server scenarios, all 32 in one run of
+# every client scenario the suite lists, the auth/* sign-in ones included, 4 at a time, each
+# with its own gateway (docs/mcp-servers.md, "Conformance"); about 20-45 s once installed.
+# Then its server scenarios, all 32 in one run of
 # the suite against the gateway's MCP endpoint, which hosts tests/mcp/servers/conformance.py
 # (docs/mcp.md, "Conformance (server mode)"); about 5 s.
 if wait "$conformance_install"; then
@@ -106,11 +107,13 @@ fi
 # One closing line for the whole suite: cargo prints one per test binary (the last is
 # often a crate's empty doc-test run), node's runner prints "# pass N" / "# fail N", the
 # Python and Rust SDKs' scripts "sdk-python: N passed, N failed" and "sdk-rust: …", the
-# conformance script "mcp-conformance: N passed, N failed" (checks), the server-mode one
+# conformance script "mcp-conformance: N passed, N failed, N expected failures" (scenarios;
+# the expected failures count as skipped), the server-mode one
 # "mcp-conformance-server: N passed, N expected failures, N failed" (scenarios; the expected
 # failures count as skipped).
 awk '/^test result:/ { p += $4; f += $6; i += $8 }
-     /^(sdk-(python|rust)|mcp-conformance): / { p += $2; f += $4 }
+     /^(sdk-(python|rust)|mcp-conformance): [0-9]+ passed/ { p += $2; f += $4 }
+     /^mcp-conformance: [0-9]+ passed, [0-9]+ failed, [0-9]+ expected/ { i += $6 }
      /^mcp-conformance-server: / { p += $2; i += $4; f += $7 }
      /^(#|ℹ) pass / { p += $3 } /^(#|ℹ) fail / { f += $3 } /^(#|ℹ) skipped / { i += $3 }
      END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
