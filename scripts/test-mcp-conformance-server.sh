@@ -37,17 +37,9 @@ python=${TAP_TEST_PYTHON:-python3} # the fixture needs only the standard library
 session=conformance
 server=conformance
 
-# The expected failures: scenario -> reason. An entry without a reason is refused.
+# The expected failures: scenario -> reason (scripts/lib/setup.sh).
 declare -A expected=()
-while IFS= read -r line || [ -n "$line" ]; do
-  [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
-  if [[ $line =~ ^[[:space:]]*([^[:space:]#]+)[[:space:]]+#[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]]; then
-    expected[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
-  else
-    echo "test-mcp-conformance-server: $expected_file: '$line' has no '# reason'" >&2
-    exit 1
-  fi
-done <"$expected_file"
+load_expected_failures test-mcp-conformance-server "$expected_file" || exit 1
 
 # The suite's server scenarios, from its own list (so a new version's scenarios run too).
 mapfile -t all < <("$node" "$conformance" list | awk '/^Server scenarios/ { on = 1; next } /^Client scenarios/ { on = 0 } on && $1 == "-" { print $2 }')

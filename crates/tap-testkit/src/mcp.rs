@@ -31,6 +31,31 @@ pub fn test_python() -> String {
     std::env::var("TAP_TEST_PYTHON").unwrap_or_else(|_| "python3".into())
 }
 
+/// `python tests/mcp/servers/<script> ARGS…`: a fixture server that prints `PORT <n>` on
+/// stdout once it listens on 127.0.0.1. The child (killed when dropped) and its port.
+pub async fn fixture_server(script: &str, args: &[&str]) -> (tokio::process::Child, u16) {
+    let path = workspace_root().join("tests/mcp/servers").join(script);
+    let mut child = Command::new(test_python())
+        .arg(path)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {script}: {e}"));
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let first = tokio::time::timeout(MCP_PATIENCE, lines.next_line())
+        .await
+        .unwrap_or_else(|_| panic!("{script} printed no PORT line in time"))
+        .expect("read its stdout")
+        .unwrap_or_else(|| panic!("{script} ended before its PORT line"));
+    let port = first
+        .strip_prefix("PORT ")
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{script}: not a PORT line: {first}"));
+    (child, port)
+}
+
 /// One MCP client process.
 pub struct McpClient {
     /// The process (its stderr is in its log, printed when a test fails).

@@ -7,22 +7,12 @@
 //! go to `$TAP_HOME/secrets.json`, never the machine's keyring.
 
 use crate::common::{GatewayProcess, Proc, PATIENCE};
-use crate::mcp_servers_cli::{fixture, listed_when, live, live_ok};
+use crate::mcp_servers_cli::{listed_when, live, live_ok};
 use serde_json::Value;
-use tap_testkit::test_python;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 async fn oauth_server() -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(test_python())
-        .arg(fixture("oauth_server.py"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next_line().await.unwrap().expect("PORT line");
-    let port = first.strip_prefix("PORT ").unwrap().trim().to_string();
+    let (child, port) = tap_testkit::mcp::fixture_server("oauth_server.py", &[]).await;
     (child, format!("http://127.0.0.1:{port}"))
 }
 

@@ -8,25 +8,11 @@ use super::{gateway_with, impatient, server_in, server_when};
 use serde_json::json;
 use std::time::Duration;
 use tap_gateway::RestartPolicy;
-use tap_testkit::mcp::{test_python, workspace_root};
-use tokio::io::AsyncBufReadExt;
 use tokio::process::Child;
 
 /// `http_server.py ARGS…`, once it listens; its port.
 async fn start(args: &[&str]) -> (Child, u16) {
-    let script = workspace_root().join("tests/mcp/servers/http_server.py");
-    let mut server = tokio::process::Command::new(test_python())
-        .arg(script)
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
-    let first = lines.next_line().await.unwrap().expect("PORT line");
-    let port = first.strip_prefix("PORT ").unwrap().trim().parse().unwrap();
-    (server, port)
+    tap_testkit::mcp::fixture_server("http_server.py", args).await
 }
 
 #[tokio::test]

@@ -4,22 +4,10 @@
 use super::super::mcp::{client, text_of, wait_listed};
 use super::{gateway_with, server_in};
 use serde_json::json;
-use tap_testkit::mcp::{test_python, workspace_root};
-use tokio::io::AsyncBufReadExt;
 
 #[tokio::test]
 async fn a_streamable_http_server_is_a_provider() {
-    let script = workspace_root().join("tests/mcp/servers/http_server.py");
-    let mut server = tokio::process::Command::new(test_python())
-        .arg(script)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
-    let first = lines.next_line().await.unwrap().expect("PORT line");
-    let port: u16 = first.strip_prefix("PORT ").unwrap().trim().parse().unwrap();
+    let (mut server, port) = tap_testkit::mcp::fixture_server("http_server.py", &[]).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
     let gw = gateway_with(
         json!({"remote": {"type": "http", "url": url, "headers": {"X-Test": "yes"}}}),

@@ -10,24 +10,13 @@ use super::super::mcp::{client, text_of, wait_listed};
 use super::{gateway_with, server_in, server_when};
 use serde_json::{json, Value};
 use tap_protocol::mcp_servers::McpServerRef;
-use tap_testkit::mcp::{test_python, workspace_root};
 use tap_testkit::TestGateway;
-use tokio::io::AsyncBufReadExt;
 
 /// The fixture, its access tokens living `access_ttl` seconds: its base URL.
 async fn oauth_server(access_ttl: u32) -> (tokio::process::Child, String) {
-    let script = workspace_root().join("tests/mcp/servers/oauth_server.py");
-    let mut child = tokio::process::Command::new(test_python())
-        .arg(script)
-        .args(["--access-ttl", &access_ttl.to_string()])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next_line().await.unwrap().expect("PORT line");
-    let port: u16 = first.strip_prefix("PORT ").unwrap().trim().parse().unwrap();
+    let ttl = access_ttl.to_string();
+    let (child, port) =
+        tap_testkit::mcp::fixture_server("oauth_server.py", &["--access-ttl", &ttl]).await;
     (child, format!("http://127.0.0.1:{port}"))
 }
 
