@@ -49,12 +49,16 @@ async def on_message(message):
 
 
 def transport(kind, target):
+    # TAP_PY_CLIENT_PROFILE: the profile the client asks for (header, or `tap mcp --profile`).
+    profile = os.environ.get("TAP_PY_CLIENT_PROFILE")
     if kind == "http":
         headers = {"Authorization": "Bearer " + os.environ["TAP_HOST_TOKEN"]}
+        if profile:
+            headers["tap-profile"] = profile
         return streamable_http_client(target, http_client=httpx2.AsyncClient(headers=headers, timeout=60))
     return StdioServerParameters(
         command=os.environ["TAP_BIN"],
-        args=["mcp", "--session", target],
+        args=["mcp", "--session", target] + (["--profile", profile] if profile else []),
         env={k: v for k, v in os.environ.items() if k.startswith("TAP_") or k in ("PATH", "HOME")},
     )
 

@@ -151,6 +151,10 @@ enum Command {
         /// Working directory of a session it registers (default: the current directory).
         #[arg(long)]
         cwd: Option<PathBuf>,
+        /// The profile (in $TAP_HOME/profiles.json) whose tools the session holds
+        /// (docs/clients.md, "Profiles"); a session it joins must have been opened with it.
+        #[arg(long, value_name = "NAME")]
+        profile: Option<String>,
     },
     /// Install a session-host integration: `tap install copilot` makes every GitHub Copilot
     /// CLI session a gateway session (docs/copilot.md).
@@ -491,7 +495,8 @@ fn main() -> ExitCode {
                 command: None,
                 session,
                 cwd,
-            } => mcp_cmd::run(&home, &session, cwd).await,
+                profile,
+            } => mcp_cmd::run(&home, &session, cwd, profile.as_deref()).await,
             Command::Mcp {
                 command:
                     Some(McpCommand::Config {

@@ -24,7 +24,12 @@ fn stderr_fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(1)
 }
 
-pub async fn run(home: &Path, session: &str, cwd: Option<PathBuf>) -> ExitCode {
+pub async fn run(
+    home: &Path,
+    session: &str,
+    cwd: Option<PathBuf>,
+    profile: Option<&str>,
+) -> ExitCode {
     let found = match Discovery::from_home(home) {
         Ok(f) => f,
         Err(e) => return stderr_fail(e),
@@ -48,6 +53,12 @@ pub async fn run(home: &Path, session: &str, cwd: Option<PathBuf>) -> ExitCode {
     };
     if let Some(v) = cwd.and_then(|c| HeaderValue::from_str(&c).ok()) {
         headers.insert("tap-cwd", v);
+    }
+    if let Some(profile) = profile {
+        match HeaderValue::from_str(profile) {
+            Ok(v) => headers.insert("tap-profile", v),
+            Err(_) => return stderr_fail(format!("--profile '{profile}' is not a profile name")),
+        };
     }
     let ws = match tokio_tungstenite::connect_async(request).await {
         Ok((ws, _)) => ws,

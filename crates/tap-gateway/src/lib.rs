@@ -54,6 +54,7 @@ mod oauth;
 mod pairing;
 mod patterns;
 mod processes;
+mod profiles;
 mod project;
 mod provider_protocol;
 mod providers;

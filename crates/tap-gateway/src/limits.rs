@@ -233,6 +233,15 @@ pub(crate) const MCP_CORS_MAX_AGE: Duration = Duration::from_secs(600);
 /// that cannot read `file://` links still gets them.
 pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;
 
+// ---------------------------------------------------------------- profiles
+
+/// Profiles one `profiles.json` may hold.
+pub(crate) const MAX_PROFILES: usize = 256;
+/// A profile's name (`tap mcp --profile NAME`).
+pub(crate) const MAX_PROFILE_NAME_LEN: usize = 64;
+/// Entries in one of a profile's lists (servers, providers, tools, hideTools).
+pub(crate) const MAX_PROFILE_PATTERNS: usize = 512;
+
 // ---------------------------------------------------------------- oauth
 
 /// How long a started sign-in waits for the browser to come back to `/oauth/callback`:

@@ -93,6 +93,23 @@ impl McpClient {
         Self::spawn(&format!("mcp-python-{mode}"), cmd, log_dir).await
     }
 
+    /// [`McpClient::python_http`] asking for the profile `profile` (the `tap-profile`
+    /// header): the tools of its session are that profile's.
+    pub async fn python_http_profile(
+        url: &str,
+        token: &str,
+        mode: &str,
+        profile: &str,
+        log_dir: &Path,
+    ) -> (Self, Value) {
+        let mut cmd = Command::new(test_python());
+        cmd.arg(workspace_root().join("tests/mcp/py_client.py"))
+            .args(["http", url, mode])
+            .env("TAP_HOST_TOKEN", token)
+            .env("TAP_PY_CLIENT_PROFILE", profile);
+        Self::spawn(&format!("mcp-python-{mode}-{profile}"), cmd, log_dir).await
+    }
+
     /// [`McpClient::python_http`] (legacy generation) with a client that declares sampling
     /// and elicitation and answers them: sampling with "sampled: <the prompt>",
     /// elicitation by accepting `{"name": "Ada Lovelace"}`.

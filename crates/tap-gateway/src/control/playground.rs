@@ -96,7 +96,7 @@ impl Playground {
                 ),
             ));
         }
-        let presence = attach::attach(core, name, p.cwd).map_err(ControlError::from)?;
+        let presence = attach::attach(core, name, p.cwd, None).map_err(ControlError::from)?;
         let session = PlaygroundSession {
             session_id: presence.binding.session_id.clone(),
             name: presence.binding.name.clone(),

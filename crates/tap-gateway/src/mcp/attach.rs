@@ -39,7 +39,12 @@ impl Drop for Presence {
 
 /// Joins (or registers) the session `name` for one more MCP client. `cwd` is used only
 /// when the session is registered.
-pub(crate) fn attach(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Result<Presence, Error> {
+pub(crate) fn attach(
+    core: &Arc<Core>,
+    name: &str,
+    cwd: Option<String>,
+    profile: Option<&str>,
+) -> Result<Presence, Error> {
     if name.is_empty() || name.len() > MAX_SESSION_ID_LEN {
         return Err(Error::new(
             ErrorCode::InvalidSession,
@@ -57,6 +62,7 @@ pub(crate) fn attach(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Resul
             .filter(|b| !b.gone.is_cancelled() && state.live_session(&b.session_id).is_ok());
         match alive {
             Some(b) => {
+                same_profile(&state, &b.session_id, name, profile)?;
                 // Under the lock: an end timer decides under it too, so it either sees
                 // this client or has already removed the binding.
                 b.epoch.fetch_add(1, Ordering::SeqCst);
@@ -73,6 +79,7 @@ pub(crate) fn attach(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Resul
                     .map(|s| s.info.id.clone());
                 match joined {
                     Some(id) => {
+                        same_profile(&state, &id, name, profile)?;
                         let b = Arc::new(Binding::new(
                             name.to_string(),
                             id,
@@ -86,7 +93,7 @@ pub(crate) fn attach(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Resul
                     }
                     None => {
                         drop(state);
-                        register(core, name, cwd)
+                        register(core, name, cwd, profile)
                     }
                 }
             }
@@ -97,9 +104,44 @@ pub(crate) fn attach(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Resul
     Ok(Presence { binding })
 }
 
+/// A client asking for `profile` may join the session `id` only if it was opened with
+/// that profile: a session's tool set is its profile's, for every client in it.
+fn same_profile(
+    state: &crate::state::State,
+    id: &str,
+    name: &str,
+    profile: Option<&str>,
+) -> Result<(), Error> {
+    let Some(wanted) = profile else {
+        return Ok(());
+    };
+    let has = state
+        .sessions
+        .get(id)
+        .and_then(|s| s.profile.as_ref().map(|p| p.name.clone()));
+    if has.as_deref() == Some(wanted) {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::InvalidSession,
+        format!(
+            "session '{name}' was opened {}; a client with profile '{wanted}' needs a session of its own (another --session)",
+            match has {
+                Some(p) => format!("with profile '{p}'"),
+                None => "without a profile".to_string(),
+            }
+        ),
+    ))
+}
+
 /// Registers a session labelled `name`, owned by an in-process session host whose
 /// messages (deliveries, the session's end) the binding's watcher reads.
-fn register(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Result<Arc<Binding>, Error> {
+fn register(
+    core: &Arc<Core>,
+    name: &str,
+    cwd: Option<String>,
+    profile: Option<&str>,
+) -> Result<Arc<Binding>, Error> {
     let host_id = crate::ids::short("mcp");
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
@@ -119,6 +161,7 @@ fn register(core: &Arc<Core>, name: &str, cwd: Option<String>) -> Result<Arc<Bin
             cwd,
             foreground: true,
         },
+        profile,
     );
     let info = match registered {
         Ok(info) => info,

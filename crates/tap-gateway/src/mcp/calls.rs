@@ -48,8 +48,17 @@ pub(crate) async fn call(
     // An unknown tool is a protocol error (MCP: "Unknown tools" → invalid params), not a
     // tool failure the model should read.
     let Some(mcp_result) = super::tools::exists(core, binding, &name)? else {
+        let note = core
+            .state()
+            .sessions
+            .get(&binding.session_id)
+            .map(|s| s.profile_note())
+            .unwrap_or_default();
         return Err(McpError::invalid_params(
-            format!("Unknown tool '{name}' in session '{}'", binding.session_id),
+            format!(
+                "Unknown tool '{name}' in session '{}'{note}",
+                binding.session_id
+            ),
             None,
         ));
     };

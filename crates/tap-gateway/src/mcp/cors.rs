@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 /// What a page may send: the headers MCP's Streamable HTTP transport uses, and `tap-cwd`.
 const ALLOW_HEADERS: &str =
-    "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, tap-cwd";
+    "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, tap-cwd, tap-profile";
 /// What a page may read besides the simple headers.
 const EXPOSE_HEADERS: &str = "mcp-session-id, mcp-protocol-version, www-authenticate";
 

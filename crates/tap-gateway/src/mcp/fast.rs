@@ -71,7 +71,13 @@ async fn call(
     params: CallToolRequestParams,
     meta: RequestMetaObject,
 ) -> Result<ServerResult, McpError> {
-    let presence = attach(core, &target.name, target.cwd.clone()).map_err(gateway_error)?;
+    let presence = attach(
+        core,
+        &target.name,
+        target.cwd.clone(),
+        target.profile.as_deref(),
+    )
+    .map_err(gateway_error)?;
     let asked = Asked {
         meta: &meta,
         // A client that goes away drops this future with its connection; the call path

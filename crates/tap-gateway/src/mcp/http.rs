@@ -28,6 +28,10 @@ use tap_protocol::limits::{MAX_MCP_REQUEST_BYTES, MCP_SESSION_IDLE_TIMEOUT, MCP_
 /// logs and histories.
 pub(crate) const CWD_HEADER: &str = "tap-cwd";
 
+/// The header naming the client's profile (`$TAP_HOME/profiles.json`): the tools its
+/// session holds. `tap mcp --profile NAME` sends it too.
+pub(crate) const PROFILE_HEADER: &str = "tap-profile";
+
 /// MCP clients: native programs (no `Origin`), the panel, the desktop app's webview, and
 /// web-based clients on a loopback origin (the host token is the credential; see
 /// `auth::origin`).
@@ -116,7 +120,13 @@ async fn admitted(
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty())
         .map(str::to_string);
-    let target = Target { name, cwd };
+    let profile = req
+        .headers()
+        .get(PROFILE_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string);
+    let target = Target { name, cwd, profile };
     if upgrade::is_websocket(&req) {
         let core2 = core.clone();
         return limited_upgrade(req, &core, Kind::Host, move |ws| {

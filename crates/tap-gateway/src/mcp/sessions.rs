@@ -42,8 +42,9 @@ impl Attachment {
         let target = target().ok_or_else(|| {
             McpError::invalid_request("No gateway session named: use /mcp/<session>", None)
         })?;
-        let presence = super::attach::attach(core, &target.name, target.cwd)
-            .map_err(super::errors::gateway_error)?;
+        let presence =
+            super::attach::attach(core, &target.name, target.cwd, target.profile.as_deref())
+                .map_err(super::errors::gateway_error)?;
         let binding = presence.binding.clone();
         *slot = Some(presence);
         Ok(binding)

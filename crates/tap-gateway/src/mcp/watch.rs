@@ -176,19 +176,19 @@ mod tests {
     async fn a_session_lives_while_clients_come_and_go_and_ends_a_window_after_the_last() {
         let dir = tempfile::tempdir().unwrap();
         let core = core(dir.path());
-        let first = attach(&core, "agent", None).unwrap();
+        let first = attach(&core, "agent", None, None).unwrap();
         let id = session_of(&core, "agent").expect("registered");
         drop(first);
         for _ in 0..20 {
             // 20 × 0.6 s = 12 windows, never a whole one without a client.
             tokio::time::sleep(GRACE * 2 / 5).await;
-            let p = attach(&core, "agent", None).unwrap();
+            let p = attach(&core, "agent", None, None).unwrap();
             tokio::time::sleep(GRACE / 5).await;
             drop(p);
             assert_eq!(session_of(&core, "agent").as_deref(), Some(id.as_str()));
         }
         // A client present for longer than the window keeps it too.
-        let long = attach(&core, "agent", None).unwrap();
+        let long = attach(&core, "agent", None, None).unwrap();
         tokio::time::sleep(GRACE * 3).await;
         assert_eq!(session_of(&core, "agent").as_deref(), Some(id.as_str()));
         drop(long);

@@ -43,7 +43,11 @@ pub(crate) enum Waited {
 
 /// The provider name a server's tools are offered under.
 pub(crate) fn provider_name(server: &Server) -> String {
-    format!("mcp-{}", server.spec.name)
+    format!(
+        "{}{}",
+        crate::profiles::MCP_SERVER_PROVIDER_PREFIX,
+        server.spec.name
+    )
 }
 
 impl Registration {

@@ -25,6 +25,7 @@ pub(crate) fn register_session(
     host_id: &str,
     request_id: &str,
     req: SessionRegister,
+    profile: Option<&str>,
 ) -> Result<SessionInfo, Error> {
     let id = match req.session_id {
         Some(id) => {
@@ -39,6 +40,13 @@ pub(crate) fn register_session(
             id
         }
         None => core.ids.next("s"),
+    };
+    let profile = match profile {
+        None => None,
+        Some(name) => Some(Arc::new(
+            crate::profiles::file::find(&core.config.data_dir, name)
+                .map_err(|why| Error::new(ErrorCode::NotFound, why))?,
+        )),
     };
     let info = SessionInfo {
         id: id.clone(),
@@ -75,6 +83,7 @@ pub(crate) fn register_session(
             ending: None,
             project_tokens: Vec::new(),
             pending_acks: Vec::new(),
+            profile,
         };
         // The gateway's built-in tools are there from the first tool set on.
         session.install_builtins();

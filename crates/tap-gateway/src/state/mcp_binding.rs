@@ -69,6 +69,8 @@ pub(crate) struct Target {
     pub name: String,
     /// For a session the facade registers.
     pub cwd: Option<String>,
+    /// The profile the client asks for (`tap-profile`): the session's, or a new session's.
+    pub profile: Option<String>,
 }
 
 /// One gateway session as the MCP facade serves it.

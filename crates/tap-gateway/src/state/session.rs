@@ -44,6 +44,8 @@ pub(crate) struct Session {
     /// `tools.update`s applied here whose `ack` waits for the next tool-set publish (the
     /// revision barrier: acknowledged once the host has the new tools).
     pub pending_acks: Vec<PendingAck>,
+    /// The profile it was opened with: the tool map holds only what it lets through.
+    pub profile: Option<Arc<crate::profiles::Profile>>,
 }
 
 pub(crate) struct Ending {

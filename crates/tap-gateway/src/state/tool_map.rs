@@ -11,6 +11,7 @@ use super::instances;
 use super::session::Session;
 use super::tool_entry::{Bearer, Holder, ToolEntry, ToolKind};
 use crate::error::Error;
+use crate::profiles::Source;
 use crate::state::provider_entry::ProviderEntry;
 use std::borrow::Borrow;
 use std::collections::hash_map::Entry;
@@ -124,6 +125,15 @@ impl Session {
                 continue;
             };
             let name: Arc<str> = p.name.as_deref().unwrap_or_default().into();
+            // A provider the session's profile leaves out adds nothing, not even its
+            // instances' list tool.
+            if self
+                .profile
+                .as_ref()
+                .is_some_and(|pr| !pr.allows_provider(&name))
+            {
+                continue;
+            }
             let shared = p.instance.as_deref().is_some_and(|i| !i.is_empty());
             if shared && !groups.contains(&name) {
                 groups.push(name.clone());
@@ -131,6 +141,9 @@ impl Session {
             let by = Bearer::of(p, name.clone(), shared);
             let tools = p.tools_in(&self.info.id);
             for (def, schema) in tools.with_schemas() {
+                if !self.profile_sees(Source::Provider(&name), &def.name) {
+                    continue;
+                }
                 let holder = Holder {
                     by: by.clone(),
                     def: def.clone(),
@@ -161,6 +174,9 @@ impl Session {
         }
         for name in groups {
             let tool = instances::list_tool_name(&name);
+            if !self.profile_sees(Source::Gateway, &tool) {
+                continue;
+            }
             if let Entry::Vacant(v) = self.tools.entry(tool.clone()) {
                 v.insert(ToolEntry {
                     def: Arc::new(instances::list_tool_def(&tool, &name)),
@@ -178,6 +194,9 @@ impl Session {
         self.tools.clear();
         let builtin: Arc<str> = super::builtin_defs::PROVIDER.into();
         for def in super::builtin_defs::tools().iter() {
+            if !self.profile_sees(Source::Gateway, &def.name) {
+                continue;
+            }
             self.tools.insert(
                 def.name.clone(),
                 ToolEntry {
@@ -187,6 +206,23 @@ impl Session {
                 },
             );
         }
+    }
+
+    /// What to add to "no such tool" when the session's profile may be why: `, which was
+    /// opened with profile 'P' (…)`; empty without a profile.
+    pub fn profile_note(&self) -> String {
+        match &self.profile {
+            Some(p) => format!(
+                ", which was opened with profile '{}' (docs/clients.md, \"Profiles\")",
+                p.name
+            ),
+            None => String::new(),
+        }
+    }
+
+    /// Whether the session's profile (if any) lets the tool through.
+    fn profile_sees(&self, source: Source<'_>, tool: &str) -> bool {
+        self.profile.as_ref().is_none_or(|p| p.sees(source, tool))
     }
 
     /// The tool set as the host sees it, sorted by name.

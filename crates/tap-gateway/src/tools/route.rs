@@ -67,7 +67,11 @@ fn in_session(
     let entry = session.tools.get(tool).ok_or_else(|| {
         CallError::new(
             ErrorCode::NotFound,
-            format!("No tool '{tool}' in session '{}'", session.info.id),
+            format!(
+                "No tool '{tool}' in session '{}'{}",
+                session.info.id,
+                session.profile_note()
+            ),
         )
     })?;
     let holders = match &entry.kind {

@@ -62,6 +62,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "auth", layer: Infrastructure, imports: &["error", "processes"], about: "tokens, the 0600 files and who holds the Copilot token file, login codes, the one `Origin` check" },
     Room { name: "logs", layer: Infrastructure, imports: &["limits", "time"], about: "the log buffer the panel reads, redaction of secrets" },
     Room { name: "config", layer: Infrastructure, imports: &["limits", "logs", "processes"], about: "`GatewayConfig`, `OutboundLimits`, where the panel comes from (`panel_source.rs`, `embedded_panel.rs`)" },
+    Room { name: "profiles", layer: Infrastructure, imports: &["limits"], about: "the tool set a client's sessions see: `$TAP_HOME/profiles.json` (`file.rs`), what one profile sees (`profile.rs`), tool-name globs (`glob.rs`)" },
     Room { name: "oauth", layer: Infrastructure, imports: &["limits"], about: "signing in to remote MCP servers on rmcp's OAuth: tokens per server URL in the keyring or the 0600 file (`vault.rs`), started sign-ins and the callback (`sign_in.rs`), revocation (`sign_out.rs`), a `401` found in rmcp's errors (`challenge.rs`), the `\"oauth\"` entry (`client_spec.rs`)" },
     Room { name: "ledger", layer: Services, imports: &["error", "ids", "limits", "time"], about: "the history database: records, the writer thread, schema, retention, reads, full-text search" },
     Room { name: "diagnostics", layer: Services, imports: &["events", "ledger", "limits", "text", "time"], about: "`Recorder` (error and limit counters, failures), the `Limit` list, the throttled change events" },
@@ -71,7 +72,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "state",
         layer: State,
-        imports: &["auth", "config", "diagnostics", "error", "events", "ids", "ledger", "limits", "patterns", "processes", "request", "socket", "streams", "text", "time", "trace"],
+        imports: &["auth", "config", "diagnostics", "error", "events", "ids", "ledger", "limits", "patterns", "processes", "profiles", "request", "socket", "streams", "text", "time", "trace"],
         about: "`Core` (config, secrets, the `State` lock, services, trackers, slots) and `State` (sessions, providers, hosts, pairings, transforms, identities, concurrency limits, MCP bindings), with their data types: `session.rs`, `host.rs`, `tool_map.rs`, `tool_entry.rs`, `provider_entry.rs`, `link.rs`, `binding.rs`, `identity.rs`, `tool_schema.rs`, `call_table.rs`, `gates.rs`, `pairing_registry.rs`, `transforms.rs`, `emitters/` (the live emitters, their definitions and filters), `builtin_defs.rs`",
     },
     Room { name: "hooks", layer: Capabilities, imports: &["patterns", "request", "socket", "state", "trace"], about: "`pre_tool_use`: hook rules and gates, fail closed" },
@@ -83,7 +84,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "status", layer: Capabilities, imports: &["limits", "socket", "state", "time"], about: "the status snapshot, the diagnostics report, every connection's state" },
     Room { name: "builtin", layer: Capabilities, imports: &["emitters", "error", "limits", "request", "state", "status", "time"], about: "the gateway's own `tap_*` tools: dispatch, streams, posts, injectors, emitters" },
     Room { name: "tools", layer: Capabilities, imports: &["builtin", "diagnostics", "request", "socket", "state", "time", "trace"], about: "the call path: route, argument check, concurrency slot, `tool.call`, one outcome, one retry; the wait for room in the ledger" },
-    Room { name: "sessions", layer: Capabilities, imports: &["emitters", "error", "events", "ledger", "project", "providers", "socket", "state"], about: "session lifecycle (register, end, busy/idle), the debounced tool set, `session.event` forwarding" },
+    Room { name: "sessions", layer: Capabilities, imports: &["emitters", "error", "events", "ledger", "profiles", "project", "providers", "socket", "state"], about: "session lifecycle (register, end, busy/idle), the debounced tool set, `session.event` forwarding" },
     Room { name: "settings", layer: Capabilities, imports: &["auth", "error", "events", "ledger", "limits", "state"], about: "the user's settings file" },
     Room { name: "accept", layer: EntryPoints, imports: &["diagnostics", "socket", "state"], about: "taking a connection slot and upgrading: the one way any WebSocket is accepted" },
     Room {
@@ -95,7 +96,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "mcp_servers",
         layer: EntryPoints,
-        imports: &["error", "events", "ids", "limits", "oauth", "processes", "project", "provider_protocol", "state", "time", "trace"],
+        imports: &["error", "events", "ids", "limits", "oauth", "processes", "profiles", "project", "provider_protocol", "state", "time", "trace"],
         about: "MCP servers as providers: `mcpServers` (`config.rs`), which run (`hub.rs`), each one's life (`supervise.rs`), reaching it (`connect.rs`, `client.rs`, `streamable.rs`), signing in (`remote_auth.rs`), a run as an in-process provider (`bridge.rs`, `catalog.rs`, `naming.rs`)",
     },
     Room {

@@ -4,6 +4,7 @@
 mod fast_path;
 mod fast_session_path;
 mod http_refusals;
+mod profiles;
 mod resources;
 mod sessions;
 mod tools;
