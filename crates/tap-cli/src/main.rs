@@ -6,6 +6,7 @@
 
 mod call_cmd;
 mod closed_stdout;
+mod connect;
 mod copilot;
 mod durations;
 mod emitters_args;
@@ -180,6 +181,37 @@ enum Command {
         /// The Copilot CLI's home directory (default: $COPILOT_HOME, else ~/.copilot).
         #[arg(long, value_name = "DIR")]
         copilot_home: Option<PathBuf>,
+    },
+    /// Write the MCP entry `tap` that makes CLIENT launch `tap mcp` into its own configuration
+    /// file (docs/clients.md); without CLIENT, list every client and whether it is connected.
+    Connect {
+        /// The client (without it: the list).
+        #[arg(value_enum)]
+        client: Option<connect::Client>,
+        /// The profile the client's sessions use (`tap mcp --profile NAME`).
+        #[arg(long, value_name = "NAME", value_parser = connect::parse_profile, requires = "client")]
+        profile: Option<String>,
+        /// Print the change as a unified diff; write nothing.
+        #[arg(long, requires = "client")]
+        dry_run: bool,
+        /// With no CLIENT: print the list as JSON.
+        #[arg(long, conflicts_with = "client")]
+        json: bool,
+    },
+    /// Remove the `tap` entry `tap connect` wrote from CLIENT's configuration file.
+    Disconnect {
+        /// The client.
+        #[arg(value_enum)]
+        client: connect::Client,
+        /// Print the change as a unified diff; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check what needs the user (clients whose `tap` entry drifted); exit 1 when something does.
+    Doctor {
+        /// Print the checks as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print a one-time login link for the panel (single use, valid 120 s) and open it.
     Ui {
@@ -491,6 +523,17 @@ fn main() -> ExitCode {
                 copilot_home,
             } => copilot::uninstall(copilot_home),
             Command::Ui { no_open } => ui_cmd::run(&home, no_open).await,
+            Command::Connect {
+                client: Some(client),
+                profile,
+                dry_run,
+                ..
+            } => connect::connect(client, profile.as_deref(), dry_run),
+            Command::Connect {
+                client: None, json, ..
+            } => connect::list(json),
+            Command::Disconnect { client, dry_run } => connect::disconnect(client, dry_run),
+            Command::Doctor { json } => connect::doctor::run(json),
             Command::Mcp {
                 command: None,
                 session,

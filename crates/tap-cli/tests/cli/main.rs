@@ -8,6 +8,9 @@ mod common;
 
 mod call_precheck;
 mod cli_contract;
+mod connect_cases;
+mod connect_clients;
+mod connect_support;
 mod copilot_install;
 mod copilot_token_takeover;
 mod emitters_cli;

@@ -1,0 +1,55 @@
+//! `tap connect copilot` / `tap disconnect copilot`: the Copilot CLI is connected by the
+//! extension `tap install copilot` writes (every Copilot session becomes a gateway session,
+//! docs/copilot.md), not by an MCP entry. These are that command under the common name;
+//! `tap install copilot` / `tap uninstall copilot` stay.
+
+use crate::copilot::{self, Owner};
+use crate::output::fail;
+use std::process::ExitCode;
+
+pub fn connect(profile: Option<&str>, dry_run: bool) -> ExitCode {
+    if profile.is_some() {
+        return fail(
+            "INVALID_ARGS",
+            "the Copilot CLI connects through tap's extension, which takes no profile yet; run `tap connect copilot` without --profile",
+        );
+    }
+    if !dry_run {
+        return copilot::install(None, false);
+    }
+    let l = match copilot::Layout::new(None) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let what = match copilot::owner(&l.file) {
+        Some(Owner::Tap { current: true, .. }) => "is already installed; nothing to change",
+        Some(Owner::Tap { .. }) => "would be updated to this tap's",
+        Some(Owner::Other) => "would not be replaced: a file tap did not write is there (`tap install copilot --force` replaces it, keeping a backup)",
+        None => "would be installed",
+    };
+    println!("The Tap extension at {} {what}.", l.file.display());
+    println!(
+        "Copilot's extensions feature would be turned on in {} unless it is on.",
+        l.settings.display()
+    );
+    eprintln!("tap: dry run: nothing was changed");
+    ExitCode::SUCCESS
+}
+
+pub fn disconnect(dry_run: bool) -> ExitCode {
+    if !dry_run {
+        return copilot::uninstall(None);
+    }
+    let l = match copilot::Layout::new(None) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let what = match copilot::owner(&l.file) {
+        Some(Owner::Tap { .. }) => "would be removed",
+        Some(Owner::Other) => "was not written by tap and would be left alone",
+        None => "is not installed; nothing to remove",
+    };
+    println!("The Tap extension at {} {what}.", l.file.display());
+    eprintln!("tap: dry run: nothing was changed");
+    ExitCode::SUCCESS
+}
