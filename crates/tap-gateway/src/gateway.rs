@@ -73,6 +73,37 @@ impl Gateway {
         self.mcp_servers.restart(which)
     }
 
+    /// Profiles, the tools each lets through, and what every tool costs (`profiles.list`).
+    pub fn profiles_list(&self) -> tap_protocol::profiles::ProfilesList {
+        crate::clients::offered_tools::list(&self.core)
+    }
+
+    /// Creates or replaces a profile (`profiles.set`).
+    pub fn profiles_set(
+        &self,
+        p: &tap_protocol::profiles::ProfileSet,
+    ) -> Result<tap_protocol::profiles::ProfilesList, Error> {
+        crate::profiles::file::set(&self.core.config.data_dir, &p.name, &p.def)
+            .map_err(|why| Error::new(tap_protocol::ErrorCode::InvalidJson, why))?;
+        self.core
+            .events
+            .emit(crate::events::GatewayEvent::StatusChanged);
+        Ok(self.profiles_list())
+    }
+
+    /// Removes a profile (`profiles.remove`).
+    pub fn profiles_remove(
+        &self,
+        name: &str,
+    ) -> Result<tap_protocol::profiles::ProfilesList, Error> {
+        crate::profiles::file::remove(&self.core.config.data_dir, name)
+            .map_err(|why| Error::new(tap_protocol::ErrorCode::NotFound, why))?;
+        self.core
+            .events
+            .emit(crate::events::GatewayEvent::StatusChanged);
+        Ok(self.profiles_list())
+    }
+
     /// Starts signing in to a remote MCP server (`mcpServers.signIn`): the page to open.
     pub async fn mcp_servers_sign_in(
         &self,

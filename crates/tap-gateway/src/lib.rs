@@ -29,6 +29,7 @@
 mod accept;
 mod auth;
 mod builtin;
+mod clients;
 mod config;
 mod control;
 mod diagnostics;

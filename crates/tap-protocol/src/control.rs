@@ -239,6 +239,14 @@ control_methods! {
     /// Signs out of a remote server: revokes its tokens where the authorization server
     /// offers revocation, forgets them, and leaves it waiting for a new sign-in.
     McpServersSignOut(mcp_servers_sign_out) = "mcpServers.signOut" (crate::mcp_servers::McpServerRef) -> @later crate::mcp_servers::McpServerInfo;
+    /// Profiles (`$TAP_HOME/profiles.json`) with the tools each lets through now, and what
+    /// every tool's definition costs in a client's context (tokens and bytes).
+    ProfilesList(profiles_list) = "profiles.list" (Empty) -> crate::profiles::ProfilesList;
+    /// Creates or replaces one profile (checked first; the file keeps its other profiles
+    /// and keys). Sessions opened after it use the new definition.
+    ProfilesSet(profiles_set) = "profiles.set" (crate::profiles::ProfileSet) -> crate::profiles::ProfilesList;
+    /// Removes one profile from the file.
+    ProfilesRemove(profiles_remove) = "profiles.remove" (crate::profiles::ProfileRef) -> crate::profiles::ProfilesList;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

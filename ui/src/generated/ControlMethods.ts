@@ -32,6 +32,9 @@ import type { PlaygroundOpenParams } from "./PlaygroundOpenParams";
 import type { PlaygroundSession } from "./PlaygroundSession";
 import type { PlaygroundSessionRef } from "./PlaygroundSessionRef";
 import type { PlaygroundTools } from "./PlaygroundTools";
+import type { ProfileRef } from "./ProfileRef";
+import type { ProfileSet } from "./ProfileSet";
+import type { ProfilesList } from "./ProfilesList";
 import type { ProviderId } from "./ProviderId";
 import type { SettingsPatch } from "./SettingsPatch";
 import type { SettingsResult } from "./SettingsResult";
@@ -83,6 +86,9 @@ export type ControlMethods = {
   "mcpServers.restart": { params: McpServerRef; result: McpServerInfo };
   "mcpServers.signIn": { params: McpServerRef; result: McpSignInStart };
   "mcpServers.signOut": { params: McpServerRef; result: McpServerInfo };
+  "profiles.list": { params: Empty; result: ProfilesList };
+  "profiles.set": { params: ProfileSet; result: ProfilesList };
+  "profiles.remove": { params: ProfileRef; result: ProfilesList };
   "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
   "playground.close": { params: PlaygroundSessionRef; result: Empty };
   "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
@@ -91,7 +97,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

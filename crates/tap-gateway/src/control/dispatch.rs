@@ -23,6 +23,7 @@ use tap_protocol::ledger::{
 };
 use tap_protocol::logs::{LogsParams, LogsRecent};
 use tap_protocol::mcp_servers::{McpServerInfo, McpServerRef, McpServersList, McpSignInStart};
+use tap_protocol::profiles::{ProfileRef, ProfileSet, ProfilesList};
 use tap_protocol::settings::{SettingsPatch, SettingsResult};
 use tap_protocol::ErrorCode;
 
@@ -229,6 +230,18 @@ impl ControlHandler for Methods<'_> {
 
     fn mcp_servers_restart(&mut self, p: McpServerRef) -> Answer<McpServerInfo> {
         self.gw.mcp_servers_restart(&p).map_err(ControlError::from)
+    }
+
+    fn profiles_list(&mut self, _: Empty) -> Answer<ProfilesList> {
+        Ok(self.gw.profiles_list())
+    }
+
+    fn profiles_set(&mut self, p: ProfileSet) -> Answer<ProfilesList> {
+        self.gw.profiles_set(&p).map_err(ControlError::from)
+    }
+
+    fn profiles_remove(&mut self, p: ProfileRef) -> Answer<ProfilesList> {
+        self.gw.profiles_remove(&p.name).map_err(ControlError::from)
     }
 
     fn mcp_servers_sign_in(&mut self, p: McpServerRef) -> Answer<Later<McpSignInStart>> {

@@ -16,6 +16,7 @@ use super::profile::Profile;
 use crate::limits::{MAX_PROFILES, MAX_PROFILE_NAME_LEN, MAX_PROFILE_PATTERNS};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+use tap_protocol::profiles::ProfileDef;
 
 /// The file's name in `TAP_HOME`.
 pub const FILE_NAME: &str = "profiles.json";
@@ -85,6 +86,121 @@ pub fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
+/// One profile of the file: parsed, or why it cannot be used.
+pub type Entry = (String, Result<Profile, String>);
+
+/// Every profile in `data_dir`'s file, each parsed or with why it cannot be used, by
+/// name; and problems with the file itself. A missing file is no profiles.
+pub fn read_all(data_dir: &Path) -> (Vec<Entry>, Vec<String>) {
+    let file = path(data_dir);
+    let doc = match read_doc(&file) {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return (Vec::new(), Vec::new()),
+        Err(why) => return (Vec::new(), vec![why]),
+    };
+    let Some(profiles) = doc.get("profiles").and_then(Value::as_object) else {
+        return (
+            Vec::new(),
+            vec![format!("{} has no \"profiles\" object", file.display())],
+        );
+    };
+    let mut out: Vec<Entry> = profiles
+        .iter()
+        .take(MAX_PROFILES)
+        .map(|(name, entry)| {
+            let parsed = if valid_name(name) {
+                parse(name, entry)
+            } else {
+                Err(format!("'{name}' cannot name a profile: 1 to {MAX_PROFILE_NAME_LEN} letters, digits, '_', '-' or '.'"))
+            };
+            (name.clone(), parsed)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    let warnings = match profiles.len() > MAX_PROFILES {
+        true => vec![format!(
+            "{} holds more than {MAX_PROFILES} profiles; the rest are ignored",
+            file.display()
+        )],
+        false => Vec::new(),
+    };
+    (out, warnings)
+}
+
+/// Creates or replaces the profile `name` with `def` (checked as it will be read),
+/// keeping the file's other profiles and keys. A file that is not valid JSON is not
+/// touched.
+pub fn set(data_dir: &Path, name: &str, def: &ProfileDef) -> Result<(), String> {
+    if !valid_name(name) {
+        return Err(format!(
+            "a profile's name is 1 to {MAX_PROFILE_NAME_LEN} letters, digits, '_', '-' or '.'"
+        ));
+    }
+    let entry = serde_json::to_value(def).map_err(|e| e.to_string())?;
+    parse(name, &entry)?;
+    edit(data_dir, |profiles| {
+        if !profiles.contains_key(name) && profiles.len() >= MAX_PROFILES {
+            return Err(format!("the file already holds {MAX_PROFILES} profiles"));
+        }
+        profiles.insert(name.to_string(), entry);
+        Ok(())
+    })
+}
+
+/// Removes the profile `name`; `Err` when there is none.
+pub fn remove(data_dir: &Path, name: &str) -> Result<(), String> {
+    edit(data_dir, |profiles| match profiles.remove(name) {
+        Some(_) => Ok(()),
+        None => Err(format!("no profile '{name}'")),
+    })
+}
+
+fn edit(
+    data_dir: &Path,
+    change: impl FnOnce(&mut Map<String, Value>) -> Result<(), String>,
+) -> Result<(), String> {
+    let file = path(data_dir);
+    let mut doc = read_doc(&file)?.unwrap_or_else(|| serde_json::json!({"profiles": {}}));
+    let root = doc
+        .as_object_mut()
+        .ok_or_else(|| format!("{} is not a JSON object; fix it by hand", file.display()))?;
+    let profiles = root
+        .entry("profiles")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| {
+            format!(
+                "\"profiles\" in {} is not an object; fix it by hand",
+                file.display()
+            )
+        })?;
+    change(profiles)?;
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    crate::auth::files::write_private(&file, &text).map_err(|e| e.to_string())
+}
+
+fn read_doc(file: &Path) -> Result<Option<Value>, String> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{} is not valid JSON: {e}", file.display()))
+}
+
+/// A profile as the wire carries it.
+pub fn def_of(p: &Profile) -> ProfileDef {
+    ProfileDef {
+        servers: p.servers.clone(),
+        providers: p.providers.clone(),
+        tools: p.tools.clone(),
+        hide_tools: p.hide_tools.clone(),
+        description: p.description.clone(),
+    }
+}
+
 fn parse(name: &str, entry: &Value) -> Result<Profile, String> {
     let obj: &Map<String, Value> = entry
         .as_object()
@@ -121,8 +237,14 @@ fn parse(name: &str, entry: &Value) -> Result<Profile, String> {
             Some(_) => Err(format!("'{key}' must be an array of strings")),
         }
     };
+    let description = match obj.get("description") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(d)) => Some(d.clone()),
+        Some(_) => return Err("'description' must be a string".into()),
+    };
     Ok(Profile {
         name: name.to_string(),
+        description,
         servers: list("servers")?,
         providers: list("providers")?,
         tools: list("tools")?,
@@ -159,5 +281,43 @@ mod tests {
             .unwrap_err()
             .contains("not valid JSON"));
         assert!(valid_name("review-2.x") && !valid_name("a b") && !valid_name(""));
+    }
+
+    #[test]
+    fn set_and_remove_keep_the_rest_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            path(dir.path()),
+            r#"{"note": "mine", "profiles": {"a": {"tools": ["x*"]}}}"#,
+        )
+        .unwrap();
+        let def = ProfileDef {
+            servers: vec!["github".into()],
+            hide_tools: vec!["github__delete_*".into()],
+            ..ProfileDef::default()
+        };
+        set(dir.path(), "review", &def).unwrap();
+        let (all, warnings) = read_all(dir.path());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let names: Vec<_> = all.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["a", "review"]);
+        assert_eq!(def_of(all[1].1.as_ref().unwrap()), def);
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(path(dir.path())).unwrap()).unwrap();
+        assert_eq!(doc["note"], "mine");
+        assert!(set(dir.path(), "bad name", &def).is_err());
+        remove(dir.path(), "a").unwrap();
+        assert!(remove(dir.path(), "a")
+            .unwrap_err()
+            .contains("no profile 'a'"));
+        assert_eq!(read_all(dir.path()).0.len(), 1);
+        std::fs::write(path(dir.path()), "{ not json").unwrap();
+        assert!(set(dir.path(), "review", &def)
+            .unwrap_err()
+            .contains("not valid JSON"));
+        assert_eq!(
+            std::fs::read_to_string(path(dir.path())).unwrap(),
+            "{ not json"
+        );
     }
 }

@@ -25,6 +25,8 @@ pub enum Source<'a> {
 pub struct Profile {
     /// Its name in `profiles.json`.
     pub name: String,
+    /// For people.
+    pub description: Option<String>,
     /// MCP servers (by name) whose tools it sees; empty: no restriction by this list.
     pub servers: Vec<String>,
     /// Providers (by `hello.name`) whose tools it sees; empty: no restriction by this list.
@@ -78,6 +80,7 @@ mod tests {
 
         let review = Profile {
             name: "review".into(),
+            description: None,
             servers: vec!["github".into()],
             providers: vec!["ci".into()],
             tools: vec![],

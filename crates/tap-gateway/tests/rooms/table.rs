@@ -62,7 +62,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "auth", layer: Infrastructure, imports: &["error", "processes"], about: "tokens, the 0600 files and who holds the Copilot token file, login codes, the one `Origin` check" },
     Room { name: "logs", layer: Infrastructure, imports: &["limits", "time"], about: "the log buffer the panel reads, redaction of secrets" },
     Room { name: "config", layer: Infrastructure, imports: &["limits", "logs", "processes"], about: "`GatewayConfig`, `OutboundLimits`, where the panel comes from (`panel_source.rs`, `embedded_panel.rs`)" },
-    Room { name: "profiles", layer: Infrastructure, imports: &["limits"], about: "the tool set a client's sessions see: `$TAP_HOME/profiles.json` (`file.rs`), what one profile sees (`profile.rs`), tool-name globs (`glob.rs`)" },
+    Room { name: "profiles", layer: Infrastructure, imports: &["auth", "limits"], about: "the tool set a client's sessions see: `$TAP_HOME/profiles.json` (`file.rs`), what one profile sees (`profile.rs`), tool-name globs (`glob.rs`)" },
     Room { name: "oauth", layer: Infrastructure, imports: &["limits"], about: "signing in to remote MCP servers on rmcp's OAuth: tokens per server URL in the keyring or the 0600 file (`vault.rs`), started sign-ins and the callback (`sign_in.rs`), revocation (`sign_out.rs`), a `401` found in rmcp's errors (`challenge.rs`), the `\"oauth\"` entry (`client_spec.rs`)" },
     Room { name: "ledger", layer: Services, imports: &["error", "ids", "limits", "time"], about: "the history database: records, the writer thread, schema, retention, reads, full-text search" },
     Room { name: "diagnostics", layer: Services, imports: &["events", "ledger", "limits", "text", "time"], about: "`Recorder` (error and limit counters, failures), the `Limit` list, the throttled change events" },
@@ -86,6 +86,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "tools", layer: Capabilities, imports: &["builtin", "diagnostics", "request", "socket", "state", "time", "trace"], about: "the call path: route, argument check, concurrency slot, `tool.call`, one outcome, one retry; the wait for room in the ledger" },
     Room { name: "sessions", layer: Capabilities, imports: &["emitters", "error", "events", "ledger", "profiles", "project", "providers", "socket", "state"], about: "session lifecycle (register, end, busy/idle), the debounced tool set, `session.event` forwarding" },
     Room { name: "settings", layer: Capabilities, imports: &["auth", "error", "events", "ledger", "limits", "state"], about: "the user's settings file" },
+    Room { name: "clients", layer: Capabilities, imports: &["profiles", "state"], about: "what clients see: every tool offered with what its definition costs in a client's context (`context_cost.rs`, tokens with `o200k_base`, bytes), and what each profile lets through (`offered_tools.rs`)" },
     Room { name: "accept", layer: EntryPoints, imports: &["diagnostics", "socket", "state"], about: "taking a connection slot and upgrading: the one way any WebSocket is accepted" },
     Room {
         name: "provider_protocol",
@@ -108,7 +109,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "gateway",
         layer: EntryPoints,
-        imports: &["auth", "config", "emitters", "error", "events", "hooks", "ledger", "mcp_servers", "oauth", "pairing", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
+        imports: &["auth", "clients", "config", "emitters", "error", "events", "hooks", "ledger", "mcp_servers", "oauth", "pairing", "profiles", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
         about: "`Gateway`: the public engine API, a façade over the capabilities",
     },
     Room { name: "mcp", layer: EntryPoints, imports: &["accept", "auth", "diagnostics", "error", "hooks", "ids", "limits", "request", "sessions", "socket", "state", "tools", "transforms"], about: "the MCP facade: Streamable HTTP and `tap mcp` over a WebSocket, one binding per session" },

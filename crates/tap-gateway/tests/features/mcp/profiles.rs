@@ -122,3 +122,93 @@ async fn a_profile_decides_what_a_session_sees_and_calls() {
         assert!(unknown.contains("other, review"), "{mode}: {unknown}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profiles_list_what_each_lets_through_and_what_it_costs() {
+    let gw = TestGateway::start().await;
+    write_profiles(&gw);
+    let gateway = gw.handle.gateway();
+    let (host, session) = gw.host_with_session().await;
+    let _ci = gw
+        .bound(
+            "ci",
+            &session.id,
+            json!([tool("ci_status"), tool("ci_rerun")]),
+        )
+        .await;
+    let _browser = gw
+        .bound("browser", &session.id, json!([tool("page_text")]))
+        .await;
+
+    let list = gateway.profiles_list();
+    assert_eq!(list.tokenizer, "o200k_base");
+    let names: Vec<&str> = list.tools.iter().map(|t| t.name.as_str()).collect();
+    for want in ["ci_status", "ci_rerun", "page_text", "tap_stream_history"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
+    let rerun = list.tools.iter().find(|t| t.name == "ci_rerun").unwrap();
+    assert_eq!(rerun.provider, "ci");
+    assert!(rerun.tokens > 0 && rerun.bytes > rerun.tokens, "{rerun:?}");
+    assert_eq!(
+        list.tokens,
+        list.tools.iter().map(|t| t.tokens).sum::<u32>()
+    );
+
+    let review = list.profiles.iter().find(|p| p.name == "review").unwrap();
+    assert!(
+        review.visible.contains(&"ci_status".to_string()),
+        "{review:?}"
+    );
+    assert!(
+        !review.visible.contains(&"ci_rerun".to_string()),
+        "{review:?}"
+    );
+    assert!(
+        !review.visible.contains(&"page_text".to_string()),
+        "{review:?}"
+    );
+    let sum: u32 = list
+        .tools
+        .iter()
+        .filter(|t| review.visible.contains(&t.name))
+        .map(|t| t.tokens)
+        .sum();
+    assert_eq!(review.tokens, sum);
+    assert!(review.tokens < list.tokens);
+    let other = list.profiles.iter().find(|p| p.name == "other").unwrap();
+    assert_eq!(
+        other.tokens, list.tokens,
+        "an empty profile sees everything"
+    );
+
+    // Editing: a new profile, checked; a bad one refused naming the key; removal.
+    let def = tap_protocol::profiles::ProfileDef {
+        tools: vec!["page_*".into()],
+        ..Default::default()
+    };
+    let after = gateway
+        .profiles_set(&tap_protocol::profiles::ProfileSet {
+            name: "pages".into(),
+            def,
+        })
+        .unwrap();
+    let pages = after.profiles.iter().find(|p| p.name == "pages").unwrap();
+    assert!(
+        pages.visible.contains(&"page_text".to_string()),
+        "{pages:?}"
+    );
+    assert!(
+        !pages.visible.contains(&"ci_status".to_string()),
+        "{pages:?}"
+    );
+    let bad = gateway
+        .profiles_set(&tap_protocol::profiles::ProfileSet {
+            name: "bad name".into(),
+            def: Default::default(),
+        })
+        .unwrap_err();
+    assert!(bad.message.contains("profile's name"), "{}", bad.message);
+    gateway.profiles_remove("pages").unwrap();
+    assert!(gateway.profiles_remove("pages").is_err());
+    drop(host);
+}

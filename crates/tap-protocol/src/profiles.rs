@@ -1,0 +1,114 @@
+//! Profiles (`docs/clients.md`, "Profiles"): the tool set a client's sessions see, and what
+//! it costs in the model's context. What `profiles.*` on the control plane, `tap profiles`
+//! and the panel's Clients page say and send.
+
+use serde::{Deserialize, Serialize};
+
+/// One profile as `$TAP_HOME/profiles.json` holds it. Empty lists: no restriction.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileDef {
+    /// MCP servers (by name) whose tools it sees.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<String>,
+    /// Providers (by name) whose tools it sees.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub providers: Vec<String>,
+    /// Globs a tool's name must match one of (`*`, `?`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// Globs of tools it never sees.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hide_tools: Vec<String>,
+    /// For people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// One tool the gateway offers now, and what its definition costs a client that lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCost {
+    /// Its name, as sessions see it.
+    pub name: String,
+    /// The provider offering it (`tap` for the gateway's own; `mcp-<server>` for an MCP
+    /// server's).
+    pub provider: String,
+    /// The MCP server it comes from, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Its `tools/list` entry (name, description, input schema, annotations), in tokens of
+    /// the tokenizer named in [`ProfilesList::tokenizer`].
+    pub tokens: u32,
+    /// The same entry's size in bytes (compact JSON).
+    pub bytes: u32,
+}
+
+/// One profile with what it lets through now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileInfo {
+    /// Its name.
+    pub name: String,
+    /// Its definition (absent when it could not be read: see `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub def: Option<ProfileDef>,
+    /// Why it cannot be used (a bad key, a wrong type), naming the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The tools of [`ProfilesList::tools`] it lets through, by name.
+    #[serde(default)]
+    pub visible: Vec<String>,
+    /// Their tokens, together.
+    pub tokens: u32,
+    /// Their bytes, together.
+    pub bytes: u32,
+}
+
+/// The result of `profiles.list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfilesList {
+    /// Every profile in the file, by name.
+    pub profiles: Vec<ProfileInfo>,
+    /// Every tool the gateway offers now (its own, the providers' and MCP servers' in any
+    /// live session, a stopped lazy server's last known ones), by name: what a client
+    /// without a profile lists.
+    pub tools: Vec<ToolCost>,
+    /// All of [`ProfilesList::tools`] together: the cost without a profile.
+    pub tokens: u32,
+    /// Their bytes together.
+    pub bytes: u32,
+    /// The tokenizer the counts come from (`o200k_base`: GPT-4o and later; other models'
+    /// tokenizers count differently, within some tens of percent).
+    pub tokenizer: String,
+    /// The file's path.
+    pub path: String,
+    /// Problems with the file itself.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// Params of `profiles.set`: create or replace one profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileSet {
+    /// Its name (1 to 64 letters, digits, `_`, `-`, `.`).
+    pub name: String,
+    /// What it lets through.
+    pub def: ProfileDef,
+}
+
+/// Params of `profiles.remove`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileRef {
+    /// Its name.
+    pub name: String,
+}
