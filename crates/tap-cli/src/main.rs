@@ -27,6 +27,7 @@ mod mcp_servers_show;
 mod mcp_servers_sign_in;
 mod output;
 mod pairing_cmd;
+mod profiles_cmd;
 mod prompt_cmd;
 mod session_cmd;
 mod signals;
@@ -120,6 +121,16 @@ enum Command {
     Streams {
         #[command(subcommand)]
         command: StreamsCommand,
+    },
+    /// Profiles: the tool set a client's sessions see (`tap mcp --profile NAME`), with what
+    /// each costs in the model's context; `set` and `remove` edit them (docs/clients.md).
+    #[command(args_conflicts_with_subcommands = true)]
+    Profiles {
+        #[command(subcommand)]
+        command: Option<profiles_cmd::ProfilesCommand>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Traces from the gateway's history: each push, tool call, … as a tree of timed spans.
     Traces {
@@ -432,6 +443,7 @@ fn main() -> ExitCode {
             } => prompt_cmd::run(&home, &session, &sections, &text).await,
             Command::Status { json } => status_cmd::run(&home, json).await,
             Command::Env => env_cmd::run(&home).await,
+            Command::Profiles { command, json } => profiles_cmd::run(&home, command, json).await,
             Command::Streams { command } => match command {
                 StreamsCommand::History {
                     session,

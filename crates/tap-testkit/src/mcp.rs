@@ -122,6 +122,23 @@ impl McpClient {
         Self::spawn("mcp-python-answering", cmd, log_dir).await
     }
 
+    /// [`McpClient::python_stdio`] launching `tap mcp --session SESSION --profile PROFILE`.
+    pub async fn python_stdio_profile(
+        tap: &Path,
+        home: &Path,
+        session: &str,
+        profile: &str,
+        log_dir: &Path,
+    ) -> (Self, Value) {
+        let mut cmd = Command::new(test_python());
+        cmd.arg(workspace_root().join("tests/mcp/py_client.py"))
+            .args(["stdio", session, "legacy"])
+            .env("TAP_BIN", tap)
+            .env("TAP_HOME", home)
+            .env("TAP_PY_CLIENT_PROFILE", profile);
+        Self::spawn(&format!("mcp-python-stdio-{profile}"), cmd, log_dir).await
+    }
+
     /// The Python client launching `tap mcp --session SESSION` (`tap` and `TAP_HOME` given).
     pub async fn python_stdio(
         tap: &Path,

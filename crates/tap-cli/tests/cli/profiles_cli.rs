@@ -1,0 +1,97 @@
+//! `tap profiles` and `tap mcp --profile` against a real `tap gateway` child running the
+//! fixture MCP server `good.py`: a profile made with `tap profiles set` hides a tool from a
+//! real MCP client launching `tap mcp --profile`, which cannot call it either; `tap
+//! profiles` counts what each profile costs, `show` lists its tools.
+
+use crate::common::{tap_bin, GatewayProcess};
+use crate::mcp_servers_cli::{fixture, listed_when, live, live_ok};
+use serde_json::json;
+use std::path::Path;
+use tap_testkit::{test_python, McpClient};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_made_with_the_cli_hides_a_tool_from_tap_mcp() {
+    let gw = GatewayProcess::start().await;
+    live_ok(
+        &gw,
+        &[
+            "mcp",
+            "add",
+            "good",
+            "--",
+            &test_python(),
+            &fixture("good.py"),
+        ],
+    )
+    .await;
+    listed_when(&gw, "good", |s| s["state"] == "ready").await;
+    live_ok(
+        &gw,
+        &[
+            "profiles",
+            "set",
+            "lean",
+            "--server",
+            "good",
+            "--hide-tool",
+            "good__fails",
+            "--description",
+            "no failures",
+        ],
+    )
+    .await;
+
+    let (mut c, _) = McpClient::python_stdio_profile(
+        Path::new(tap_bin()),
+        &gw.home,
+        "lean-client",
+        "lean",
+        gw.log_dir(),
+    )
+    .await;
+    let names = c.tool_names().await;
+    assert!(names.contains(&"good__echo".to_string()), "{names:?}");
+    assert!(!names.contains(&"good__fails".to_string()), "{names:?}");
+    let refused = c.call("1", "good__fails", json!({})).await;
+    assert_eq!(refused["op"], "error", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("profile 'lean'"),
+        "{refused}"
+    );
+    let echo = c.call("2", "good__echo", json!({"message": "hi"})).await;
+    assert_eq!(echo["isError"], false, "{echo}");
+
+    let list = live_ok(&gw, &["profiles", "--json"]).await.json();
+    let lean = list["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "lean")
+        .unwrap();
+    assert_eq!(lean["def"]["description"], "no failures");
+    assert!(
+        lean["tokens"].as_u64().unwrap() < list["tokens"].as_u64().unwrap(),
+        "{list}"
+    );
+    let shown = live_ok(&gw, &["profiles", "show", "lean"]).await;
+    assert!(
+        shown.stdout.contains("good__echo") && !shown.stdout.contains("good__fails"),
+        "{shown:?}"
+    );
+    let table = live_ok(&gw, &["profiles"]).await;
+    assert!(
+        table.stdout.contains("(no profile)") && table.stdout.contains("o200k_base"),
+        "{table:?}"
+    );
+
+    // A name that cannot be a profile, and one that is not there: refused, the contract's codes.
+    let bad = live(&gw, &["profiles", "set", "no spaces"]).await;
+    assert_eq!(bad.code(), Some(1), "{bad:?}");
+    assert!(bad.stdout.contains("INVALID_JSON"), "{bad:?}");
+    live_ok(&gw, &["profiles", "remove", "lean"]).await;
+    let gone = live(&gw, &["profiles", "show", "lean"]).await;
+    assert!(gone.stdout.contains("NOT_FOUND"), "{gone:?}");
+}
