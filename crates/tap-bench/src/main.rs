@@ -22,6 +22,7 @@ mod ledger;
 mod machine;
 mod mcp;
 mod mcp_echo;
+mod mcp_echo_http;
 mod options;
 mod provider;
 mod repeat;
@@ -29,6 +30,8 @@ mod report;
 mod rows;
 mod rss;
 mod running;
+mod s10;
+mod s10_remote;
 mod s7_process;
 mod s9;
 mod s9_paths;
@@ -199,6 +202,9 @@ async fn run(opts: Options) -> ExitCode {
     }
     if opts.wants("s9") {
         s9::rows(&opts, &n, &mut out).await;
+    }
+    if opts.wants("s10") {
+        s10::rows(&opts, &n, &mut out).await;
     }
 
     if opts.wants("s3d") {

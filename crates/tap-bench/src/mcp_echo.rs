@@ -15,6 +15,9 @@
 //! `--delay-ms N` (the soak's server): each `tools/call` is answered N ms after it was read,
 //! on a thread of its own, so calls overlap and some are always in flight when the soak
 //! kills the server. Without it nothing changes for S9.
+//!
+//! `--http [--bearer TOKEN]`: the same server over Streamable HTTP (`mcp_echo_http.rs`), the
+//! remote server S10 calls.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -29,6 +32,11 @@ pub const DELAY_OPTION: &str = "--delay-ms";
 
 /// Serves stdin/stdout until stdin ends. `args`: what follows `mcp-echo-server`.
 pub fn main(args: &[String]) -> ExitCode {
+    if let Some((first, rest)) = args.split_first() {
+        if first == crate::mcp_echo_http::HTTP_OPTION {
+            return crate::mcp_echo_http::main(rest);
+        }
+    }
     let delay = match args {
         [] => None,
         [opt, ms] if opt == DELAY_OPTION => match ms.parse() {
@@ -39,7 +47,9 @@ pub fn main(args: &[String]) -> ExitCode {
             }
         },
         _ => {
-            eprintln!("usage: tap-bench mcp-echo-server [{DELAY_OPTION} N]");
+            eprintln!(
+                "usage: tap-bench mcp-echo-server [{DELAY_OPTION} N | --http [--bearer TOKEN]]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -88,14 +98,16 @@ pub fn main(args: &[String]) -> ExitCode {
     }
 }
 
-/// Whether `line` is a `tools/call` (the only request `--delay-ms` delays).
-fn is_call(line: &[u8]) -> bool {
+/// Whether `line` is a `tools/call` (the only request `--delay-ms` delays, and what the HTTP
+/// mode counts as a call).
+pub(crate) fn is_call(line: &[u8]) -> bool {
     const METHOD: &[u8] = b"\"tools/call\"";
     line.windows(METHOD.len()).any(|w| w == METHOD)
 }
 
-/// The answer to one line; `None` for a notification or a line that is not JSON-RPC.
-fn answer(line: &[u8]) -> Option<Value> {
+/// The answer to one line (or HTTP body); `None` for a notification or a line that is not
+/// JSON-RPC.
+pub(crate) fn answer(line: &[u8]) -> Option<Value> {
     let message: Value = serde_json::from_slice(line).ok()?;
     let id = message.get("id")?.clone();
     let params = &message["params"];

@@ -9,14 +9,14 @@ usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH]
                  [--mcp-proxy PATH] [--nodelay]
 
   --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7,s8,s9 (E0
-               always runs)
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7,s8,s9,s10
+               (E0 always runs)
   --history W  the ledger of the in-process gateway S1-S4 and S7 run against: `on`
                ($TAP_HOME/history.sqlite3 in a temp dir), `off` (records discarded), or
                `both` (default): S1-S3 run against one gateway of each, interleaved, and
                report the on/off ratio; S4 and S7 run with it on. S3d and S6 are
                always on
-  --tap PATH   the `tap` binary for S5, S7 out of process, S8 and S9 (default: `tap`
+  --tap PATH   the `tap` binary for S5, S7 out of process, S8, S9 and S10 (default: `tap`
                next to this executable; build it with `cargo build --release -p tap-cli`)
   --mcp-proxy PATH
                PyPI's `mcp-proxy`, the peer S9 compares the gateway with (default:
@@ -25,7 +25,9 @@ usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH]
                server); the gateway's sockets and HostClient keep their defaults";
 
 /// The scenarios `--only` takes.
-const SCENARIOS: [&str; 10] = ["s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7", "s8", "s9"];
+const SCENARIOS: [&str; 11] = [
+    "s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7", "s8", "s9", "s10",
+];
 
 /// `--history`: which ledger settings the in-process scenarios run with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +155,7 @@ pub(crate) struct Counts {
     pub churn: usize,
     pub churn_workers: usize,
     pub rss_load_calls: usize,
-    /// S9: calls per run with 32 in flight, on each path.
+    /// S9 and S10: calls per run with 32 in flight, on each path.
     pub mcp_calls: usize,
     /// Upper bound on any one scenario's wall time.
     pub limit: Duration,

@@ -91,9 +91,21 @@ pub fn with_log(e: String, log_path: &Path) -> String {
 /// `tap gateway` on `127.0.0.1:0` as a child with `TAP_HOME` = `home` (and `COPILOT_HOME`
 /// under `dir`), warnings and errors to `log`; killed if dropped.
 pub fn start_gateway(tap: &Path, dir: &Path, home: &Path, log: &Path) -> Result<Child, String> {
+    start_gateway_with(tap, dir, home, log, &[])
+}
+
+/// [`start_gateway`] with `env` added to the gateway's environment.
+pub fn start_gateway_with(
+    tap: &Path,
+    dir: &Path,
+    home: &Path,
+    log: &Path,
+    env: &[(&str, &str)],
+) -> Result<Child, String> {
     let log = std::fs::File::create(log).map_err(|e| format!("log file: {e}"))?;
     Command::new(tap)
         .args(["gateway", "--listen", "127.0.0.1:0"])
+        .envs(env.iter().copied())
         .env("TAP_HOME", home)
         .env("COPILOT_HOME", dir.join("copilot"))
         .env("TAP_LOG", "warn")

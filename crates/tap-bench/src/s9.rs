@@ -70,16 +70,16 @@ fn locate_mcp_proxy(explicit: Option<&Path>) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// One path's results.
-struct PathResult {
-    sequential: Latencies,
-    loaded: Repeated<Latencies>,
+/// One path's results (S10's too).
+pub(crate) struct PathResult {
+    pub(crate) sequential: Latencies,
+    pub(crate) loaded: Repeated<Latencies>,
     /// Sequential: context switches per call of the path's other processes (the gateway
     /// or mcp-proxy, then the server), `None` where a count failed.
-    peers: Vec<Option<f64>>,
+    pub(crate) peers: Vec<Option<f64>>,
     /// 32 in flight: CPU microseconds per call of the bench, then of each of the path's
     /// processes, over all its runs (where the machine's two cores go).
-    cpu: Vec<Option<f64>>,
+    pub(crate) cpu: Vec<Option<f64>>,
 }
 
 struct Results {
@@ -96,7 +96,7 @@ async fn measure(tap: &Path, proxy: Option<&Path>, n: &Counts) -> Result<Results
     let direct = Side::Direct(Arc::new(stdio));
     let gateway = GatewaySide::start(tap, &exe).await?;
     pids.push(with_child(gateway.child.id()));
-    let mut sides = vec![direct, gateway.side.clone()];
+    let mut sides = vec![direct, gateway.sides[0].clone()];
     let peer = match proxy {
         Some(p) => match ProxySide::start(p, &exe).await {
             Ok(s) => Some(s),
@@ -140,8 +140,8 @@ fn with_child(pid: Option<u32>) -> Vec<u32> {
 }
 
 /// The sequential rounds, then the loaded runs, every side in turn; `pids[i]` are side
-/// `i`'s processes whose context switches are counted.
-async fn run_sides(
+/// `i`'s processes whose context switches are counted (S10 runs its paths through it too).
+pub(crate) async fn run_sides(
     sides: &[Side],
     pids: &[Vec<u32>],
     n: &Counts,
@@ -300,7 +300,7 @@ fn push_rows(r: &Results, out: &mut Report) {
 }
 
 /// `ctx switches per call (who)`, sequential: the bench's, then each peer's.
-fn switches(label: &str, who: &str, l: &PathResult) -> Row {
+pub(crate) fn switches(label: &str, who: &str, l: &PathResult) -> Row {
     let show = |s: Option<f64>| s.map_or("?".to_string(), |s| format!("{s:.1}"));
     let mut text = show(l.sequential.switches_per_op());
     for p in &l.peers {
@@ -311,7 +311,7 @@ fn switches(label: &str, who: &str, l: &PathResult) -> Row {
 }
 
 /// `CPU per call, 32 in flight (who)`: the bench's, then each peer's, in microseconds.
-fn cpu_row(label: &str, who: &str, l: &PathResult) -> Row {
+pub(crate) fn cpu_row(label: &str, who: &str, l: &PathResult) -> Row {
     let text: Vec<String> = l
         .cpu
         .iter()
@@ -325,7 +325,13 @@ fn cpu_row(label: &str, who: &str, l: &PathResult) -> Row {
 }
 
 /// A path's rows against the direct one; `judged`: the gateway's targets.
-fn path_rows(label: &str, l: &PathResult, d: &PathResult, judged: bool, out: &mut Report) {
+pub(crate) fn path_rows(
+    label: &str,
+    l: &PathResult,
+    d: &PathResult,
+    judged: bool,
+    out: &mut Report,
+) {
     let (s, ds) = (&l.sequential, &d.sequential);
     let r50 = ratio(secs(s.p50()), secs(ds.p50()));
     let p50 =

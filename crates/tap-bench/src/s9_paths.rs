@@ -50,6 +50,18 @@ pub(super) struct Endpoint {
     tool: &'static str,
 }
 
+impl Endpoint {
+    /// `tool` at `path` on `addr`, called with `token` as the bearer.
+    pub(super) fn new(addr: SocketAddr, token: &str, path: &str, tool: &'static str) -> Self {
+        Self {
+            addr,
+            token: token.to_string(),
+            path: path.to_string(),
+            tool,
+        }
+    }
+}
+
 impl Side {
     /// One `tools/call` of the echo, from worker `w`.
     pub(super) async fn call(&self, w: usize) -> Result<(), String> {
@@ -69,7 +81,7 @@ impl Side {
     }
 
     /// `clients` clients of `endpoint`, each `initialize`d.
-    async fn http(endpoint: Arc<Endpoint>, clients: usize) -> Result<Self, String> {
+    pub(super) async fn http(endpoint: Arc<Endpoint>, clients: usize) -> Result<Self, String> {
         let mut list = Vec::with_capacity(clients);
         for _ in 0..clients {
             let e = &endpoint;
@@ -128,10 +140,11 @@ pub(super) async fn until_listed(
     }
 }
 
-/// `tap gateway` with the echo server in its `$TAP_HOME/mcp.json`, and a session whose MCP
-/// endpoint offers `bench__echo`.
+/// `tap gateway` with MCP servers in its `$TAP_HOME/mcp.json` (S9: the echo server over
+/// stdio; S10: over HTTP), and a session whose MCP endpoint offers their tools.
 pub(super) struct GatewaySide {
-    pub(super) side: Side,
+    /// One path per tool asked for.
+    pub(super) sides: Vec<Side>,
     pub(super) child: Child,
     _host: tap_client::HostClient,
     log_path: PathBuf,
@@ -157,12 +170,28 @@ pub fn write_mcp_json(home: &Path, exe: &Path, names: &[&str]) -> Result<(), Str
 pub const ECHO_MODE: &str = "mcp-echo-server";
 
 impl GatewaySide {
+    /// S9's gateway: the stdio echo server as `bench`.
     pub(super) async fn start(tap: &Path, exe: &Path) -> Result<Self, String> {
-        let dir = TempDir::new("s9")?;
+        let prepare = |home: &Path| write_mcp_json(home, exe, &[SERVER]);
+        Self::start_with(tap, "s9", &[], prepare, &["bench__echo"]).await
+    }
+
+    /// `tap gateway` with `env` added to its environment and its `$TAP_HOME` made ready by
+    /// `prepare`, once a session offers every one of `tools`; [`GatewaySide::sides`] holds
+    /// one path per tool, in that order.
+    pub(super) async fn start_with(
+        tap: &Path,
+        label: &str,
+        env: &[(&str, &str)],
+        prepare: impl FnOnce(&Path) -> Result<(), String>,
+        tools: &[&'static str],
+    ) -> Result<Self, String> {
+        let dir = TempDir::new(label)?;
         let home = dir.path().join("home");
         let log_path = dir.path().join("gateway.log");
-        write_mcp_json(&home, exe, &[SERVER])?;
-        let mut child = rss::start_gateway(tap, dir.path(), &home, &log_path)?;
+        std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
+        prepare(&home)?;
+        let mut child = rss::start_gateway_with(tap, dir.path(), &home, &log_path, env)?;
         let started = async {
             let pid = child.id().ok_or("gateway exited at once")?;
             let address = rss::wait_for_gateway(&mut child, &home, pid).await?;
@@ -172,23 +201,20 @@ impl GatewaySide {
                 .parse()
                 .map_err(|e| format!("gateway address {address}: {e}"))?;
             let host = rss::bench_host(&address, &token).await?;
-            let session = crate::scenarios::register(&host, "s9").await?;
+            let session = crate::scenarios::register(&host, label).await?;
             let path = format!("/mcp/{session}");
-            let tool: &'static str = "bench__echo";
-            until_listed(addr, &token, &path, tool, Duration::from_secs(30)).await?;
-            let endpoint = Endpoint {
-                addr,
-                token,
-                path,
-                tool,
-            };
-            let side = Side::http(Arc::new(endpoint), 1).await?;
-            Ok::<_, String>((host, side))
+            let mut sides = Vec::with_capacity(tools.len());
+            for &tool in tools {
+                until_listed(addr, &token, &path, tool, Duration::from_secs(30)).await?;
+                let endpoint = Endpoint::new(addr, &token, &path, tool);
+                sides.push(Side::http(Arc::new(endpoint), 1).await?);
+            }
+            Ok::<_, String>((host, sides))
         }
         .await;
-        let (host, side) = started.map_err(|e| rss::with_log(e, &log_path))?;
+        let (host, sides) = started.map_err(|e| rss::with_log(e, &log_path))?;
         Ok(Self {
-            side,
+            sides,
             child,
             _host: host,
             log_path,
@@ -198,7 +224,7 @@ impl GatewaySide {
 
     /// Stops the gateway; an error in `result` gets its log.
     pub(super) async fn stop<T>(mut self, result: Result<T, String>) -> Result<T, String> {
-        drop(self.side);
+        drop(self.sides);
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         result.map_err(|e| rss::with_log(e, &self.log_path))
@@ -239,12 +265,7 @@ impl ProxySide {
         let path = "/mcp/";
         let started = async {
             until_listed(addr, "", path, mcp_echo::TOOL, Duration::from_secs(30)).await?;
-            let endpoint = Endpoint {
-                addr,
-                token: String::new(),
-                path: path.to_string(),
-                tool: mcp_echo::TOOL,
-            };
+            let endpoint = Endpoint::new(addr, "", path, mcp_echo::TOOL);
             Side::http(Arc::new(endpoint), 1).await
         }
         .await;
