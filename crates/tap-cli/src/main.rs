@@ -34,6 +34,7 @@ mod signals;
 mod status_cmd;
 mod streams_cmd;
 mod streams_export;
+mod tokens_cmd;
 mod traces_cmd;
 mod ui_cmd;
 mod waterfall;
@@ -131,6 +132,12 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Client tokens of the MCP HTTP endpoint: one per client, kept across restarts,
+    /// revocable, optionally held to a profile (docs/clients.md).
+    Tokens {
+        #[command(subcommand)]
+        command: tokens_cmd::TokensCommand,
     },
     /// Traces from the gateway's history: each push, tool call, … as a tree of timed spans.
     Traces {
@@ -443,6 +450,7 @@ fn main() -> ExitCode {
             } => prompt_cmd::run(&home, &session, &sections, &text).await,
             Command::Status { json } => status_cmd::run(&home, json).await,
             Command::Env => env_cmd::run(&home).await,
+            Command::Tokens { command } => tokens_cmd::run(&home, command).await,
             Command::Profiles { command, json } => profiles_cmd::run(&home, command, json).await,
             Command::Streams { command } => match command {
                 StreamsCommand::History {

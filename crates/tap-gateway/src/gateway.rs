@@ -73,6 +73,72 @@ impl Gateway {
         self.mcp_servers.restart(which)
     }
 
+    /// The MCP HTTP endpoint's client tokens (`clientTokens.list`).
+    pub fn client_tokens_list(&self) -> tap_protocol::profiles::ClientTokensList {
+        tap_protocol::profiles::ClientTokensList {
+            tokens: self
+                .core
+                .client_tokens
+                .list()
+                .into_iter()
+                .map(token_info)
+                .collect(),
+        }
+    }
+
+    /// Makes a client token (`clientTokens.create`); the token is in the answer only.
+    pub fn client_tokens_create(
+        &self,
+        p: &tap_protocol::profiles::ClientTokenCreate,
+    ) -> Result<tap_protocol::profiles::ClientTokenCreated, Error> {
+        use tap_protocol::ErrorCode;
+        if !crate::profiles::file::valid_name(&p.client) {
+            return Err(Error::new(
+                ErrorCode::InvalidJson,
+                "a client's name is 1 to 64 letters, digits, '_', '-' or '.'",
+            ));
+        }
+        if let Some(profile) = &p.profile {
+            // A token for a profile that does not exist would open no session at all.
+            crate::profiles::file::find(&self.core.config.data_dir, profile)
+                .map_err(|why| Error::new(ErrorCode::NotFound, why))?;
+        }
+        let (entry, token) = self
+            .core
+            .client_tokens
+            .create(
+                &p.client,
+                p.profile.as_deref(),
+                crate::limits::MAX_CLIENT_TOKENS,
+            )
+            .map_err(|why| Error::new(ErrorCode::RateLimited, why))?;
+        tracing::info!(id = %entry.id, client = %entry.client, "client token made");
+        self.core
+            .events
+            .emit(crate::events::GatewayEvent::StatusChanged);
+        Ok(tap_protocol::profiles::ClientTokenCreated {
+            info: token_info(entry),
+            token,
+        })
+    }
+
+    /// Revokes a client token (`clientTokens.revoke`).
+    pub fn client_tokens_revoke(
+        &self,
+        id: &str,
+    ) -> Result<tap_protocol::profiles::ClientTokensList, Error> {
+        let gone = self
+            .core
+            .client_tokens
+            .revoke(id)
+            .map_err(|why| Error::new(tap_protocol::ErrorCode::NotFound, why))?;
+        tracing::info!(id = %gone.id, client = %gone.client, "client token revoked");
+        self.core
+            .events
+            .emit(crate::events::GatewayEvent::StatusChanged);
+        Ok(self.client_tokens_list())
+    }
+
     /// Profiles, the tools each lets through, and what every tool costs (`profiles.list`).
     pub fn profiles_list(&self) -> tap_protocol::profiles::ProfilesList {
         crate::clients::offered_tools::list(&self.core)
@@ -436,5 +502,14 @@ impl Gateway {
         root: &crate::trace::OpenSpan,
     ) -> Result<Option<String>, CallError> {
         crate::hooks::decide::precheck_call(&self.core, session_id, tool, args, root).await
+    }
+}
+
+fn token_info(e: crate::auth::client_tokens::Entry) -> tap_protocol::profiles::ClientTokenInfo {
+    tap_protocol::profiles::ClientTokenInfo {
+        id: e.id,
+        client: e.client,
+        profile: e.profile,
+        created: e.created,
     }
 }

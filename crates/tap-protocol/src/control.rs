@@ -247,6 +247,13 @@ control_methods! {
     ProfilesSet(profiles_set) = "profiles.set" (crate::profiles::ProfileSet) -> crate::profiles::ProfilesList;
     /// Removes one profile from the file.
     ProfilesRemove(profiles_remove) = "profiles.remove" (crate::profiles::ProfileRef) -> crate::profiles::ProfilesList;
+    /// Client tokens of the MCP HTTP endpoint (never the tokens themselves).
+    ClientTokensList(client_tokens_list) = "clientTokens.list" (Empty) -> crate::profiles::ClientTokensList;
+    /// Makes a client token (kept across restarts; only its hash is stored); the token is in
+    /// this answer only.
+    ClientTokensCreate(client_tokens_create) = "clientTokens.create" (crate::profiles::ClientTokenCreate) -> crate::profiles::ClientTokenCreated;
+    /// Revokes a client token: requests carrying it are refused from now on.
+    ClientTokensRevoke(client_tokens_revoke) = "clientTokens.revoke" (crate::profiles::ClientTokenRef) -> crate::profiles::ClientTokensList;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

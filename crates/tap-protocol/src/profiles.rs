@@ -112,3 +112,61 @@ pub struct ProfileRef {
     /// Its name.
     pub name: String,
 }
+
+/// A client token of the MCP HTTP endpoint (`docs/clients.md`, "Client tokens"). Never the
+/// token itself: it is shown once, by `clientTokens.create`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ClientTokenInfo {
+    /// Its id (to revoke it).
+    pub id: String,
+    /// The client it was made for.
+    pub client: String,
+    /// The profile it holds its client to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// RFC 3339 time it was made.
+    pub created: String,
+}
+
+/// The result of `clientTokens.list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ClientTokensList {
+    /// Every token, oldest first.
+    pub tokens: Vec<ClientTokenInfo>,
+}
+
+/// Params of `clientTokens.create`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ClientTokenCreate {
+    /// The client it is for (1 to 64 letters, digits, `_`, `-`, `.`).
+    pub client: String,
+    /// A profile (in `profiles.json`) to hold the client to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+}
+
+/// The result of `clientTokens.create`: the token, shown this once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ClientTokenCreated {
+    /// What was made.
+    pub info: ClientTokenInfo,
+    /// The token (`mtk-…`), for the client's `Authorization: Bearer` header.
+    pub token: String,
+}
+
+/// Params of `clientTokens.revoke`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ClientTokenRef {
+    /// Its id.
+    pub id: String,
+}

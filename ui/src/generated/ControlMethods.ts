@@ -1,5 +1,9 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
 import type { AuthParams } from "./AuthParams";
+import type { ClientTokenCreate } from "./ClientTokenCreate";
+import type { ClientTokenCreated } from "./ClientTokenCreated";
+import type { ClientTokenRef } from "./ClientTokenRef";
+import type { ClientTokensList } from "./ClientTokensList";
 import type { Diagnostics } from "./Diagnostics";
 import type { EmitterInfo } from "./EmitterInfo";
 import type { EmitterRef } from "./EmitterRef";
@@ -89,6 +93,9 @@ export type ControlMethods = {
   "profiles.list": { params: Empty; result: ProfilesList };
   "profiles.set": { params: ProfileSet; result: ProfilesList };
   "profiles.remove": { params: ProfileRef; result: ProfilesList };
+  "clientTokens.list": { params: Empty; result: ClientTokensList };
+  "clientTokens.create": { params: ClientTokenCreate; result: ClientTokenCreated };
+  "clientTokens.revoke": { params: ClientTokenRef; result: ClientTokensList };
   "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
   "playground.close": { params: PlaygroundSessionRef; result: Empty };
   "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
@@ -97,7 +104,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

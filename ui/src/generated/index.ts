@@ -2,6 +2,11 @@
 export type { AuthParams } from "./AuthParams";
 export type { BusyState } from "./BusyState";
 export type { ClientFrame } from "./ClientFrame";
+export type { ClientTokenCreate } from "./ClientTokenCreate";
+export type { ClientTokenCreated } from "./ClientTokenCreated";
+export type { ClientTokenInfo } from "./ClientTokenInfo";
+export type { ClientTokenRef } from "./ClientTokenRef";
+export type { ClientTokensList } from "./ClientTokensList";
 export type { Connections } from "./Connections";
 export type { ControlConnections } from "./ControlConnections";
 export type { ControlError } from "./ControlError";

@@ -87,6 +87,19 @@ async fn a_profile_made_with_the_cli_hides_a_tool_from_tap_mcp() {
         "{table:?}"
     );
 
+    // A client token held to the profile: printed once, listed without its value, revoked.
+    let made = live_ok(&gw, &["tokens", "create", "editor", "--profile", "lean"]).await;
+    let token = made.stdout.trim().to_string();
+    assert!(token.starts_with("mtk-"), "{made:?}");
+    let tokens = live_ok(&gw, &["tokens", "list", "--json"]).await.json();
+    assert_eq!(tokens["tokens"][0]["client"], "editor", "{tokens}");
+    assert_eq!(tokens["tokens"][0]["profile"], "lean", "{tokens}");
+    assert!(!tokens.to_string().contains(&token), "{tokens}");
+    let id = tokens["tokens"][0]["id"].as_str().unwrap().to_string();
+    live_ok(&gw, &["tokens", "revoke", &id]).await;
+    let again = live(&gw, &["tokens", "revoke", &id]).await;
+    assert!(again.stdout.contains("NOT_FOUND"), "{again:?}");
+
     // A name that cannot be a profile, and one that is not there: refused, the contract's codes.
     let bad = live(&gw, &["profiles", "set", "no spaces"]).await;
     assert_eq!(bad.code(), Some(1), "{bad:?}");

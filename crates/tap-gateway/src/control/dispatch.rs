@@ -23,7 +23,10 @@ use tap_protocol::ledger::{
 };
 use tap_protocol::logs::{LogsParams, LogsRecent};
 use tap_protocol::mcp_servers::{McpServerInfo, McpServerRef, McpServersList, McpSignInStart};
-use tap_protocol::profiles::{ProfileRef, ProfileSet, ProfilesList};
+use tap_protocol::profiles::{
+    ClientTokenCreate, ClientTokenCreated, ClientTokenRef, ClientTokensList, ProfileRef,
+    ProfileSet, ProfilesList,
+};
 use tap_protocol::settings::{SettingsPatch, SettingsResult};
 use tap_protocol::ErrorCode;
 
@@ -230,6 +233,20 @@ impl ControlHandler for Methods<'_> {
 
     fn mcp_servers_restart(&mut self, p: McpServerRef) -> Answer<McpServerInfo> {
         self.gw.mcp_servers_restart(&p).map_err(ControlError::from)
+    }
+
+    fn client_tokens_list(&mut self, _: Empty) -> Answer<ClientTokensList> {
+        Ok(self.gw.client_tokens_list())
+    }
+
+    fn client_tokens_create(&mut self, p: ClientTokenCreate) -> Answer<ClientTokenCreated> {
+        self.gw.client_tokens_create(&p).map_err(ControlError::from)
+    }
+
+    fn client_tokens_revoke(&mut self, p: ClientTokenRef) -> Answer<ClientTokensList> {
+        self.gw
+            .client_tokens_revoke(&p.id)
+            .map_err(ControlError::from)
     }
 
     fn profiles_list(&mut self, _: Empty) -> Answer<ProfilesList> {

@@ -106,14 +106,17 @@ async fn admitted(
     remote: SocketAddr,
     req: Request,
 ) -> Response {
-    if let Err(why) = authorized(req.headers(), &core.secrets.host_token) {
-        return (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
-            format!("{why}\n"),
-        )
-            .into_response();
-    }
+    let client = match authorized(req.headers(), &core) {
+        Ok(client) => client,
+        Err(why) => {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                format!("{why}\n"),
+            )
+                .into_response()
+        }
+    };
     let cwd = req
         .headers()
         .get(CWD_HEADER)
@@ -126,6 +129,19 @@ async fn admitted(
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty())
         .map(str::to_string);
+    // A client token made with a profile holds its client to it: the header may repeat
+    // it, never name another (or none: the token's profile applies).
+    let profile = match (client.and_then(|c| c.profile), profile) {
+        (Some(held), Some(asked)) if held != asked => {
+            return (
+                StatusCode::FORBIDDEN,
+                format!("this client's token holds it to profile '{held}', not '{asked}'\n"),
+            )
+                .into_response()
+        }
+        (Some(held), _) => Some(held),
+        (None, asked) => asked,
+    };
     let target = Target { name, cwd, profile };
     if upgrade::is_websocket(&req) {
         let core2 = core.clone();
@@ -152,7 +168,12 @@ async fn admitted(
 }
 
 /// `Authorization: Bearer <host token>`, compared in constant time.
-fn authorized(headers: &HeaderMap, host_token: &str) -> Result<(), &'static str> {
+/// The request's bearer token: the host token (`Ok(None)`), or a client token
+/// (`auth/client_tokens.rs`) with what it was made for.
+fn authorized(
+    headers: &HeaderMap,
+    core: &Core,
+) -> Result<Option<crate::auth::client_tokens::Entry>, &'static str> {
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or("MCP clients authenticate with 'Authorization: Bearer <host token>' (tap mcp config prints a client's settings)")?;
@@ -161,8 +182,12 @@ fn authorized(headers: &HeaderMap, host_token: &str) -> Result<(), &'static str>
         .ok()
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or("The Authorization header must be 'Bearer <host token>'")?;
-    match tokens::matches(token.trim(), host_token) {
-        true => Ok(()),
-        false => Err("Invalid host token"),
+    let token = token.trim();
+    if tokens::matches(token, &core.secrets.host_token) {
+        return Ok(None);
+    }
+    match core.client_tokens.check(token) {
+        Some(entry) => Ok(Some(entry)),
+        None => Err("Invalid token: neither the host token nor a client token (`tap tokens list`)"),
     }
 }

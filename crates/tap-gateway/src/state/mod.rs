@@ -59,6 +59,8 @@ use tokio_util::task::TaskTracker;
 pub(crate) struct Core {
     pub config: GatewayConfig,
     pub secrets: Secrets,
+    /// Per-client tokens of the MCP HTTP endpoint (`$TAP_HOME/client-tokens.json`).
+    pub client_tokens: crate::auth::client_tokens::ClientTokens,
     pub files: GatewayFiles,
     pub address: SocketAddr,
     pub started_at: SystemTime,
@@ -185,6 +187,11 @@ impl Core {
         address: SocketAddr,
     ) -> Self {
         let pairing = crate::state::pairing_store::Store::new(&config.data_dir);
+        let (client_tokens, warning) =
+            crate::auth::client_tokens::ClientTokens::load(&config.data_dir);
+        if let Some(w) = warning {
+            tracing::warn!("{w}");
+        }
         let remembered = crate::state::pairing_registry::Registry::with_remembered(pairing.load());
         let events = Events::new();
         let tasks = TaskTracker::new();
@@ -221,6 +228,7 @@ impl Core {
         Self {
             config,
             secrets,
+            client_tokens,
             files,
             address,
             started_at: SystemTime::now(),

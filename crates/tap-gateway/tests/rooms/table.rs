@@ -59,7 +59,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "request", layer: Infrastructure, imports: &["error", "limits"], about: "what a caller hands the call path: `CallRequest`, `Caller`, `CallError` (the one `Error`), the bounded progress queue" },
     Room { name: "patterns", layer: Infrastructure, imports: &["error"], about: "user regexes (hook rules, stream and event filters): `rules.rs` compiles them bounded, `cost.rs` refuses those whose case folding would blow up" },
     Room { name: "processes", layer: Infrastructure, imports: &["limits"], about: "child processes: `spawn.rs` (provider processes: environment, process group, stop), `command.rs` (an emitter's `bash -lc` and its lines), `orphans.rs` (groups a killed gateway left), `alive.rs` (whether a recorded process still runs), `restart.rs` (backoff)" },
-    Room { name: "auth", layer: Infrastructure, imports: &["error", "processes"], about: "tokens, the 0600 files and who holds the Copilot token file, login codes, the one `Origin` check" },
+    Room { name: "auth", layer: Infrastructure, imports: &["error", "ids", "processes", "time"], about: "tokens, the 0600 files and who holds the Copilot token file, login codes, the one `Origin` check, the MCP HTTP endpoint's client tokens (`client_tokens.rs`)" },
     Room { name: "logs", layer: Infrastructure, imports: &["limits", "time"], about: "the log buffer the panel reads, redaction of secrets" },
     Room { name: "config", layer: Infrastructure, imports: &["limits", "logs", "processes"], about: "`GatewayConfig`, `OutboundLimits`, where the panel comes from (`panel_source.rs`, `embedded_panel.rs`)" },
     Room { name: "profiles", layer: Infrastructure, imports: &["auth", "limits"], about: "the tool set a client's sessions see: `$TAP_HOME/profiles.json` (`file.rs`), what one profile sees (`profile.rs`), tool-name globs (`glob.rs`)" },
@@ -109,7 +109,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "gateway",
         layer: EntryPoints,
-        imports: &["auth", "clients", "config", "emitters", "error", "events", "hooks", "ledger", "mcp_servers", "oauth", "pairing", "profiles", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
+        imports: &["auth", "clients", "config", "emitters", "error", "events", "hooks", "ledger", "limits", "mcp_servers", "oauth", "pairing", "profiles", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
         about: "`Gateway`: the public engine API, a façade over the capabilities",
     },
     Room { name: "mcp", layer: EntryPoints, imports: &["accept", "auth", "diagnostics", "error", "hooks", "ids", "limits", "request", "sessions", "socket", "state", "tools", "transforms"], about: "the MCP facade: Streamable HTTP and `tap mcp` over a WebSocket, one binding per session" },

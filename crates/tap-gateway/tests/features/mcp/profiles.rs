@@ -19,27 +19,13 @@ fn write_profiles(gw: &TestGateway) {
     .unwrap();
 }
 
-/// A plain stateless `tools/call` (2026-07-28) on `/mcp/<session>` asking for `profile`:
-/// the body of the answer.
+/// A plain stateless `tools/call` (2026-07-28) on `/mcp/<session>` asking for `profile`,
+/// with the host token: the body of the answer.
 async fn raw_call(gw: &TestGateway, session: &str, profile: &str, tool: &str) -> String {
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}});
-    reqwest::Client::new()
-        .post(url(gw, session))
-        .bearer_auth(gw.handle.gateway().host_token())
-        .header("tap-profile", profile)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": tool, "arguments": {}, "_meta": meta}}))
-        .send()
+    let token = gw.handle.gateway().host_token().to_string();
+    raw_call_with(gw, session, Some(profile), &token, tool)
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+        .1
 }
 
 async fn profiled(gw: &TestGateway, session: &str, mode: &str, profile: &str) -> McpClient {
@@ -211,4 +197,86 @@ async fn profiles_list_what_each_lets_through_and_what_it_costs() {
     gateway.profiles_remove("pages").unwrap();
     assert!(gateway.profiles_remove("pages").is_err());
     drop(host);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_token_holds_its_client_to_its_profile_until_revoked() {
+    let gw = TestGateway::start().await;
+    write_profiles(&gw);
+    let gateway = gw.handle.gateway();
+    let made = gateway
+        .client_tokens_create(&tap_protocol::profiles::ClientTokenCreate {
+            client: "cursor".into(),
+            profile: Some("review".into()),
+        })
+        .unwrap();
+    assert!(made.token.starts_with("mtk-"));
+    let listed = gateway.client_tokens_list();
+    assert_eq!(listed.tokens, vec![made.info.clone()]);
+    let stored = std::fs::read_to_string(gw.dir.path().join("home/client-tokens.json")).unwrap();
+    assert!(!stored.contains(&made.token), "only the hash is kept");
+
+    // The client names no profile: its token's applies.
+    let (mut c, _) =
+        McpClient::python_http(&url(&gw, "cursor"), &made.token, "legacy", gw.dir.path()).await;
+    c.tool_names().await;
+    let session = session_id(&gw, "cursor").await;
+    let _ci = gw
+        .bound("ci", &session, json!([tool("ci_status"), tool("ci_rerun")]))
+        .await;
+    let names = wait_listed(&mut c, "ci_status").await;
+    assert!(!names.contains(&"ci_rerun".to_string()), "{names:?}");
+
+    // Asking for another profile with it is refused; so is a token that is not one.
+    let other = raw_call_with(&gw, "cursor2", Some("other"), &made.token, "x").await;
+    assert_eq!(other.0, 403, "{}", other.1);
+    assert!(
+        other.1.contains("holds it to profile 'review'"),
+        "{}",
+        other.1
+    );
+    let forged = raw_call_with(&gw, "cursor", None, "mtk-forged", "x").await;
+    assert_eq!(forged.0, 401, "{}", forged.1);
+
+    // Revoked: refused at the next request; a new gateway keeps what is left.
+    gateway.client_tokens_revoke(&made.info.id).unwrap();
+    let revoked = raw_call_with(&gw, "cursor", None, &made.token, "ci_status").await;
+    assert_eq!(revoked.0, 401, "{}", revoked.1);
+    assert!(gateway.client_tokens_revoke(&made.info.id).is_err());
+    let bad = gateway
+        .client_tokens_create(&tap_protocol::profiles::ClientTokenCreate {
+            client: "x".into(),
+            profile: Some("nope".into()),
+        })
+        .unwrap_err();
+    assert!(bad.message.contains("no profile 'nope'"), "{}", bad.message);
+}
+
+/// As [`raw_call`] with `token` and an optional profile: the status and the body.
+async fn raw_call_with(
+    gw: &TestGateway,
+    session: &str,
+    profile: Option<&str>,
+    token: &str,
+    tool: &str,
+) -> (u16, String) {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut req = reqwest::Client::new()
+        .post(url(gw, session))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool);
+    if let Some(p) = profile {
+        req = req.header("tap-profile", p);
+    }
+    let r = req
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": tool, "arguments": {}, "_meta": meta}}))
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
 }
