@@ -12,12 +12,13 @@ import { Logs } from "./pages/Logs";
 import { Settings } from "./pages/Settings";
 import { Emitters } from "./pages/Emitters";
 import { Servers } from "./pages/Servers";
+import { Clients } from "./pages/Clients";
 import { Popup } from "./pages/Popup";
 import { useLedgerState } from "./ledger";
 
 /**
  * The pages, in navigation order. The route is the URL fragment: `#/sessions`,
- * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`, `#/emitters/<session>`.
+ * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`, `#/emitters/<session>`, `#/clients/<profile>`.
  */
 const PAGES = [
   { id: "overview", title: "Overview" },
@@ -32,6 +33,7 @@ const PAGES = [
   { id: "settings", title: "Settings" },
   { id: "emitters", title: "Emitters" },
   { id: "servers", title: "Servers" },
+  { id: "clients", title: "Clients" },
 ] as const;
 type PageId = (typeof PAGES)[number]["id"];
 
@@ -152,6 +154,8 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Emitters state={state} sessionId={route.arg} />;
     case "servers":
       return <Servers state={state} />;
+    case "clients":
+      return <Clients state={state} selected={route.arg} />;
   }
 }
 
