@@ -74,9 +74,13 @@ pub(super) async fn transport(
         .filter_map(|(k, v)| Some((k?, v)))
         .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    // Connections are kept and reused: a new TCP connection (and TLS handshake) per call
+    // cost a remote server's every call a round trip and the gateway 150 µs of CPU
+    // (docs/performance-log.md, runs 39 and 40). rmcp's own client turns pooling off
+    // against delayed-ACK stalls on a connection whose last answer was not read to its
+    // end; rmcp reads every JSON answer and SSE stream through.
     let http = reqwest::Client::builder()
-        // As rmcp's own client: no idle pooling (TCP delayed-ACK stalls on reuse).
-        .pool_max_idle_per_host(0)
+        .tcp_nodelay(true)
         .redirect(same_origin_redirects())
         .build()
         .map_err(|e| format!("no HTTP client: {e}"))?;
