@@ -305,6 +305,9 @@ enum SessionCommand {
         /// Do not mark the session as the foreground one.
         #[arg(long)]
         background: bool,
+        /// Hold only the tools of this profile ($TAP_HOME/profiles.json; docs/clients.md).
+        #[arg(long, value_name = "NAME")]
+        profile: Option<String>,
     },
 }
 
@@ -436,8 +439,9 @@ fn main() -> ExitCode {
                         cwd,
                         id,
                         background,
+                        profile,
                     },
-            } => session_cmd::open(&home, label, cwd, id, !background).await,
+            } => session_cmd::open(&home, label, cwd, id, !background, profile).await,
             Command::Call {
                 session,
                 tool,

@@ -15,6 +15,7 @@ pub async fn open(
     cwd: Option<PathBuf>,
     id: Option<String>,
     foreground: bool,
+    profile: Option<String>,
 ) -> ExitCode {
     let stop = shutdown_token();
     let mut client = match connect(home, "tap-cli").await {
@@ -32,6 +33,7 @@ pub async fn open(
             label,
             cwd,
             foreground,
+            profile,
         })
         .await
     {

@@ -62,6 +62,7 @@ fn all_requests() -> Vec<HostRequest> {
             label: Some("PR #42".into()),
             cwd: Some("/code/foo".into()),
             foreground: true,
+            profile: None,
         }),
         HostRequest::SessionEnd(SessionEnd {
             request_id: "r-2".into(),

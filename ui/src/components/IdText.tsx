@@ -11,7 +11,7 @@ export function shortId(id: string): string {
 }
 
 /** Puts `text` on the clipboard: the Clipboard API where allowed, else a hidden textarea. */
-async function copyText(text: string): Promise<void> {
+export async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
     return;

@@ -192,7 +192,7 @@ impl HostConn {
             }
             HostRequest::SessionRegister(r) => {
                 let request_id = r.request_id.clone();
-                lifecycle::register_session(&self.core, &host_id, &request_id, r, None).map(|_| ())
+                lifecycle::register_session(&self.core, &host_id, &request_id, r).map(|_| ())
             }
             HostRequest::SessionEnd(e) => {
                 owned_session(&self.core, &host_id, &e.session_id)?;

@@ -160,8 +160,8 @@ fn register(
             label: Some(name.to_string()),
             cwd,
             foreground: true,
+            profile: profile.map(str::to_string),
         },
-        profile,
     );
     let info = match registered {
         Ok(info) => info,

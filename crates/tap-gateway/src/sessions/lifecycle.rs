@@ -25,7 +25,6 @@ pub(crate) fn register_session(
     host_id: &str,
     request_id: &str,
     req: SessionRegister,
-    profile: Option<&str>,
 ) -> Result<SessionInfo, Error> {
     let id = match req.session_id {
         Some(id) => {
@@ -41,7 +40,7 @@ pub(crate) fn register_session(
         }
         None => core.ids.next("s"),
     };
-    let profile = match profile {
+    let profile = match req.profile.as_deref() {
         None => None,
         Some(name) => Some(Arc::new(
             crate::profiles::file::find(&core.config.data_dir, name)

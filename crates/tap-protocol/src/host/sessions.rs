@@ -23,6 +23,10 @@ pub struct SessionRegister {
     /// Whether this is the session the user is looking at.
     #[serde(default)]
     pub foreground: bool,
+    /// The profile (in `$TAP_HOME/profiles.json`) whose tools the session holds; absent:
+    /// every tool. An unknown profile refuses the registration (`NOT_FOUND`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 /// `session.registered`.

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { copyText } from "../../components/IdText";
 
 /** The clients `tap connect` writes for (docs/clients.md), by their `CLIENT` word. */
 export const CLIENTS: readonly { id: string; name: string; profiles: boolean }[] = [
@@ -75,22 +76,3 @@ function CopyCommand({ command }: { command: string }) {
   );
 }
 
-/** Puts `text` on the clipboard: the Clipboard API where allowed, else a hidden textarea. */
-async function copyText(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return;
-  } catch {
-    // Not a secure context, no permission, or a webview without the API.
-  }
-  const area = document.createElement("textarea");
-  area.value = text;
-  area.setAttribute("readonly", "");
-  area.style.position = "fixed";
-  area.style.opacity = "0";
-  document.body.appendChild(area);
-  area.select();
-  const ok = document.execCommand("copy");
-  area.remove();
-  if (!ok) throw new Error("copy failed");
-}

@@ -280,3 +280,41 @@ async fn raw_call_with(
         .unwrap();
     (r.status().as_u16(), r.text().await.unwrap())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_host_registers_a_session_with_a_profile() {
+    let gw = TestGateway::start().await;
+    write_profiles(&gw);
+    let host = gw.host().await;
+    let info = host
+        .register_session(tap_protocol::host::SessionRegister {
+            label: Some("copilot".into()),
+            profile: Some("review".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let mut ci = gw
+        .bound("ci", &info.id, json!([tool("ci_status"), tool("ci_rerun")]))
+        .await;
+    // The hidden tool is refused on the session-host path too; nothing reaches the provider.
+    let refused = host.invoke(&info.id, "ci_rerun", json!({})).await.unwrap();
+    let error = refused.error.unwrap();
+    assert!(error.contains("profile 'review'"), "{error}");
+    assert_eq!(refused.error_code, Some(tap_protocol::ErrorCode::NotFound));
+    let seen = until_fence(&mut ci).await;
+    assert!(seen.iter().all(|m| m["type"] != "tool.call"), "{seen:?}");
+
+    let unknown = host
+        .register_session(tap_protocol::host::SessionRegister {
+            label: Some("x".into()),
+            profile: Some("nope".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        unknown.to_string().contains("no profile 'nope'"),
+        "{unknown}"
+    );
+}
