@@ -7,6 +7,7 @@ import { ConnectList } from "./clients/ConnectList";
 import { ProfileList } from "./clients/ProfileList";
 import { ProfileEditor } from "./clients/ProfileEditor";
 import { NewProfile } from "./clients/NewProfile";
+import { ClientTokens } from "./clients/ClientTokens";
 
 /**
  * Clients: how to connect an agent (`tap connect CLIENT --profile NAME`, which the command
@@ -14,7 +15,8 @@ import { NewProfile } from "./clients/NewProfile";
  * `$TAP_HOME/profiles.json` (`profiles.list`): each with the tools it lets through and what
  * they cost a client's context against every tool; `#/clients/NAME` opens one's editor.
  * Asked again on `status.changed` (a provider or MCP server came or went, so the tools
- * changed), never on a timer.
+ * changed), never on a timer. Below, the client tokens of the MCP HTTP endpoint
+ * (`clients/ClientTokens.tsx`).
  */
 export function Clients({ state, selected }: { state: PanelState; selected?: string }) {
   const live = state.phase.kind === "live";
@@ -81,6 +83,7 @@ export function Clients({ state, selected }: { state: PanelState; selected?: str
           )}
         </div>
       )}
+      <ClientTokens profiles={list?.profiles.filter((p) => !p.error).map((p) => p.name) ?? []} live={live} address={state.status?.address ?? null} />
     </div>
   );
 }

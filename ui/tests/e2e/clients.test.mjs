@@ -5,7 +5,11 @@
 // (read back with the real `tap profiles --json`). A profile made with New profile, one tool
 // switched off with its toggle and saved, is what `tap profiles --json` then shows: that tool
 // not visible, a lower total, the one the page showed. A profile made from the command line
-// appears without a reload (status.changed, no polling); Delete removes one.
+// appears without a reload (status.changed, no polling); Delete removes one. A client token
+// made in the page for `editor`, held to a profile, is shown once (`mtk-…`, with its HTTP
+// entry), listed by `tap tokens list --json` without its value, opens an MCP session on the
+// endpoint (a wrong token gets 401); revoked in the page it gets 401 too, and after a reload
+// the token is nowhere in the page.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -37,6 +41,28 @@ describe("the Clients page", () => {
   const tokensOf = async (locator) => Number(await locator.getAttribute("data-tokens"));
   const card = (name) => panel.locator(`li.profile-card[data-profile="${name}"]`);
   const total = () => panel.getByTestId("profile-total");
+  /** `tap tokens list --json` of the test's gateway: its tokens, parsed. */
+  const tokenList = async () => {
+    const r = await gateway.tap(["tokens", "list", "--json"]);
+    assert.equal(r.code, 0, `tap tokens list --json: ${r.stdout}${r.stderr}`);
+    const parsed = JSON.parse(r.stdout);
+    return { raw: r.stdout, tokens: Array.isArray(parsed) ? parsed : parsed.tokens };
+  };
+  /** An MCP `initialize` on the endpoint as client `editor` with `token`: the HTTP status. */
+  const initialize = async (token) => {
+    const r = await fetch(`${gateway.httpBase}/mcp/editor`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, Accept: "application/json, text/event-stream", "Content-Type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "clients-e2e", version: "1.0.0" } },
+      }),
+    });
+    await r.body?.cancel();
+    return r.status;
+  };
 
   before(async () => {
     dir = tempDir("tap-e2e-clients-");
@@ -181,6 +207,89 @@ describe("the Clients page", () => {
     await waitFor(async () => (await card("web").count()) === 0, "web's card gone");
     assert.match(panel.url(), /#\/clients$/);
     assert.deepEqual((await profiles()).profiles.map((p) => p.name), ["cli-made"]);
+    assert.deepEqual(panel.errors, []);
+  });
+
+  test("a client token made in the page is shown once, opens the MCP endpoint, and is revoked in the page", async () => {
+    const section = panel.getByRole("region", { name: "Client tokens" });
+    await section.getByTestId("tokens-empty").waitFor();
+    const form = section.getByRole("form", { name: "New token" });
+    const name = form.getByRole("textbox", { name: "Client name" });
+    await name.fill("no spaces!");
+    await form.getByRole("button", { name: "Create token" }).click();
+    assert.match(await form.getByRole("alert").innerText(), /1 to 64 letters, digits/);
+    assert.deepEqual((await tokenList()).tokens, [], "nothing was made");
+
+    await name.fill("editor");
+    await form.getByRole("combobox", { name: "Profile" }).selectOption("cli-made");
+    await form.getByRole("button", { name: "Create token" }).click();
+    const shown = section.getByTestId("token-created");
+    await shown.waitFor();
+    const token = (await shown.getByTestId("token-value").innerText()).trim();
+    assert.match(token, /^mtk-\S+$/);
+    assert.match(await shown.innerText(), /will not be shown again/);
+    assert.deepEqual(JSON.parse(await shown.getByTestId("token-entry").innerText()), {
+      type: "http",
+      url: `${gateway.httpBase}/mcp/editor`,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    await shown.getByRole("button", { name: "Copy token" }).click();
+    assert.equal(await panel.evaluate(() => navigator.clipboard.readText()), token);
+    const stored = await panel.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }]));
+    assert.ok(!stored.includes(token), "the token is in no storage");
+
+    // The list: the page's row and `tap tokens list --json`, neither with the value.
+    const row = section.locator('tr[data-client="editor"]');
+    await row.waitFor();
+    const { raw, tokens } = await tokenList();
+    assert.equal(tokens.length, 1);
+    assert.equal(tokens[0].client, "editor");
+    assert.equal(tokens[0].profile, "cli-made");
+    assert.equal(await row.getAttribute("data-token-id"), tokens[0].id);
+    assert.ok(!raw.includes(token) && !raw.includes(token.slice(4)), "tap tokens list shows no value");
+    assert.match(await row.innerText(), /cli-made/);
+    assert.match(await row.innerText(), /just now/);
+    assert.ok(!(await row.innerText()).includes(token));
+
+    // The token opens a session on the MCP endpoint; another does not.
+    assert.equal(await initialize(token), 200, "initialize with the client token");
+    assert.equal(await initialize(`mtk-${"0".repeat(43)}`), 401, "initialize with a wrong token");
+
+    // Readable at 800x600 with the token shown.
+    await panel.setViewportSize({ width: 800, height: 600 });
+    try {
+      const { scroll, client } = await panel.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+      assert.ok(scroll <= client, `the page is ${scroll}px wide in an ${client}px window`);
+    } finally {
+      await panel.setViewportSize(SIZE);
+    }
+
+    // Dismissed, it is gone from the page.
+    await shown.getByRole("button", { name: "Done, hide the token" }).click();
+    await waitFor(async () => (await shown.count()) === 0, "the token box gone");
+    assert.ok(!(await panel.content()).includes(token), "the token is not in the page once dismissed");
+
+    // A token made from the command line appears without a reload; revoked there, it goes.
+    const cli = await gateway.tap(["tokens", "create", "cli-client"]);
+    assert.equal(cli.code, 0, cli.stdout + cli.stderr);
+    await section.locator('tr[data-client="cli-client"]').waitFor();
+    const cliId = (await tokenList()).tokens.find((t) => t.client === "cli-client").id;
+    assert.equal((await gateway.tap(["tokens", "revoke", cliId])).code, 0);
+    await waitFor(async () => (await section.locator('tr[data-client="cli-client"]').count()) === 0, "cli-client's row gone");
+
+    // Revoke asks first; then the token is refused.
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByRole("button", { name: "Yes, revoke" }).click();
+    await section.getByTestId("tokens-empty").waitFor();
+    assert.deepEqual((await tokenList()).tokens, []);
+    assert.equal(await initialize(token), 401, "a revoked token is refused");
+
+    // After a reload, the token is nowhere in the page.
+    await panel.reload();
+    await panel.getByRole("status").filter({ hasText: "Live" }).waitFor();
+    await panel.getByRole("heading", { level: 1, name: "Clients" }).waitFor();
+    await section.getByTestId("tokens-empty").waitFor();
+    assert.ok(!(await panel.content()).includes(token), "the token is not in the page after a reload");
     assert.deepEqual(panel.errors, []);
   });
 });

@@ -13,11 +13,14 @@ const SIZES = [
   { width: 1100, height: 760 },
   { width: 1440, height: 900 },
 ];
-const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Traces", "Diagnostics", "Logs", "Settings", "Emitters", "Servers"];
+const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Traces", "Diagnostics", "Logs", "Settings", "Emitters", "Servers", "Clients"];
 const LONG = "a-rather-long-session-label-from-a-deeply-nested-monorepo-checkout";
 /** An emitter name as long as the gateway takes (64), and a long command with unbroken tokens. */
 const LONG_EMITTER = "a-rather-long-emitter-name-for-the-nightly-integration-suite-001";
 const LONG_COMMAND = `echo ${"with-a-long-unbroken-token-".repeat(8)} && echo done`;
+/** A profile's and a client token's client name as long as the gateway takes (64). */
+const LONG_PROFILE = "a-rather-long-profile-name-for-the-browser-agent-of-the-team-001";
+const LONG_CLIENT = "a-rather-long-client-name-for-the-nightly-integration-suite-0001";
 const SESSIONS = 4;
 const PROVIDERS = 8;
 
@@ -61,6 +64,14 @@ describe("the panel at its window sizes", () => {
     await form.getByRole("textbox", { name: "Rule 1 regex" }).fill("with-a-long-unbroken-token-".repeat(4));
     await form.getByRole("button", { name: "Start emitter" }).click();
     await panel.locator(`li.emitter[data-emitter="${LONG_EMITTER}"] .run-bar`).first().waitFor({ timeout: 15000 });
+    // A profile with a long name, and a client token held to it for a long client name.
+    for (const args of [
+      ["profiles", "set", LONG_PROFILE, "--hide-tool", "collect_coverage_report_for_every_package_*"],
+      ["tokens", "create", LONG_CLIENT, "--profile", LONG_PROFILE],
+    ]) {
+      const r = await gateway.tap(args);
+      assert.equal(r.code, 0, `tap ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+    }
   });
 
   after(async () => {
@@ -94,6 +105,12 @@ describe("the panel at its window sizes", () => {
           await panel.locator('[data-testid="traces-list"] tbody tr').first().getByRole("link").click();
           await panel.getByTestId("trace-view").locator("li.wf-row .wf-name").first().click();
           await panel.getByTestId("span-detail").getByText("a-long-stream-name-for-build-and-deploy-output").waitFor();
+        }
+        if (title === "Clients") {
+          // The long profile's editor open, and the long client's token in the list.
+          await panel.locator(`li.profile-card[data-profile="${LONG_PROFILE}"]`).getByRole("link").click();
+          await panel.locator(`section.profile-editor[data-editing="${LONG_PROFILE}"]`).waitFor();
+          await panel.locator(`tr[data-client="${LONG_CLIENT}"]`).waitFor();
         }
         const { scrollWidth, clientWidth } = await panel.evaluate(() => ({
           scrollWidth: document.documentElement.scrollWidth,
