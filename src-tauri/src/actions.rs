@@ -8,7 +8,7 @@ use tap_desktop_core::notify;
 use tap_desktop_core::popup::Rect;
 use tap_desktop_core::tray_state::TrayItem;
 use tap_desktop_core::watcher::Action;
-use tap_desktop_core::windows::{PANEL, POPUP, SERVERS_ROUTE};
+use tap_desktop_core::windows::{CLIENTS_ROUTE, PANEL, POPUP, SERVERS_ROUTE};
 use tauri::{AppHandle, Manager, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
 
@@ -90,6 +90,7 @@ pub fn on_menu(app: &AppHandle, item: TrayItem) {
         TrayItem::Open => open_panel(app),
         TrayItem::Pending => show_popup(app, true),
         TrayItem::Servers | TrayItem::SignIn => open_panel_at(app, Some(SERVERS_ROUTE)),
+        TrayItem::Connect => open_panel_at(app, Some(CLIENTS_ROUTE)),
         TrayItem::Autostart => {
             let tray = app.state::<Desktop>().tray();
             // The check item has already toggled itself: it holds what the user wants.

@@ -43,7 +43,7 @@ pub fn build(
         MenuItem::with_id(app, i.id(), label, enabled, None::<&str>)
     };
     let (open, pending, quit) = (item(Open)?, item(Pending)?, item(Quit)?);
-    let (servers, sign_in) = (item(Servers)?, item(SignIn)?);
+    let (servers, sign_in, connect) = (item(Servers)?, item(SignIn)?, item(Connect)?);
     let (id, (label, _)) = (Autostart.id(), Autostart.label(summary));
     let autostart = CheckMenuItem::with_id(app, id, label, true, autostart_on, None::<&str>)?;
     let menu = Menu::with_items(
@@ -53,6 +53,7 @@ pub fn build(
             &pending,
             &servers,
             &sign_in,
+            &connect,
             &PredefinedMenuItem::separator(app)?,
             &autostart,
             &PredefinedMenuItem::separator(app)?,

@@ -45,6 +45,9 @@ pub enum TrayItem {
     /// The MCP servers waiting for a sign-in ([`Summary::sign_in_item`]): opens the panel
     /// at its Servers page, where their Sign in buttons are.
     SignIn,
+    /// "Connect a client…": opens the panel at its Clients page (the `tap connect` command
+    /// of each agent, and the profiles).
+    Connect,
     /// "Start at login", a check item.
     Autostart,
     /// "Quit".
@@ -53,11 +56,12 @@ pub enum TrayItem {
 
 impl TrayItem {
     /// Every item, in menu order.
-    pub const ALL: [TrayItem; 6] = [
+    pub const ALL: [TrayItem; 7] = [
         Self::Open,
         Self::Pending,
         Self::Servers,
         Self::SignIn,
+        Self::Connect,
         Self::Autostart,
         Self::Quit,
     ];
@@ -69,6 +73,7 @@ impl TrayItem {
             Self::Pending => "pending",
             Self::Servers => "servers",
             Self::SignIn => "sign-in",
+            Self::Connect => "connect",
             Self::Autostart => "autostart",
             Self::Quit => "quit",
         }
@@ -84,6 +89,7 @@ impl TrayItem {
             Self::Pending => summary.pending_item(),
             Self::Servers => summary.servers_item(),
             Self::SignIn => summary.sign_in_item(),
+            Self::Connect => fixed("Connect a client…"),
             Self::Autostart => fixed("Start at login"),
             Self::Quit => fixed("Quit"),
         }
@@ -240,6 +246,10 @@ mod tests {
         assert_eq!(TrayItem::Open.label(&none), ("Open panel".into(), true));
         assert_eq!(TrayItem::Quit.label(&none), ("Quit".into(), true));
         assert_eq!(TrayItem::Autostart.label(&none).0, "Start at login");
+        assert_eq!(
+            TrayItem::Connect.label(&none),
+            ("Connect a client…".into(), true)
+        );
         assert_eq!(TrayItem::Pending.label(&none), none.pending_item());
         assert!(TrayItem::Pending.label(&s(0, 0, 2, 0)).1);
     }

@@ -36,6 +36,9 @@ pub const PANEL: WindowSpec = WindowSpec {
 /// routes are URL fragments, `ui/src/App.tsx`).
 pub const SERVERS_ROUTE: &str = "#/servers";
 
+/// The panel's Clients page (the tray's "Connect a client…").
+pub const CLIENTS_ROUTE: &str = "#/clients";
+
 /// The pairing popup: the panel's page in its compact view. Always on top, not in the
 /// taskbar, placed by [`popup::place_popup`].
 pub const POPUP: WindowSpec = WindowSpec {
