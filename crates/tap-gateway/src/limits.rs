@@ -241,6 +241,9 @@ pub(crate) const MAX_PROFILES: usize = 256;
 pub(crate) const MAX_PROFILE_NAME_LEN: usize = 64;
 /// Entries in one of a profile's lists (servers, providers, tools, hideTools).
 pub(crate) const MAX_PROFILE_PATTERNS: usize = 512;
+/// Tool entries whose token count `profiles.list` remembers (by the entry's text); past
+/// it the memory starts over.
+pub(crate) const MAX_COUNTED_TOOL_ENTRIES: usize = 4096;
 /// Client tokens of the MCP HTTP endpoint at once (each request's token is compared with
 /// every one's hash).
 pub(crate) const MAX_CLIENT_TOKENS: usize = 64;
