@@ -18,7 +18,7 @@ mod json_file;
 mod record;
 mod status;
 mod toml_file;
-mod write;
+pub(crate) mod write;
 
 pub use clients::Client;
 pub use entry::parse_profile;

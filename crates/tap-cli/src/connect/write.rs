@@ -31,7 +31,12 @@ pub fn backup_path(file: &Path) -> PathBuf {
         .chars()
         .filter(|c| !matches!(c, '-' | ':' | 'Z'))
         .collect();
-    let base = format!("{}.tap-backup-{stamp}", file.display());
+    first_free(format!("{}.tap-backup-{stamp}", file.display()))
+}
+
+/// `base`, or `base-1`, `base-2`, … : the first that does not exist (a backup never
+/// replaces an earlier one).
+pub fn first_free(base: String) -> PathBuf {
     let mut path = PathBuf::from(&base);
     let mut n = 1;
     while path.exists() {

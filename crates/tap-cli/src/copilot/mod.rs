@@ -244,14 +244,7 @@ fn backup_path(file: &Path) -> PathBuf {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let base = format!("{}.bak-{secs}", file.display());
-    let mut path = PathBuf::from(&base);
-    let mut n = 1;
-    while path.exists() {
-        path = PathBuf::from(format!("{base}-{n}"));
-        n += 1;
-    }
-    path
+    crate::connect::write::first_free(format!("{}.bak-{secs}", file.display()))
 }
 
 /// Temporary file + rename: Copilot never loads a half-written extension or settings file.
