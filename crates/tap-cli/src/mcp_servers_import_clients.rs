@@ -1,5 +1,6 @@
 //! Where MCP clients keep their servers on Linux, and their entries in the gateway's shape
-//! (`tap mcp import`, docs/mcp-servers.md "Import").
+//! (`tap mcp import`, docs/mcp-servers.md "Import"). The files are `tap_connect`'s
+//! (`Client::files`), which `tap connect` edits: one list of where each client's file is.
 //!
 //! | client | file | key |
 //! |---|---|---|
@@ -76,61 +77,41 @@ pub struct Source {
     key: Key,
 }
 
-/// The directories the locations are under.
-pub struct Dirs {
-    pub home: PathBuf,
-    pub config: PathBuf,
-    pub codex: PathBuf,
-    pub cwd: PathBuf,
-}
+pub use tap_connect::Dirs;
 
-impl Dirs {
-    /// `$HOME`, `$XDG_CONFIG_HOME` (`~/.config`), `$CODEX_HOME` (`~/.codex`), the current
-    /// directory.
-    pub fn from_env() -> Option<Self> {
-        let home = dirs::home_dir()?;
-        let absolute_var = |name: &str| {
-            std::env::var_os(name)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-        };
-        Some(Self {
-            config: absolute_var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")),
-            codex: absolute_var("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
-            cwd: std::env::current_dir()
-                .ok()
-                .and_then(|d| std::path::absolute(d).ok())
-                .unwrap_or_else(|| PathBuf::from(".")),
-            home,
-        })
+impl Client {
+    /// The same client in `tap connect`'s list, whose locations these are.
+    fn located(self) -> tap_connect::Client {
+        match self {
+            Client::ClaudeDesktop => tap_connect::Client::ClaudeDesktop,
+            Client::ClaudeCode => tap_connect::Client::ClaudeCode,
+            Client::Cursor => tap_connect::Client::Cursor,
+            Client::Vscode => tap_connect::Client::Vscode,
+            Client::Windsurf => tap_connect::Client::Windsurf,
+            Client::Codex => tap_connect::Client::Codex,
+            Client::Gemini => tap_connect::Client::Gemini,
+        }
     }
 }
 
-/// The files of `client`, user files first.
+/// The files of `client` (`tap_connect::Client::files`: user files first).
 pub fn sources(client: Client, d: &Dirs) -> Vec<Source> {
-    let s = |path: PathBuf, key: Key| Source { client, path, key };
     const MCP: Key = Key::Json("mcpServers");
-    match client {
-        Client::ClaudeDesktop => vec![s(d.config.join("Claude/claude_desktop_config.json"), MCP)],
-        Client::ClaudeCode => vec![
-            s(d.home.join(".claude.json"), Key::ClaudeJson),
-            s(d.cwd.join(".mcp.json"), MCP),
-        ],
-        Client::Cursor => vec![
-            s(d.home.join(".cursor/mcp.json"), MCP),
-            s(d.cwd.join(".cursor/mcp.json"), MCP),
-        ],
-        Client::Vscode => vec![
-            s(d.config.join("Code/User/mcp.json"), Key::Json("servers")),
-            s(d.cwd.join(".vscode/mcp.json"), Key::Json("servers")),
-        ],
-        Client::Windsurf => vec![s(d.home.join(".codeium/windsurf/mcp_config.json"), MCP)],
-        Client::Codex => vec![s(d.codex.join("config.toml"), Key::CodexToml)],
-        Client::Gemini => vec![
-            s(d.home.join(".gemini/settings.json"), MCP),
-            s(d.cwd.join(".gemini/settings.json"), MCP),
-        ],
-    }
+    client
+        .located()
+        .files(d)
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let key = match client {
+                Client::ClaudeCode if i == 0 => Key::ClaudeJson,
+                Client::Vscode => Key::Json("servers"),
+                Client::Codex => Key::CodexToml,
+                _ => MCP,
+            };
+            Source { client, path, key }
+        })
+        .collect()
 }
 
 /// One server found in a client's file, as the client wrote it.

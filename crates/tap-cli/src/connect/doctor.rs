@@ -2,12 +2,11 @@
 //! all is well, 1 when something needs the user. Each check is a function in [`CHECKS`];
 //! today there is one, `clients` (drifted or unreadable client configurations).
 
-use super::entry;
-use super::status::{self, State};
-use crate::mcp_servers_import_clients::Dirs;
+use super::status;
 use crate::output::{fail, print_json};
 use serde::Serialize;
 use std::process::ExitCode;
+use tap_connect::{Dirs, State};
 
 /// Something a check found that the user should fix.
 #[derive(Debug, Serialize)]
@@ -39,8 +38,8 @@ const CHECKS: &[(&str, Check)] = &[("clients", clients)];
 /// Clients whose `tap` entry drifted, or whose file cannot be read.
 fn clients() -> Result<CheckResult, String> {
     let d = Dirs::from_env().ok_or("no home directory (set HOME)")?;
-    let tap = entry::tap_path()?;
-    let reports = status::all(&d, &tap);
+    let tap = super::tap_path()?;
+    let reports = status::all(&d, &tap, &super::tap_home());
     let findings: Vec<Finding> = reports
         .iter()
         .filter(|r| r.state.needs_user())

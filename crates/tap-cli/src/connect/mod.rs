@@ -2,91 +2,84 @@
 //! the `tap` entry that makes an MCP client launch `tap mcp --session <client>`, written in
 //! the client's own file and format (docs/clients.md).
 //!
-//! - [`clients`]: the clients, their files and formats;
-//! - [`entry`]: what the entry holds;
-//! - [`json_file`], [`toml_file`]: the edits, which keep every other byte;
-//! - [`write`]: backup, atomic replace, dry-run diff;
-//! - [`status`], [`record`]: connected / drifted;
+//! The files, their edits and where a client stands are `tap_connect`'s (the gateway's
+//! `clients.*` control methods use it too); here are the commands' words, and:
+//!
+//! - [`clients`]: `CLIENT`, the Copilot CLI included;
+//! - [`status`]: the list, with the Copilot CLI's state;
 //! - [`copilot_client`]: the Copilot CLI, whose "entry" is `tap install copilot`'s extension;
 //! - [`doctor`]: `tap doctor`.
 
 mod clients;
 mod copilot_client;
 pub mod doctor;
-mod entry;
-mod json_file;
-mod record;
 mod status;
-mod toml_file;
-pub(crate) mod write;
 
 pub use clients::Client;
-pub use entry::parse_profile;
+pub(crate) use tap_connect::write;
 
-use crate::mcp_servers_import_clients::Dirs;
 use crate::output::{fail, print_json, print_table};
-use clients::Format;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use tap_connect::{entry, Dirs, Removal, State};
+
+/// A profile name: 1–64 of letters, digits, `_`, `-`, `.` (clap's value parser).
+pub fn parse_profile(s: &str) -> Result<String, String> {
+    entry::parse_profile(s)
+}
 
 fn dirs() -> Result<Dirs, ExitCode> {
     Dirs::from_env().ok_or_else(|| fail("INTERNAL", "no home directory (set HOME)"))
 }
 
-/// The error code of a file that does not parse as `client`'s format.
-fn invalid_code(client: Client) -> &'static str {
-    match client.format() {
-        Format::Toml => "INVALID_TOML",
-        _ => "INVALID_JSON",
+/// `$TAP_HOME`, where what `tap connect` did is recorded.
+fn tap_home() -> PathBuf {
+    tap_client::default_home()
+}
+
+/// The absolute path of the running `tap` (symlinks resolved), as clients must launch it.
+pub fn tap_path() -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the running tap: {e}"))?;
+    entry::program_path(&exe)
+}
+
+fn failed(e: tap_connect::Error) -> ExitCode {
+    fail(e.code(), e.to_string())
+}
+
+fn note(note: Option<String>) {
+    if let Some(n) = note {
+        eprintln!("tap: note: {n}");
     }
-}
-
-fn invalid(client: Client, file: &Path, e: json_file::Invalid) -> ExitCode {
-    fail(
-        invalid_code(client),
-        format!(
-            "{} cannot be changed: {}; it was left as it is",
-            file.display(),
-            e.0
-        ),
-    )
-}
-
-fn io_fail(what: &str, file: &Path, e: std::io::Error) -> ExitCode {
-    fail("INTERNAL", format!("cannot {what} {}: {e}", file.display()))
 }
 
 /// `tap connect CLIENT [--profile NAME] [--dry-run]`.
 pub fn connect(client: Client, profile: Option<&str>, dry_run: bool) -> ExitCode {
-    if client == Client::Copilot {
+    let Some(client) = client.with_file() else {
         return copilot_client::connect(profile, dry_run);
-    }
+    };
     let d = match dirs() {
         Ok(d) => d,
         Err(code) => return code,
     };
-    let tap = match entry::tap_path() {
+    let tap = match tap_path() {
         Ok(t) => t,
         Err(e) => return fail("INTERNAL", e),
     };
-    let shown = client.file(&d);
-    let file = write::target(&shown);
-    let old = match write::read(&file) {
-        Ok(t) => t,
-        Err(e) => return io_fail("read", &file, e),
-    };
-    let wanted = entry::value(client, &tap, profile);
-    let found = match status::read_entry(client, old.as_deref().unwrap_or("")) {
-        Ok(f) => f,
-        Err(e) => return invalid(client, &file, e),
+    let plan = match tap_connect::plan_connect(client, &d, &tap, profile) {
+        Ok(p) => p,
+        Err(e) => return failed(e),
     };
     let name = client.title();
-    if found.as_ref() == Some(&wanted) {
+    let shown = plan.shown.clone();
+    if plan.unchanged() {
         if dry_run {
             eprintln!("tap: dry run: nothing to change in {}", shown.display());
         } else {
-            let created_key = record::get(client).is_some_and(|r| r.created_key);
-            remember(client, profile, created_key);
+            match plan.apply(&tap_home()) {
+                Ok(done) => note(done.note),
+                Err(e) => return failed(e),
+            }
             println!(
                 "{name} is already connected: {} has the tap entry.",
                 shown.display()
@@ -94,34 +87,22 @@ pub fn connect(client: Client, profile: Option<&str>, dry_run: bool) -> ExitCode
         }
         return ExitCode::SUCCESS;
     }
-    let text = old.as_deref().unwrap_or("");
-    let new = match client.format() {
-        Format::Json { key } => json_file::set(text, key, entry::NAME, &wanted),
-        _ => toml_file::set(text, entry::NAME, &wanted),
-    };
-    let (new, created) = match new {
-        Ok(n) => n,
-        Err(e) => return invalid(client, &file, e),
-    };
     if dry_run {
-        print!("{}", write::diff(&shown, old.as_deref(), &new));
+        print!("{}", plan.diff());
         eprintln!("tap: dry run: {} was not changed", shown.display());
         return ExitCode::SUCCESS;
     }
-    let backup = match write::replace(&file, old.as_deref(), &new) {
-        Ok(b) => b,
-        Err(e) => return io_fail("write", &file, e),
-    };
-    let created_key = created || record::get(client).is_some_and(|r| r.created_key);
-    remember(client, profile, created_key);
-    let verb = match &found {
-        Some(f) => format!(
-            "Repaired {name}'s tap entry ({})",
-            entry::drift_reason(f, &wanted)
-        ),
+    let verb = match plan.repairs() {
+        Some(why) => format!("Repaired {name}'s tap entry ({why})"),
         None => format!("Connected {name}"),
     };
-    let kept = backup
+    let done = match plan.apply(&tap_home()) {
+        Ok(done) => done,
+        Err(e) => return failed(e),
+    };
+    note(done.note);
+    let kept = done
+        .backup
         .map(|b| format!(" (the previous file is kept as {})", b.display()))
         .unwrap_or_default();
     println!(
@@ -136,71 +117,57 @@ pub fn connect(client: Client, profile: Option<&str>, dry_run: bool) -> ExitCode
     ExitCode::SUCCESS
 }
 
-fn remember(client: Client, profile: Option<&str>, created_key: bool) {
-    let profile = profile.map(str::to_string);
-    record::set(
-        client,
-        Some(record::Record {
-            profile,
-            created_key,
-        }),
-    );
-}
-
 /// `tap disconnect CLIENT [--dry-run]`.
 pub fn disconnect(client: Client, dry_run: bool) -> ExitCode {
-    if client == Client::Copilot {
+    let Some(client) = client.with_file() else {
         return copilot_client::disconnect(dry_run);
-    }
+    };
     let d = match dirs() {
         Ok(d) => d,
         Err(code) => return code,
     };
-    let shown = client.file(&d);
-    let file = write::target(&shown);
+    let home = tap_home();
+    let plan = match tap_connect::plan_disconnect(client, &d, &home) {
+        Ok(p) => p,
+        Err(e) => return failed(e),
+    };
     let name = client.title();
-    let old = match write::read(&file) {
-        Ok(Some(t)) => t,
-        Ok(None) => {
+    let shown = plan.shown.clone();
+    match &plan.removal {
+        Removal::NoFile => {
             println!(
                 "{name} has no tap entry: {} does not exist.",
                 shown.display()
             );
             return ExitCode::SUCCESS;
         }
-        Err(e) => return io_fail("read", &file, e),
-    };
-    // The servers object goes too when tap connect created it and nothing else is left in it.
-    let drop_key = record::get(client).is_some_and(|r| r.created_key);
-    let new = match client.format() {
-        Format::Json { key } => json_file::remove(&old, key, entry::NAME, drop_key),
-        _ => toml_file::remove(&old, entry::NAME, drop_key),
-    };
-    let new = match new {
-        Ok(Some(n)) => n,
-        Ok(None) => {
+        Removal::NoEntry => {
             println!(
                 "{name} has no tap entry in {}; nothing to remove.",
                 shown.display()
             );
             if !dry_run {
-                record::set(client, None);
+                match plan.apply(&home) {
+                    Ok(done) => note(done.note),
+                    Err(e) => return failed(e),
+                }
             }
             return ExitCode::SUCCESS;
         }
-        Err(e) => return invalid(client, &file, e),
-    };
+        Removal::Remove { .. } => {}
+    }
     if dry_run {
-        print!("{}", write::diff(&shown, Some(&old), &new));
+        print!("{}", plan.diff());
         eprintln!("tap: dry run: {} was not changed", shown.display());
         return ExitCode::SUCCESS;
     }
-    let backup = match write::replace(&file, Some(&old), &new) {
-        Ok(b) => b,
-        Err(e) => return io_fail("write", &file, e),
+    let done = match plan.apply(&home) {
+        Ok(done) => done,
+        Err(e) => return failed(e),
     };
-    record::set(client, None);
-    let kept = backup
+    note(done.note);
+    let kept = done
+        .backup
         .map(|b| format!(" (the previous file is kept as {})", b.display()))
         .unwrap_or_default();
     println!(
@@ -216,11 +183,11 @@ pub fn list(json: bool) -> ExitCode {
         Ok(d) => d,
         Err(code) => return code,
     };
-    let tap = match entry::tap_path() {
+    let tap = match tap_path() {
         Ok(t) => t,
         Err(e) => return fail("INTERNAL", e),
     };
-    let reports = status::all(&d, &tap);
+    let reports = status::all(&d, &tap, &tap_home());
     if json {
         print_json(&reports);
         return ExitCode::SUCCESS;
@@ -246,7 +213,7 @@ pub fn list(json: bool) -> ExitCode {
         })
         .collect();
     print_table(&header, &rows);
-    if reports.iter().any(|r| r.state == status::State::Drifted) {
+    if reports.iter().any(|r| r.state == State::Drifted) {
         eprintln!("`tap connect CLIENT` repairs a drifted client.");
     }
     ExitCode::SUCCESS

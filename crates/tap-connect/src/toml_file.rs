@@ -3,7 +3,7 @@
 //!
 //! Errors give a line and column, never the file's text: it holds secrets.
 
-use super::json_file::Invalid;
+use crate::json_file::Invalid;
 use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
 

@@ -1,16 +1,17 @@
 //! What `tap connect` writes: the entry named `tap` that makes a client launch
 //! `<this tap> mcp --session <client> [--profile NAME]`, in the client's own shape.
 
-use super::clients::Client;
+use crate::clients::Client;
 use serde_json::{json, Value};
+use std::path::Path;
 
 /// The name of the entry in every client's file.
 pub const NAME: &str = "tap";
 
-/// The absolute path of the running `tap` (symlinks resolved), as clients must launch it.
-pub fn tap_path() -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the running tap: {e}"))?;
-    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+/// `exe` as an entry must name it: absolute, symlinks resolved (a client launches it
+/// from any directory, long after a package manager has moved a link).
+pub fn program_path(exe: &Path) -> Result<String, String> {
+    let exe = std::fs::canonicalize(exe).unwrap_or_else(|_| exe.to_path_buf());
     exe.to_str()
         .map(str::to_string)
         .ok_or_else(|| format!("the path of tap is not UTF-8: {}", exe.display()))
