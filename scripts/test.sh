@@ -24,6 +24,12 @@ conformance_install_log=$(mktemp)
 trap 'rm -f "$conformance_install_log"' EXIT
 scripts/test-mcp-conformance.sh --install-only >"$conformance_install_log" 2>&1 &
 conformance_install=$!
+# So do the agent CLIs tests/agents runs (Gemini CLI and opencode, ~140 MB, into a cache
+# reused across runs: scripts/test-agents.sh).
+agents_install_log=$(mktemp)
+trap 'rm -f "$conformance_install_log" "$agents_install_log"' EXIT
+scripts/test-agents.sh --install-only >"$agents_install_log" 2>&1 &
+agents_install=$!
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -31,7 +37,7 @@ step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
 log=$(mktemp)
-trap 'rm -f "$log" "$conformance_install_log"' EXIT
+trap 'rm -f "$log" "$conformance_install_log" "$agents_install_log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
@@ -81,6 +87,17 @@ fi
 
 step "the Copilot CLI extension with the real Copilot CLI, offline (fake model on loopback)"
 scripts/test-copilot.sh 2>&1 | tee -a "$log" || status=$?
+
+step "real agent CLIs connected by tap connect, offline: Gemini CLI and opencode (fake model on loopback)"
+# A provider's tool and an MCP server's tool through the config `tap connect` wrote, and a
+# profile hiding a tool (docs/clients.md, "Tested with"); about 15 s once installed.
+if wait "$agents_install"; then
+  scripts/test-agents.sh 2>&1 | tee -a "$log" || status=$?
+else
+  cat "$agents_install_log"
+  echo "# fail 1 (the agent CLIs did not install)" | tee -a "$log"
+  status=1
+fi
 
 step "panel end-to-end tests (Chromium)"
 # The debug `tap` binary cargo test just built; the gateway serves ui/dist.
