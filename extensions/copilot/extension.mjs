@@ -37,6 +37,10 @@ const RESUME_WINDOW_MS = 25000;
 const SECTIONS = ["custom_instructions", "safety"];
 
 const HOST_NAME = "copilot";
+/** The profile (docs/clients.md, "Profiles") `tap install copilot --profile NAME` wrote here;
+ * `TAP_COPILOT_PROFILE` in the CLI's environment overrides it for one run. */
+const INSTALLED_PROFILE = null;
+const profile = process.env.TAP_COPILOT_PROFILE || INSTALLED_PROFILE;
 /** `TAP_COPILOT_DEBUG=<file>` appends a line per protocol step there (Copilot shows no extension output). */
 const debugFile = process.env.TAP_COPILOT_DEBUG;
 function debug(...parts) {
@@ -210,7 +214,7 @@ class Host {
           return;
         }
         if (msg.type === "auth.ok") {
-          this.onAuthOk(msg).then(done, (e) => done(this.away(`the Tap gateway refused the session: ${e.message}`)));
+          this.onAuthOk(msg).then(done, (e) => done(e.code ? this.refused(e) : this.away(`the Tap gateway refused the session: ${e.message}`)));
         } else if (msg.type === "error" && !msg.requestId && (msg.code === "AUTH_FAILED" || msg.code === "UNSUPPORTED_VERSION")) {
           done(this.away(`the Tap gateway refused this host (${msg.code}: ${msg.message})`));
         } else {
@@ -224,6 +228,18 @@ class Host {
       ws.onerror = () => {}; // onclose follows and says what to do
     });
     return this.joining;
+  }
+
+  /** The gateway refused `session.register` (an unknown profile, say): retrying cannot help,
+   * so say so once and run without Tap tools; the connection stays up, unused. */
+  refused(e) {
+    this.registered = false;
+    if (!this.awayLogged) {
+      this.awayLogged = true;
+      const hint = profile ? ` Check the profile with \`tap profiles\`, or reinstall with \`tap connect copilot --profile NAME\` (or without --profile).` : "";
+      this.log(`Tap: the Tap gateway refused this session (${e.message}); it has no Tap tools.${hint}`, "warning");
+    }
+    return false;
   }
 
   away(reason) {
@@ -250,7 +266,9 @@ class Host {
   }
 
   async register() {
-    const base = { type: "session.register", label: `copilot: ${path.basename(cwd) || cwd}`, cwd, foreground: true };
+    // With a profile the gateway holds the session to its tools, or refuses the session
+    // (an unknown profile): never a session that sees more than the profile lets through.
+    const base = { type: "session.register", label: `copilot: ${path.basename(cwd) || cwd}`, cwd, foreground: true, ...(profile ? { profile } : {}) };
     try {
       const ok = await this.request({ ...base, ...(this.sessionId ? { sessionId: this.sessionId } : {}) }, CONNECT_TIMEOUT_MS);
       this.sessionId = ok.session.id;
@@ -292,7 +310,7 @@ class Host {
     if (answered && msg.type !== "session.ended") {
       this.pending.delete(msg.requestId);
       clearTimeout(answered.timer);
-      if (msg.type === "error") answered.reject(new Error(`${msg.code}: ${msg.message}`));
+      if (msg.type === "error") answered.reject(Object.assign(new Error(`${msg.code}: ${msg.message}`), { code: msg.code }));
       else answered.resolve(msg);
       return;
     }

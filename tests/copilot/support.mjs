@@ -55,15 +55,17 @@ export function startGateway(dir) {
 
 /**
  * `copilot -p PROMPT` in `cwd`, offline against `modelUrl`, with nothing inherited that could
- * reach GitHub or change its behaviour. Resolves `done` with {code, stdout, stderr}.
+ * reach GitHub or change its behaviour (`env`: what a test adds, e.g. TAP_COPILOT_PROFILE).
+ * Resolves `done` with {code, stdout, stderr}.
  */
-export function runCopilot({ cwd, prompt, copilotHome, tapHome, modelUrl }) {
+export function runCopilot({ cwd, prompt, copilotHome, tapHome, modelUrl, env: extra = {} }) {
   const env = {
     PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME,
     COPILOT_HOME: copilotHome, TAP_HOME: tapHome,
     COPILOT_OFFLINE: "true", COPILOT_AUTO_UPDATE: "false",
     COPILOT_PROVIDER_BASE_URL: modelUrl, COPILOT_MODEL: "fake-model",
     ...(process.env.TAP_COPILOT_DEBUG ? { TAP_COPILOT_DEBUG: process.env.TAP_COPILOT_DEBUG } : {}),
+    ...extra,
   };
   const { child, output } = start(COPILOT_BIN, ["-p", prompt, "--allow-all-tools", "--no-auto-update"], { cwd, env });
   const done = output.exited.then((code) => ({ code, stdout: output.stdout, stderr: output.stderr }));

@@ -190,6 +190,10 @@ enum Command {
         /// Install nothing; report what would keep it from working.
         #[arg(long)]
         check: bool,
+        /// The profile every Copilot session registers with (docs/copilot.md); installing
+        /// without it removes one an earlier install wrote.
+        #[arg(long, value_name = "NAME", value_parser = connect::parse_profile, conflicts_with = "check")]
+        profile: Option<String>,
     },
     /// Remove what `tap install` wrote (and the feature flag it turned on).
     Uninstall {
@@ -535,11 +539,12 @@ fn main() -> ExitCode {
                 copilot_home,
                 force,
                 check,
+                profile,
             } => {
                 if check {
                     copilot::check(&home, copilot_home).await
                 } else {
-                    copilot::install(copilot_home, force)
+                    copilot::install(copilot_home, force, profile.as_deref())
                 }
             }
             Command::Uninstall {

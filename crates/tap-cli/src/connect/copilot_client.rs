@@ -4,25 +4,24 @@
 //! `tap install copilot` / `tap uninstall copilot` stay.
 
 use crate::copilot::{self, Owner};
-use crate::output::fail;
 use std::process::ExitCode;
 
+/// The profile goes into the extension file (`tap install copilot --profile`), whose every
+/// session registers with it.
 pub fn connect(profile: Option<&str>, dry_run: bool) -> ExitCode {
-    if profile.is_some() {
-        return fail(
-            "INVALID_ARGS",
-            "the Copilot CLI connects through tap's extension, which takes no profile yet; run `tap connect copilot` without --profile",
-        );
-    }
     if !dry_run {
-        return copilot::install(None, false);
+        return copilot::install(None, false, profile);
     }
     let l = match copilot::Layout::new(None) {
         Ok(l) => l,
         Err(code) => return code,
     };
+    let same_profile = copilot::installed_profile(&l.file).as_deref() == profile;
     let what = match copilot::owner(&l.file) {
-        Some(Owner::Tap { current: true, .. }) => "is already installed; nothing to change",
+        Some(Owner::Tap { current: true, .. }) if same_profile => {
+            "is already installed; nothing to change"
+        }
+        Some(Owner::Tap { current: true, .. }) => "would get the new profile",
         Some(Owner::Tap { .. }) => "would be updated to this tap's",
         Some(Owner::Other) => "would not be replaced: a file tap did not write is there (`tap install copilot --force` replaces it, keeping a backup)",
         None => "would be installed",

@@ -27,6 +27,7 @@ fn copilot_report(d: &Dirs) -> Report {
             r.detail = Some("an extension tap did not write is in the way".into());
         }
         Some(copilot::Owner::Tap { version, current }) => {
+            r.profile = copilot::installed_profile(&r.file);
             let settings = copilot_home(d).join("settings.json");
             let text = std::fs::read_to_string(&settings).unwrap_or_default();
             let v = json_file::value(&text).unwrap_or_default();

@@ -49,6 +49,24 @@ pub async fn run(home: &Path, l: &Layout) -> ExitCode {
             format!("no extension at {}: run `tap install copilot`", l.file.display()),
         ),
     }
+    if let Some(name) = super::installed_profile(&l.file) {
+        let file = home.join("profiles.json");
+        let known = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v["profiles"].get(&name).is_some());
+        let text = if known {
+            format!("profile {name} (in {})", file.display())
+        } else {
+            // The gateway refuses to register a session with an unknown profile, so every
+            // Copilot session would run without Tap tools.
+            format!(
+                "the extension's profile {name} is not in {}: Copilot sessions get no Tap tools until it is (`tap profiles set {name} ...`, or `tap install copilot --profile OTHER`)",
+                file.display()
+            )
+        };
+        report(known, text);
+    }
     let text = std::fs::read_to_string(&l.settings).unwrap_or_default();
     match settings::flag(&text) {
         Ok(settings::Flag::On) | Ok(settings::Flag::OnByExperimental) => report(

@@ -4,7 +4,10 @@
 //! Files, all under `<COPILOT_HOME>/extensions/tap/` (the directory whose `.provider-token` the
 //! spec's providers read, so that path keeps working):
 //! - `extension.mjs`: the extension, its first line [`MARKER`] + the tap version. A file without
-//!   the marker is someone else's and is never overwritten (`--force` keeps a backup).
+//!   the marker is someone else's and is never overwritten (`--force` keeps a backup). The
+//!   profile `--profile` names is written into it ([`PROFILE_LINE`]): one file, replaced
+//!   atomically, so the profile and the code that sends it never disagree, and uninstall
+//!   leaves nothing of it behind.
 //! - `.tap-install.json`: what install changed that uninstall must undo (the feature flag).
 //! - `.state/`: the extension's hand-over files across its own reloads.
 
@@ -25,9 +28,37 @@ pub const EXTENSION_DIR: &str = "tap";
 const RECORD: &str = ".tap-install.json";
 const STATE_DIR: &str = ".state";
 
-/// The installed text: the source with this tap's version in its marker line.
-fn extension_text() -> String {
-    SOURCE.replacen("__TAP_VERSION__", env!("CARGO_PKG_VERSION"), 1)
+/// The source's line that holds the installed profile; install writes the name (a JSON
+/// string) in place of `null`.
+const PROFILE_LINE: &str = "const INSTALLED_PROFILE = null;";
+
+/// The installed text: the source with this tap's version in its marker line and `profile`
+/// in [`PROFILE_LINE`].
+fn extension_text(profile: Option<&str>) -> String {
+    let text = SOURCE.replacen("__TAP_VERSION__", env!("CARGO_PKG_VERSION"), 1);
+    match profile {
+        None => text,
+        Some(p) => {
+            let line = format!("const INSTALLED_PROFILE = {};", json!(p));
+            text.replacen(PROFILE_LINE, &line, 1)
+        }
+    }
+}
+
+/// The profile an installed extension's text holds (`None`: none, or not Tap's line).
+fn profile_in(text: &str) -> Option<String> {
+    let head = PROFILE_LINE.trim_end_matches("null;");
+    let line = text.lines().find(|l| l.starts_with(head))?;
+    let value = line[head.len()..].trim_end().strip_suffix(';')?;
+    serde_json::from_str::<Option<String>>(value).ok()?
+}
+
+/// The profile of the Tap extension installed at `path`: what `tap connect` shows.
+pub fn installed_profile(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .filter(|t| t.starts_with(MARKER))
+        .and_then(|t| profile_in(&t))
 }
 
 /// Paths of an installation.
@@ -67,7 +98,8 @@ pub fn owner(path: &Path) -> Option<Owner> {
     Some(match first.strip_prefix(MARKER) {
         Some(rest) => Owner::Tap {
             version: rest.trim().to_string(),
-            current: text == extension_text(),
+            // Current whatever profile it holds: that is the user's choice, not drift.
+            current: text == extension_text(profile_in(&text).as_deref()),
         },
         None => Owner::Other,
     })
@@ -77,17 +109,21 @@ fn io_fail(what: &str, path: &Path, e: std::io::Error) -> ExitCode {
     fail("INTERNAL", format!("cannot {what} {}: {e}", path.display()))
 }
 
-/// `tap install copilot [--copilot-home DIR] [--force]`.
-pub fn install(copilot_home: Option<PathBuf>, force: bool) -> ExitCode {
+/// `tap install copilot [--copilot-home DIR] [--force] [--profile NAME]`: without a profile,
+/// one an earlier install wrote is removed (as `tap connect CLIENT` without `--profile`).
+pub fn install(copilot_home: Option<PathBuf>, force: bool, profile: Option<&str>) -> ExitCode {
     let l = match Layout::new(copilot_home) {
         Ok(l) => l,
         Err(code) => return code,
     };
+    let wanted = extension_text(profile);
+    let installed = std::fs::read_to_string(&l.file).ok();
     match owner(&l.file) {
-        Some(Owner::Tap { current: true, .. }) => {
+        Some(Owner::Tap { .. }) if installed.as_deref() == Some(wanted.as_str()) => {
             println!(
-                "The Tap extension is already installed at {}.",
-                l.file.display()
+                "The Tap extension is already installed at {}{}.",
+                l.file.display(),
+                profile_words(profile)
             );
         }
         Some(Owner::Other) if !force => {
@@ -114,17 +150,29 @@ pub fn install(copilot_home: Option<PathBuf>, force: bool) -> ExitCode {
                     backup.display()
                 );
             }
-            if let Err(e) = write_atomic(&l.file, &extension_text()) {
+            if let Err(e) = write_atomic(&l.file, &wanted) {
                 return io_fail("write", &l.file, e);
             }
             let verb = match found {
                 Some(Owner::Tap { .. }) => "Updated",
                 _ => "Installed",
             };
-            println!("{verb} the Tap extension at {}.", l.file.display());
+            println!(
+                "{verb} the Tap extension at {}{}.",
+                l.file.display(),
+                profile_words(profile)
+            );
         }
     }
     enable_flag(&l)
+}
+
+/// How install messages name the profile.
+fn profile_words(profile: Option<&str>) -> String {
+    match profile {
+        Some(p) => format!(" (every Copilot session uses profile {p})"),
+        None => " (no profile: Copilot sessions see every tool)".into(),
+    }
 }
 
 /// Turns the feature flag on unless it is on, and records that it did.
@@ -252,4 +300,24 @@ fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_line_is_written_and_read_back() {
+        assert_eq!(SOURCE.matches(PROFILE_LINE).count(), 1, "one line to fill");
+        let plain = extension_text(None);
+        assert_eq!(profile_in(&plain), None);
+        let web = extension_text(Some("web-1.x"));
+        assert!(web.contains("const INSTALLED_PROFILE = \"web-1.x\";"));
+        assert_eq!(profile_in(&web).as_deref(), Some("web-1.x"));
+        assert_eq!(
+            web.replace("\"web-1.x\"", "null"),
+            plain,
+            "nothing else differs"
+        );
+    }
 }

@@ -12,6 +12,7 @@ mod connect_cases;
 mod connect_clients;
 mod connect_support;
 mod copilot_install;
+mod copilot_profile;
 mod copilot_token_takeover;
 mod emitters_cli;
 mod history_cli;
