@@ -132,6 +132,11 @@ export function runOpencode(project, modelUrl, prompt) {
   return runAgent(BIN.opencode, ["run", prompt], project, {
     XDG_CONFIG_HOME: xdg(".config"), XDG_DATA_HOME: xdg(".local/share"), XDG_CACHE_HOME: xdg(".cache"), XDG_STATE_HOME: xdg(".local/state"),
     OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-    OPENCODE_DISABLE_MODELS_FETCH: "true", OPENCODE_DISABLE_AUTOUPDATE: "true", OPENCODE_DISABLE_DEFAULT_PLUGINS: "true",
+    // Nothing but the fake model: no models.dev catalogue, no update check, no plugins. opencode
+    // still starts an npm install of `@opencode-ai/plugin` into its config directory (for
+    // custom tools) in the background; a registry on a closed loopback port makes it fail at
+    // once instead of downloading (under strace, every connect() of a run was to 127.0.0.1).
+    OPENCODE_DISABLE_MODELS_FETCH: "true", OPENCODE_DISABLE_AUTOUPDATE: "true", OPENCODE_DISABLE_DEFAULT_PLUGINS: "true", OPENCODE_PURE: "1",
+    npm_config_registry: "http://127.0.0.1:9/",
   });
 }
