@@ -102,8 +102,9 @@ export function agentSuite({ client, prepareHome, configFile, run }) {
     assert.match(result.stdout, /FINAL: .*hello through MCP/s, show());
     // The session the CLI's `tap mcp --profile` opened holds the profile: the gateway itself
     // refuses the hidden tool there, naming it.
-    const session = (await gw.status()).sessions.find((s) => s.label === client);
-    assert.ok(session, `a session labelled ${client}`);
+    const sessions = (await gw.status()).sessions.filter((s) => s.label === client);
+    assert.equal(sessions.length, 1, `one session labelled ${client}: ${JSON.stringify(sessions)}`);
+    const [session] = sessions;
     const refused = await gw.tap(["call", "--session", session.id, "good__fails", "{}"]);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(refused.stdout, new RegExp(`opened with profile '${PROFILE}'`), refused.stdout);
