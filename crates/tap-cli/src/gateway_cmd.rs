@@ -53,6 +53,9 @@ pub async fn run(
     let stop = shutdown_token();
     let mut config = GatewayConfig::new(home);
     config.copilot_home = default_copilot_home();
+    // Clients' entries (`clients.connect`) launch this very program, as `tap connect` does.
+    config.tap_program =
+        std::env::current_exe().map_err(|e| format!("cannot find the running tap: {e}"));
     config.spawn = spawn.iter().map(|c| SpawnSpec::shell(c)).collect();
     config.ui_dir = ui_dir();
     config.embedded_panel = EmbeddedPanel::built_in();

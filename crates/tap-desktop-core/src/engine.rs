@@ -138,6 +138,7 @@ impl Engine {
         }
         let mut config = GatewayConfig::new(o.home.clone());
         config.copilot_home = o.copilot_home;
+        config.tap_program = crate::tap_program::locate_from_env();
         config.ui_dir = o.ui_dir;
         config.embedded_panel = tap_gateway::EmbeddedPanel::built_in();
         config.logs = o.logs;

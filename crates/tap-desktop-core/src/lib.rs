@@ -23,6 +23,7 @@ pub mod notify;
 pub mod popup;
 pub mod settings;
 pub mod signals;
+pub mod tap_program;
 pub mod tray_state;
 pub mod watcher;
 pub mod windows;

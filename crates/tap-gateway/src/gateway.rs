@@ -139,6 +139,27 @@ impl Gateway {
         Ok(self.client_tokens_list())
     }
 
+    /// MCP clients, where each stands and its recent sessions (`clients.list`).
+    pub fn clients_list(&self) -> Result<tap_protocol::clients::ClientsList, Error> {
+        crate::clients::client_files::list(&self.core)
+    }
+
+    /// Writes (or, dry run, shows) a client's `tap` entry (`clients.connect`).
+    pub fn clients_connect(
+        &self,
+        p: &tap_protocol::clients::ClientConnect,
+    ) -> Result<tap_protocol::clients::ClientChange, Error> {
+        crate::clients::client_files::connect(&self.core, p)
+    }
+
+    /// Removes (or, dry run, shows removing) a client's `tap` entry (`clients.disconnect`).
+    pub fn clients_disconnect(
+        &self,
+        p: &tap_protocol::clients::ClientDisconnect,
+    ) -> Result<tap_protocol::clients::ClientChange, Error> {
+        crate::clients::client_files::disconnect(&self.core, p)
+    }
+
     /// Profiles, the tools each lets through, and what every tool costs (`profiles.list`).
     pub fn profiles_list(&self) -> tap_protocol::profiles::ProfilesList {
         crate::clients::offered_tools::list(&self.core)

@@ -248,6 +248,11 @@ pub(crate) const MAX_COUNTED_TOOL_ENTRIES: usize = 4096;
 /// every one's hash).
 pub(crate) const MAX_CLIENT_TOKENS: usize = 64;
 
+// ---------------------------------------------------------------- clients
+
+/// Sessions `clients.list` shows per client: its live one, then the latest of the history.
+pub(crate) const CLIENT_RECENT_SESSIONS: usize = 5;
+
 // ---------------------------------------------------------------- oauth
 
 /// How long a started sign-in waits for the browser to come back to `/oauth/callback`:

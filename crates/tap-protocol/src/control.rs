@@ -254,6 +254,14 @@ control_methods! {
     ClientTokensCreate(client_tokens_create) = "clientTokens.create" (crate::profiles::ClientTokenCreate) -> crate::profiles::ClientTokenCreated;
     /// Revokes a client token: requests carrying it are refused from now on.
     ClientTokensRevoke(client_tokens_revoke) = "clientTokens.revoke" (crate::profiles::ClientTokenRef) -> crate::profiles::ClientTokensList;
+    /// MCP clients on this machine (the gateway's `HOME`): each one's state, file, entry's
+    /// profile, why it drifted, and its recent sessions.
+    ClientsList(clients_list) = "clients.list" (Empty) -> crate::clients::ClientsList;
+    /// Writes (or repairs) the `tap` entry in a client's file, keeping every other byte, with
+    /// a backup; `dryRun`: the diff only, nothing written.
+    ClientsConnect(clients_connect) = "clients.connect" (crate::clients::ClientConnect) -> crate::clients::ClientChange;
+    /// Removes the `tap` entry (and only it) from a client's file; `dryRun`: the diff only.
+    ClientsDisconnect(clients_disconnect) = "clients.disconnect" (crate::clients::ClientDisconnect) -> crate::clients::ClientChange;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

@@ -8,6 +8,7 @@
 //!   with what it shows: [`diagnostics`], [`logs`], [`settings`].
 //! - [`emitters`]: background commands and scheduled prompts feeding streams.
 //! - [`mcp_servers`]: MCP servers the gateway runs as providers.
+//! - [`clients`]: MCP clients and the `tap` entry in their files.
 //! - [`ledger`]: what the gateway keeps (stream events, traces, sessions) and how it is
 //!   browsed.
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
@@ -18,6 +19,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod clients;
 pub mod control;
 mod decode;
 pub mod diagnostics;

@@ -1,9 +1,13 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
 import type { AuthParams } from "./AuthParams";
+import type { ClientChange } from "./ClientChange";
+import type { ClientConnect } from "./ClientConnect";
+import type { ClientDisconnect } from "./ClientDisconnect";
 import type { ClientTokenCreate } from "./ClientTokenCreate";
 import type { ClientTokenCreated } from "./ClientTokenCreated";
 import type { ClientTokenRef } from "./ClientTokenRef";
 import type { ClientTokensList } from "./ClientTokensList";
+import type { ClientsList } from "./ClientsList";
 import type { Diagnostics } from "./Diagnostics";
 import type { EmitterInfo } from "./EmitterInfo";
 import type { EmitterRef } from "./EmitterRef";
@@ -96,6 +100,9 @@ export type ControlMethods = {
   "clientTokens.list": { params: Empty; result: ClientTokensList };
   "clientTokens.create": { params: ClientTokenCreate; result: ClientTokenCreated };
   "clientTokens.revoke": { params: ClientTokenRef; result: ClientTokensList };
+  "clients.list": { params: Empty; result: ClientsList };
+  "clients.connect": { params: ClientConnect; result: ClientChange };
+  "clients.disconnect": { params: ClientDisconnect; result: ClientChange };
   "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
   "playground.close": { params: PlaygroundSessionRef; result: Empty };
   "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
@@ -104,7 +111,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -1,12 +1,19 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
 export type { AuthParams } from "./AuthParams";
 export type { BusyState } from "./BusyState";
+export type { ClientChange } from "./ClientChange";
+export type { ClientConnect } from "./ClientConnect";
+export type { ClientDisconnect } from "./ClientDisconnect";
 export type { ClientFrame } from "./ClientFrame";
+export type { ClientInfo } from "./ClientInfo";
+export type { ClientSession } from "./ClientSession";
+export type { ClientState } from "./ClientState";
 export type { ClientTokenCreate } from "./ClientTokenCreate";
 export type { ClientTokenCreated } from "./ClientTokenCreated";
 export type { ClientTokenInfo } from "./ClientTokenInfo";
 export type { ClientTokenRef } from "./ClientTokenRef";
 export type { ClientTokensList } from "./ClientTokensList";
+export type { ClientsList } from "./ClientsList";
 export type { Connections } from "./Connections";
 export type { ControlConnections } from "./ControlConnections";
 export type { ControlError } from "./ControlError";

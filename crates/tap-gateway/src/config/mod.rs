@@ -76,6 +76,14 @@ pub struct GatewayConfig {
     /// the OS keyring (always in `$TAP_HOME/secrets.json`). Default: yes, unless
     /// `TAP_KEYRING=off`; tests turn it off so they never touch the machine's keyring.
     pub secrets_keyring: bool,
+    /// Where MCP clients keep their files (`clients.*`): by default those of the `HOME`,
+    /// `XDG_CONFIG_HOME` and `CODEX_HOME` the gateway runs with. `None`: no home directory,
+    /// and `clients.*` say so.
+    pub client_dirs: Option<tap_connect::Dirs>,
+    /// The `tap` program a client's entry launches (`clients.connect`): `tap gateway` is
+    /// that program; the desktop app looks beside itself, then on `PATH`
+    /// (`tap-desktop-core`). `Err`: why there is none; connecting is refused with it.
+    pub tap_program: Result<PathBuf, String>,
 }
 
 /// Slow consumers: the bounds of each connection's outbound queue and its write timeouts.
@@ -116,6 +124,9 @@ pub enum History {
     Off,
 }
 
+/// Why a gateway has no `tap` program for clients' entries, unless its embedder gives one.
+pub const NO_TAP_PROGRAM: &str = "this gateway knows no `tap` program for clients to launch: install tap (the .deb and the AppImage put it in /usr/bin) or put it on PATH, then restart the gateway; `tap connect CLIENT` also works";
+
 impl GatewayConfig {
     /// Defaults from the spec, with files under `data_dir` and no Copilot token file.
     pub fn new(data_dir: PathBuf) -> Self {
@@ -140,6 +151,8 @@ impl GatewayConfig {
             otlp_endpoint: None,
             outbound: OutboundLimits::default(),
             secrets_keyring: !tap_secrets::keyring_disabled_by_env(),
+            client_dirs: tap_connect::Dirs::from_env(),
+            tap_program: Err(NO_TAP_PROGRAM.into()),
         }
     }
 }

@@ -5,6 +5,7 @@
 use super::follow::Follows;
 use super::playground::Playground;
 use crate::gateway::Gateway;
+use tap_protocol::clients::{ClientChange, ClientConnect, ClientDisconnect, ClientsList};
 use tap_protocol::control::{
     AuthParams, ControlError, ControlHandler, Empty, Later, PairingConfigure,
     PairingConfigureResult, PairingDenyAllResult, PairingId, PairingList, PlaygroundCallParams,
@@ -247,6 +248,19 @@ impl ControlHandler for Methods<'_> {
         self.gw
             .client_tokens_revoke(&p.id)
             .map_err(ControlError::from)
+    }
+
+    // Small files in the user's home, read and written in line like profiles.json.
+    fn clients_list(&mut self, _: Empty) -> Answer<ClientsList> {
+        self.gw.clients_list().map_err(ControlError::from)
+    }
+
+    fn clients_connect(&mut self, p: ClientConnect) -> Answer<ClientChange> {
+        self.gw.clients_connect(&p).map_err(ControlError::from)
+    }
+
+    fn clients_disconnect(&mut self, p: ClientDisconnect) -> Answer<ClientChange> {
+        self.gw.clients_disconnect(&p).map_err(ControlError::from)
     }
 
     fn profiles_list(&mut self, _: Empty) -> Answer<ProfilesList> {

@@ -269,6 +269,40 @@ fn span_row(r: &Row<'_>) -> rusqlite::Result<Span> {
 }
 
 /// Sessions and providers, newest first, ended ones included.
+/// The latest `per_label` sessions labelled with each of `labels`, newest first: an MCP
+/// client's entry names its sessions after the client (the Clients page). The started-at
+/// index is walked from the newest, so a client's latest sessions are found without
+/// reading the whole table.
+pub(crate) fn labelled_sessions(
+    ledger: &Ledger,
+    labels: &[&str],
+    per_label: usize,
+) -> rusqlite::Result<Vec<SessionRecord>> {
+    ledger.read(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT id, label, cwd, started_us, ended_us, end_reason FROM sessions
+             WHERE label = ?1 ORDER BY started_us DESC LIMIT ?2",
+        )?;
+        let mut out = Vec::new();
+        for label in labels {
+            let rows = stmt.query_map(params![label, per_label as i64], |r| {
+                Ok(SessionRecord {
+                    id: r.get(0)?,
+                    label: r.get(1)?,
+                    cwd: r.get(2)?,
+                    started_at: rfc3339_us(r.get(3)?),
+                    ended_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
+                    end_reason: r.get(5)?,
+                })
+            })?;
+            for row in rows {
+                out.push(row?);
+            }
+        }
+        Ok(out)
+    })
+}
+
 pub(crate) fn sessions(ledger: &Ledger) -> rusqlite::Result<LedgerSessions> {
     let (sessions, providers) = ledger.read(|c| {
         let sessions = c

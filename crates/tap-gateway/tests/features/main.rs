@@ -8,6 +8,7 @@
 mod agent_tools;
 mod all_binding;
 mod child_env;
+mod clients_control;
 mod close_codes;
 mod concurrency;
 mod control_logs;

@@ -86,7 +86,7 @@ pub const ROOMS: &[Room] = &[
     Room { name: "tools", layer: Capabilities, imports: &["builtin", "diagnostics", "request", "socket", "state", "time", "trace"], about: "the call path: route, argument check, concurrency slot, `tool.call`, one outcome, one retry; the wait for room in the ledger" },
     Room { name: "sessions", layer: Capabilities, imports: &["emitters", "error", "events", "ledger", "profiles", "project", "providers", "socket", "state"], about: "session lifecycle (register, end, busy/idle), the debounced tool set, `session.event` forwarding" },
     Room { name: "settings", layer: Capabilities, imports: &["auth", "error", "events", "ledger", "limits", "state"], about: "the user's settings file" },
-    Room { name: "clients", layer: Capabilities, imports: &["limits", "profiles", "state"], about: "what clients see: every tool offered with what its definition costs in a client's context (`context_cost.rs`, tokens with `o200k_base`, bytes), and what each profile lets through (`offered_tools.rs`)" },
+    Room { name: "clients", layer: Capabilities, imports: &["error", "events", "ledger", "limits", "profiles", "state"], about: "what clients see: every tool offered with what its definition costs in a client's context (`context_cost.rs`, tokens with `o200k_base`, bytes), what each profile lets through (`offered_tools.rs`), the `tap` entry in each MCP client's own file through `tap-connect` (`client_files.rs`: `clients.list/connect/disconnect`) and each client's recent sessions (`client_sessions.rs`)" },
     Room { name: "accept", layer: EntryPoints, imports: &["diagnostics", "socket", "state"], about: "taking a connection slot and upgrading: the one way any WebSocket is accepted" },
     Room {
         name: "provider_protocol",

@@ -1,0 +1,212 @@
+//! `clients.list`, `clients.connect`, `clients.disconnect`: the `tap` entry in MCP clients'
+//! own files, through `tap_connect` (the code `tap connect` runs), so the panel and the CLI
+//! write the same bytes and agree on every state. The files are those of the gateway's
+//! `HOME` (`GatewayConfig::client_dirs`); the entry launches `GatewayConfig::tap_program`.
+//! The Copilot CLI is connected by `tap connect copilot` (an extension, `tap-cli`'s): its
+//! row has the command and no edit.
+
+use super::client_sessions;
+use crate::error::Error;
+use crate::state::Core;
+use std::path::{Path, PathBuf};
+use tap_connect::{Client, Dirs, Report, State};
+use tap_protocol::clients::{
+    ClientChange, ClientConnect, ClientDisconnect, ClientInfo, ClientState, ClientsList,
+};
+use tap_protocol::ErrorCode;
+
+const COPILOT: &str = "copilot";
+
+fn dirs(core: &Core) -> Result<&Dirs, Error> {
+    core.config.client_dirs.as_ref().ok_or_else(|| {
+        Error::internal(
+            "the gateway has no home directory (HOME is not set), so it cannot find clients' files",
+        )
+    })
+}
+
+/// The `tap` program as entries name it, or why there is none.
+fn tap_program(core: &Core) -> Result<String, String> {
+    let exe = core.config.tap_program.as_ref().map_err(Clone::clone)?;
+    tap_connect::entry::program_path(exe)
+}
+
+fn client(id: &str) -> Result<Client, Error> {
+    if id == COPILOT {
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "the Copilot CLI is connected through tap's extension: run `tap connect copilot`",
+        ));
+    }
+    Client::from_word(id).ok_or_else(|| {
+        let known: Vec<&str> = Client::ALL.iter().map(|c| c.word()).collect();
+        Error::new(
+            ErrorCode::NotFound,
+            format!("no client '{id}': the clients are {}", known.join(", ")),
+        )
+    })
+}
+
+fn state(s: State) -> ClientState {
+    match s {
+        State::NotInstalled => ClientState::NotInstalled,
+        State::Installed => ClientState::Installed,
+        State::Connected => ClientState::Connected,
+        State::Drifted => ClientState::Drifted,
+        State::Invalid => ClientState::Invalid,
+    }
+}
+
+fn info(core: &Core, r: Report) -> ClientInfo {
+    ClientInfo {
+        id: r.client.into(),
+        name: r.name.into(),
+        state: state(r.state),
+        file: r.file.display().to_string(),
+        profile: r.profile,
+        detail: r.detail,
+        command: format!("tap connect {}", r.client),
+        editable: true,
+        sessions: client_sessions::recent(core, r.client),
+    }
+}
+
+/// Where `c` stands. Without a `tap` program an entry is judged against the program it
+/// launches, so only its profile and shape can show it drifted.
+fn report(core: &Core, d: &Dirs, c: Client, tap: Option<&str>) -> Report {
+    let tap_home = &core.config.data_dir;
+    if let Some(tap) = tap {
+        return tap_connect::status::report(c, d, tap, tap_home);
+    }
+    let own = std::fs::read_to_string(c.file(d))
+        .ok()
+        .and_then(|t| tap_connect::status::read_entry(c, &t).ok().flatten())
+        .and_then(|e| tap_connect::entry::program_of(&e));
+    tap_connect::status::report(c, d, own.as_deref().unwrap_or(""), tap_home)
+}
+
+/// The Copilot CLI's row: installed or not, judged cheaply (its home or its command); whether
+/// tap's extension is current is `tap connect`'s to say.
+fn copilot(core: &Core, d: &Dirs) -> ClientInfo {
+    let home: PathBuf = core
+        .config
+        .copilot_home
+        .clone()
+        .unwrap_or_else(|| d.home.join(".copilot"));
+    let installed = home.is_dir() || tap_connect::on_path("copilot").is_some();
+    ClientInfo {
+        id: COPILOT.into(),
+        name: "GitHub Copilot CLI".into(),
+        state: if installed {
+            ClientState::Installed
+        } else {
+            ClientState::NotInstalled
+        },
+        file: home.join("extensions/tap/extension.mjs").display().to_string(),
+        profile: None,
+        detail: Some(
+            "connected through tap's extension: `tap connect copilot` installs or updates it, and `tap connect` shows its state".into(),
+        ),
+        command: format!("tap connect {COPILOT}"),
+        editable: false,
+        sessions: client_sessions::recent(core, COPILOT),
+    }
+}
+
+/// `clients.list`.
+pub(crate) fn list(core: &Core) -> Result<ClientsList, Error> {
+    let d = dirs(core)?;
+    let tap = tap_program(core);
+    let mut clients: Vec<ClientInfo> = Client::ALL
+        .iter()
+        .map(|c| info(core, report(core, d, *c, tap.as_deref().ok())))
+        .collect();
+    clients.push(copilot(core, d));
+    let (tap, tap_missing) = match tap {
+        Ok(t) => (Some(t), None),
+        Err(why) => (None, Some(why)),
+    };
+    Ok(ClientsList {
+        clients,
+        tap,
+        tap_missing,
+    })
+}
+
+fn failed(e: tap_connect::Error) -> Error {
+    let code = match e.code() {
+        "INVALID_JSON" => ErrorCode::InvalidJson,
+        "INTERNAL" => ErrorCode::Internal,
+        other => ErrorCode::Other(other.into()),
+    };
+    Error::new(code, e.to_string())
+}
+
+fn shown(p: Option<PathBuf>) -> Option<String> {
+    p.map(|p| p.display().to_string())
+}
+
+/// `clients.connect`: checks the client, the profile (it must exist: an entry naming a
+/// missing one opens no session) and the file before anything is written.
+pub(crate) fn connect(core: &Core, p: &ClientConnect) -> Result<ClientChange, Error> {
+    let c = client(&p.client)?;
+    let d = dirs(core)?;
+    let tap_home: &Path = &core.config.data_dir;
+    if let Some(profile) = &p.profile {
+        crate::profiles::file::find(tap_home, profile)
+            .map_err(|why| Error::new(ErrorCode::NotFound, why))?;
+    }
+    let tap = tap_program(core).map_err(|why| Error::new(ErrorCode::NotFound, why))?;
+    let plan = tap_connect::plan_connect(c, d, &tap, p.profile.as_deref()).map_err(failed)?;
+    let diff = plan.diff();
+    if p.dry_run {
+        return Ok(ClientChange {
+            client: info(core, report(core, d, c, Some(&tap))),
+            diff,
+            written: false,
+            backup: None,
+            note: None,
+        });
+    }
+    let written = !plan.unchanged();
+    let done = plan.apply(tap_home).map_err(failed)?;
+    tracing::info!(client = c.word(), profile = ?p.profile, written, "client connected");
+    core.events.emit(crate::events::GatewayEvent::StatusChanged);
+    Ok(ClientChange {
+        client: info(core, report(core, d, c, Some(&tap))),
+        diff,
+        written,
+        backup: shown(done.backup),
+        note: done.note,
+    })
+}
+
+/// `clients.disconnect`: removes the entry named `tap` and nothing else.
+pub(crate) fn disconnect(core: &Core, p: &ClientDisconnect) -> Result<ClientChange, Error> {
+    let c = client(&p.client)?;
+    let d = dirs(core)?;
+    let tap_home: &Path = &core.config.data_dir;
+    let tap = tap_program(core).ok();
+    let plan = tap_connect::plan_disconnect(c, d, tap_home).map_err(failed)?;
+    let diff = plan.diff();
+    let written = matches!(plan.removal, tap_connect::Removal::Remove { .. });
+    if p.dry_run {
+        return Ok(ClientChange {
+            client: info(core, report(core, d, c, tap.as_deref())),
+            diff,
+            written: false,
+            backup: None,
+            note: None,
+        });
+    }
+    let done = plan.apply(tap_home).map_err(failed)?;
+    tracing::info!(client = c.word(), written, "client disconnected");
+    core.events.emit(crate::events::GatewayEvent::StatusChanged);
+    Ok(ClientChange {
+        client: info(core, report(core, d, c, tap.as_deref())),
+        diff,
+        written,
+        backup: shown(done.backup),
+        note: done.note,
+    })
+}
