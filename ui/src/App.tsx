@@ -17,7 +17,7 @@ import { Popup } from "./pages/Popup";
 import { useLedgerState } from "./ledger";
 
 /**
- * The pages, in navigation order. The route is the URL fragment: `#/sessions`,
+ * The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/sessions/<id>`,
  * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`, `#/emitters/<session>`, `#/clients/<profile>`.
  */
 const PAGES = [
@@ -135,7 +135,7 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
     case "pairing":
       return <Pairing state={state} />;
     case "sessions":
-      return <Sessions state={state} />;
+      return <Sessions state={state} selected={route.arg} />;
     case "providers":
       return <Providers state={state} />;
     case "streams":

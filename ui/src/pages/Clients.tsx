@@ -10,8 +10,9 @@ import { NewProfile } from "./clients/NewProfile";
 import { ClientTokens } from "./clients/ClientTokens";
 
 /**
- * Clients: how to connect an agent (`tap connect CLIENT --profile NAME`, which the command
- * line runs; the panel cannot write a client's file yet), and the profiles of
+ * Clients: every MCP client on this machine with its state, Connect / Repair / Disconnect
+ * (`clients.*`, what `tap connect` does) and its recent sessions (`clients/ConnectList.tsx`),
+ * and the profiles of
  * `$TAP_HOME/profiles.json` (`profiles.list`): each with the tools it lets through and what
  * they cost a client's context against every tool; `#/clients/NAME` opens one's editor.
  * Asked again on `status.changed` (a provider or MCP server came or went, so the tools
@@ -29,7 +30,11 @@ export function Clients({ state, selected }: { state: PanelState; selected?: str
 
   return (
     <div class="clients">
-      <ConnectList profile={profile && !profile.error ? profile.name : null} />
+      <ConnectList
+        profile={profile && !profile.error ? profile.name : null}
+        profiles={list?.profiles.filter((p) => !p.error).map((p) => p.name) ?? []}
+        live={live}
+      />
       <div class="section-head">
         <h2>Profiles</h2>
         <NewProfile

@@ -1,3 +1,4 @@
+import { useEffect } from "preact/hooks";
 import type { SessionRecord } from "../generated";
 import { useNow, type PanelState } from "../store";
 import { IdText } from "../components/IdText";
@@ -9,12 +10,17 @@ import { EndedCell } from "../components/EndedCell";
 /**
  * Registered sessions: label, directory, owning host, busy/idle, bound providers, tools;
  * then the ended ones the ledger remembers, greyed, with when and why they ended.
+ * `#/sessions/<id>` (the Clients page's links) marks that session's row and scrolls to it.
  */
-export function Sessions({ state }: { state: PanelState }) {
+export function Sessions({ state, selected }: { state: PanelState; selected?: string }) {
   const { sessions } = state.status!;
   const { records } = useLedgerSessions();
   rememberLabels(sessions);
   const ended = (records?.sessions ?? []).filter((r) => !sessions.some((s) => s.id === r.id));
+  const found = !!selected && (sessions.some((s) => s.id === selected) || ended.some((s) => s.id === selected));
+  useEffect(() => {
+    if (found) document.querySelector(`tr[aria-current="true"]`)?.scrollIntoView({ block: "center" });
+  }, [selected, found]);
   return (
     <>
       {sessions.length === 0 ? (
@@ -22,14 +28,14 @@ export function Sessions({ state }: { state: PanelState }) {
           No sessions are registered. A Copilot session with the Tap extension, or <code>tap session open</code>, registers one.
         </p>
       ) : (
-        <LiveSessions state={state} />
+        <LiveSessions state={state} selected={selected} />
       )}
-      {ended.length > 0 && <EndedSessions ended={ended} />}
+      {ended.length > 0 && <EndedSessions ended={ended} selected={selected} />}
     </>
   );
 }
 
-function LiveSessions({ state }: { state: PanelState }) {
+function LiveSessions({ state, selected }: { state: PanelState; selected?: string }) {
   const { sessions, providers } = state.status!;
   return (
     <div class="table-wrap">
@@ -51,7 +57,7 @@ function LiveSessions({ state }: { state: PanelState }) {
           {sessions.map((s) => {
             const bound = providers.filter((p) => p.session === s.id);
             return (
-              <tr key={s.id} data-session-id={s.id}>
+              <tr key={s.id} data-session-id={s.id} aria-current={s.id === selected ? "true" : undefined} class={s.id === selected ? "selected" : undefined}>
                 <td>
                   <div class="strong breakable">{s.label ? <Breakable text={s.label} /> : <span class="muted">no label</span>}</div>
                   <IdText id={s.id} class="muted" />
@@ -101,7 +107,7 @@ function LiveSessions({ state }: { state: PanelState }) {
 }
 
 /** Sessions the ledger remembers that are not registered now (ended, or the gateway stopped). */
-function EndedSessions({ ended }: { ended: SessionRecord[] }) {
+function EndedSessions({ ended, selected }: { ended: SessionRecord[]; selected?: string }) {
   const now = useNow(10_000);
   return (
     <section aria-labelledby="ended-sessions-heading">
@@ -123,7 +129,7 @@ function EndedSessions({ ended }: { ended: SessionRecord[] }) {
             {ended.map((s) => {
               const label = s.label ?? labelOf(s.id, []);
               return (
-                <tr key={s.id} class="ended" data-ended-session-id={s.id}>
+                <tr key={s.id} class={s.id === selected ? "ended selected" : "ended"} data-ended-session-id={s.id} aria-current={s.id === selected ? "true" : undefined}>
                   <td>
                     <div class="strong breakable">{label ? <Breakable text={label} /> : <span class="muted">no label</span>}</div>
                     <IdText id={s.id} class="muted" />

@@ -1,7 +1,8 @@
 // The Clients page against the real gateway with a real MCP stdio server: the gateway starts
 // with a user `mcp.json` naming the fixture tests/mcp/servers/good.py and a session is open,
-// so it offers good's five tools besides its own. The page shows the `tap connect` command of
-// each client with a copy button, and every tool's token cost as `profiles.list` counts it
+// so it offers good's five tools besides its own. The page shows every client with its
+// `tap connect` command and a copy button (connecting from the page is
+// clients-connect.test.mjs), and every tool's token cost as `profiles.list` counts it
 // (read back with the real `tap profiles --json`). A profile made with New profile, one tool
 // switched off with its toggle and saved, is what `tap profiles --json` then shows: that tool
 // not visible, a lower total, the one the page showed. A profile made from the command line
@@ -88,10 +89,10 @@ describe("the Clients page", () => {
   test("the connect commands, each with a copy button, and every tool's total", async () => {
     await goTo(panel, "Clients");
     const list = await profiles();
-    const commands = panel.getByRole("list", { name: "Connect commands" });
-    const items = await commands.getByRole("listitem").evaluateAll((els) => els.map((e) => e.dataset.client));
-    assert.deepEqual(items, ["claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "zed", "codex", "gemini", "opencode", "copilot"]);
-    assert.match(await panel.locator("section.connect").innerText(), /Connecting from the panel is not there yet: the command line does it/);
+    const commands = panel.getByRole("list", { name: "Clients" });
+    await commands.waitFor();
+    const items = await commands.locator("li.client-row").evaluateAll((els) => els.map((e) => e.dataset.client));
+    assert.deepEqual(items, ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "zed", "codex", "gemini", "opencode", "copilot"]);
     // No profile selected: the plain command; Copy puts it on the clipboard.
     await commands.getByRole("button", { name: "Copy tap connect claude-code" }).click();
     assert.equal(await panel.evaluate(() => navigator.clipboard.readText()), "tap connect claude-code");
@@ -128,7 +129,7 @@ describe("the Clients page", () => {
     assert.equal(await tokensOf(total()), list.tokens);
     assert.equal(await tokensOf(card("web").locator("[data-tokens]")), list.tokens);
     // The commands now name the selected profile (copilot takes none).
-    const commands = panel.getByRole("list", { name: "Connect commands" });
+    const commands = panel.getByRole("list", { name: "Clients" });
     assert.match(await commands.locator('li[data-client="zed"]').innerText(), /tap connect zed --profile web/);
     assert.match(await commands.locator('li[data-client="copilot"]').innerText(), /tap connect copilot$/m);
   });

@@ -23,13 +23,14 @@ export const FIXTURES = path.join(here, "fixtures");
  * Starts `tap gateway --listen 127.0.0.1:0` (tests/js-support/gateway.mjs) serving the
  * built panel, with no display. `ownHome` gives it (and so the emitters' `bash -lc` login
  * shells) an empty HOME. `dir` (tests/js-support/gateway.mjs) is a directory made beforehand,
- * e.g. with a `tap/mcp.json` in it; the caller removes it.
+ * e.g. with a `tap/mcp.json` in it; the caller removes it. `env`: more variables for the
+ * gateway and its `tap` commands (e.g. `XDG_CONFIG_HOME`).
  */
-export async function startGateway({ ownHome = false, dir } = {}) {
+export async function startGateway({ ownHome = false, dir, env: extra = {} } = {}) {
   if (!existsSync(path.join(UI_DIST, "index.html"))) {
     throw new Error(`${UI_DIST}/index.html is missing: run \`npm run build\` in ui/ first`);
   }
-  const env = { TAP_UI_DIR: UI_DIST, TAP_LOG: process.env.TAP_LOG ?? "info", DISPLAY: undefined, WAYLAND_DISPLAY: undefined };
+  const env = { TAP_UI_DIR: UI_DIST, TAP_LOG: process.env.TAP_LOG ?? "info", DISPLAY: undefined, WAYLAND_DISPLAY: undefined, ...extra };
   return startTapGateway({ prefix: "tap-e2e-", env, ownHome, dir });
 }
 

@@ -1,55 +1,268 @@
 import { useEffect, useState } from "preact/hooks";
+import type { ClientChange, ClientInfo, ClientState, ClientsList } from "../../generated";
+import { store, useNow } from "../../store";
+import { useMethod } from "../../method";
+import { ago, fullTime } from "../../format";
 import { copyText } from "../../components/IdText";
 
-/** The clients `tap connect` writes for (docs/clients.md), by their `CLIENT` word. */
-export const CLIENTS: readonly { id: string; name: string; profiles: boolean }[] = [
-  { id: "claude-code", name: "Claude Code", profiles: true },
-  { id: "claude-desktop", name: "Claude Desktop", profiles: true },
-  { id: "cursor", name: "Cursor", profiles: true },
-  { id: "vscode", name: "VS Code", profiles: true },
-  { id: "windsurf", name: "Windsurf", profiles: true },
-  { id: "zed", name: "Zed", profiles: true },
-  { id: "codex", name: "Codex CLI", profiles: true },
-  { id: "gemini", name: "Gemini CLI", profiles: true },
-  { id: "opencode", name: "opencode", profiles: true },
-  // Copilot sessions come through tap's extension, which takes no profile yet.
-  { id: "copilot", name: "GitHub Copilot CLI", profiles: false },
-];
+/** A state as `tap connect` words it, and its badge's tone. */
+const STATES: Record<ClientState, { word: string; tone: string }> = {
+  "not-installed": { word: "not installed", tone: "muted" },
+  installed: { word: "installed", tone: "" },
+  connected: { word: "connected", tone: "ok" },
+  drifted: { word: "drifted", tone: "warn" },
+  invalid: { word: "invalid", tone: "attention" },
+};
 
-/** The command that connects `client`, with `profile` when it takes one. */
-export const connectCommand = (client: (typeof CLIENTS)[number], profile: string | null) =>
-  `tap connect ${client.id}${profile && client.profiles ? ` --profile ${profile}` : ""}`;
+/** The command that connects `client` with `profile` (copilot's extension takes its own). */
+export const connectCommand = (client: ClientInfo, profile: string | null) =>
+  `${client.command}${profile && client.editable ? ` --profile ${profile}` : ""}`;
+
+interface Props {
+  /** The profile selected below the list (`#/clients/NAME`), offered first to connect with. */
+  profile: string | null;
+  /** `profiles.list`'s usable profiles. */
+  profiles: readonly string[];
+  live: boolean;
+}
 
 /**
- * How to connect an agent: each client's `tap connect` command (with the selected profile)
- * and a button copying it. The panel cannot write a client's file itself yet: the command line does.
+ * Every MCP client on this machine (`clients.list`, the gateway's HOME): its state as
+ * `tap connect` sees it, its file, the profile its entry names, why it drifted, and its
+ * latest sessions. Connect / Repair / Disconnect first show the change as a diff
+ * (`dryRun`), then write it when asked; the gateway keeps every other byte and a backup.
+ * The Copilot CLI is connected by its command only. Asked again on `status.changed` (the
+ * gateway sends it after each change, and as sessions come and go), never on a timer.
  */
-export function ConnectList({ profile }: { profile: string | null }) {
+export function ConnectList({ profile, profiles, live }: Props) {
+  const { data, error, refresh } = useMethod("clients.list", {}, { on: ["status.changed"], settleMs: 300 });
+  // The answer of our own change, shown until the next list arrives.
+  const [fresh, setFresh] = useState<ClientInfo | null>(null);
+  useEffect(() => setFresh(null), [data]);
+  const list: ClientsList | null = data && fresh ? { ...data, clients: data.clients.map((c) => (c.id === fresh.id ? fresh : c)) } : data;
   return (
     <section class="connect" aria-labelledby="connect-head">
       <h2 id="connect-head">Connect an agent</h2>
       <p class="small muted">
-        Run your client's command in a terminal: it adds the gateway to that client's own configuration file, with a backup (
-        <code>--dry-run</code> shows the change first; <code>tap disconnect CLIENT</code> undoes it). Connecting from the panel is not there
-        yet: the command line does it.
-        {profile ? (
+        Connect adds the gateway's <code>tap</code> entry to the client's own configuration file, keeping everything else in it and a timestamped
+        backup beside it; you see the change before it is written. Disconnect removes that entry only. Restart the client (or reload its MCP servers)
+        afterwards. The same in a terminal: <code>tap connect CLIENT</code>.
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error.message}
+        </p>
+      )}
+      {list?.tapMissing && (
+        <p class="notice" role="alert" data-testid="tap-missing">
+          {list.tapMissing}
+        </p>
+      )}
+      {!list && !error && <p class="muted">Loading…</p>}
+      {list && (
+        <ul class="client-rows" aria-label="Clients">
+          {list.clients.map((c) => (
+            <ClientRow
+              key={c.id}
+              client={c}
+              selected={profile}
+              profiles={profiles}
+              live={live && !list.tapMissing}
+              onChanged={(info) => {
+                setFresh(info);
+                refresh();
+              }}
+            />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** What a row is doing: nothing, showing a planned change, or writing it. */
+type Pending = { kind: "connect" | "disconnect"; profile: string | null; change: ClientChange } | null;
+
+function ClientRow({
+  client,
+  selected,
+  profiles,
+  live,
+  onChanged,
+}: {
+  client: ClientInfo;
+  selected: string | null;
+  profiles: readonly string[];
+  live: boolean;
+  onChanged: (c: ClientInfo) => void;
+}) {
+  const state = STATES[client.state];
+  const hasEntry = client.state === "connected" || client.state === "drifted";
+  // The profile to connect with: the one its entry names, else the one selected below.
+  const [profile, setProfile] = useState<string | null>(hasEntry ? (client.profile ?? null) : selected);
+  useEffect(() => setProfile(hasEntry ? (client.profile ?? null) : selected), [client.profile, hasEntry, selected]);
+  const [pending, setPending] = useState<Pending>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const name = client.name;
+
+  const plan = async (kind: "connect" | "disconnect") => {
+    setError(null);
+    setDone(null);
+    setBusy(true);
+    try {
+      const change =
+        kind === "connect"
+          ? await store.call("clients.connect", { client: client.id, ...(profile ? { profile } : {}), dryRun: true })
+          : await store.call("clients.disconnect", { client: client.id, dryRun: true });
+      setPending({ kind, profile, change });
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const apply = async () => {
+    if (!pending) return;
+    setError(null);
+    setBusy(true);
+    try {
+      const p = pending.profile;
+      const change =
+        pending.kind === "connect"
+          ? await store.call("clients.connect", { client: client.id, ...(p ? { profile: p } : {}), dryRun: false })
+          : await store.call("clients.disconnect", { client: client.id, dryRun: false });
+      setPending(null);
+      const kept = change.backup ? ` The previous file is kept as ${change.backup}.` : "";
+      const what =
+        pending.kind === "connect"
+          ? change.written
+            ? `Connected ${name}: restart it (or reload its MCP servers) to use the gateway.`
+            : `${name} already had this entry; nothing was written.`
+          : change.written
+            ? `Disconnected ${name}: its tap entry was removed.`
+            : `${name} had no tap entry; nothing was written.`;
+      setDone(`${what}${kept}${change.note ? ` Note: ${change.note}` : ""}`);
+      onChanged(change.client);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sameProfile = (client.profile ?? null) === profile;
+  const connectLabel = client.state === "drifted" ? "Repair" : client.state === "connected" && !sameProfile ? "Change profile" : "Connect";
+  const canConnect = client.editable && client.state !== "invalid" && !(client.state === "connected" && sameProfile);
+  return (
+    <li class="client-row" data-client={client.id} data-state={client.state} aria-label={name}>
+      <div class="client-head">
+        <strong>{name}</strong>
+        <span class={`pill ${state.tone}`} data-testid="client-state">
+          {state.word}
+        </span>
+        {client.profile && hasEntry && (
+          <span class="pill accent" title="The profile its entry names" data-entry-profile={client.profile}>
+            profile {client.profile}
+          </span>
+        )}
+        <span class="mono small muted client-file" title="Its configuration file">
+          {client.file}
+        </span>
+      </div>
+      {client.detail && <p class={`small ${client.state === "drifted" || client.state === "invalid" ? "warn-text" : "muted"}`}>{client.detail}</p>}
+      <div class="client-actions">
+        {client.editable ? (
           <>
-            {" "}
-            The commands name the selected profile, <strong class="mono">{profile}</strong>.
+            <label class="small">
+              Profile{" "}
+              <select
+                aria-label={`Profile for ${name}`}
+                value={profile ?? ""}
+                disabled={busy || !!pending}
+                onChange={(e) => setProfile((e.currentTarget as HTMLSelectElement).value || null)}
+              >
+                <option value="">every tool</option>
+                {[...new Set([...profiles, ...(profile ? [profile] : [])])].map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {canConnect && (
+              <button type="button" class="btn primary" disabled={!live || busy || !!pending} onClick={() => plan("connect")} aria-label={`${connectLabel} ${name}`}>
+                {connectLabel}
+              </button>
+            )}
+            {hasEntry && (
+              <button type="button" class="btn" disabled={busy || !!pending} onClick={() => plan("disconnect")} aria-label={`Disconnect ${name}`}>
+                Disconnect
+              </button>
+            )}
           </>
         ) : (
-          " Select a profile below to give the client only its tools."
+          <span class="small muted">Run in a terminal:</span>
         )}
-      </p>
-      <ul class="connect-list" aria-label="Connect commands">
-        {CLIENTS.map((c) => (
-          <li key={c.id} data-client={c.id} title={c.name}>
-            <span class="sr-only">{c.name}: </span>
-            <CopyCommand command={connectCommand(c, profile)} />
-          </li>
-        ))}
-      </ul>
-    </section>
+        <CopyCommand command={connectCommand(client, profile)} />
+      </div>
+      {pending && (
+        <div class="client-plan" role="region" aria-label={`Changes to ${name}'s file`}>
+          {pending.change.diff ? (
+            <pre class="diff mono small" data-testid="client-diff">
+              {pending.change.diff.split("\n").map((line, i) => (
+                <span key={i} class={line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : ""}>
+                  {line}
+                  {"\n"}
+                </span>
+              ))}
+            </pre>
+          ) : (
+            <p class="small muted">Nothing to change in {client.file}.</p>
+          )}
+          <div class="client-actions">
+            <button type="button" class="btn primary" disabled={busy} onClick={apply}>
+              {pending.kind === "connect" ? "Write the change" : "Remove the entry"}
+            </button>
+            <button type="button" class="btn" disabled={busy} onClick={() => setPending(null)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {done && (
+        <p class="notice small" role="status">
+          {done}
+        </p>
+      )}
+      <RecentSessions client={client} />
+    </li>
+  );
+}
+
+/** The client's live session and its latest ones, each linked to the Sessions page. */
+function RecentSessions({ client }: { client: ClientInfo }) {
+  const now = useNow(30_000);
+  if (client.sessions.length === 0) return null;
+  return (
+    <p class="small client-sessions">
+      <span class="muted">Sessions: </span>
+      {client.sessions.map((s, i) => (
+        <span key={s.id}>
+          {i > 0 && " · "}
+          <a href={`#/sessions/${encodeURIComponent(s.id)}`} data-session={s.id} title={s.startedAt ? `started ${fullTime(s.startedAt)}` : undefined}>
+            {s.live ? "live now" : s.endedAt ? `ended ${ago(s.endedAt, now)}` : s.startedAt ? `started ${ago(s.startedAt, now)}` : s.id}
+          </a>
+        </span>
+      ))}
+    </p>
   );
 }
 
@@ -75,4 +288,3 @@ function CopyCommand({ command }: { command: string }) {
     </span>
   );
 }
-
