@@ -7,7 +7,15 @@ use clap::Subcommand;
 use std::path::Path;
 use std::process::ExitCode;
 use tap_protocol::control::{ControlCall, Empty};
-use tap_protocol::profiles::{ProfileDef, ProfileRef, ProfileSet, ProfilesList};
+use tap_protocol::profiles::{ProfileDef, ProfileRef, ProfileSet, ProfilesList, Surface};
+
+fn parse_surface(s: &str) -> Result<Surface, String> {
+    match s {
+        "tools" => Ok(Surface::Tools),
+        "search" => Ok(Surface::Search),
+        _ => Err("'tools' or 'search'".into()),
+    }
+}
 
 #[derive(Subcommand)]
 pub enum ProfilesCommand {
@@ -38,6 +46,10 @@ pub enum ProfilesCommand {
         /// For people.
         #[arg(long)]
         description: Option<String>,
+        /// How clients get its tools: 'tools' lists each (the default); 'search' lists
+        /// only tap_find_tools and tap_call_tool beside the gateway's own tools.
+        #[arg(long, value_name = "tools|search", value_parser = parse_surface, default_value = "tools")]
+        surface: Surface,
     },
     /// Remove a profile.
     Remove {
@@ -64,6 +76,7 @@ pub async fn run(home: &Path, command: Option<ProfilesCommand>, json: bool) -> E
             tools,
             hide_tools,
             description,
+            surface,
         }) => (
             ControlCall::ProfilesSet(ProfileSet {
                 name,
@@ -73,6 +86,7 @@ pub async fn run(home: &Path, command: Option<ProfilesCommand>, json: bool) -> E
                     tools,
                     hide_tools,
                     description,
+                    surface,
                 },
             }),
             None,
@@ -102,9 +116,10 @@ fn print_list(list: &ProfilesList, json: bool) {
     for w in &list.warnings {
         eprintln!("tap: warning: {w}");
     }
-    let header = ["PROFILE", "TOOLS", "TOKENS", "BYTES", "PROBLEM"].map(String::from);
+    let header = ["PROFILE", "SURFACE", "TOOLS", "TOKENS", "BYTES", "PROBLEM"].map(String::from);
     let mut rows = vec![[
         "(no profile)".to_string(),
+        "tools".to_string(),
         list.tools.len().to_string(),
         list.tokens.to_string(),
         list.bytes.to_string(),
@@ -113,6 +128,10 @@ fn print_list(list: &ProfilesList, json: bool) {
     for p in &list.profiles {
         rows.push([
             p.name.clone(),
+            p.def
+                .as_ref()
+                .map(|d| d.surface.as_str().to_string())
+                .unwrap_or_default(),
             p.visible.len().to_string(),
             p.tokens.to_string(),
             p.bytes.to_string(),
@@ -121,7 +140,7 @@ fn print_list(list: &ProfilesList, json: bool) {
     }
     print_table(&header, &rows);
     println!(
-        "Tokens of each tool's tools/list entry, counted with {} ({}).",
+        "Tokens of the tools/list a client gets (a search profile's: the gateway's own tools and tap_find_tools, tap_call_tool), counted with {} ({}).",
         list.tokenizer, list.path
     );
 }
@@ -152,14 +171,29 @@ fn show_one(list: &ProfilesList, name: &str, json: bool) -> ExitCode {
         })
         .collect();
     print_table(&header, &rows);
-    println!(
-        "{} of {} tools: {} tokens ({}), {} bytes; every tool: {} tokens.",
-        p.visible.len(),
-        list.tools.len(),
-        p.tokens,
-        list.tokenizer,
-        p.bytes,
-        list.tokens
-    );
+    match p.full_tokens {
+        Some(full) => println!(
+            "Search surface: clients list the gateway's own tools and {} ({} tokens ({}), {} bytes); the {} tools above, listed, would be {} tokens.",
+            list.search_tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            p.tokens,
+            list.tokenizer,
+            p.bytes,
+            p.visible.len(),
+            full
+        ),
+        None => println!(
+            "{} of {} tools: {} tokens ({}), {} bytes; every tool: {} tokens.",
+            p.visible.len(),
+            list.tools.len(),
+            p.tokens,
+            list.tokenizer,
+            p.bytes,
+            list.tokens
+        ),
+    }
     ExitCode::SUCCESS
 }

@@ -244,6 +244,15 @@ pub(crate) const MAX_PROFILE_PATTERNS: usize = 512;
 /// Tool entries whose token count `profiles.list` remembers (by the entry's text); past
 /// it the memory starts over.
 pub(crate) const MAX_COUNTED_TOOL_ENTRIES: usize = 4096;
+/// `tap_find_tools`' query, in characters (a longer one is refused by its schema).
+pub(crate) const MAX_FIND_QUERY_LEN: usize = 500;
+/// Tools one `tap_find_tools` answer holds at most (its `limit`).
+pub(crate) const MAX_FIND_RESULTS: usize = 20;
+/// Tools a `tap_find_tools` answer holds when the call gives no `limit`.
+pub(crate) const DEFAULT_FIND_RESULTS: usize = 5;
+/// One `tap_find_tools` answer's entries, in bytes of compact JSON: a match past it is
+/// named in `omitted` without its entry, so one huge schema cannot flood the context.
+pub(crate) const MAX_FIND_RESULT_BYTES: usize = 32 * 1024;
 /// Client tokens of the MCP HTTP endpoint at once (each request's token is compared with
 /// every one's hash).
 pub(crate) const MAX_CLIENT_TOKENS: usize = 64;

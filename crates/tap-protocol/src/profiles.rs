@@ -24,6 +24,42 @@ pub struct ProfileDef {
     /// For people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// How its clients' `tools/list` offers the tools it lets through: each listed
+    /// (`tools`, the default), or found and called through `tap_find_tools` and
+    /// `tap_call_tool` (`search`).
+    #[serde(default, skip_serializing_if = "Surface::is_tools")]
+    // Optional in TypeScript as on the wire: absent means `tools`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Surface>", optional))]
+    pub surface: Surface,
+}
+
+/// How a profile's tools reach its clients' `tools/list` (`docs/clients.md`, "Search
+/// surface: what it costs").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum Surface {
+    /// Every tool the profile lets through is listed.
+    #[default]
+    Tools,
+    /// Only the gateway's own `tap_*` tools are listed, with `tap_find_tools` (a search
+    /// over the profile's tools) and `tap_call_tool` (calls one of them).
+    Search,
+}
+
+impl Surface {
+    /// Whether it is the default, [`Surface::Tools`] (not written to the file).
+    pub fn is_tools(&self) -> bool {
+        *self == Surface::Tools
+    }
+
+    /// Its name in `profiles.json` and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Surface::Tools => "tools",
+            Surface::Search => "search",
+        }
+    }
 }
 
 /// One tool the gateway offers now, and what its definition costs a client that lists it.
@@ -62,10 +98,19 @@ pub struct ProfileInfo {
     /// The tools of [`ProfilesList::tools`] it lets through, by name.
     #[serde(default)]
     pub visible: Vec<String>,
-    /// Their tokens, together.
+    /// What its clients' `tools/list` holds, in tokens: with the `tools` surface, the
+    /// visible tools' entries together; with `search`, the gateway's own tools it lets
+    /// through and the two search tools' entries (the rest is found on demand).
     pub tokens: u32,
-    /// Their bytes, together.
+    /// The same list's bytes.
     pub bytes: u32,
+    /// With the `search` surface: what listing every visible tool would cost instead, in
+    /// tokens (the `tools` surface's figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_tokens: Option<u32>,
+    /// Its bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_bytes: Option<u32>,
 }
 
 /// The result of `profiles.list`.
@@ -79,6 +124,10 @@ pub struct ProfilesList {
     /// live session, a stopped lazy server's last known ones), by name: what a client
     /// without a profile lists.
     pub tools: Vec<ToolCost>,
+    /// The `search` surface's two tools (`tap_find_tools`, `tap_call_tool`) and their
+    /// entries' cost: listed instead of the profile's tools for a search profile.
+    #[serde(default)]
+    pub search_tools: Vec<ToolCost>,
     /// All of [`ProfilesList::tools`] together: the cost without a profile.
     pub tokens: u32,
     /// Their bytes together.

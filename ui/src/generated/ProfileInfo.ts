@@ -22,10 +22,21 @@ error?: string,
  */
 visible: Array<string>, 
 /**
- * Their tokens, together.
+ * What its clients' `tools/list` holds, in tokens: with the `tools` surface, the
+ * visible tools' entries together; with `search`, the gateway's own tools it lets
+ * through and the two search tools' entries (the rest is found on demand).
  */
 tokens: number, 
 /**
- * Their bytes, together.
+ * The same list's bytes.
  */
-bytes: number, };
+bytes: number, 
+/**
+ * With the `search` surface: what listing every visible tool would cost instead, in
+ * tokens (the `tools` surface's figure).
+ */
+fullTokens?: number, 
+/**
+ * Its bytes.
+ */
+fullBytes?: number, };

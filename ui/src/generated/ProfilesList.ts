@@ -17,6 +17,11 @@ profiles: Array<ProfileInfo>,
  */
 tools: Array<ToolCost>, 
 /**
+ * The `search` surface's two tools (`tap_find_tools`, `tap_call_tool`) and their
+ * entries' cost: listed instead of the profile's tools for a search profile.
+ */
+searchTools: Array<ToolCost>, 
+/**
  * All of [`ProfilesList::tools`] together: the cost without a profile.
  */
 tokens: number, 

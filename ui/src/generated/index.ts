@@ -110,6 +110,7 @@ export type { StreamEntry } from "./StreamEntry";
 export type { StreamsFollowParams } from "./StreamsFollowParams";
 export type { StreamsHistory } from "./StreamsHistory";
 export type { StreamsHistoryParams } from "./StreamsHistoryParams";
+export type { Surface } from "./Surface";
 export type { ToolCost } from "./ToolCost";
 export type { Trace } from "./Trace";
 export type { TraceRef } from "./TraceRef";

@@ -108,3 +108,79 @@ async fn a_profile_made_with_the_cli_hides_a_tool_from_tap_mcp() {
     let gone = live(&gw, &["profiles", "show", "lean"]).await;
     assert!(gone.stdout.contains("NOT_FOUND"), "{gone:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_profile_gives_tap_mcp_the_two_search_tools() {
+    let gw = GatewayProcess::start().await;
+    live_ok(
+        &gw,
+        &[
+            "mcp",
+            "add",
+            "good",
+            "--",
+            &test_python(),
+            &fixture("good.py"),
+        ],
+    )
+    .await;
+    listed_when(&gw, "good", |s| s["state"] == "ready").await;
+    live_ok(
+        &gw,
+        &[
+            "profiles",
+            "set",
+            "finder",
+            "--server",
+            "good",
+            "--surface",
+            "search",
+        ],
+    )
+    .await;
+    let bad = live(&gw, &["profiles", "set", "x", "--surface", "list"]).await;
+    assert_eq!(bad.code(), Some(2), "{bad:?}");
+
+    let (mut c, _) = McpClient::python_stdio_profile(
+        Path::new(tap_bin()),
+        &gw.home,
+        "finder-client",
+        "finder",
+        gw.log_dir(),
+    )
+    .await;
+    let names = c.tool_names().await;
+    assert!(
+        names.contains(&"tap_find_tools".to_string())
+            && names.contains(&"tap_call_tool".to_string()),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"good__echo".to_string()), "{names:?}");
+    let found = c
+        .call("1", "tap_find_tools", json!({"query": "echo a message"}))
+        .await;
+    assert!(
+        found["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\"name\":\"good__echo\""),
+        "{found}"
+    );
+    let echo = c
+        .call(
+            "2",
+            "tap_call_tool",
+            json!({"name": "good__echo", "arguments": {"message": "hi"}}),
+        )
+        .await;
+    assert_eq!(echo["isError"], false, "{echo}");
+    assert_eq!(echo["content"][0]["text"], "hi", "{echo}");
+
+    let shown = live_ok(&gw, &["profiles", "show", "finder"]).await;
+    assert!(
+        shown.stdout.contains("good__echo") && shown.stdout.contains("Search surface"),
+        "{shown:?}"
+    );
+    let table = live_ok(&gw, &["profiles"]).await;
+    assert!(table.stdout.contains("search"), "{table:?}");
+}

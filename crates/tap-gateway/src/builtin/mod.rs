@@ -10,8 +10,12 @@
 //! What the user owns (emitters from `tap.config.json` or started from the panel, user-owned
 //! injectors) the agent changes only with `force`; a call from the panel or the CLI
 //! (`Caller::User`) acts as the user.
+//!
+//! A session whose profile has the search surface also holds `tap_find_tools` (here,
+//! `search_tools.rs`) and `tap_call_tool` (unwrapped by `tools::call`).
 
 mod emitter_tools;
+pub(crate) mod search_tools;
 mod stream_tools;
 
 use crate::emitters::api::Origin;
@@ -30,8 +34,22 @@ pub(crate) use crate::state::builtin_defs::{tools, PROVIDER};
 fn schema(name: &str) -> Option<&'static Schema> {
     tools()
         .with_schemas()
+        .chain(crate::state::search_defs::tools().with_schemas())
         .find(|(d, _)| d.name == name)
         .map(|(_, s)| s)
+}
+
+/// Checks `args` of the built-in tool `tool` against its schema (no arguments read as `{}`).
+pub(crate) fn check_args(tool: &str, args: &Json) -> Result<(), CallError> {
+    let Some(schema) = schema(tool) else {
+        return Err(CallError::new(
+            ErrorCode::NotFound,
+            format!("No built-in tool named '{tool}'"),
+        ));
+    };
+    let empty = Json::Object(Default::default());
+    let args = if args.is_null() { &empty } else { args };
+    crate::state::tool_schema::check(tool, schema, args)
 }
 
 /// Runs a built-in tool for `caller` in `session_id`.
@@ -42,16 +60,10 @@ pub(crate) async fn call(
     tool: &str,
     args: &Json,
 ) -> Result<Json, CallError> {
-    let Some(schema) = schema(tool) else {
-        return Err(CallError::new(
-            ErrorCode::NotFound,
-            format!("No built-in tool named '{tool}'"),
-        ));
-    };
+    check_args(tool, args)?;
     // No arguments at all (an in-process caller's default) read as `{}`.
     let empty = Json::Object(Default::default());
     let args = if args.is_null() { &empty } else { args };
-    crate::state::tool_schema::check(tool, schema, args)?;
     let a = Args { json: args, caller };
     match tool {
         defs::LIST_STREAMS => stream_tools::list(core, session_id),
@@ -64,6 +76,8 @@ pub(crate) async fn call(
         defs::SET_EVENT_FILTER => emitter_tools::set_filter(core, session_id, &a).await,
         defs::STOP_EMITTER => emitter_tools::stop(core, session_id, &a).await,
         defs::STATUS => to_json(crate::status::snapshot(core)),
+        crate::state::search_defs::FIND_TOOLS => search_tools::find(core, session_id, &a),
+        // `tap_call_tool` is the call path's own (`tools::call`): it calls another tool.
         other => Err(Error::new(
             ErrorCode::NotFound,
             format!("No built-in tool named '{other}'"),

@@ -7,7 +7,7 @@
 //! provider binds to.
 
 use super::context_cost as cost;
-use crate::profiles::{file, Profile, Source, MCP_SERVER_PROVIDER_PREFIX};
+use crate::profiles::{file, Profile, Source, Surface, MCP_SERVER_PROVIDER_PREFIX};
 use crate::state::Core;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -39,11 +39,24 @@ pub(crate) fn list(core: &Core) -> ProfilesList {
             }
         })
         .collect();
+    let search_tools: Vec<ToolCost> = crate::state::search_defs::tools()
+        .iter()
+        .map(|def| {
+            let (tokens, bytes) = cost::of(def);
+            ToolCost {
+                name: def.name.clone(),
+                provider: crate::state::builtin_defs::PROVIDER.to_string(),
+                server: None,
+                tokens,
+                bytes,
+            }
+        })
+        .collect();
     let (all, warnings) = file::read_all(&core.config.data_dir);
     let profiles = all
         .into_iter()
         .map(|(name, parsed)| match parsed {
-            Ok(profile) => seen_by(&profile, &offered, &tools),
+            Ok(profile) => seen_by(&profile, &offered, &tools, &search_tools),
             Err(why) => ProfileInfo {
                 name,
                 def: None,
@@ -51,6 +64,8 @@ pub(crate) fn list(core: &Core) -> ProfilesList {
                 visible: Vec::new(),
                 tokens: 0,
                 bytes: 0,
+                full_tokens: None,
+                full_bytes: None,
             },
         })
         .collect();
@@ -59,17 +74,21 @@ pub(crate) fn list(core: &Core) -> ProfilesList {
         tokens: tools.iter().map(|t| t.tokens).sum(),
         bytes: tools.iter().map(|t| t.bytes).sum(),
         tools,
+        search_tools,
         tokenizer: cost::TOKENIZER.to_string(),
         path: file::path(&core.config.data_dir).display().to_string(),
         warnings,
     }
 }
 
-/// What `profile` lets through of `tools` (in `offered`'s order, which is theirs).
+/// What `profile` lets through of `tools` (in `offered`'s order, which is theirs), and
+/// what its clients' `tools/list` costs: every visible tool's entry, or with the search
+/// surface the gateway's own visible tools' and `search`'s (the two search tools).
 fn seen_by(
     profile: &Profile,
     offered: &BTreeMap<String, Offered>,
     tools: &[ToolCost],
+    search: &[ToolCost],
 ) -> ProfileInfo {
     let mut info = ProfileInfo {
         name: profile.name.clone(),
@@ -78,7 +97,10 @@ fn seen_by(
         visible: Vec::new(),
         tokens: 0,
         bytes: 0,
+        full_tokens: None,
+        full_bytes: None,
     };
+    let (mut listed_tokens, mut listed_bytes) = (0, 0);
     for ((name, (_, provider)), cost) in offered.iter().zip(tools) {
         let source = match provider {
             Some(p) => Source::Provider(p),
@@ -88,7 +110,17 @@ fn seen_by(
             info.visible.push(name.clone());
             info.tokens += cost.tokens;
             info.bytes += cost.bytes;
+            if provider.is_none() {
+                listed_tokens += cost.tokens;
+                listed_bytes += cost.bytes;
+            }
         }
+    }
+    if profile.surface == Surface::Search {
+        info.full_tokens = Some(info.tokens);
+        info.full_bytes = Some(info.bytes);
+        info.tokens = listed_tokens + search.iter().map(|t| t.tokens).sum::<u32>();
+        info.bytes = listed_bytes + search.iter().map(|t| t.bytes).sum::<u32>();
     }
     info
 }

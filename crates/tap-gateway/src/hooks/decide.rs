@@ -54,6 +54,7 @@ enum Step {
 /// `tool` need not be a provider's tool: agent runtimes ask about their own tools
 /// (`shell`, `edit`) too; `match.provider` then never matches. `call_tool` does not
 /// call this: the session host asks first, as the spec's `onPreToolUse` hook does.
+/// `tap_call_tool` is judged as the call it makes (see the first lines).
 ///
 /// Fails with `INVALID_SESSION` when the session does not exist or is ending.
 pub(crate) async fn pre_tool_use(
@@ -63,6 +64,17 @@ pub(crate) async fn pre_tool_use(
     args: &Json,
     trace: &OpenSpan,
 ) -> Result<Decision, CallError> {
+    // `tap_call_tool` (a search profile's session) is judged as the call it makes: the
+    // tool it names, with the arguments it passes, so a rule about that tool applies
+    // however it is reached, and a gate is asked about the real call.
+    let (tool, args) = {
+        let state = core.state();
+        let session = state.live_session(session_id)?;
+        match session.searches() {
+            true => crate::state::search_defs::called(tool, args).unwrap_or((tool, args)),
+            false => (tool, args),
+        }
+    };
     // JSON.stringify's text: compact, keys in the order the host sent them (serde_json's
     // `preserve_order`; spec-decisions H1 says where the two still differ).
     let args_json = serde_json::to_string(args).expect("JSON serializes");

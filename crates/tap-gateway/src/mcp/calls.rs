@@ -62,6 +62,12 @@ pub(crate) async fn call(
             None,
         ));
     };
+    // Through `tap_call_tool`, the result is the called tool's: passed through as an MCP
+    // result when that tool's is one.
+    let mcp_result = match crate::state::search_defs::called(&name, &args) {
+        Some((called, _)) => super::tools::exists(core, binding, called)?.unwrap_or(false),
+        None => mcp_result,
+    };
     // OpenTelemetry's convention for MCP: the client's trace context in the request's
     // `_meta.traceparent`.
     let traceparent = context

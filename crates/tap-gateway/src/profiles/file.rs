@@ -5,14 +5,15 @@
 //! { "profiles": {
 //!     "review": { "servers": ["github"], "providers": ["ci-status"],
 //!                 "hideTools": ["github__delete_*"] },
-//!     "docs":   { "tools": ["context7__*", "tap_stream_*"] } } }
+//!     "docs":   { "tools": ["context7__*", "tap_stream_*"] },
+//!     "lean":   { "surface": "search" } } }
 //! ```
 //!
 //! Read when a session is opened with a profile (a small file; an edit applies to the
 //! sessions opened after it). A profile with a bad key is refused with a reason naming it,
 //! so a typo never widens what a client sees.
 
-use super::profile::Profile;
+use super::profile::{Profile, Surface};
 use crate::limits::{MAX_PROFILES, MAX_PROFILE_NAME_LEN, MAX_PROFILE_PATTERNS};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -198,23 +199,30 @@ pub fn def_of(p: &Profile) -> ProfileDef {
         tools: p.tools.clone(),
         hide_tools: p.hide_tools.clone(),
         description: p.description.clone(),
+        surface: p.surface,
     }
 }
 
 fn parse(name: &str, entry: &Value) -> Result<Profile, String> {
     let obj: &Map<String, Value> = entry
         .as_object()
-        .ok_or("it must be an object (servers, providers, tools, hideTools)")?;
+        .ok_or("it must be an object (servers, providers, tools, hideTools, surface)")?;
     for key in obj.keys() {
         if !matches!(
             key.as_str(),
-            "servers" | "providers" | "tools" | "hideTools" | "description"
+            "servers" | "providers" | "tools" | "hideTools" | "description" | "surface"
         ) {
             return Err(format!(
-                "unknown key '{key}' (servers, providers, tools, hideTools, description)"
+                "unknown key '{key}' (servers, providers, tools, hideTools, description, surface)"
             ));
         }
     }
+    let surface = match obj.get("surface") {
+        None | Some(Value::Null) => Surface::Tools,
+        Some(Value::String(s)) if s == "tools" => Surface::Tools,
+        Some(Value::String(s)) if s == "search" => Surface::Search,
+        Some(_) => return Err("'surface' must be \"tools\" or \"search\"".into()),
+    };
     let list = |key: &str| -> Result<Vec<String>, String> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(Vec::new()),
@@ -249,6 +257,7 @@ fn parse(name: &str, entry: &Value) -> Result<Profile, String> {
         providers: list("providers")?,
         tools: list("tools")?,
         hide_tools: list("hideTools")?,
+        surface,
     })
 }
 
@@ -264,7 +273,8 @@ mod tests {
         std::fs::write(
             path(dir.path()),
             r#"{"profiles": {"review": {"servers": ["github"], "hideTools": ["github__delete_*"]},
-                            "typo": {"server": ["x"]}, "bad": {"tools": "x"}}}"#,
+                            "typo": {"server": ["x"]}, "bad": {"tools": "x"},
+                            "lean": {"surface": "search"}, "odd": {"surface": "list"}}}"#,
         )
         .unwrap();
         let review = find(dir.path(), "review").unwrap();
@@ -274,8 +284,15 @@ mod tests {
         assert!(why.contains("unknown key 'server'"), "{why}");
         let why = find(dir.path(), "bad").unwrap_err();
         assert!(why.contains("'tools' must be an array"), "{why}");
+        assert_eq!(review.surface, Surface::Tools);
+        assert_eq!(find(dir.path(), "lean").unwrap().surface, Surface::Search);
+        let why = find(dir.path(), "odd").unwrap_err();
+        assert!(why.contains("'surface' must be"), "{why}");
         let why = find(dir.path(), "nope").unwrap_err();
-        assert!(why.contains("it has: bad, review, typo"), "{why}");
+        assert!(
+            why.contains("it has: bad, lean, odd, review, typo"),
+            "{why}"
+        );
         std::fs::write(path(dir.path()), "{ not json").unwrap();
         assert!(find(dir.path(), "review")
             .unwrap_err()
@@ -294,6 +311,7 @@ mod tests {
         let def = ProfileDef {
             servers: vec!["github".into()],
             hide_tools: vec!["github__delete_*".into()],
+            surface: Surface::Search,
             ..ProfileDef::default()
         };
         set(dir.path(), "review", &def).unwrap();

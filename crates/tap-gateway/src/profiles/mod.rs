@@ -12,4 +12,4 @@ pub(crate) mod file;
 mod glob;
 mod profile;
 
-pub(crate) use profile::{Profile, Source, MCP_SERVER_PROVIDER_PREFIX};
+pub(crate) use profile::{Profile, Source, Surface, MCP_SERVER_PROVIDER_PREFIX};

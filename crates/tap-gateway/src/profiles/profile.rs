@@ -7,6 +7,7 @@
 //! gateway's own `tap_*` tools are seen unless hidden: they belong to every session.
 
 use super::glob;
+pub use tap_protocol::profiles::Surface;
 
 /// What an MCP server's provider is named: this and the server's name
 /// (`mcp_servers::registration` names them so).
@@ -35,6 +36,8 @@ pub struct Profile {
     pub tools: Vec<String>,
     /// Globs of tools it never sees.
     pub hide_tools: Vec<String>,
+    /// How the tools it sees are offered: listed, or found through `tap_find_tools`.
+    pub surface: Surface,
 }
 
 impl Profile {
@@ -85,6 +88,7 @@ mod tests {
             providers: vec!["ci".into()],
             tools: vec![],
             hide_tools: vec!["github__delete_*".into(), "tap_emitter_*".into()],
+            surface: Surface::Tools,
         };
         assert!(review.sees(p("mcp-github"), "github__create_issue"));
         assert!(!review.sees(p("mcp-github"), "github__delete_repo"));

@@ -18,6 +18,7 @@ pub(crate) mod mcp_server_peers;
 pub(crate) mod pairing_registry;
 pub(crate) mod pairing_store;
 pub(crate) mod provider_entry;
+pub(crate) mod search_defs;
 pub(crate) mod session;
 pub(crate) mod tool_entry;
 pub(crate) mod tool_limits;

@@ -189,11 +189,16 @@ impl Session {
     }
 
     /// Empties the tool map but for the gateway's built-in tools (every session has them
-    /// from its start; they are never published as a change).
+    /// from its start; they are never published as a change), and with a search profile
+    /// the search surface's two tools.
     pub fn install_builtins(&mut self) {
         self.tools.clear();
         let builtin: Arc<str> = super::builtin_defs::PROVIDER.into();
-        for def in super::builtin_defs::tools().iter() {
+        let search = match self.searches() {
+            true => &super::search_defs::tools()[..],
+            false => &[],
+        };
+        for def in super::builtin_defs::tools().iter().chain(search) {
             if !self.profile_sees(Source::Gateway, &def.name) {
                 continue;
             }
@@ -225,8 +230,28 @@ impl Session {
         self.profile.as_ref().is_none_or(|p| p.sees(source, tool))
     }
 
-    /// The tool set as the host sees it, sorted by name.
+    /// Whether the session's profile offers its tools through the search surface.
+    pub fn searches(&self) -> bool {
+        self.profile
+            .as_ref()
+            .is_some_and(|p| p.surface == crate::profiles::Surface::Search)
+    }
+
+    /// The tool set as the host sees it (`session.tools`, MCP `tools/list`, the
+    /// playground), sorted by name. With the search surface, only the gateway's own tools
+    /// (the two search tools among them): the rest is found with `tap_find_tools` and
+    /// called with `tap_call_tool`, or called by name by a client that knows it.
     pub fn host_tools(&self, default_timeout: Duration) -> Vec<HostTool> {
+        let mut tools = self.callable_tools(default_timeout);
+        if self.searches() {
+            tools.retain(|t| t.provider == super::builtin_defs::PROVIDER);
+        }
+        tools
+    }
+
+    /// Every tool a call may name in this session (what its profile lets through), as
+    /// [`Session::host_tools`] would list it, sorted by name.
+    pub fn callable_tools(&self, default_timeout: Duration) -> Vec<HostTool> {
         let mut tools: Vec<HostTool> = self
             .tools
             .values()

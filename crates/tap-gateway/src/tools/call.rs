@@ -5,6 +5,7 @@ use super::route::{resolve, Resolved, Route, Want};
 use crate::request::{CallError, CallRequest};
 use crate::socket::frame::frame;
 use crate::state::call_table::PendingCall;
+use crate::state::search_defs::CALL_TOOL;
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::sync::Arc;
@@ -54,6 +55,7 @@ pub(crate) async fn call_tool_in(
         Resolved::ListInstances(provider) => {
             return super::list_instances::answer(core, &req.session_id, &provider)
         }
+        Resolved::Builtin if req.tool == CALL_TOOL => return call_through(core, req, root).await,
         Resolved::Builtin => {
             root.provider(crate::builtin::PROVIDER);
             return crate::builtin::call(core, &req.session_id, req.caller, &req.tool, &req.args)
@@ -94,6 +96,40 @@ pub(crate) async fn call_tool_in(
     let (outcome, route) = attempt(core, &req, retry, want, started, root).await;
     root.provider(&route.by.provider_name);
     outcome
+}
+
+/// `tap_call_tool` (the search surface): its arguments checked against its schema, then
+/// the tool it names called through this same path, under the same root span (which
+/// names that tool from here on, and notes how it was reached). Everything a direct call
+/// meets applies: the session's tool map (a tool outside the profile is refused as a
+/// direct call is), the tool's schema, concurrency, timeouts, the caller's cancellation.
+/// The hook precheck, which the caller runs before the call, already judged the named
+/// tool (`hooks::decide`).
+async fn call_through(
+    core: &Arc<Core>,
+    mut req: CallRequest,
+    root: &mut OpenSpan,
+) -> Result<Json, CallError> {
+    crate::builtin::check_args(CALL_TOOL, &req.args)?;
+    let Some((name, args)) = crate::state::search_defs::called(&req.tool, &req.args) else {
+        return Err(CallError::new(
+            ErrorCode::InvalidJson,
+            format!("{CALL_TOOL} needs 'name', a tool's name"),
+        ));
+    };
+    if name == CALL_TOOL {
+        return Err(CallError::new(
+            ErrorCode::InvalidJson,
+            format!("{CALL_TOOL} calls another tool, not itself"),
+        ));
+    }
+    let (name, args) = (name.to_string(), args.clone());
+    root.tool(&name);
+    root.set("called.through", CALL_TOOL);
+    req.tool = name;
+    req.args = args;
+    // Boxed: the future holds itself once (`name` is never `tap_call_tool` again).
+    Box::pin(call_tool_in(core, req, root)).await
 }
 
 /// One dispatch: a concurrency slot for the routed provider, then the `tool.call`.

@@ -28,12 +28,12 @@ export function ProfileEditor({ list, profile, live, onChanged, onDeleted }: Pro
   const [error, setError] = useState<string | null>(null);
   const choice = draft ?? saved;
   const dirty = draft !== null && !sameChoice(draft, saved);
-  const now = estimate(choice, groups);
+  const now = estimate(choice, groups, list.searchTools);
 
-  const change = (f: (c: { off: Set<string>; hidden: Set<string>; description: string }) => void) => {
+  const change = (f: (c: { off: Set<string>; hidden: Set<string>; description: string; surface: Choice["surface"] }) => void) => {
     setDraft((prev) => {
       const from = prev ?? saved;
-      const next = { off: new Set(from.off), hidden: new Set(from.hidden), description: from.description };
+      const next = { off: new Set(from.off), hidden: new Set(from.hidden), description: from.description, surface: from.surface };
       f(next);
       return next;
     });
@@ -91,6 +91,22 @@ export function ProfileEditor({ list, profile, live, onChanged, onDeleted }: Pro
         Description
         <input type="text" value={choice.description} maxLength={500} onInput={(e) => change((c) => (c.description = e.currentTarget.value))} />
       </label>
+      <label class="field surface-field">
+        Clients get
+        <select
+          value={choice.surface}
+          aria-describedby="surface-help"
+          onChange={(e) => change((c) => (c.surface = e.currentTarget.value === "search" ? "search" : "tools"))}
+        >
+          <option value="tools">every tool listed</option>
+          <option value="search">a search: tap_find_tools + tap_call_tool</option>
+        </select>
+      </label>
+      <p id="surface-help" class="small muted">
+        {choice.surface === "search"
+          ? "Only the gateway's own tools and the two search tools are listed; the model finds the others when it needs one, which costs a round trip and the answer's tokens (docs/clients.md, \"Search surface: what it costs\")."
+          : "Every tool shown below is in the client's tools/list, sent to the model with every turn."}
+      </p>
       <Total now={now} list={list} dirty={dirty} savedTokens={profile.tokens} />
       {groups.length === 0 && <p class="empty">The gateway offers no tool now: connect a provider or add an MCP server.</p>}
       {groups.map((g) => (
@@ -117,7 +133,8 @@ function Total({ now, list, dirty, savedTokens }: { now: ReturnType<typeof estim
   return (
     <div class="profile-total">
       <p role="status" data-testid="profile-total" data-tokens={now.tokens}>
-        <strong>{count(now.tokens)} tokens</strong> · {now.tools} of {list.tools.length} tools · {bytes(now.bytes)} ·{" "}
+        <strong>{count(now.tokens)} tokens</strong> · {now.tools} of {list.tools.length} tools{now.full ? " to find" : ""} · {bytes(now.bytes)} ·{" "}
+        {now.full && <span data-testid="profile-full-tokens">listed in full: {count(now.full.tokens)} tokens · </span>}
         <span class="muted">
           {share(now.tokens, list.tokens)} of every tool ({count(list.tokens)} tokens)
         </span>

@@ -7,7 +7,7 @@
 // both empty: every one), its name matches one of `tools` (empty: any), and no `hideTools`
 // glob matches it. The gateway's own tools (provider `tap`) pass the first two.
 
-import type { ProfileDef, ProfileInfo, ToolCost } from "../../generated";
+import type { ProfileDef, ProfileInfo, Surface, ToolCost } from "../../generated";
 
 /** What a profile's name may be (crates/tap-gateway/src/profiles/file.rs `valid_name`). */
 export const NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -27,11 +27,13 @@ export interface Group {
   bytes: number;
 }
 
-/** The editor's state: which groups are off, which tools are hidden, the description. */
+/** The editor's state: which groups are off, which tools are hidden, the description, and
+ * how clients get the tools (each listed, or found through `tap_find_tools`). */
 export interface Choice {
   off: ReadonlySet<string>;
   hidden: ReadonlySet<string>;
   description: string;
+  surface: Surface;
 }
 
 const groupKey = (t: ToolCost) => (t.server ? `server:${t.server}` : t.provider === GATEWAY ? "gateway" : `provider:${t.provider}`);
@@ -85,7 +87,9 @@ const EMPTY_DEF: ProfileDef = { servers: [], providers: [], tools: [], hideTools
 /** A def with its lists present (empty lists may be left out on the wire). */
 export function defOf(profile: ProfileInfo | undefined): ProfileDef {
   const d = profile?.def;
-  return d ? { servers: d.servers ?? [], providers: d.providers ?? [], tools: d.tools ?? [], hideTools: d.hideTools ?? [], description: d.description } : EMPTY_DEF;
+  return d
+    ? { servers: d.servers ?? [], providers: d.providers ?? [], tools: d.tools ?? [], hideTools: d.hideTools ?? [], description: d.description, surface: d.surface }
+    : EMPTY_DEF;
 }
 
 /** Whether `def` lets a group's provider through. */
@@ -126,26 +130,44 @@ export function choiceOf(profile: ProfileInfo | undefined, groups: readonly Grou
       for (const t of g.tools) if (!visible.has(t.name)) hidden.add(t.name);
     }
   }
-  return { off, hidden, description: def.description ?? "" };
+  return { off, hidden, description: def.description ?? "", surface: def.surface ?? "tools" };
 }
 
 /** Whether the tool `name` of group `g` is shown under `choice`. */
 export const shown = (choice: Choice, g: Group, name: string) => !choice.off.has(g.key) && !choice.hidden.has(name);
 
-/** The tools `choice` shows, with their tokens and bytes together: the live estimate. */
-export function estimate(choice: Choice, groups: readonly Group[]): { tools: number; tokens: number; bytes: number } {
+/** The live estimate of what `choice`'s clients list: the tools it shows, their tokens and
+ * bytes together; with the search surface (`search`: the two search tools' costs) only the
+ * gateway's own tools and the search tools are listed, and `full` is what listing every
+ * shown tool would cost instead (the gateway sums the same way: clients/offered_tools.rs). */
+export function estimate(
+  choice: Choice,
+  groups: readonly Group[],
+  search: readonly ToolCost[] = [],
+): { tools: number; tokens: number; bytes: number; full?: { tokens: number; bytes: number } } {
   let tools = 0;
   let tokens = 0;
   let bytes = 0;
+  let listedTokens = 0;
+  let listedBytes = 0;
   for (const g of groups) {
     for (const t of g.tools) {
       if (!shown(choice, g, t.name)) continue;
       tools++;
       tokens += t.tokens;
       bytes += t.bytes;
+      if (g.kind === "gateway") {
+        listedTokens += t.tokens;
+        listedBytes += t.bytes;
+      }
     }
   }
-  return { tools, tokens, bytes };
+  if (choice.surface !== "search") return { tools, tokens, bytes };
+  for (const t of search) {
+    listedTokens += t.tokens;
+    listedBytes += t.bytes;
+  }
+  return { tools, tokens: listedTokens, bytes: listedBytes, full: { tokens, bytes } };
 }
 
 /**
@@ -184,13 +206,13 @@ export function defFor(choice: Choice, groups: readonly Group[], base: ProfileDe
     }
   }
   const description = choice.description.trim();
-  return { servers, providers, tools, hideTools, ...(description ? { description } : {}) };
+  return { servers, providers, tools, hideTools, ...(description ? { description } : {}), ...(choice.surface === "search" ? { surface: "search" as const } : {}) };
 }
 
 /** Whether two choices are the same. */
 export function sameChoice(a: Choice, b: Choice): boolean {
   const eq = (x: ReadonlySet<string>, y: ReadonlySet<string>) => x.size === y.size && [...x].every((v) => y.has(v));
-  return a.description === b.description && eq(a.off, b.off) && eq(a.hidden, b.hidden);
+  return a.description === b.description && a.surface === b.surface && eq(a.off, b.off) && eq(a.hidden, b.hidden);
 }
 
 /** `1,234`: counts grouped by thousands, the same in every locale the tests run in. */

@@ -6,6 +6,7 @@ mod fast_session_path;
 mod http_refusals;
 mod profiles;
 mod resources;
+mod search_surface;
 mod sessions;
 mod tools;
 
