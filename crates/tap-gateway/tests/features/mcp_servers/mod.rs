@@ -10,6 +10,7 @@ mod hostile;
 mod legacy_sse;
 mod project;
 mod remote;
+mod search_cost;
 mod secrets;
 mod sign_in;
 
