@@ -6,7 +6,8 @@
 // entry and everything it held; Disconnect gives the same bytes back; the drifted entry is
 // repaired; a file broken between the diff and the write is refused with its reason, and
 // left alone. At each step the page's states are those of `tap connect --json` for the
-// same HOME. A client's live session links to the Sessions page.
+// same HOME. A client's live session links to the Sessions page. Saves clients-connect.png
+// (the repair's diff, 1100x900).
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -15,7 +16,7 @@ import path from "node:path";
 import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
 import { remove, tempDir } from "../../../tests/js-support/process.mjs";
 import { waitFor } from "../../../tests/js-support/wait.mjs";
-import { launchBrowser, startGateway } from "./support.mjs";
+import { launchBrowser, screenshot, startGateway } from "./support.mjs";
 
 const CURSOR = `{
   "mcpServers": {
@@ -151,6 +152,7 @@ describe("connecting clients from the Clients page", () => {
     await claude.getByRole("button", { name: "Repair Claude Code", exact: true }).click();
     const diff = await claude.getByTestId("client-diff").innerText();
     assert.ok(diff.includes(`-      "command": "${OLD_TAP}"`) && diff.includes(`+      "command": "${tap}"`), diff);
+    await screenshot(panel, "clients-connect");
     await claude.getByRole("button", { name: "Write the change", exact: true }).click();
     await claude.getByRole("status").waitFor();
     const v = JSON.parse(readFileSync(file.claude(), "utf8"));
