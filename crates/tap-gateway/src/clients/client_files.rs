@@ -11,7 +11,8 @@ use crate::state::Core;
 use std::path::{Path, PathBuf};
 use tap_connect::{Client, Dirs, Report, State};
 use tap_protocol::clients::{
-    ClientChange, ClientConnect, ClientDisconnect, ClientInfo, ClientState, ClientsList,
+    ClientChange, ClientConnect, ClientDisconnect, ClientInfo, ClientSession, ClientState,
+    ClientsList,
 };
 use tap_protocol::ErrorCode;
 
@@ -57,7 +58,7 @@ fn state(s: State) -> ClientState {
     }
 }
 
-fn info(core: &Core, r: Report) -> ClientInfo {
+fn info(r: Report, sessions: Vec<ClientSession>) -> ClientInfo {
     ClientInfo {
         id: r.client.into(),
         name: r.name.into(),
@@ -67,8 +68,17 @@ fn info(core: &Core, r: Report) -> ClientInfo {
         detail: r.detail,
         command: format!("tap connect {}", r.client),
         editable: true,
-        sessions: client_sessions::recent(core, r.client),
+        sessions,
     }
+}
+
+/// One client as it stands, with its sessions (after a change).
+fn one(core: &Core, d: &Dirs, c: Client, tap: Option<&str>) -> ClientInfo {
+    let mut sessions = client_sessions::recent(core, &[c.word()]);
+    info(
+        report(core, d, c, tap),
+        sessions.remove(c.word()).unwrap_or_default(),
+    )
 }
 
 /// Where `c` stands. Without a `tap` program an entry is judged against the program it
@@ -87,7 +97,7 @@ fn report(core: &Core, d: &Dirs, c: Client, tap: Option<&str>) -> Report {
 
 /// The Copilot CLI's row: installed or not, judged cheaply (its home or its command); whether
 /// tap's extension is current is `tap connect`'s to say.
-fn copilot(core: &Core, d: &Dirs) -> ClientInfo {
+fn copilot(core: &Core, d: &Dirs, sessions: Vec<ClientSession>) -> ClientInfo {
     let home: PathBuf = core
         .config
         .copilot_home
@@ -109,7 +119,7 @@ fn copilot(core: &Core, d: &Dirs) -> ClientInfo {
         ),
         command: format!("tap connect {COPILOT}"),
         editable: false,
-        sessions: client_sessions::recent(core, COPILOT),
+        sessions,
     }
 }
 
@@ -117,11 +127,24 @@ fn copilot(core: &Core, d: &Dirs) -> ClientInfo {
 pub(crate) fn list(core: &Core) -> Result<ClientsList, Error> {
     let d = dirs(core)?;
     let tap = tap_program(core);
+    let labels: Vec<&str> = Client::ALL
+        .iter()
+        .map(|c| c.word())
+        .chain([COPILOT])
+        .collect();
+    let mut sessions = client_sessions::recent(core, &labels);
     let mut clients: Vec<ClientInfo> = Client::ALL
         .iter()
-        .map(|c| info(core, report(core, d, *c, tap.as_deref().ok())))
+        .map(|c| {
+            let mine = sessions.remove(c.word()).unwrap_or_default();
+            info(report(core, d, *c, tap.as_deref().ok()), mine)
+        })
         .collect();
-    clients.push(copilot(core, d));
+    clients.push(copilot(
+        core,
+        d,
+        sessions.remove(COPILOT).unwrap_or_default(),
+    ));
     let (tap, tap_missing) = match tap {
         Ok(t) => (Some(t), None),
         Err(why) => (None, Some(why)),
@@ -161,7 +184,7 @@ pub(crate) fn connect(core: &Core, p: &ClientConnect) -> Result<ClientChange, Er
     let diff = plan.diff();
     if p.dry_run {
         return Ok(ClientChange {
-            client: info(core, report(core, d, c, Some(&tap))),
+            client: one(core, d, c, Some(&tap)),
             diff,
             written: false,
             backup: None,
@@ -173,7 +196,7 @@ pub(crate) fn connect(core: &Core, p: &ClientConnect) -> Result<ClientChange, Er
     tracing::info!(client = c.word(), profile = ?p.profile, written, "client connected");
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
     Ok(ClientChange {
-        client: info(core, report(core, d, c, Some(&tap))),
+        client: one(core, d, c, Some(&tap)),
         diff,
         written,
         backup: shown(done.backup),
@@ -192,7 +215,7 @@ pub(crate) fn disconnect(core: &Core, p: &ClientDisconnect) -> Result<ClientChan
     let written = matches!(plan.removal, tap_connect::Removal::Remove { .. });
     if p.dry_run {
         return Ok(ClientChange {
-            client: info(core, report(core, d, c, tap.as_deref())),
+            client: one(core, d, c, tap.as_deref()),
             diff,
             written: false,
             backup: None,
@@ -203,7 +226,7 @@ pub(crate) fn disconnect(core: &Core, p: &ClientDisconnect) -> Result<ClientChan
     tracing::info!(client = c.word(), written, "client disconnected");
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
     Ok(ClientChange {
-        client: info(core, report(core, d, c, tap.as_deref())),
+        client: one(core, d, c, tap.as_deref()),
         diff,
         written,
         backup: shown(done.backup),

@@ -270,9 +270,9 @@ fn span_row(r: &Row<'_>) -> rusqlite::Result<Span> {
 
 /// Sessions and providers, newest first, ended ones included.
 /// The latest `per_label` sessions labelled with each of `labels`, newest first: an MCP
-/// client's entry names its sessions after the client (the Clients page). The started-at
-/// index is walked from the newest, so a client's latest sessions are found without
-/// reading the whole table.
+/// client's entry names its sessions after the client (the Clients page). Taken from the
+/// newest [`HISTORY_SESSIONS_LISTED`] sessions, as the Sessions page's history is: one
+/// bounded read for every client, however long the history.
 pub(crate) fn labelled_sessions(
     ledger: &Ledger,
     labels: &[&str],
@@ -281,22 +281,28 @@ pub(crate) fn labelled_sessions(
     ledger.read(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT id, label, cwd, started_us, ended_us, end_reason FROM sessions
-             WHERE label = ?1 ORDER BY started_us DESC LIMIT ?2",
+             ORDER BY started_us DESC LIMIT ?1",
         )?;
+        let rows = stmt.query_map(params![HISTORY_SESSIONS_LISTED], |r| {
+            Ok(SessionRecord {
+                id: r.get(0)?,
+                label: r.get(1)?,
+                cwd: r.get(2)?,
+                started_at: rfc3339_us(r.get(3)?),
+                ended_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
+                end_reason: r.get(5)?,
+            })
+        })?;
+        let mut counts = vec![0usize; labels.len()];
         let mut out = Vec::new();
-        for label in labels {
-            let rows = stmt.query_map(params![label, per_label as i64], |r| {
-                Ok(SessionRecord {
-                    id: r.get(0)?,
-                    label: r.get(1)?,
-                    cwd: r.get(2)?,
-                    started_at: rfc3339_us(r.get(3)?),
-                    ended_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
-                    end_reason: r.get(5)?,
-                })
-            })?;
-            for row in rows {
-                out.push(row?);
+        for row in rows {
+            let row = row?;
+            let Some(at) = labels.iter().position(|l| row.label.as_deref() == Some(*l)) else {
+                continue;
+            };
+            if counts[at] < per_label {
+                counts[at] += 1;
+                out.push(row);
             }
         }
         Ok(out)
