@@ -169,6 +169,35 @@ describe("the Clients page", () => {
     assert.equal(await panel.getByRole("checkbox", { name: `Show ${HIDDEN}` }).isChecked(), false, "the saved profile reads back as saved");
   });
 
+  test("Clients get a search: the total is what such a client lists, Save writes the surface", async () => {
+    const list = await profiles();
+    const before = list.profiles.find((p) => p.name === "web");
+    const own = list.tools.filter((t) => t.provider === "tap").reduce((n, t) => n + t.tokens, 0);
+    const search = list.searchTools.reduce((n, t) => n + t.tokens, 0);
+    assert.deepEqual(list.searchTools.map((t) => t.name).sort(), ["tap_call_tool", "tap_find_tools"]);
+
+    await panel.getByLabel("Clients get").selectOption("search");
+    assert.equal(await tokensOf(total()), own + search, "the gateway's own tools and the two search tools");
+    assert.match(await panel.getByTestId("profile-full-tokens").innerText(), new RegExp(`${before.tokens.toLocaleString("en-US")} tokens`));
+    await panel.getByRole("button", { name: "Save" }).click();
+    await waitFor(async () => !/unsaved/.test(await total().innerText()), "saved");
+    const web = (await profiles()).profiles.find((p) => p.name === "web");
+    assert.equal(web.def.surface, "search");
+    assert.equal(web.tokens, own + search, "the total the page showed");
+    assert.equal(web.fullTokens, before.tokens);
+    assert.deepEqual(web.visible, before.visible, "the same tools, found instead of listed");
+    const file = JSON.parse(readFileSync(path.join(gateway.tapHome, "profiles.json"), "utf8"));
+    assert.equal(file.profiles.web.surface, "search");
+
+    // Back to every tool listed: the key leaves the file.
+    await panel.getByLabel("Clients get").selectOption("tools");
+    await panel.getByRole("button", { name: "Save" }).click();
+    await waitFor(async () => !/unsaved/.test(await total().innerText()), "saved");
+    const back = JSON.parse(readFileSync(path.join(gateway.tapHome, "profiles.json"), "utf8"));
+    assert.equal(back.profiles.web.surface, undefined);
+    assert.equal(await tokensOf(total()), before.tokens);
+  });
+
   test("screenshots, light and dark", async () => {
     await panel.getByRole("checkbox", { name: "Show good__fails" }).uncheck(); // an unsaved change, as a user sees one
     await panel.evaluate(() => window.scrollTo(0, 0));
