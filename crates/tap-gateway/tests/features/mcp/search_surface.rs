@@ -352,3 +352,49 @@ async fn a_session_host_session_of_a_search_profile_lists_and_calls_through_sear
     assert_eq!(list.search_tools.len(), 2);
     assert!(full.full_tokens.is_none());
 }
+
+/// `MAX_FIND_RESULT_BYTES`: matches whose entries would pass it together are named in
+/// `omitted`, not shown, so one huge schema cannot flood the model's context.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_find_answer_stays_within_its_byte_limit() {
+    let gw = TestGateway::start().await;
+    std::fs::write(
+        gw.dir.path().join("home/profiles.json"),
+        r#"{"profiles": {"wide": {"surface": "search"}}}"#,
+    )
+    .unwrap();
+    let host = gw.host().await;
+    let info = host
+        .register_session(tap_protocol::host::SessionRegister {
+            label: Some("wide".into()),
+            profile: Some("wide".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    // Three tools matching "manual", each entry about 20 KiB: only one fits in 32 KiB.
+    let huge = |name: &str| {
+        json!({"name": name, "description": format!("The manual. {}", "x".repeat(20 * 1024)),
+               "parameters": {"type": "object", "properties": {}}})
+    };
+    let _docs = gw
+        .bound(
+            "docs",
+            &info.id,
+            json!([huge("manual_a"), huge("manual_b"), huge("manual_c")]),
+        )
+        .await;
+    let r = host
+        .invoke(
+            &info.id,
+            "tap_find_tools",
+            json!({"query": "manual", "limit": 3}),
+        )
+        .await
+        .unwrap();
+    let f = r.data.expect("found");
+    assert_eq!(f["matched"], 3, "{}", f["omitted"]);
+    assert_eq!(names(&f), ["manual_a"]);
+    assert_eq!(f["omitted"], json!(["manual_b", "manual_c"]));
+    assert!(f.to_string().len() < 32 * 1024 + 1024);
+}
