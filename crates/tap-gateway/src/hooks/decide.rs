@@ -67,13 +67,10 @@ pub(crate) async fn pre_tool_use(
     // `tap_call_tool` (a search profile's session) is judged as the call it makes: the
     // tool it names, with the arguments it passes, so a rule about that tool applies
     // however it is reached, and a gate is asked about the real call.
-    let (tool, args) = {
-        let state = core.state();
-        let session = state.live_session(session_id)?;
-        match session.searches() {
-            true => crate::state::search_defs::called(tool, args).unwrap_or((tool, args)),
-            false => (tool, args),
-        }
+    // Only a call of that name looks at the session (the state lock once more).
+    let (tool, args) = match crate::state::search_defs::called(tool, args) {
+        Some(called) if core.state().live_session(session_id)?.searches() => called,
+        _ => (tool, args),
     };
     // JSON.stringify's text: compact, keys in the order the host sent them (serde_json's
     // `preserve_order`; spec-decisions H1 says where the two still differ).
