@@ -273,7 +273,7 @@ pub fn pattern(pattern: &str, text: &str) {
     if let Ok(rules) = hook {
         if let Ok(compiled) = crate::patterns::rules::compile(&rules) {
             for r in compiled.iter() {
-                let _ = r.matches("t", Some("p"), text);
+                let _ = r.matches("t", Some("p"), text, Default::default());
             }
         }
     }

@@ -206,6 +206,8 @@ fn hello_full_expected() -> Hello {
                     tool: Some("shell".into()),
                     args: Some("git push".into()),
                     provider: None,
+                    profile: None,
+                    client: None,
                     other: JsonObject::new(),
                 },
                 action: HookAction::Gate,

@@ -37,7 +37,9 @@ export type Tools = Record<string, ToolDefinition>;
 
 /** A `onPreToolUse` hook rule (docs/provider-protocol.md, "Hook rules"). */
 export interface HookRule {
-  match?: { tool?: string; args?: string; provider?: string };
+  /** `profile` and `client` are the Tap gateway's extension to the spec's keys: only sessions
+   * opened with that profile, or of that client (docs/provider-protocol.md, "Hook rules"). */
+  match?: { tool?: string; args?: string; provider?: string; profile?: string; client?: string };
   action: "deny" | "context" | "gate";
   reason?: string;
   content?: string;

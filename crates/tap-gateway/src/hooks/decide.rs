@@ -1,7 +1,7 @@
 //! The pre-tool-use decision: every matching rule of every provider bound to the session,
 //! combined into one answer.
 
-use crate::patterns::rules::CompiledRule;
+use crate::patterns::rules::{Asker, CompiledRule};
 use crate::request::CallError;
 use crate::socket::frame::frame;
 use crate::state::link::ProviderLink;
@@ -79,6 +79,10 @@ pub(crate) async fn pre_tool_use(
         let state = core.state();
         let session = state.live_session(session_id)?;
         let owner = session.tools.get(tool).map(|t| &*t.provider_name);
+        let asker = Asker {
+            profile: session.profile.as_ref().map(|p| p.name.as_str()),
+            client: state.hosts.get(&session.host).map(|h| h.client()),
+        };
         let mut matched = Vec::new();
         for pid in &session.bound {
             let Some(p) = state.providers.get(pid) else {
@@ -86,7 +90,7 @@ pub(crate) async fn pre_tool_use(
             };
             let hooks = p.hooks_in(session_id);
             for rule in hooks.iter() {
-                if rule.matches(tool, owner, &args_json) {
+                if rule.matches(tool, owner, &args_json, asker) {
                     matched.push(Matched {
                         rules: hooks.clone(),
                         index: rule.index,

@@ -9,7 +9,7 @@
 
 use crate::accept::Kind;
 use crate::error::Error;
-use crate::state::host::HostEntry;
+use crate::state::host::{HostEntry, MCP_HOST_PREFIX};
 use crate::state::mcp_binding::Binding;
 use crate::state::Core;
 use std::sync::atomic::Ordering;
@@ -146,7 +146,12 @@ fn register(
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
     // Nobody resumes an in-process host; its resume token is never handed out.
-    let host = HostEntry::new(host_id.clone(), format!("mcp:{name}"), out, kill);
+    let host = HostEntry::new(
+        host_id.clone(),
+        format!("{MCP_HOST_PREFIX}{name}"),
+        out,
+        kill,
+    );
     core.state().hosts.insert(host_id.clone(), host);
     // The newest agent session the user started is the one they work in: providers that
     // bind to "the foreground session" should find it.

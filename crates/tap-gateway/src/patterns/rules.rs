@@ -17,6 +17,9 @@ pub(crate) struct CompiledRule {
     pub tool: Option<String>,
     pub args: Option<Regex>,
     pub provider: Option<String>,
+    /// `match.profile` and `match.client`: this gateway's extension to the spec's keys.
+    pub profile: Option<String>,
+    pub client: Option<String>,
     pub action: HookAction,
     pub reason: Option<String>,
     pub content: Option<String>,
@@ -24,11 +27,36 @@ pub(crate) struct CompiledRule {
     pub fail_open: bool,
 }
 
+/// Who is asking: the session's profile and client, which `match.profile` and
+/// `match.client` name.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Asker<'a> {
+    /// The profile the session was opened with.
+    pub profile: Option<&'a str>,
+    /// The client the session is for (`HostEntry::client`).
+    pub client: Option<&'a str>,
+}
+
 impl CompiledRule {
     /// Whether the rule applies to `tool` (owned by `provider`, if it is a provider's
-    /// tool) with `args_json` (the compact JSON of the arguments).
-    pub fn matches(&self, tool: &str, provider: Option<&str>, args_json: &str) -> bool {
-        if self.tool.as_deref().is_some_and(|t| t != tool) {
+    /// tool) with `args_json` (the compact JSON of the arguments) in a session of `asker`.
+    /// Each key compares exactly, as `match.tool` does; a session without a profile is
+    /// matched by no `match.profile`.
+    pub fn matches(
+        &self,
+        tool: &str,
+        provider: Option<&str>,
+        args_json: &str,
+        asker: Asker<'_>,
+    ) -> bool {
+        // An absent key matches anything; a present one only its exact value.
+        let fits = |key: &Option<String>, have: Option<&str>| {
+            key.as_deref().is_none_or(|k| have == Some(k))
+        };
+        if !fits(&self.tool, Some(tool))
+            || !fits(&self.profile, asker.profile)
+            || !fits(&self.client, asker.client)
+        {
             return false;
         }
         if let Some(p) = &self.provider {
@@ -115,6 +143,8 @@ fn compile_one(index: usize, r: &HookRule) -> Result<CompiledRule, Error> {
         tool: r.matcher.tool.clone(),
         args,
         provider: r.matcher.provider.clone(),
+        profile: r.matcher.profile.clone(),
+        client: r.matcher.client.clone(),
         action: r.action,
         reason: non_empty(&r.reason),
         content: non_empty(&r.content),

@@ -10,6 +10,10 @@ use tokio_util::sync::CancellationToken;
 /// detection name, kept when this module moved (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::sessions::hosts";
 
+/// How the MCP facade names the in-process host of a session it registers: `mcp:<name>`,
+/// `<name>` being the session name in `/mcp/<name>` (`tap mcp --session`).
+pub(crate) const MCP_HOST_PREFIX: &str = "mcp:";
+
 /// A session host's identity, which outlives any one of its connections for the resume
 /// window. Messages for a detached host are kept (up to a cap) and replayed on resume, so
 /// a brief disconnect loses no tool result or delivery.
@@ -52,6 +56,15 @@ impl HostEntry {
             invocations: HashMap::new(),
             answers: RecentAnswers::default(),
         }
+    }
+
+    /// The client its sessions are for (hook rules' `match.client`): the session name an
+    /// MCP client opened its session under (what `tap connect` writes: `claude-code`), or
+    /// the `hostName` a session host gave (`copilot` for Copilot's extension).
+    pub fn client(&self) -> &str {
+        self.name
+            .strip_prefix(MCP_HOST_PREFIX)
+            .unwrap_or(&self.name)
     }
 
     pub fn send(&mut self, event: &HostEvent) {

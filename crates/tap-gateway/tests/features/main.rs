@@ -22,6 +22,7 @@ mod file_results;
 mod followed_changes;
 mod gateway_stop;
 mod history;
+mod hook_session_match;
 mod hooks;
 mod host_protocol;
 mod host_resume;

@@ -52,6 +52,13 @@ pub struct HookMatch {
     /// Only this provider's tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// Only sessions opened with this profile (a gateway extension to the spec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Only sessions of this client: the MCP session name (`/mcp/<name>`, what `tap connect`
+    /// gives), or the session host's `hostName` (a gateway extension to the spec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// Matcher keys this gateway does not interpret.
     #[serde(flatten)]
     pub other: JsonObject,
