@@ -68,7 +68,9 @@ describe("connecting clients from the Clients page", () => {
   /** Waits until the page agrees with `tap connect --json` (the page refreshes on status.changed). */
   const agree = async (what) => {
     const cli = await cliStates();
-    await waitFor(async () => JSON.stringify(await pageStates()) === JSON.stringify(cli), `${what}: the page shows ${JSON.stringify(cli)}`);
+    // In client order (the page folds the clients not found below the others).
+    const sorted = (o) => JSON.stringify(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+    await waitFor(async () => sorted(await pageStates()) === sorted(cli), `${what}: the page shows ${JSON.stringify(cli)}`);
     return cli;
   };
   const backups = (p) => readdirSync(path.dirname(p)).filter((n) => n.startsWith(`${path.basename(p)}.tap-backup-`));

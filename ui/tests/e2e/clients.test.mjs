@@ -89,10 +89,14 @@ describe("the Clients page", () => {
   test("the connect commands, each with a copy button, and every tool's total", async () => {
     await goTo(panel, "Clients");
     const list = await profiles();
-    const commands = panel.getByRole("list", { name: "Clients" });
-    await commands.waitFor();
-    const items = await commands.locator("li.client-row").evaluateAll((els) => els.map((e) => e.dataset.client));
-    assert.deepEqual(items, ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "zed", "codex", "gemini", "opencode", "copilot"]);
+    const rows = panel.locator("section.connect li.client-row");
+    await panel.getByRole("list", { name: "Clients" }).waitFor();
+    const items = await rows.evaluateAll((els) => els.map((e) => e.dataset.client));
+    assert.deepEqual(items.sort(), ["claude-code", "claude-desktop", "codex", "copilot", "cursor", "gemini", "opencode", "vscode", "windsurf", "zed"]);
+    // The clients not found in this empty HOME are folded away, named in the summary.
+    const absent = panel.locator("details.clients-absent");
+    if ((await absent.count()) > 0) await absent.locator("summary").click();
+    const commands = panel.locator("section.connect");
     // No profile selected: the plain command; Copy puts it on the clipboard.
     await commands.getByRole("button", { name: "Copy tap connect claude-code" }).click();
     assert.equal(await panel.evaluate(() => navigator.clipboard.readText()), "tap connect claude-code");
@@ -129,7 +133,7 @@ describe("the Clients page", () => {
     assert.equal(await tokensOf(total()), list.tokens);
     assert.equal(await tokensOf(card("web").locator("[data-tokens]")), list.tokens);
     // The commands now name the selected profile (copilot takes none).
-    const commands = panel.getByRole("list", { name: "Clients" });
+    const commands = panel.locator("section.connect");
     assert.match(await commands.locator('li[data-client="zed"]').innerText(), /tap connect zed --profile web/);
     assert.match(await commands.locator('li[data-client="copilot"]').innerText(), /tap connect copilot$/m);
   });
@@ -200,7 +204,11 @@ describe("the Clients page", () => {
 
   test("screenshots, light and dark", async () => {
     await panel.getByRole("checkbox", { name: "Show good__fails" }).uncheck(); // an unsaved change, as a user sees one
-    await panel.evaluate(() => window.scrollTo(0, 0));
+    // The profiles and the editor: the clients above them are clients-connect.png's.
+    await panel.evaluate(() => {
+      for (const d of document.querySelectorAll("details.clients-absent")) d.open = false;
+      document.querySelector(".clients .section-head")?.scrollIntoView({ block: "start" });
+    });
     await screenshot(panel, "clients");
     await panel.emulateMedia({ colorScheme: "dark" });
     await screenshot(panel, "clients-dark");

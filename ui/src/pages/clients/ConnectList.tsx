@@ -40,6 +40,22 @@ export function ConnectList({ profile, profiles, live }: Props) {
   const [fresh, setFresh] = useState<ClientInfo | null>(null);
   useEffect(() => setFresh(null), [data]);
   const list: ClientsList | null = data && fresh ? { ...data, clients: data.clients.map((c) => (c.id === fresh.id ? fresh : c)) } : data;
+  // Clients not found on this machine are folded away: most machines have two or three.
+  const present = list?.clients.filter((c) => c.state !== "not-installed") ?? [];
+  const absent = list?.clients.filter((c) => c.state === "not-installed") ?? [];
+  const row = (c: ClientInfo) => (
+    <ClientRow
+      key={c.id}
+      client={c}
+      selected={profile}
+      profiles={profiles}
+      live={live && !list?.tapMissing}
+      onChanged={(info) => {
+        setFresh(info);
+        refresh();
+      }}
+    />
+  );
   return (
     <section class="connect" aria-labelledby="connect-head">
       <h2 id="connect-head">Connect an agent</h2>
@@ -60,21 +76,22 @@ export function ConnectList({ profile, profiles, live }: Props) {
       )}
       {!list && !error && <p class="muted">Loading…</p>}
       {list && (
-        <ul class="client-rows" aria-label="Clients">
-          {list.clients.map((c) => (
-            <ClientRow
-              key={c.id}
-              client={c}
-              selected={profile}
-              profiles={profiles}
-              live={live && !list.tapMissing}
-              onChanged={(info) => {
-                setFresh(info);
-                refresh();
-              }}
-            />
-          ))}
-        </ul>
+        <>
+          <ul class="client-rows" aria-label="Clients">
+            {present.map(row)}
+          </ul>
+          {absent.length > 0 && (
+            <details class="clients-absent">
+              <summary class="small">
+                {present.length ? "Not found on this machine" : "No client found on this machine"} ({absent.length}):{" "}
+                {absent.map((c) => c.name).join(", ")}
+              </summary>
+              <ul class="client-rows" aria-label="Clients not found">
+                {absent.map(row)}
+              </ul>
+            </details>
+          )}
+        </>
       )}
     </section>
   );
