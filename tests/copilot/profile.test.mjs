@@ -2,8 +2,9 @@
 // the extension, every session registers with it, and the model's tool list is the profile's
 // (a hidden provider tool is missing, the others are there). TAP_COPILOT_PROFILE overrides it
 // for one run; an unknown profile leaves the session without Tap tools, saying why, never with
-// every tool; connecting again without --profile removes it. The real Copilot CLI, offline,
-// against the fake model; run by scripts/test-copilot.sh.
+// every tool; connecting again without --profile removes it. Hook rules can hold for the
+// profile and for Copilot sessions (`match.profile`, `match.client`). The real Copilot CLI,
+// offline, against the fake model; run by scripts/test-copilot.sh.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -17,13 +18,22 @@ import { copilotLogs, requestText, runCopilot, startGateway } from "./support.mj
 const here = path.dirname(fileURLToPath(import.meta.url));
 let dir, gw, model, project;
 
-/** A project whose provider `site` offers `weather` and `forbidden`. */
+/** A project whose provider `site` offers `weather` and `forbidden`, with a context rule for
+ * `weather` in Copilot sessions with profile web, and a deny for another client's sessions. */
 function makeProject(root) {
   const project = path.join(root, "project");
   fs.mkdirSync(project);
   const config = {
     name: "site",
     tools: [{ name: "weather", reply: "sunny in" }, { name: "forbidden", reply: "should never run" }],
+    hello: {
+      hooks: {
+        onPreToolUse: [
+          { match: { tool: "weather", profile: "web", client: "copilot" }, action: "context", content: "HOOK: web in copilot" },
+          { match: { tool: "weather", client: "claude-code" }, action: "deny", reason: "not in claude-code" },
+        ],
+      },
+    },
   };
   fs.writeFileSync(path.join(project, "site.json"), JSON.stringify(config));
   fs.writeFileSync(path.join(project, "tap.config.json"), JSON.stringify({
@@ -75,7 +85,10 @@ test("with a profile that hides a tool, the model's tool list lacks it and has t
   assert.equal(listed.profile, "web");
 
   const r = await run('CALL:weather{"city":"Oslo"}');
+  // Not denied (the deny is for claude-code's sessions); the web + copilot rule's context
+  // reaches the model with the result.
   assert.match(r.stdout, /RESULT\(weather\): sunny in \{"city":"Oslo"\}/, r.stdout);
+  assert.match(r.requests.map(requestText).join("\n"), /HOOK: web in copilot/);
   assert.ok(r.tools.includes("weather"), `weather offered: ${r.tools}`);
   assert.ok(!r.tools.includes("forbidden"), `forbidden hidden: ${r.tools}`);
   // The gateway's own tools stay (the profile does not hide them).
@@ -108,6 +121,9 @@ test("connecting again without --profile removes it: every tool again", async ()
   const listed = await copilotClient();
   assert.equal(listed.state, "connected");
   assert.equal(listed.profile, undefined);
-  const r = await run("hello");
+  const r = await run('CALL:weather{"city":"Rome"}');
   assert.ok(r.tools.includes("weather") && r.tools.includes("forbidden"), `${r.tools}`);
+  // Without the profile, the web rule does not apply.
+  assert.match(r.stdout, /RESULT\(weather\): sunny in \{"city":"Rome"\}/, r.stdout);
+  assert.doesNotMatch(r.requests.map(requestText).join("\n"), /HOOK: web in copilot/);
 });
