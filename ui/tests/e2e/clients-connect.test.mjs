@@ -146,7 +146,10 @@ describe("connecting clients from the Clients page", () => {
     assert.ok(text.includes('"--profile"') && text.includes('"review"'), text);
     const cli = await agree("after connecting VS Code");
     assert.deepEqual(cli.vscode, { state: "connected", profile: "review" });
-    await vscode.locator('[data-entry-profile="review"]').waitFor();
+    // Its profile links to the profile's editor, with each tool and its cost.
+    await vscode.locator('[data-entry-profile="review"]').click();
+    await panel.locator('section.profile-editor[data-editing="review"]').waitFor();
+    assert.match(panel.url(), /#\/clients\/review$/);
   });
 
   test("a drifted entry shows Repair, which points it at this tap", async () => {

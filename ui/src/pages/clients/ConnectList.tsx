@@ -181,9 +181,14 @@ function ClientRow({
           {state.word}
         </span>
         {client.profile && hasEntry && (
-          <span class="pill accent" title="The profile its entry names" data-entry-profile={client.profile}>
+          <a
+            class="pill accent"
+            href={`#/clients/${encodeURIComponent(client.profile)}`}
+            title="The profile its entry names: its tools and their cost"
+            data-entry-profile={client.profile}
+          >
             profile {client.profile}
-          </span>
+          </a>
         )}
         <span class="mono small muted client-file" title="Its configuration file">
           {client.file}
