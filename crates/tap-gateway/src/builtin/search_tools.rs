@@ -17,6 +17,7 @@
 
 use super::Args;
 use crate::limits::{DEFAULT_FIND_RESULTS, MAX_FIND_RESULTS, MAX_FIND_RESULT_BYTES};
+use crate::state::search_defs::CALL_TOOL;
 use crate::state::Core;
 use serde_json::json;
 use std::collections::HashSet;
@@ -67,7 +68,7 @@ pub(super) fn find(core: &Core, session_id: &str, a: &Args<'_>) -> Answer {
     if !omitted.is_empty() {
         answer["omitted"] = json!(omitted);
         answer["note"] = json!(format!(
-            "Matches too large to show together (over {MAX_FIND_RESULT_BYTES} bytes): search for one by its name."
+            "Matches too large to show together (over {MAX_FIND_RESULT_BYTES} bytes): search for one by its name (one larger than that alone can still be called with {CALL_TOOL})."
         ));
     }
     if ranked.is_empty() {
