@@ -29,6 +29,8 @@ struct Home {
     gw: TestGateway,
     user: PathBuf,
     tap: PathBuf,
+    /// Holds `user` and `tap`; removed when the test ends.
+    _scratch: tempfile::TempDir,
 }
 
 impl Home {
@@ -52,9 +54,9 @@ fn read(path: &Path) -> String {
 /// A gateway whose clients' files are under a temporary home holding Cursor's and VS Code's
 /// files, with `tap_program` a `tap` there (or none).
 async fn start(with_tap: bool) -> Home {
-    let scratch = tempfile::tempdir().unwrap().keep();
-    let user = scratch.join("user");
-    let tap = scratch.join("bin/tap");
+    let scratch = tempfile::tempdir().unwrap();
+    let user = scratch.path().join("user");
+    let tap = scratch.path().join("bin/tap");
     write(&tap, "#!/bin/sh\n");
     let (u, t) = (user.clone(), tap.clone());
     let gw = TestGateway::start_with(move |c| {
@@ -71,7 +73,12 @@ async fn start(with_tap: bool) -> Home {
         };
     })
     .await;
-    let home = Home { gw, user, tap };
+    let home = Home {
+        gw,
+        user,
+        tap,
+        _scratch: scratch,
+    };
     write(&home.cursor(), CURSOR);
     write(&home.vscode(), VSCODE);
     std::fs::write(
