@@ -132,10 +132,10 @@ describe("the Clients page", () => {
     );
     assert.equal(await tokensOf(total()), list.tokens);
     assert.equal(await tokensOf(card("web").locator("[data-tokens]")), list.tokens);
-    // The commands now name the selected profile (copilot takes none).
+    // The commands now name the selected profile (Copilot's too: its extension carries it).
     const commands = panel.locator("section.connect");
     assert.match(await commands.locator('li[data-client="zed"]').innerText(), /tap connect zed --profile web/);
-    assert.match(await commands.locator('li[data-client="copilot"]').innerText(), /tap connect copilot$/m);
+    assert.match(await commands.locator('li[data-client="copilot"]').innerText(), /tap connect copilot --profile web$/m);
   });
 
   test("toggles update the total at once; Save hides the tool for real", async () => {

@@ -14,9 +14,9 @@ const STATES: Record<ClientState, { word: string; tone: string }> = {
   invalid: { word: "invalid", tone: "attention" },
 };
 
-/** The command that connects `client` with `profile` (copilot's extension takes its own). */
-export const connectCommand = (client: ClientInfo, profile: string | null) =>
-  `${client.command}${profile && client.editable ? ` --profile ${profile}` : ""}`;
+/** The command that connects `client` with `profile` (every client takes one, the Copilot
+ * CLI's extension too: `tap connect copilot --profile NAME`). */
+export const connectCommand = (client: ClientInfo, profile: string | null) => `${client.command}${profile ? ` --profile ${profile}` : ""}`;
 
 interface Props {
   /** The profile selected below the list (`#/clients/NAME`), offered first to connect with. */
