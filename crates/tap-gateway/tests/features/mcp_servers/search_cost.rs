@@ -5,7 +5,8 @@
 //! The catalog: three real MCP servers the tests already run (`server-everything` and
 //! `server-filesystem` from npm, `mcp-server-time` from PyPI) and the reference fixture
 //! (`good.py`), with the gateway's own `tap_*` tools. Two profiles see the same tools:
-//! `full` lists them, `lean` has `"surface": "search"`. Every message below is real: the
+//! `full` lists them, `lean` has `"surface": "search"`. The two time tasks run again on a
+//! catalog of the time server alone (`time-full`, `time-lean`): the other side of break-even. Every message below is real: the
 //! `tools/list` answers, the `tap_find_tools` answers, every call's result, fetched over the
 //! MCP endpoint (the stateless 2026-07-28 generation, raw JSON-RPC, so nothing is reparsed).
 //!
@@ -200,18 +201,48 @@ async fn search_surface_cost() {
     }
     std::fs::write(
         gw.dir.path().join("home/profiles.json"),
-        r#"{"profiles": {"full": {}, "lean": {"surface": "search"}}}"#,
+        r#"{"profiles": {"full": {}, "lean": {"surface": "search"},
+             "time-full": {"servers": ["time"]},
+             "time-lean": {"servers": ["time"], "surface": "search"}}}"#,
     )
     .unwrap();
 
+    let mut table = String::new();
+    let all = tasks(&dir);
+    measure(&gw, ("full", "lean"), "4 MCP servers", &all, &mut table).await;
+    // The same time tasks on a catalog of one small server: the other side of break-even.
+    let time: Vec<Task> = all.into_iter().take(2).collect();
+    measure(
+        &gw,
+        ("time-full", "time-lean"),
+        "the time server alone",
+        &time,
+        &mut table,
+    )
+    .await;
+    println!("{table}");
+    if let Ok(out) = std::env::var("TAP_SEARCH_COST_OUT") {
+        std::fs::write(out, &table).unwrap();
+    }
+}
+
+/// Runs `tasks` as clients of `full_profile` (listed) and `lean_profile` (search, the same
+/// tools) and writes the catalog's line and the table to `table`.
+async fn measure(
+    gw: &TestGateway,
+    (full_profile, lean_profile): (&str, &str),
+    what: &str,
+    tasks: &[Task],
+    table: &mut String,
+) {
     // Each session has every server's tools before anything is measured (servers bind to
     // a new session as they come).
-    let needed: Vec<&str> = tasks(&dir)
+    let needed: Vec<&str> = tasks
         .iter()
         .flat_map(|t| t.steps.iter().map(|s| s.0))
         .collect();
     eventually("every server's tools in the full session", || async {
-        let list = rpc(&gw, "full", "tools/list", json!({})).await;
+        let list = rpc(gw, full_profile, "tools/list", json!({})).await;
         let names: Vec<&str> = list["tools"]
             .as_array()?
             .iter()
@@ -223,8 +254,8 @@ async fn search_surface_cost() {
     eventually("every server's tools in the search session", || async {
         for n in &needed {
             let a = rpc(
-                &gw,
-                "lean",
+                gw,
+                lean_profile,
                 "tools/call",
                 json!({"name": "tap_find_tools", "arguments": {"query": n, "limit": 1}}),
             )
@@ -240,8 +271,8 @@ async fn search_surface_cost() {
     // description and input schema, compact JSON (clients turn MCP tools into the model's
     // function definitions with these three; annotations and output schemas stay behind).
     let mut lists = Vec::new();
-    for profile in ["full", "lean"] {
-        let list = rpc(&gw, profile, "tools/list", json!({})).await;
+    for profile in [full_profile, lean_profile] {
+        let list = rpc(gw, profile, "tools/list", json!({})).await;
         let entries: Vec<Value> = list["tools"]
             .as_array()
             .unwrap()
@@ -285,7 +316,7 @@ async fn search_surface_cost() {
         names.sort();
         names
     };
-    let mut want: Vec<String> = info("lean")
+    let mut want: Vec<String> = info(lean_profile)
         .visible
         .into_iter()
         .filter(|n| n.starts_with("tap_"))
@@ -293,30 +324,32 @@ async fn search_surface_cost() {
         .collect();
     want.sort();
     assert_eq!(listed(lean_entries), want);
-    assert_eq!(listed(full_entries), info("full").visible);
-    assert_eq!(info("lean").full_tokens, Some(info("full").tokens));
-    let (lean_fig, full_fig) = (info("lean").tokens, info("full").tokens);
+    assert_eq!(listed(full_entries), info(full_profile).visible);
+    assert_eq!(
+        info(lean_profile).full_tokens,
+        Some(info(full_profile).tokens)
+    );
+    let (lean_fig, full_fig) = (info(lean_profile).tokens, info(full_profile).tokens);
 
-    let mut table = String::new();
-    writeln!(table, "Catalog: {catalog} tools of 4 MCP servers ({catalog_tokens} tokens listed) + {builtin} of the gateway's own ({builtin_tokens} tokens). tools/list as the model gets it: full {full_list} tokens, search {lean_list} tokens (o200k_base; profiles.list, which also counts annotations: {full_fig} and {lean_fig}).\n").unwrap();
+    writeln!(table, "Catalog: {catalog} tools of {what} ({catalog_tokens} tokens listed) + {builtin} of the gateway's own ({builtin_tokens} tokens). tools/list as the model gets it: full {full_list} tokens, search {lean_list} tokens (o200k_base; profiles.list, which also counts annotations: {full_fig} and {lean_fig}).\n").unwrap();
     writeln!(table, "| task | calls | full: requests | full: input tokens | search: requests | search: input tokens | search − full | search's find answers | last request, full / search | break-even catalog |").unwrap();
     writeln!(table, "|---|---|---|---|---|---|---|---|---|---|").unwrap();
     let per_tool = catalog_tokens as f64 / catalog as f64;
     let (mut sum_full, mut sum_search) = (0u32, 0u32);
-    for (i, task) in tasks(&dir).iter().enumerate() {
+    for (i, task) in tasks.iter().enumerate() {
         let (mut full, mut search) = (Way::default(), Way::default());
         let (mut h_full, mut h_search, mut found_tokens) = (0u32, 0u32, 0u32);
         for (step, (tool, args, query)) in task.steps.iter().enumerate() {
             // Full list: the call, then its result.
             full.request(full_list, h_full);
             let call = json!({"name": tool, "arguments": args});
-            let result = rpc(&gw, "full", "tools/call", call.clone()).await;
+            let result = rpc(gw, full_profile, "tools/call", call.clone()).await;
             h_full += tokens(&call.to_string()) + tokens(&result_text(&result)) + 2 * PER_MESSAGE;
 
             // Search: find, then call through tap_call_tool.
             search.request(lean_list, h_search);
             let find = json!({"name": "tap_find_tools", "arguments": {"query": query}});
-            let answer = rpc(&gw, "lean", "tools/call", find.clone()).await;
+            let answer = rpc(gw, lean_profile, "tools/call", find.clone()).await;
             let answer_text = result_text(&answer);
             let found: Value = serde_json::from_str(&answer_text).unwrap();
             let names: Vec<&str> = found["tools"]
@@ -334,7 +367,7 @@ async fn search_surface_cost() {
             search.request(lean_list, h_search);
             let call =
                 json!({"name": "tap_call_tool", "arguments": {"name": tool, "arguments": args}});
-            let result = rpc(&gw, "lean", "tools/call", call.clone()).await;
+            let result = rpc(gw, lean_profile, "tools/call", call.clone()).await;
             h_search += tokens(&call.to_string()) + tokens(&result_text(&result)) + 2 * PER_MESSAGE;
         }
         // The answer.
@@ -349,7 +382,7 @@ async fn search_surface_cost() {
             / per_tool;
         writeln!(
             table,
-            "| {} | {} | {} | {} | {} | {} | {:+} | {} | {} / {} | {:.0} tools |",
+            "| {} | {} | {} | {} | {} | {} | {:+} | {} | {} / {} | {:.0} tools ({:.0} tokens) |",
             task.what,
             task.steps.len(),
             full.requests,
@@ -360,18 +393,16 @@ async fn search_surface_cost() {
             found_tokens,
             full.last,
             search.last,
-            even.max(0.0)
+            even.max(0.0),
+            even.max(0.0) * per_tool
         )
         .unwrap();
     }
     writeln!(
         table,
-        "| all five | | | {sum_full} | | {sum_search} | {:+} | | | |",
+        "| all {} | | | {sum_full} | | {sum_search} | {:+} | | | |\n",
+        tasks.len(),
         sum_search as i64 - sum_full as i64
     )
     .unwrap();
-    println!("{table}");
-    if let Ok(out) = std::env::var("TAP_SEARCH_COST_OUT") {
-        std::fs::write(out, &table).unwrap();
-    }
 }
