@@ -4,7 +4,8 @@ import { count, share } from "./model";
 
 /**
  * "Every tool" (what a client without a profile lists) and each profile: its name,
- * description, tools and what they cost against every tool, or why it cannot be used.
+ * description, tools and what they cost against every tool (a search profile: what its
+ * clients list, its tools "to find"), or why it cannot be used.
  * Selecting one opens its editor (`#/clients/NAME`).
  */
 export function ProfileList({ list, selected }: { list: ProfilesList; selected: string | null }) {
@@ -32,7 +33,8 @@ export function ProfileList({ list, selected }: { list: ProfilesList; selected: 
               </span>
             ) : (
               <span class="profile-cost" data-testid="profile-cost">
-                <span data-tokens={p.tokens}>{count(p.tokens)} tokens</span> · {(p.visible ?? []).length} of {all} tools · {bytes(p.bytes)} ·{" "}
+                <span data-tokens={p.tokens}>{count(p.tokens)} tokens</span> · {(p.visible ?? []).length} of {all} tools
+                {p.def?.surface === "search" ? " to find" : ""} · {bytes(p.bytes)} ·{" "}
                 <span class="muted">{share(p.tokens, list.tokens)} of every tool</span>
               </span>
             )}
