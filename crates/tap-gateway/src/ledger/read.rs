@@ -268,7 +268,22 @@ fn span_row(r: &Row<'_>) -> rusqlite::Result<Span> {
     })
 }
 
-/// Sessions and providers, newest first, ended ones included.
+/// The newest sessions, as the Sessions page's history lists them.
+const NEWEST_SESSIONS: &str =
+    "SELECT id, label, cwd, started_us, ended_us, end_reason FROM sessions
+     ORDER BY started_us DESC LIMIT ?1";
+
+fn session_record(r: &Row<'_>) -> rusqlite::Result<SessionRecord> {
+    Ok(SessionRecord {
+        id: r.get(0)?,
+        label: r.get(1)?,
+        cwd: r.get(2)?,
+        started_at: rfc3339_us(r.get(3)?),
+        ended_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
+        end_reason: r.get(5)?,
+    })
+}
+
 /// The latest `per_label` sessions labelled with each of `labels`, newest first: an MCP
 /// client's entry names its sessions after the client (the Clients page). Taken from the
 /// newest [`HISTORY_SESSIONS_LISTED`] sessions, as the Sessions page's history is: one
@@ -279,20 +294,8 @@ pub(crate) fn labelled_sessions(
     per_label: usize,
 ) -> rusqlite::Result<Vec<SessionRecord>> {
     ledger.read(|c| {
-        let mut stmt = c.prepare_cached(
-            "SELECT id, label, cwd, started_us, ended_us, end_reason FROM sessions
-             ORDER BY started_us DESC LIMIT ?1",
-        )?;
-        let rows = stmt.query_map(params![HISTORY_SESSIONS_LISTED], |r| {
-            Ok(SessionRecord {
-                id: r.get(0)?,
-                label: r.get(1)?,
-                cwd: r.get(2)?,
-                started_at: rfc3339_us(r.get(3)?),
-                ended_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
-                end_reason: r.get(5)?,
-            })
-        })?;
+        let mut stmt = c.prepare_cached(NEWEST_SESSIONS)?;
+        let rows = stmt.query_map(params![HISTORY_SESSIONS_LISTED], session_record)?;
         let mut counts = vec![0usize; labels.len()];
         let mut out = Vec::new();
         for row in rows {
@@ -309,23 +312,12 @@ pub(crate) fn labelled_sessions(
     })
 }
 
+/// Sessions and providers, newest first, ended ones included.
 pub(crate) fn sessions(ledger: &Ledger) -> rusqlite::Result<LedgerSessions> {
     let (sessions, providers) = ledger.read(|c| {
         let sessions = c
-            .prepare_cached(
-                "SELECT id, label, cwd, started_us, ended_us, end_reason FROM sessions
-                 ORDER BY started_us DESC LIMIT ?1",
-            )?
-            .query_map(params![HISTORY_SESSIONS_LISTED], |r| {
-                Ok(SessionRecord {
-                    id: r.get(0)?,
-                    label: r.get(1)?,
-                    cwd: r.get(2)?,
-                    started_at: rfc3339_us(r.get(3)?),
-                    ended_at: r.get::<_, Option<i64>>(4)?.map(rfc3339_us),
-                    end_reason: r.get(5)?,
-                })
-            })?
+            .prepare_cached(NEWEST_SESSIONS)?
+            .query_map(params![HISTORY_SESSIONS_LISTED], session_record)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let providers = c
             .prepare_cached(
