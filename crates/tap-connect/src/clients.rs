@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 /// A client with an MCP servers file (the Copilot CLI, connected through an extension, is
-/// `tap-cli`'s).
+/// [`crate::copilot`]'s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Client {
     ClaudeDesktop,
@@ -35,13 +35,16 @@ pub struct Dirs {
     pub home: PathBuf,
     pub config: PathBuf,
     pub codex: PathBuf,
+    /// The Copilot CLI's home, where tap's extension goes ([`crate::copilot`]).
+    pub copilot: PathBuf,
     /// Where project files are looked for (`tap mcp import`).
     pub cwd: PathBuf,
 }
 
 impl Dirs {
-    /// `$HOME`, `$XDG_CONFIG_HOME` (`~/.config`), `$CODEX_HOME` (`~/.codex`), the current
-    /// directory: those of the process asking (the CLI's, or the gateway's).
+    /// `$HOME`, `$XDG_CONFIG_HOME` (`~/.config`), `$CODEX_HOME` (`~/.codex`),
+    /// `$COPILOT_HOME` (`~/.copilot`, any non-empty value as the Copilot CLI takes it), the
+    /// current directory: those of the process asking (the CLI's, or the gateway's).
     pub fn from_env() -> Option<Self> {
         let home = dirs::home_dir()?;
         let absolute_var = |name: &str| {
@@ -52,6 +55,10 @@ impl Dirs {
         Some(Self {
             config: absolute_var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")),
             codex: absolute_var("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
+            copilot: std::env::var_os("COPILOT_HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".copilot")),
             cwd: std::env::current_dir()
                 .ok()
                 .and_then(|d| std::path::absolute(d).ok())
@@ -210,6 +217,7 @@ mod tests {
             home: "/h".into(),
             config: "/h/.config".into(),
             codex: "/h/.codex".into(),
+            copilot: "/h/.copilot".into(),
             cwd: "/w".into(),
         };
         let files: Vec<PathBuf> = Client::ALL.iter().map(|c| c.file(&d)).collect();

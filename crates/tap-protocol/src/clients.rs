@@ -61,7 +61,7 @@ pub struct ClientInfo {
     /// The command that connects it.
     pub command: String,
     /// Whether `clients.connect`/`clients.disconnect` can change it (`false`: only its
-    /// command can, e.g. the Copilot CLI's extension).
+    /// command can). Every client is today, the Copilot CLI's extension included.
     pub editable: bool,
     /// Its live session first, then the latest ones of the history, newest first (at most
     /// `CLIENT_RECENT_SESSIONS`).

@@ -36,7 +36,7 @@ detail?: string,
 command: string, 
 /**
  * Whether `clients.connect`/`clients.disconnect` can change it (`false`: only its
- * command can, e.g. the Copilot CLI's extension).
+ * command can). Every client is today, the Copilot CLI's extension included.
  */
 editable: boolean, 
 /**

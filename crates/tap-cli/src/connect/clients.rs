@@ -1,9 +1,6 @@
 //! `CLIENT` of `tap connect` / `tap disconnect`: the clients whose MCP servers file
 //! `tap_connect` edits, and the Copilot CLI, which is connected through `tap install
-//! copilot`'s extension instead (kept here, beside that command).
-
-use std::path::PathBuf;
-use tap_connect::Dirs;
+//! copilot`'s extension instead (`tap_connect::copilot`).
 
 /// `CLIENT` of `tap connect` / `tap disconnect`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -36,28 +33,4 @@ impl Client {
             Client::Copilot => return None,
         })
     }
-}
-
-/// The Copilot CLI's word and title, as `tap connect`'s list shows them.
-pub const COPILOT_WORD: &str = "copilot";
-pub const COPILOT_TITLE: &str = "GitHub Copilot CLI";
-
-/// `$COPILOT_HOME`, else `~/.copilot` (under the `HOME` that `d` was made from).
-pub fn copilot_home(d: &Dirs) -> PathBuf {
-    std::env::var_os("COPILOT_HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| d.home.join(".copilot"))
-}
-
-/// The extension file that connects the Copilot CLI.
-pub fn copilot_file(d: &Dirs) -> PathBuf {
-    copilot_home(d).join("extensions/tap/extension.mjs")
-}
-
-/// Its extension or home directory exists, or `copilot` is on `PATH`.
-pub fn copilot_installed(d: &Dirs) -> bool {
-    copilot_file(d).exists()
-        || copilot_home(d).is_dir()
-        || tap_connect::on_path("copilot").is_some()
 }

@@ -12,7 +12,7 @@ pub fn connect(profile: Option<&str>, dry_run: bool) -> ExitCode {
     if !dry_run {
         return copilot::install(None, false, profile);
     }
-    let l = match copilot::Layout::new(None) {
+    let l = match copilot::layout(None) {
         Ok(l) => l,
         Err(code) => return code,
     };
@@ -39,7 +39,7 @@ pub fn disconnect(dry_run: bool) -> ExitCode {
     if !dry_run {
         return copilot::uninstall(None);
     }
-    let l = match copilot::Layout::new(None) {
+    let l = match copilot::layout(None) {
         Ok(l) => l,
         Err(code) => return code,
     };

@@ -16,7 +16,6 @@ pub mod doctor;
 mod status;
 
 pub use clients::Client;
-pub(crate) use tap_connect::write;
 
 use crate::output::{fail, print_json, print_table};
 use std::path::PathBuf;

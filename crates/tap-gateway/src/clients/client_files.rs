@@ -2,21 +2,27 @@
 //! own files, through `tap_connect` (the code `tap connect` runs), so the panel and the CLI
 //! write the same bytes and agree on every state. The files are those of the gateway's
 //! `HOME` (`GatewayConfig::client_dirs`); the entry launches `GatewayConfig::tap_program`.
-//! The Copilot CLI is connected by `tap connect copilot` (an extension, `tap-cli`'s): its
-//! row has the command and no edit.
+//! The Copilot CLI is connected by tap's extension under its `COPILOT_HOME` instead
+//! (`tap_connect::copilot`, what `tap connect copilot` runs): no `tap` program needed.
 
 use super::client_sessions;
 use crate::error::Error;
 use crate::state::Core;
 use std::path::{Path, PathBuf};
-use tap_connect::{Client, Dirs, Report, State};
+use tap_connect::{copilot, Client, Dirs, Report, State};
 use tap_protocol::clients::{
     ClientChange, ClientConnect, ClientDisconnect, ClientInfo, ClientSession, ClientState,
     ClientsList,
 };
 use tap_protocol::ErrorCode;
 
-const COPILOT: &str = "copilot";
+/// What `clients.connect`/`clients.disconnect` change: an entry in a client's file, or the
+/// Copilot CLI's extension.
+#[derive(Clone, Copy)]
+enum Target {
+    File(Client),
+    Copilot,
+}
 
 fn dirs(core: &Core) -> Result<&Dirs, Error> {
     core.config.client_dirs.as_ref().ok_or_else(|| {
@@ -32,15 +38,16 @@ fn tap_program(core: &Core) -> Result<String, String> {
     tap_connect::entry::program_path(exe)
 }
 
-fn client(id: &str) -> Result<Client, Error> {
-    if id == COPILOT {
-        return Err(Error::new(
-            ErrorCode::InvalidJson,
-            "the Copilot CLI is connected through tap's extension: run `tap connect copilot`",
-        ));
+fn client(id: &str) -> Result<Target, Error> {
+    if id == copilot::WORD {
+        return Ok(Target::Copilot);
     }
-    Client::from_word(id).ok_or_else(|| {
-        let known: Vec<&str> = Client::ALL.iter().map(|c| c.word()).collect();
+    Client::from_word(id).map(Target::File).ok_or_else(|| {
+        let known: Vec<&str> = Client::ALL
+            .iter()
+            .map(|c| c.word())
+            .chain([copilot::WORD])
+            .collect();
         Error::new(
             ErrorCode::NotFound,
             format!("no client '{id}': the clients are {}", known.join(", ")),
@@ -95,32 +102,13 @@ fn report(core: &Core, d: &Dirs, c: Client, tap: Option<&str>) -> Report {
     tap_connect::status::report(c, d, own.as_deref().unwrap_or(""), tap_home)
 }
 
-/// The Copilot CLI's row: installed or not, judged cheaply (its home or its command); whether
-/// tap's extension is current is `tap connect`'s to say.
-fn copilot(core: &Core, d: &Dirs, sessions: Vec<ClientSession>) -> ClientInfo {
-    let home: PathBuf = core
-        .config
-        .copilot_home
-        .clone()
-        .unwrap_or_else(|| d.home.join(".copilot"));
-    let installed = home.is_dir() || tap_connect::on_path("copilot").is_some();
-    ClientInfo {
-        id: COPILOT.into(),
-        name: "GitHub Copilot CLI".into(),
-        state: if installed {
-            ClientState::Installed
-        } else {
-            ClientState::NotInstalled
-        },
-        file: home.join("extensions/tap/extension.mjs").display().to_string(),
-        profile: None,
-        detail: Some(
-            "connected through tap's extension: `tap connect copilot` installs or updates it, and `tap connect` shows its state".into(),
-        ),
-        command: format!("tap connect {COPILOT}"),
-        editable: false,
-        sessions,
-    }
+/// The Copilot CLI as it stands, with its sessions (after a change).
+fn copilot_one(core: &Core, d: &Dirs) -> ClientInfo {
+    let mut sessions = client_sessions::recent(core, &[copilot::WORD]);
+    info(
+        copilot::report(d),
+        sessions.remove(copilot::WORD).unwrap_or_default(),
+    )
 }
 
 /// `clients.list`.
@@ -130,7 +118,7 @@ pub(crate) fn list(core: &Core) -> Result<ClientsList, Error> {
     let labels: Vec<&str> = Client::ALL
         .iter()
         .map(|c| c.word())
-        .chain([COPILOT])
+        .chain([copilot::WORD])
         .collect();
     let mut sessions = client_sessions::recent(core, &labels);
     let mut clients: Vec<ClientInfo> = Client::ALL
@@ -140,10 +128,9 @@ pub(crate) fn list(core: &Core) -> Result<ClientsList, Error> {
             info(report(core, d, *c, tap.as_deref().ok()), mine)
         })
         .collect();
-    clients.push(copilot(
-        core,
-        d,
-        sessions.remove(COPILOT).unwrap_or_default(),
+    clients.push(info(
+        copilot::report(d),
+        sessions.remove(copilot::WORD).unwrap_or_default(),
     ));
     let (tap, tap_missing) = match tap {
         Ok(t) => (Some(t), None),
@@ -165,6 +152,15 @@ fn failed(e: tap_connect::Error) -> Error {
     Error::new(code, e.to_string())
 }
 
+fn copilot_failed(e: copilot::Error) -> Error {
+    let code = match e.code() {
+        "INVALID_JSON" => ErrorCode::InvalidJson,
+        "INTERNAL" => ErrorCode::Internal,
+        other => ErrorCode::Other(other.into()),
+    };
+    Error::new(code, e.to_string())
+}
+
 fn shown(p: Option<PathBuf>) -> Option<String> {
     p.map(|p| p.display().to_string())
 }
@@ -172,13 +168,17 @@ fn shown(p: Option<PathBuf>) -> Option<String> {
 /// `clients.connect`: checks the client, the profile (it must exist: an entry naming a
 /// missing one opens no session) and the file before anything is written.
 pub(crate) fn connect(core: &Core, p: &ClientConnect) -> Result<ClientChange, Error> {
-    let c = client(&p.client)?;
+    let target = client(&p.client)?;
     let d = dirs(core)?;
     let tap_home: &Path = &core.config.data_dir;
     if let Some(profile) = &p.profile {
         crate::profiles::file::find(tap_home, profile)
             .map_err(|why| Error::new(ErrorCode::NotFound, why))?;
     }
+    let c = match target {
+        Target::File(c) => c,
+        Target::Copilot => return connect_copilot(core, d, p),
+    };
     let tap = tap_program(core).map_err(|why| Error::new(ErrorCode::NotFound, why))?;
     let plan = tap_connect::plan_connect(c, d, &tap, p.profile.as_deref()).map_err(failed)?;
     let diff = plan.diff();
@@ -206,8 +206,12 @@ pub(crate) fn connect(core: &Core, p: &ClientConnect) -> Result<ClientChange, Er
 
 /// `clients.disconnect`: removes the entry named `tap` and nothing else.
 pub(crate) fn disconnect(core: &Core, p: &ClientDisconnect) -> Result<ClientChange, Error> {
-    let c = client(&p.client)?;
+    let target = client(&p.client)?;
     let d = dirs(core)?;
+    let c = match target {
+        Target::File(c) => c,
+        Target::Copilot => return disconnect_copilot(core, d, p.dry_run),
+    };
     let tap_home: &Path = &core.config.data_dir;
     let tap = tap_program(core).ok();
     let plan = tap_connect::plan_disconnect(c, d, tap_home).map_err(failed)?;
@@ -231,5 +235,72 @@ pub(crate) fn disconnect(core: &Core, p: &ClientDisconnect) -> Result<ClientChan
         written,
         backup: shown(done.backup),
         note: done.note,
+    })
+}
+
+/// The Copilot CLI's `clients.connect`: this tap's extension with the profile, and Copilot's
+/// extensions feature on. Another's extension file is refused (the CLI's `--force` replaces
+/// it), as are settings tap cannot edit, before anything is written.
+fn connect_copilot(core: &Core, d: &Dirs, p: &ClientConnect) -> Result<ClientChange, Error> {
+    let l = copilot::Layout::new(d.copilot.clone());
+    let profile = p.profile.as_deref();
+    let plan = copilot::plan(&l, true, profile).map_err(copilot_failed)?;
+    let diff = plan.diff();
+    let written = !plan.unchanged();
+    if p.dry_run || !written {
+        return Ok(ClientChange {
+            client: copilot_one(core, d),
+            diff,
+            written: false,
+            backup: None,
+            note: None,
+        });
+    }
+    copilot::write_extension(&l, profile, false).map_err(copilot_failed)?;
+    copilot::enable_flag(&l).map_err(copilot_failed)?;
+    tracing::info!(client = copilot::WORD, profile = ?p.profile, "client connected");
+    core.events.emit(crate::events::GatewayEvent::StatusChanged);
+    Ok(ClientChange {
+        client: copilot_one(core, d),
+        diff,
+        written,
+        backup: None,
+        // As `tap install copilot` says: the extension is loaded when a session starts.
+        note: Some("new Copilot CLI sessions connect to the gateway".into()),
+    })
+}
+
+/// The Copilot CLI's `clients.disconnect`: removes tap's extension, and turns Copilot's
+/// extensions feature off again when connecting turned it on.
+fn disconnect_copilot(core: &Core, d: &Dirs, dry_run: bool) -> Result<ClientChange, Error> {
+    let l = copilot::Layout::new(d.copilot.clone());
+    let plan = copilot::plan(&l, false, None).map_err(copilot_failed)?;
+    let diff = plan.diff();
+    let written = !plan.unchanged();
+    if dry_run || !written {
+        return Ok(ClientChange {
+            client: copilot_one(core, d),
+            diff,
+            written: false,
+            backup: None,
+            note: None,
+        });
+    }
+    copilot::remove_extension(&l).map_err(copilot_failed)?;
+    let note = match copilot::disable_flag(&l).map_err(copilot_failed)? {
+        copilot::FlagOff::LeftAsIs(why) => Some(format!(
+            "{} was left as it is ({why})",
+            l.settings.display()
+        )),
+        _ => None,
+    };
+    tracing::info!(client = copilot::WORD, "client disconnected");
+    core.events.emit(crate::events::GatewayEvent::StatusChanged);
+    Ok(ClientChange {
+        client: copilot_one(core, d),
+        diff,
+        written,
+        backup: None,
+        note,
     })
 }

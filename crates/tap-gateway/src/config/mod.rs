@@ -77,8 +77,8 @@ pub struct GatewayConfig {
     /// `TAP_KEYRING=off`; tests turn it off so they never touch the machine's keyring.
     pub secrets_keyring: bool,
     /// Where MCP clients keep their files (`clients.*`): by default those of the `HOME`,
-    /// `XDG_CONFIG_HOME` and `CODEX_HOME` the gateway runs with. `None`: no home directory,
-    /// and `clients.*` say so.
+    /// `XDG_CONFIG_HOME`, `CODEX_HOME` and `COPILOT_HOME` (the Copilot CLI's extension) the
+    /// gateway runs with. `None`: no home directory, and `clients.*` say so.
     pub client_dirs: Option<tap_connect::Dirs>,
     /// The `tap` program a client's entry launches (`clients.connect`): `tap gateway` is
     /// that program; the desktop app looks beside itself, then on `PATH`

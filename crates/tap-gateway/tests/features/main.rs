@@ -6,9 +6,12 @@
 //! Run one feature with `cargo test -p tap-gateway --test features pairing::`.
 
 mod agent_tools;
+mod approvals;
+mod approvals_control;
 mod all_binding;
 mod child_env;
 mod clients_control;
+mod clients_copilot;
 mod close_codes;
 mod concurrency;
 mod control_logs;
@@ -35,6 +38,7 @@ mod mcp_servers;
 mod multi_instance;
 mod otlp_export;
 mod pairing;
+mod pins;
 mod panel_http;
 mod pattern_cost;
 mod playground;
