@@ -5,7 +5,7 @@
 // broken. Connect shows the diff first and writes only when asked: the file then holds the
 // entry and everything it held; Disconnect gives the same bytes back; the drifted entry is
 // repaired; a file broken between the diff and the write is refused with its reason, and
-// left alone. At each step the page's states are those of `tap connect --json` for the
+// left alone; the Copilot CLI is connected (tap's extension, with a profile) and disconnected. At each step the page's states are those of `tap connect --json` for the
 // same HOME. A client's live session links to the Sessions page. Saves clients-connect.png
 // (the repair's diff, 1100x900).
 
@@ -108,10 +108,11 @@ describe("connecting clients from the Clients page", () => {
     assert.match(await row("windsurf").innerText(), /not valid JSON at line 1/);
     assert.equal(await row("windsurf").getByRole("button", { name: /^Connect/ }).count(), 0, "a broken file offers no Connect");
     assert.match(await row("cursor").innerText(), new RegExp(file.cursor().replaceAll(".", "\\.")));
-    // The Copilot CLI: its command, no button.
+    // The Copilot CLI (its COPILOT_HOME is the gateway's): its command and its Connect.
     const copilot = row("copilot");
+    assert.equal(cli.copilot.state, "installed");
     assert.match(await copilot.innerText(), /tap connect copilot/);
-    assert.equal(await copilot.getByRole("button", { name: /^(Connect|Disconnect)/ }).count(), 0);
+    assert.equal(await copilot.getByRole("button", { name: "Connect GitHub Copilot CLI", exact: true }).count(), 1);
   });
 
   test("Connect shows the change, writes it when asked, and keeps the other server", async () => {
@@ -180,6 +181,30 @@ describe("connecting clients from the Clients page", () => {
     assert.equal(readFileSync(file.gemini(), "utf8"), broken);
     assert.equal(backups(file.gemini()).length, 0);
     await gemini.getByRole("button", { name: "Cancel", exact: true }).click();
+  });
+
+  test("the Copilot CLI connects through tap's extension, with the profile, and disconnects", async () => {
+    const copilot = row("copilot");
+    const extension = path.join(dir, "copilot/extensions/tap/extension.mjs");
+    await copilot.getByRole("combobox", { name: "Profile for GitHub Copilot CLI" }).selectOption("review");
+    await copilot.getByRole("button", { name: "Connect GitHub Copilot CLI", exact: true }).click();
+    const diff = await copilot.getByTestId("client-diff").innerText();
+    assert.ok(diff.includes('+const INSTALLED_PROFILE = "review";'), diff);
+    assert.ok(diff.includes('"EXTENSIONS": true'), diff);
+    assert.ok(!existsSync(extension), "nothing written before Write the change");
+    await copilot.getByRole("button", { name: "Write the change", exact: true }).click();
+    await copilot.getByRole("status").waitFor();
+    assert.match(await copilot.getByRole("status").innerText(), /Connected GitHub Copilot CLI.*new Copilot CLI sessions connect/);
+    assert.ok(readFileSync(extension, "utf8").includes('\nconst INSTALLED_PROFILE = "review";\n'));
+    let cli = await agree("after connecting the Copilot CLI");
+    assert.deepEqual(cli.copilot, { state: "connected", profile: "review" });
+
+    await copilot.getByRole("button", { name: "Disconnect GitHub Copilot CLI", exact: true }).click();
+    assert.match(await copilot.getByTestId("client-diff").innerText(), /-\/\/ tap-gateway copilot extension/);
+    await copilot.getByRole("button", { name: "Remove the extension", exact: true }).click();
+    await waitFor(() => !existsSync(extension), "the extension removed");
+    cli = await agree("after disconnecting the Copilot CLI");
+    assert.deepEqual(cli.copilot, { state: "installed", profile: null });
   });
 
   test("a client's live session links to the Sessions page", async () => {

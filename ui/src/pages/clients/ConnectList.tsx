@@ -14,6 +14,9 @@ const STATES: Record<ClientState, { word: string; tone: string }> = {
   invalid: { word: "invalid", tone: "attention" },
 };
 
+/** The client connected by tap's extension rather than an entry in a file. */
+const COPILOT = "copilot";
+
 /** The command that connects `client` with `profile` (every client takes one, the Copilot
  * CLI's extension too: `tap connect copilot --profile NAME`). */
 export const connectCommand = (client: ClientInfo, profile: string | null) => `${client.command}${profile ? ` --profile ${profile}` : ""}`;
@@ -31,7 +34,8 @@ interface Props {
  * `tap connect` sees it, its file, the profile its entry names, why it drifted, and its
  * latest sessions. Connect / Repair / Disconnect first show the change as a diff
  * (`dryRun`), then write it when asked; the gateway keeps every other byte and a backup.
- * The Copilot CLI is connected by its command only. Asked again on `status.changed` (the
+ * The Copilot CLI's row does the same with tap's extension (`tap connect copilot`): its diff
+ * is the extension file and Copilot's settings. Asked again on `status.changed` (the
  * gateway sends it after each change, and as sessions come and go), never on a timer.
  */
 export function ConnectList({ profile, profiles, live }: Props) {
@@ -49,7 +53,8 @@ export function ConnectList({ profile, profiles, live }: Props) {
       client={c}
       selected={profile}
       profiles={profiles}
-      live={live && !list?.tapMissing}
+      // The Copilot CLI's extension launches no `tap`: it connects without one.
+      live={live && (!list?.tapMissing || c.id === COPILOT)}
       onChanged={(info) => {
         setFresh(info);
         refresh();
@@ -62,7 +67,8 @@ export function ConnectList({ profile, profiles, live }: Props) {
       <p class="small muted">
         Connect adds the gateway's <code>tap</code> entry to the client's own configuration file, keeping everything else in it and a timestamped
         backup beside it; you see the change before it is written. Disconnect removes that entry only. Restart the client (or reload its MCP servers)
-        afterwards. The same in a terminal: <code>tap connect CLIENT</code>.
+        afterwards. The GitHub Copilot CLI is connected by tap's extension instead (in its <code>~/.copilot</code>, with Copilot's extensions
+        feature turned on); new Copilot sessions use it. The same in a terminal: <code>tap connect CLIENT</code>.
       </p>
       {error && (
         <p class="error" role="alert">
@@ -123,6 +129,7 @@ function ClientRow({
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const name = client.name;
+  const removed = client.id === COPILOT ? "tap's extension" : "its tap entry";
 
   const plan = async (kind: "connect" | "disconnect") => {
     setError(null);
@@ -156,10 +163,12 @@ function ClientRow({
       const what =
         pending.kind === "connect"
           ? change.written
-            ? `Connected ${name}: restart it (or reload its MCP servers) to use the gateway.`
+            ? client.id === COPILOT
+              ? `Connected ${name}.`
+              : `Connected ${name}: restart it (or reload its MCP servers) to use the gateway.`
             : `${name} already had this entry; nothing was written.`
           : change.written
-            ? `Disconnected ${name}: its tap entry was removed.`
+            ? `Disconnected ${name}: ${removed} was removed.`
             : `${name} had no tap entry; nothing was written.`;
       setDone(`${what}${kept}${change.note ? ` Note: ${change.note}` : ""}`);
       onChanged(change.client);
@@ -246,7 +255,7 @@ function ClientRow({
           )}
           <div class="client-actions">
             <button type="button" class="btn primary" disabled={busy} onClick={apply}>
-              {pending.kind === "connect" ? "Write the change" : "Remove the entry"}
+              {pending.kind === "connect" ? "Write the change" : client.id === COPILOT ? "Remove the extension" : "Remove the entry"}
             </button>
             <button type="button" class="btn" disabled={busy} onClick={() => setPending(null)}>
               Cancel
