@@ -27,6 +27,7 @@ mod mcp_servers_show;
 mod mcp_servers_sign_in;
 mod output;
 mod pairing_cmd;
+mod pins_cmd;
 mod profiles_cmd;
 mod prompt_cmd;
 mod session_cmd;
@@ -132,6 +133,12 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Pinned tool definitions: a tool whose definition changed after it was first seen
+    /// is held (not offered to sessions) until accepted here (docs/pins.md).
+    Pins {
+        #[command(subcommand)]
+        command: pins_cmd::PinsCommand,
     },
     /// Client tokens of the MCP HTTP endpoint: one per client, kept across restarts,
     /// revocable, optionally held to a profile (docs/clients.md).
@@ -459,6 +466,7 @@ fn main() -> ExitCode {
             Command::Status { json } => status_cmd::run(&home, json).await,
             Command::Env => env_cmd::run(&home).await,
             Command::Tokens { command } => tokens_cmd::run(&home, command).await,
+            Command::Pins { command } => pins_cmd::run(&home, command).await,
             Command::Profiles { command, json } => profiles_cmd::run(&home, command, json).await,
             Command::Streams { command } => match command {
                 StreamsCommand::History {

@@ -160,6 +160,41 @@ impl Gateway {
         crate::clients::client_files::disconnect(&self.core, p)
     }
 
+    /// Pinned tool definitions, held changes first (`pins.list`).
+    pub fn pins_list(&self) -> tap_protocol::pins::PinsList {
+        self.core.pins.list()
+    }
+
+    /// `pins.accept`, `pins.forget`, `pins.setEnabled`: `change` to the pins of `provider`,
+    /// then every session's tool map is rebuilt (what is no longer held is offered, and
+    /// hosts get the new tool set) and a `status` event sent.
+    pub(crate) fn pins_change(
+        &self,
+        provider: &str,
+        change: impl FnOnce(&crate::pins::Pins, &str) -> Result<(), Error>,
+    ) -> Result<tap_protocol::pins::PinsList, Error> {
+        let pins = &self.core.pins;
+        let known = |name: &str| {
+            pins.knows(name)
+                || self
+                    .core
+                    .state()
+                    .providers
+                    .values()
+                    .any(|p| p.name.as_deref() == Some(name))
+        };
+        // Users know an MCP server by its name; its provider is `mcp-<server>`.
+        let mcp = format!("mcp-{provider}");
+        let provider = match !known(provider) && known(&mcp) {
+            true => mcp.as_str(),
+            false => provider,
+        };
+        change(pins, provider)?;
+        crate::state::session::Session::rebuild_all_tools(&mut self.core.state());
+        self.core.events.emit(GatewayEvent::StatusChanged);
+        Ok(pins.list())
+    }
+
     /// Profiles, the tools each lets through, and what every tool costs (`profiles.list`).
     pub fn profiles_list(&self) -> tap_protocol::profiles::ProfilesList {
         crate::clients::offered_tools::list(&self.core)

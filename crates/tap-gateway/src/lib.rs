@@ -54,6 +54,7 @@ pub mod mcp_servers;
 mod oauth;
 mod pairing;
 mod patterns;
+mod pins;
 mod processes;
 mod profiles;
 mod project;

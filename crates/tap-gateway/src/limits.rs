@@ -233,6 +233,18 @@ pub(crate) const MCP_CORS_MAX_AGE: Duration = Duration::from_secs(600);
 /// that cannot read `file://` links still gets them.
 pub(crate) const MAX_EMBEDDED_FILE_BYTES: u64 = 256 * 1024;
 
+// ---------------------------------------------------------------- pins
+
+/// Tool definitions `pins.json` may pin. A tool first seen past it cannot be pinned, so
+/// it is held (fail closed) until pins are forgotten; a file holding more is refused.
+pub(crate) const MAX_PINS: usize = 5000;
+/// A pinned definition's canonical text: a longer one is pinned by its hash alone (a
+/// change is still held; its diff cannot be shown).
+pub(crate) const MAX_PINNED_TEXT_BYTES: usize = 16 * 1024;
+/// The texts `pins.json` keeps, together: past it new pins keep their hash alone, so the
+/// file stays a few MiB whatever servers declare. A larger file is refused when read.
+pub(crate) const MAX_PINS_FILE_BYTES: usize = 8 * 1024 * 1024;
+
 // ---------------------------------------------------------------- profiles
 
 /// Profiles one `profiles.json` may hold.

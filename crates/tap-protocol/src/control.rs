@@ -254,6 +254,17 @@ control_methods! {
     ClientTokensCreate(client_tokens_create) = "clientTokens.create" (crate::profiles::ClientTokenCreate) -> crate::profiles::ClientTokenCreated;
     /// Revokes a client token: requests carrying it are refused from now on.
     ClientTokensRevoke(client_tokens_revoke) = "clientTokens.revoke" (crate::profiles::ClientTokenRef) -> crate::profiles::ClientTokensList;
+    /// Pinned tool definitions (`$TAP_HOME/pins.json`): held changes first, each with the
+    /// pinned and the offered text and their diff; then every pin.
+    PinsList(pins_list) = "pins.list" (Empty) -> crate::pins::PinsList;
+    /// Accepts a held definition (one tool, or every held tool of the provider): it is
+    /// pinned, offered to sessions again, and their hosts get the new tool set.
+    PinsAccept(pins_accept) = "pins.accept" (crate::pins::PinRef) -> crate::pins::PinsList;
+    /// Forgets pins (one tool, or every tool of the provider): the next definition seen
+    /// is pinned as new.
+    PinsForget(pins_forget) = "pins.forget" (crate::pins::PinRef) -> crate::pins::PinsList;
+    /// Turns pinning on or off for one provider (kept in `pins.json`).
+    PinsSetEnabled(pins_set_enabled) = "pins.setEnabled" (crate::pins::PinsEnabled) -> crate::pins::PinsList;
     /// MCP clients on this machine (the gateway's `HOME`): each one's state, file, entry's
     /// profile, why it drifted, and its recent sessions.
     ClientsList(clients_list) = "clients.list" (Empty) -> crate::clients::ClientsList;

@@ -32,6 +32,7 @@ pub mod limits;
 pub mod logs;
 pub mod mcp_servers;
 pub mod pairing;
+pub mod pins;
 pub mod profiles;
 pub mod provider;
 pub mod settings;

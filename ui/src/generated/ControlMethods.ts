@@ -33,6 +33,9 @@ import type { PairingConfigureResult } from "./PairingConfigureResult";
 import type { PairingDenyAllResult } from "./PairingDenyAllResult";
 import type { PairingId } from "./PairingId";
 import type { PairingList } from "./PairingList";
+import type { PinRef } from "./PinRef";
+import type { PinsEnabled } from "./PinsEnabled";
+import type { PinsList } from "./PinsList";
 import type { PlaygroundCallParams } from "./PlaygroundCallParams";
 import type { PlaygroundCallRef } from "./PlaygroundCallRef";
 import type { PlaygroundCallResult } from "./PlaygroundCallResult";
@@ -100,6 +103,10 @@ export type ControlMethods = {
   "clientTokens.list": { params: Empty; result: ClientTokensList };
   "clientTokens.create": { params: ClientTokenCreate; result: ClientTokenCreated };
   "clientTokens.revoke": { params: ClientTokenRef; result: ClientTokensList };
+  "pins.list": { params: Empty; result: PinsList };
+  "pins.accept": { params: PinRef; result: PinsList };
+  "pins.forget": { params: PinRef; result: PinsList };
+  "pins.setEnabled": { params: PinsEnabled; result: PinsList };
   "clients.list": { params: Empty; result: ClientsList };
   "clients.connect": { params: ClientConnect; result: ClientChange };
   "clients.disconnect": { params: ClientDisconnect; result: ClientChange };
@@ -111,7 +118,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -7,6 +7,7 @@ import { desktop } from "../transport";
 import { duration, fullTime } from "../format";
 import { IdText } from "../components/IdText";
 import { domId, needsSignIn, sentence, serverKey, SignInAction } from "./servers/SignIn";
+import { HeldTools } from "./HeldTools";
 
 /** Health, address, uptime, version and counts, from the live snapshot; what needs attention first. */
 export function Overview({ state }: { state: PanelState }) {
@@ -22,6 +23,7 @@ export function Overview({ state }: { state: PanelState }) {
     <>
       <SecretStorageNotice />
       <NeedsAttention live={live} />
+      <HeldTools live={live} />
       <section class="cards" aria-label="Gateway">
         <Card label="Health" value={live ? "Running" : "Unreachable"} tone={live ? "ok" : "warn"} />
         <Card label="Address" value={status.address} mono />

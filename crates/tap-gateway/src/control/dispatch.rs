@@ -24,6 +24,7 @@ use tap_protocol::ledger::{
 };
 use tap_protocol::logs::{LogsParams, LogsRecent};
 use tap_protocol::mcp_servers::{McpServerInfo, McpServerRef, McpServersList, McpSignInStart};
+use tap_protocol::pins::{PinRef, PinsEnabled, PinsList};
 use tap_protocol::profiles::{
     ClientTokenCreate, ClientTokenCreated, ClientTokenRef, ClientTokensList, ProfileRef,
     ProfileSet, ProfilesList,
@@ -261,6 +262,36 @@ impl ControlHandler for Methods<'_> {
 
     fn clients_disconnect(&mut self, p: ClientDisconnect) -> Answer<ClientChange> {
         self.gw.clients_disconnect(&p).map_err(ControlError::from)
+    }
+
+    fn pins_list(&mut self, _: Empty) -> Answer<PinsList> {
+        Ok(self.gw.pins_list())
+    }
+
+    fn pins_accept(&mut self, p: PinRef) -> Answer<PinsList> {
+        let (tool, hash) = (p.tool.as_deref(), p.hash.as_deref());
+        self.gw
+            .pins_change(&p.provider, |pins, provider| {
+                pins.accept(provider, tool, hash).map(drop)
+            })
+            .map_err(ControlError::from)
+    }
+
+    fn pins_forget(&mut self, p: PinRef) -> Answer<PinsList> {
+        let tool = p.tool.as_deref();
+        self.gw
+            .pins_change(&p.provider, |pins, provider| {
+                pins.forget(provider, tool).map(drop)
+            })
+            .map_err(ControlError::from)
+    }
+
+    fn pins_set_enabled(&mut self, p: PinsEnabled) -> Answer<PinsList> {
+        self.gw
+            .pins_change(&p.provider, |pins, provider| {
+                pins.set_enabled(provider, p.enabled)
+            })
+            .map_err(ControlError::from)
     }
 
     fn profiles_list(&mut self, _: Empty) -> Answer<ProfilesList> {

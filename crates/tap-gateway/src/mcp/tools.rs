@@ -73,6 +73,11 @@ pub(crate) fn exists(core: &Core, binding: &Binding, name: &str) -> Result<Optio
     let session = state
         .live_session(&binding.session_id)
         .map_err(gateway_error)?;
+    // A held tool (`crate::pins`) goes on to the call path, which refuses it with a result
+    // the model and the user read (how to accept the change), not as an unknown name.
+    if session.held.contains_key(name) && !session.tools.contains_key(name) {
+        return Ok(Some(false));
+    }
     Ok(session
         .tools
         .get(name)

@@ -83,6 +83,8 @@ pub(crate) fn register_session(
             project_tokens: Vec::new(),
             pending_acks: Vec::new(),
             profile,
+            pins: core.pins.clone(),
+            held: HashMap::new(),
         };
         // The gateway's built-in tools are there from the first tool set on.
         session.install_builtins();

@@ -101,6 +101,8 @@ pub(crate) struct Core {
     pub emitters: crate::state::emitters::Emitters,
     /// MCP servers' prompts and resources, for the MCP facade.
     pub mcp_server_peers: crate::state::mcp_server_peers::ServerPeers,
+    /// Pinned tool definitions (`$TAP_HOME/pins.json`); each session holds a handle.
+    pub pins: crate::pins::Pins,
 }
 
 /// One permit per open connection of each kind; a connection takes one before its
@@ -198,6 +200,8 @@ impl Core {
         let tasks = TaskTracker::new();
         let stopping = CancellationToken::new();
         let diagnostics = Recorder::new(events.clone(), tasks.clone(), stopping.clone());
+        let pins = crate::pins::Pins::load(&config.data_dir, events.clone());
+        pins.spawn_writer(&tasks, stopping.clone());
         let abandoned = std::sync::Arc::new(crate::socket::pacing::Abandonments::default());
         let ledger = match config.history {
             History::File => Ledger::open(&config.data_dir),
@@ -268,6 +272,7 @@ impl Core {
             tracer,
             emitters,
             mcp_server_peers: Default::default(),
+            pins,
         }
     }
 

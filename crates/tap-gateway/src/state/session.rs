@@ -46,6 +46,11 @@ pub(crate) struct Session {
     pub pending_acks: Vec<PendingAck>,
     /// The profile it was opened with: the tool map holds only what it lets through.
     pub profile: Option<Arc<crate::profiles::Profile>>,
+    /// The gateway's pins: the tool map leaves out what they hold.
+    pub pins: crate::pins::Pins,
+    /// Tool name → provider name of the tools left out because their definition is held
+    /// (rebuilt with `tools`), so a call naming one is told why.
+    pub held: HashMap<String, Arc<str>>,
 }
 
 pub(crate) struct Ending {

@@ -118,6 +118,7 @@ impl Session {
     /// should one slip through, the provider bound first keeps the name.
     pub fn rebuild_tools(&mut self, providers: &HashMap<String, ProviderEntry>) {
         self.install_builtins();
+        self.held.clear();
         // Provider names with instances here, in bind order: each gets a list tool.
         let mut groups: Vec<Arc<str>> = Vec::new();
         for pid in &self.bound {
@@ -142,6 +143,12 @@ impl Session {
             let tools = p.tools_in(&self.info.id);
             for (def, schema) in tools.with_schemas() {
                 if !self.profile_sees(Source::Provider(&name), &def.name) {
+                    continue;
+                }
+                // A definition that is not the pinned one is not offered (`crate::pins`);
+                // an instance declaring the pinned one still serves the tool.
+                if !self.pins.offers(&name, def) {
+                    self.held.insert(def.name.clone(), name.clone());
                     continue;
                 }
                 let holder = Holder {
@@ -186,6 +193,19 @@ impl Session {
             }
         }
         self.toolset_changed.notify_one();
+    }
+
+    /// Rebuilds every live session's tool map (the pins changed); each session's host
+    /// gets the new tool set if it differs.
+    pub fn rebuild_all_tools(state: &mut super::State) {
+        let super::State {
+            sessions,
+            providers,
+            ..
+        } = state;
+        for s in sessions.values_mut().filter(|s| !s.is_ending()) {
+            s.rebuild_tools(providers);
+        }
     }
 
     /// Empties the tool map but for the gateway's built-in tools (every session has them

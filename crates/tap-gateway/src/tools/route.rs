@@ -65,6 +65,9 @@ fn in_session(
     default_timeout: Duration,
 ) -> Result<Resolved, CallError> {
     let entry = session.tools.get(tool).ok_or_else(|| {
+        if let Some(provider) = session.held.get(tool) {
+            return held(tool, provider);
+        }
         CallError::new(
             ErrorCode::NotFound,
             format!(
@@ -133,6 +136,17 @@ fn in_session(
             format!("'target' must be an instance id (a string), got {other}"),
         )),
     }
+}
+
+/// A call of a tool whose changed definition waits for the user (`crate::pins`): refused
+/// before anything reaches the provider. `DENIED`: the user has not allowed it (yet).
+fn held(tool: &str, provider: &str) -> CallError {
+    CallError::new(
+        ErrorCode::Denied,
+        format!(
+            "Tool '{tool}' of provider '{provider}' is held: its definition changed since it was pinned, and it is not offered until the user accepts the change (`tap pins diff {provider} {tool}`, then `tap pins accept {provider} {tool}`)"
+        ),
+    )
 }
 
 fn route_to(h: &Holder, default_timeout: Duration, shared: bool) -> Route {

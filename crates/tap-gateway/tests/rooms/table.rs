@@ -68,11 +68,12 @@ pub const ROOMS: &[Room] = &[
     Room { name: "diagnostics", layer: Services, imports: &["events", "ledger", "limits", "text", "time"], about: "`Recorder` (error and limit counters, failures), the `Limit` list, the throttled change events" },
     Room { name: "trace", layer: Services, imports: &["diagnostics", "error", "ids", "ledger", "limits"], about: "spans with W3C trace context, OTLP export" },
     Room { name: "streams", layer: Services, imports: &["error", "limits", "patterns", "time"], about: "stream history (newest 200 per stream), live tails, filters, push budgets" },
+    Room { name: "pins", layer: Services, imports: &["auth", "error", "events", "limits", "time"], about: "pinned tool definitions: `$TAP_HOME/pins.json` (`pins_file.rs`), the canonical text and hash of a definition (`canon.rs`), the diff of a held change (`diff.rs`), what is pinned and held (`mod.rs`)" },
     Room { name: "socket", layer: Services, imports: &["config", "diagnostics", "limits"], about: "the one connection type: upgrade, frame caps, the loop and its `Handler`, outbound queues, slots, pacing" },
     Room {
         name: "state",
         layer: State,
-        imports: &["auth", "config", "diagnostics", "error", "events", "ids", "ledger", "limits", "patterns", "processes", "profiles", "request", "socket", "streams", "text", "time", "trace"],
+        imports: &["auth", "config", "diagnostics", "error", "events", "ids", "ledger", "limits", "patterns", "pins", "processes", "profiles", "request", "socket", "streams", "text", "time", "trace"],
         about: "`Core` (config, secrets, the `State` lock, services, trackers, slots) and `State` (sessions, providers, hosts, pairings, transforms, identities, concurrency limits, MCP bindings), with their data types: `session.rs`, `host.rs`, `tool_map.rs`, `tool_entry.rs`, `provider_entry.rs`, `link.rs`, `binding.rs`, `identity.rs`, `tool_schema.rs`, `call_table.rs`, `gates.rs`, `pairing_registry.rs`, `transforms.rs`, `emitters/` (the live emitters, their definitions and filters), `builtin_defs.rs`, `search_defs.rs` (a search profile's two tools, and what `tap_call_tool` calls)",
     },
     Room { name: "hooks", layer: Capabilities, imports: &["patterns", "request", "socket", "state", "trace"], about: "`pre_tool_use`: hook rules and gates, fail closed" },
@@ -109,7 +110,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "gateway",
         layer: EntryPoints,
-        imports: &["auth", "clients", "config", "emitters", "error", "events", "hooks", "ledger", "limits", "mcp_servers", "oauth", "pairing", "profiles", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
+        imports: &["auth", "clients", "config", "emitters", "error", "events", "hooks", "ledger", "limits", "mcp_servers", "oauth", "pairing", "pins", "profiles", "provider_protocol", "providers", "request", "settings", "state", "status", "time", "tools", "trace"],
         about: "`Gateway`: the public engine API, a façade over the capabilities",
     },
     Room { name: "mcp", layer: EntryPoints, imports: &["accept", "auth", "diagnostics", "error", "hooks", "ids", "limits", "request", "sessions", "socket", "state", "tools", "transforms"], about: "the MCP facade: Streamable HTTP and `tap mcp` over a WebSocket, one binding per session" },
