@@ -4,6 +4,7 @@
 //! tests rely on them): see `docs/cli.md`.
 #![forbid(unsafe_code)]
 
+mod approvals_cmd;
 mod call_cmd;
 mod closed_stdout;
 mod connect;
@@ -139,6 +140,18 @@ enum Command {
     Pins {
         #[command(subcommand)]
         command: pins_cmd::PinsCommand,
+    },
+    /// Tool calls waiting for your approval, and remembered answers (grants): list,
+    /// approve, deny, revoke (docs/approvals.md).
+    Approvals {
+        #[command(subcommand)]
+        command: approvals_cmd::ApprovalsCommand,
+    },
+    /// The rules that decide whether a tool call is allowed, asked or denied
+    /// ($TAP_HOME/policy.json; docs/approvals.md).
+    Policy {
+        #[command(subcommand)]
+        command: approvals_cmd::PolicyCommand,
     },
     /// Client tokens of the MCP HTTP endpoint: one per client, kept across restarts,
     /// revocable, optionally held to a profile (docs/clients.md).
@@ -466,6 +479,8 @@ fn main() -> ExitCode {
             Command::Status { json } => status_cmd::run(&home, json).await,
             Command::Env => env_cmd::run(&home).await,
             Command::Tokens { command } => tokens_cmd::run(&home, command).await,
+            Command::Approvals { command } => approvals_cmd::run(&home, command).await,
+            Command::Policy { command } => approvals_cmd::run_policy(&home, command).await,
             Command::Pins { command } => pins_cmd::run(&home, command).await,
             Command::Profiles { command, json } => profiles_cmd::run(&home, command, json).await,
             Command::Streams { command } => match command {

@@ -38,6 +38,9 @@ pub async fn run(home: &Path, json: bool) -> ExitCode {
     if let Some(line) = copilot_token_line(&status.address) {
         println!("{line}");
     }
+    if let Some(lines) = crate::approvals_cmd::waiting_lines(home).await {
+        println!("{lines}");
+    }
     if let Some(line) = crate::pins_cmd::held_line(home).await {
         println!("{line}");
     }

@@ -178,6 +178,9 @@ impl Watcher {
             GatewayEvent::PairingRemoved { id, .. } => self.resolved(id),
             // The panel follows these itself; the tray shows none of it.
             GatewayEvent::DiagnosticsChanged | GatewayEvent::SettingsChanged(_) => vec![],
+            // Tool-call approvals are answered with `tap approvals` and the control plane
+            // for now; the tray's approval popup is to come (issue 39).
+            GatewayEvent::ApprovalWaiting(_) | GatewayEvent::ApprovalResolved { .. } => vec![],
             GatewayEvent::StatusChanged => {
                 let before = self.summary();
                 let notes = self.set_status(&status());

@@ -31,6 +31,15 @@ pub enum GatewayEvent {
     DiagnosticsChanged,
     /// The settings were saved.
     SettingsChanged(tap_protocol::settings::Settings),
+    /// A tool call waits for the user's approval (`crate::approvals`).
+    ApprovalWaiting(Box<tap_protocol::approvals::WaitingCall>),
+    /// A call stopped waiting: answered, timed out, or its caller went away.
+    ApprovalResolved {
+        /// Its approval id.
+        id: String,
+        /// How it ended.
+        outcome: tap_protocol::approvals::ApprovalOutcome,
+    },
 }
 
 /// A followed part of the engine changed: what `emitters.changed` and `traces.changed`

@@ -13,6 +13,7 @@ use crate::state::Core;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::SystemTime;
+use tap_protocol::approvals;
 use tap_protocol::control::{FileLocations, StreamsHistory, UiLoginResult};
 use tap_protocol::diagnostics::Diagnostics;
 use tap_protocol::emitters::{
@@ -423,6 +424,57 @@ impl Gateway {
     /// Consumes a login code issued by [`Gateway::ui_login`] (`POST /api/login`).
     pub(crate) fn redeem_login(&self, code: &str) -> bool {
         self.core.ui_logins.redeem(code)
+    }
+
+    /// Tool calls waiting for the user's approval, oldest first (`approvals.list`).
+    pub fn approvals_list(&self) -> approvals::ApprovalsList {
+        approvals::ApprovalsList {
+            waiting: self.core.approvals.waiting.list(),
+        }
+    }
+
+    /// Approves a waiting call, remembering it for the scope asked (`approvals.approve`).
+    pub fn approvals_approve(
+        &self,
+        p: &approvals::ApprovalApprove,
+    ) -> Result<approvals::ApprovalAnswered, Error> {
+        self.core.approvals.approve(p)
+    }
+
+    /// Denies a waiting call, remembering it if asked (`approvals.deny`).
+    pub fn approvals_deny(
+        &self,
+        p: &approvals::ApprovalDeny,
+    ) -> Result<approvals::ApprovalAnswered, Error> {
+        self.core.approvals.deny(p)
+    }
+
+    /// Remembered answers in force (`approvals.grants`).
+    pub fn approvals_grants(&self) -> approvals::GrantsList {
+        approvals::GrantsList {
+            grants: self.core.approvals.grant_list(),
+        }
+    }
+
+    /// Forgets a remembered answer: its calls are decided as before it (`approvals.revoke`).
+    pub fn approvals_revoke(&self, grant: &str) -> Result<approvals::GrantsList, Error> {
+        self.core.approvals.revoke(grant)?;
+        Ok(self.approvals_grants())
+    }
+
+    /// `policy.json`'s rules, read again (`policy.list`).
+    pub fn policy_list(&self) -> approvals::PolicyList {
+        self.core.approvals.policy_list()
+    }
+
+    /// Adds or replaces a rule of `policy.json` (`policy.set`).
+    pub fn policy_set(&self, rule: approvals::PolicyRule) -> Result<approvals::PolicyList, Error> {
+        self.core.approvals.policy_set(rule)
+    }
+
+    /// Removes a rule of `policy.json` (`policy.remove`).
+    pub fn policy_remove(&self, id: &str) -> Result<approvals::PolicyList, Error> {
+        self.core.approvals.policy_remove(id)
     }
 
     /// Every pairing: pending requests first, then paired providers; newest first within

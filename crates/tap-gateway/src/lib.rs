@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 mod accept;
+mod approvals;
 mod auth;
 mod builtin;
 mod clients;

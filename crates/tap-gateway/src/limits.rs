@@ -245,6 +245,34 @@ pub(crate) const MAX_PINNED_TEXT_BYTES: usize = 16 * 1024;
 /// file stays a few MiB whatever servers declare. A larger file is refused when read.
 pub(crate) const MAX_PINS_FILE_BYTES: usize = 8 * 1024 * 1024;
 
+// ---------------------------------------------------------------- approvals
+
+/// Rules one `policy.json` may hold (the benchmark runs 1,000 of them; see
+/// `docs/approvals.md`).
+pub(crate) const MAX_POLICY_RULES: usize = 10_000;
+/// `policy.json`'s size: a larger file is refused (every call is then asked).
+pub(crate) const MAX_POLICY_FILE_BYTES: u64 = 4 * 1024 * 1024;
+/// A rule's `id`.
+pub(crate) const MAX_RULE_ID_BYTES: usize = 128;
+/// Argument patterns of one rule or grant (each bounded as a hook rule's regex is).
+pub(crate) const MAX_ARG_PATTERNS: usize = 16;
+/// Remembered answers `grants.json` keeps: past it an answer still decides its call but
+/// is not remembered until grants are revoked.
+pub(crate) const MAX_GRANTS: usize = 10_000;
+/// The longest `minutes` grant: a week (longer is `always`).
+pub(crate) const MAX_GRANT_MINUTES: u64 = 7 * 24 * 60;
+/// Calls waiting for the user at once: past it a call that needs an answer is denied at
+/// once, saying so (an agent looping on a tool cannot pile up prompts without bound).
+pub(crate) const MAX_WAITING_APPROVALS: usize = 256;
+/// How long a call waits for the user's answer before it is denied (fail closed), unless
+/// `policy.json` sets `approvalTimeoutSecs`.
+pub(crate) const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
+/// The longest `approvalTimeoutSecs` `policy.json` may set.
+pub(crate) const MAX_APPROVAL_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+/// While a call waits for the user, its caller gets a progress message this often (MCP
+/// clients reset their request timeout on progress), each saying how to answer.
+pub(crate) const APPROVAL_PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
 // ---------------------------------------------------------------- profiles
 
 /// Profiles one `profiles.json` may hold.

@@ -172,6 +172,25 @@ control_methods! {
     PairingRevoke(pairing_revoke) = "pairing.revoke" (PairingId) -> Empty;
     /// Change a pairing's session binding or whether it is remembered across restarts.
     PairingConfigure(pairing_configure) = "pairing.configure" (PairingConfigure) -> PairingConfigureResult;
+    /// Tool calls waiting for the user's approval, oldest first, with everything a prompt
+    /// shows (`approval.waiting` and `approval.resolved` events announce changes).
+    ApprovalsList(approvals_list) = "approvals.list" (Empty) -> crate::approvals::ApprovalsList;
+    /// Approves a waiting call: for this call, this session, some minutes or always
+    /// (optionally only for arguments matching `argsPattern`). `NOT_FOUND` once it was
+    /// answered, timed out or its caller left.
+    ApprovalsApprove(approvals_approve) = "approvals.approve" (crate::approvals::ApprovalApprove) -> crate::approvals::ApprovalAnswered;
+    /// Denies a waiting call (it never reaches the provider), remembering the deny if asked.
+    ApprovalsDeny(approvals_deny) = "approvals.deny" (crate::approvals::ApprovalDeny) -> crate::approvals::ApprovalAnswered;
+    /// Remembered answers in force (`$TAP_HOME/grants.json`), oldest first.
+    ApprovalsGrants(approvals_grants) = "approvals.grants" (Empty) -> crate::approvals::GrantsList;
+    /// Forgets a remembered answer: its calls are decided by the rules again.
+    ApprovalsRevoke(approvals_revoke) = "approvals.revoke" (crate::approvals::GrantRef) -> crate::approvals::GrantsList;
+    /// The rules of `$TAP_HOME/policy.json` (read again), or why the file cannot be used.
+    PolicyList(policy_list) = "policy.list" (Empty) -> crate::approvals::PolicyList;
+    /// Adds a rule at the end, or replaces the rule of its id in place (checked first).
+    PolicySet(policy_set) = "policy.set" (crate::approvals::PolicySet) -> crate::approvals::PolicyList;
+    /// Removes a rule.
+    PolicyRemove(policy_remove) = "policy.remove" (crate::approvals::PolicyRuleRef) -> crate::approvals::PolicyList;
     /// A one-time login link for the panel this gateway serves: `url` carries a single-use
     /// code (valid 120 s) in its fragment, which the page exchanges for the control token
     /// with `POST /api/login`.

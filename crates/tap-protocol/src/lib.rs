@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod approvals;
 pub mod clients;
 pub mod control;
 mod decode;

@@ -1,4 +1,8 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
+import type { ApprovalAnswered } from "./ApprovalAnswered";
+import type { ApprovalApprove } from "./ApprovalApprove";
+import type { ApprovalDeny } from "./ApprovalDeny";
+import type { ApprovalsList } from "./ApprovalsList";
 import type { AuthParams } from "./AuthParams";
 import type { ClientChange } from "./ClientChange";
 import type { ClientConnect } from "./ClientConnect";
@@ -21,6 +25,8 @@ import type { EventsPage } from "./EventsPage";
 import type { FilterTest } from "./FilterTest";
 import type { FilterTestResult } from "./FilterTestResult";
 import type { GatewayStatus } from "./GatewayStatus";
+import type { GrantRef } from "./GrantRef";
+import type { GrantsList } from "./GrantsList";
 import type { LedgerSessions } from "./LedgerSessions";
 import type { LogsParams } from "./LogsParams";
 import type { LogsRecent } from "./LogsRecent";
@@ -43,6 +49,9 @@ import type { PlaygroundOpenParams } from "./PlaygroundOpenParams";
 import type { PlaygroundSession } from "./PlaygroundSession";
 import type { PlaygroundSessionRef } from "./PlaygroundSessionRef";
 import type { PlaygroundTools } from "./PlaygroundTools";
+import type { PolicyList } from "./PolicyList";
+import type { PolicyRuleRef } from "./PolicyRuleRef";
+import type { PolicySet } from "./PolicySet";
 import type { ProfileRef } from "./ProfileRef";
 import type { ProfileSet } from "./ProfileSet";
 import type { ProfilesList } from "./ProfilesList";
@@ -70,6 +79,14 @@ export type ControlMethods = {
   "pairing.denyAll": { params: Empty; result: PairingDenyAllResult };
   "pairing.revoke": { params: PairingId; result: Empty };
   "pairing.configure": { params: PairingConfigure; result: PairingConfigureResult };
+  "approvals.list": { params: Empty; result: ApprovalsList };
+  "approvals.approve": { params: ApprovalApprove; result: ApprovalAnswered };
+  "approvals.deny": { params: ApprovalDeny; result: ApprovalAnswered };
+  "approvals.grants": { params: Empty; result: GrantsList };
+  "approvals.revoke": { params: GrantRef; result: GrantsList };
+  "policy.list": { params: Empty; result: PolicyList };
+  "policy.set": { params: PolicySet; result: PolicyList };
+  "policy.remove": { params: PolicyRuleRef; result: PolicyList };
   "ui.login": { params: Empty; result: UiLoginResult };
   "streams.history": { params: StreamsHistoryParams; result: StreamsHistory };
   "provider.disconnect": { params: ProviderId; result: Empty };
@@ -118,7 +135,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","approvals.list","approvals.approve","approvals.deny","approvals.grants","approvals.revoke","policy.list","policy.set","policy.remove","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

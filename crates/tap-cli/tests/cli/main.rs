@@ -6,6 +6,7 @@
 
 mod common;
 
+mod approvals_cli;
 mod call_precheck;
 mod cli_contract;
 mod connect_cases;

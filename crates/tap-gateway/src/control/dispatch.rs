@@ -5,6 +5,10 @@
 use super::follow::Follows;
 use super::playground::Playground;
 use crate::gateway::Gateway;
+use tap_protocol::approvals::{
+    ApprovalAnswered, ApprovalApprove, ApprovalDeny, ApprovalsList, GrantRef, GrantsList,
+    PolicyList, PolicyRuleRef, PolicySet,
+};
 use tap_protocol::clients::{ClientChange, ClientConnect, ClientDisconnect, ClientsList};
 use tap_protocol::control::{
     AuthParams, ControlError, ControlHandler, Empty, Later, PairingConfigure,
@@ -296,6 +300,42 @@ impl ControlHandler for Methods<'_> {
 
     fn profiles_list(&mut self, _: Empty) -> Answer<ProfilesList> {
         Ok(self.gw.profiles_list())
+    }
+
+    // Approvals: only an authenticated control connection gets here (the token, and the
+    // one `Origin` check of every control upgrade), as for pairing approvals.
+    fn approvals_list(&mut self, _: Empty) -> Answer<ApprovalsList> {
+        Ok(self.gw.approvals_list())
+    }
+
+    fn approvals_approve(&mut self, p: ApprovalApprove) -> Answer<ApprovalAnswered> {
+        self.gw.approvals_approve(&p).map_err(ControlError::from)
+    }
+
+    fn approvals_deny(&mut self, p: ApprovalDeny) -> Answer<ApprovalAnswered> {
+        self.gw.approvals_deny(&p).map_err(ControlError::from)
+    }
+
+    fn approvals_grants(&mut self, _: Empty) -> Answer<GrantsList> {
+        Ok(self.gw.approvals_grants())
+    }
+
+    fn approvals_revoke(&mut self, p: GrantRef) -> Answer<GrantsList> {
+        self.gw
+            .approvals_revoke(&p.grant)
+            .map_err(ControlError::from)
+    }
+
+    fn policy_list(&mut self, _: Empty) -> Answer<PolicyList> {
+        Ok(self.gw.policy_list())
+    }
+
+    fn policy_set(&mut self, p: PolicySet) -> Answer<PolicyList> {
+        self.gw.policy_set(p.rule).map_err(ControlError::from)
+    }
+
+    fn policy_remove(&mut self, p: PolicyRuleRef) -> Answer<PolicyList> {
+        self.gw.policy_remove(&p.id).map_err(ControlError::from)
     }
 
     fn profiles_set(&mut self, p: ProfileSet) -> Answer<ProfilesList> {

@@ -9,7 +9,7 @@
 //! - `glob.rs`: tool-name globs.
 
 pub(crate) mod file;
-mod glob;
+pub(crate) mod glob;
 mod profile;
 
 pub(crate) use profile::{Profile, Source, Surface, MCP_SERVER_PROVIDER_PREFIX};

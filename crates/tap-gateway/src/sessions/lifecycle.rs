@@ -161,6 +161,8 @@ pub(crate) async fn end_session(
             late_requests: Vec::new(),
         });
         session.watchers.send_replace(());
+        // Its calls waiting for the user's approval end denied now, not at the deadline.
+        core.approvals.waiting.end_session(&id);
         let bound = session.bound.clone();
         let pending = GatewayMessage::SessionLifecycle(SessionLifecycle {
             session_id: id.clone(),
@@ -203,6 +205,8 @@ fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: S
         return;
     };
     session.cancel.cancel();
+    // Calls of the session still waiting for the user's approval end denied (`gone`).
+    core.approvals.waiting.end_session(id);
     let mut leaving_all = Vec::new();
     for pid in &session.bound {
         let Some(p) = state.providers.get_mut(pid) else {

@@ -101,6 +101,8 @@ pub(crate) struct Core {
     pub emitters: crate::state::emitters::Emitters,
     /// MCP servers' prompts and resources, for the MCP facade.
     pub mcp_server_peers: crate::state::mcp_server_peers::ServerPeers,
+    /// Tool-call approvals: `policy.json`, `grants.json`, the calls waiting for the user.
+    pub approvals: crate::approvals::Approvals,
     /// Pinned tool definitions (`$TAP_HOME/pins.json`); each session holds a handle.
     pub pins: crate::pins::Pins,
 }
@@ -202,6 +204,7 @@ impl Core {
         let diagnostics = Recorder::new(events.clone(), tasks.clone(), stopping.clone());
         let pins = crate::pins::Pins::load(&config.data_dir, events.clone());
         pins.spawn_writer(&tasks, stopping.clone());
+        let approvals = crate::approvals::Approvals::load(config.data_dir.clone(), events.clone());
         let abandoned = std::sync::Arc::new(crate::socket::pacing::Abandonments::default());
         let ledger = match config.history {
             History::File => Ledger::open(&config.data_dir),
@@ -272,6 +275,7 @@ impl Core {
             tracer,
             emitters,
             mcp_server_peers: Default::default(),
+            approvals,
             pins,
         }
     }

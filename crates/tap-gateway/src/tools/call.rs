@@ -63,7 +63,16 @@ pub(crate) async fn call_tool_in(
         }
         Resolved::Call(route) => route,
     };
-    let (outcome, tried) = attempt(core, &req, route, want, started, root).await;
+    // Arguments the declared schema refuses never reach the provider (decision 34), nor
+    // the user: checked before the approval.
+    route.check_args(&req.tool, &req.args)?;
+    // Allowed, denied, or waited for (`crate::approvals`). A wait for the user is not the
+    // tool's time: its timeout counts from the answer.
+    let started = match super::approval::check(core, &req, &route, root).await? {
+        true => tokio::time::Instant::now(),
+        false => started,
+    };
+    let (outcome, tried) = attempt(core, &req, route, want, started, root, true).await;
     root.provider(&tried.by.provider_name);
     let error = match outcome {
         Err(e) if e.retryable && tried.failover => e,
@@ -93,7 +102,7 @@ pub(crate) async fn call_tool_in(
             ("error.code", error.code.to_string().into()),
         ],
     );
-    let (outcome, route) = attempt(core, &req, retry, want, started, root).await;
+    let (outcome, route) = attempt(core, &req, retry, want, started, root, false).await;
     root.provider(&route.by.provider_name);
     outcome
 }
@@ -141,11 +150,15 @@ async fn attempt(
     want: Want<'_>,
     started: tokio::time::Instant,
     root: &OpenSpan,
+    args_checked: bool,
 ) -> (Result<Json, CallError>, Route) {
     // Arguments the declared schema refuses never reach the provider (decision 34);
-    // checked before the call waits for a slot.
-    if let Err(e) = route.check_args(&req.tool, &req.args) {
-        return (Err(e), route);
+    // checked before the call waits for a slot (the first attempt's were checked before
+    // its approval; a retry's instance may declare another schema).
+    if !args_checked {
+        if let Err(e) = route.check_args(&req.tool, &req.args) {
+            return (Err(e), route);
+        }
     }
     // The slot is held until this function returns (the call's terminal outcome).
     let _slot = loop {

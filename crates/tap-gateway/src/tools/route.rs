@@ -23,6 +23,8 @@ pub(crate) struct Route {
     pub strip_target: bool,
     /// The holder's compiled `parameters` (see `crate::state::tool_schema`).
     pub schema: crate::state::tool_schema::Schema,
+    /// The holder's definition (its annotations say whether approval is asked by default).
+    pub def: Arc<tap_protocol::provider::ToolDef>,
 }
 
 /// What a call asks of the routing.
@@ -156,6 +158,7 @@ fn route_to(h: &Holder, default_timeout: Duration, shared: bool) -> Route {
         failover: false,
         strip_target: shared,
         schema: h.schema.clone(),
+        def: h.def.clone(),
     }
 }
 

@@ -6,9 +6,9 @@
 //! Run one feature with `cargo test -p tap-gateway --test features pairing::`.
 
 mod agent_tools;
+mod all_binding;
 mod approvals;
 mod approvals_control;
-mod all_binding;
 mod child_env;
 mod clients_control;
 mod clients_copilot;
@@ -38,9 +38,9 @@ mod mcp_servers;
 mod multi_instance;
 mod otlp_export;
 mod pairing;
-mod pins;
 mod panel_http;
 mod pattern_cost;
+mod pins;
 mod playground;
 mod project_providers;
 mod project_refusals;

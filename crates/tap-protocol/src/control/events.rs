@@ -74,6 +74,21 @@ pub enum ControlEvent {
         /// The settings as saved.
         settings: Settings,
     },
+    /// A tool call waits for the user's approval (`approvals.approve`, `approvals.deny`
+    /// answer it): everything a prompt shows.
+    #[serde(rename = "approval.waiting")]
+    ApprovalWaiting {
+        /// The waiting call (boxed: it is the largest event by far).
+        call: Box<crate::approvals::WaitingCall>,
+    },
+    /// A call stopped waiting for approval: remove it by id.
+    #[serde(rename = "approval.resolved")]
+    ApprovalResolved {
+        /// Its approval id.
+        id: String,
+        /// How it ended.
+        outcome: crate::approvals::ApprovalOutcome,
+    },
     /// A progress message of a `playground.call` this connection made, before its result.
     #[serde(rename = "playground.progress")]
     PlaygroundProgress {

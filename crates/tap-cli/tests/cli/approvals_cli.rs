@@ -1,0 +1,89 @@
+//! `tap approvals` answering a call that waits for the user (issue 39): a real `tap call`
+//! of a tool annotated `destructiveHint: true` waits; `tap status` and `tap approvals list`
+//! say how to answer; `tap approvals approve ID --for session` lets it through and the next
+//! call of that session runs unasked. Real `tap gateway` child, real `tap` binary, a
+//! scripted provider on a real socket.
+
+use crate::common::{eventually, run, GatewayProcess, SessionOpen};
+use serde_json::{json, Value};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tap_approvals_approve_answers_a_waiting_tap_call() {
+    let gw = GatewayProcess::start().await;
+    let session = SessionOpen::open(&gw, &[]).await;
+    let rm = json!({"name": "rm", "description": "removes",
+                    "parameters": {"type": "object", "properties": {}},
+                    "annotations": {"destructiveHint": true}});
+    let mut p = gw.bound("files", &session.id, json!([rm])).await;
+    gw.wait_for_tool(&session.id, "rm").await;
+
+    let mut call = gw.tap();
+    call.args(["call", "--session", &session.id, "rm", "{}"]);
+    let caller = tokio::spawn(run(call));
+    let waiting: Value = eventually("a waiting call", || async {
+        let out = gw.run(&["approvals", "list", "--json"]).await;
+        assert_eq!(out.code(), Some(0), "{out:?}");
+        let list = out.json();
+        list["waiting"].get(0).cloned()
+    })
+    .await;
+    let id = waiting["id"].as_str().unwrap().to_string();
+    assert_eq!(waiting["tool"], "rm");
+    let status = gw.run(&["status"]).await;
+    assert!(status.stdout.contains(&id), "{status:?}");
+    assert!(
+        status.stdout.contains("tap approvals approve ID"),
+        "{status:?}"
+    );
+    let table = gw.run(&["approvals", "list"]).await;
+    assert!(
+        table.stdout.contains(&id) && table.stdout.contains("files"),
+        "{table:?}"
+    );
+
+    let out = gw
+        .run(&["approvals", "approve", &id, "--for", "session"])
+        .await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert!(out.stdout.contains("remembered it as grant"), "{out:?}");
+    let c = p.expect_next("tool.call").await;
+    p.send(json!({"type": "tool.result", "id": c["id"], "data": "gone"}))
+        .await;
+    let out = caller.await.unwrap();
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert_eq!(out.json(), json!("gone"));
+    // Answering again: an error naming why.
+    let again = gw.run(&["approvals", "approve", &id]).await;
+    assert_ne!(again.code(), Some(0), "{again:?}");
+    assert!(again.stdout.contains("answered, timed out"), "{again:?}");
+
+    // The session's next call is not asked.
+    let mut call = gw.tap();
+    call.args(["call", "--session", &session.id, "rm", "{}"]);
+    let caller = tokio::spawn(run(call));
+    let c = p.expect_next("tool.call").await;
+    p.send(json!({"type": "tool.result", "id": c["id"], "data": "again"}))
+        .await;
+    assert_eq!(caller.await.unwrap().json(), json!("again"));
+
+    let grants = gw.run(&["approvals", "grants", "--json"]).await;
+    let grant = grants.json()["grants"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = gw.run(&["approvals", "revoke", &grant]).await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    // Bad input is refused before anything is sent.
+    let out = gw
+        .run(&["approvals", "approve", "a-1", "--for", "soon"])
+        .await;
+    assert_eq!(out.code(), Some(2), "{out:?}");
+    let out = gw
+        .run(&["policy", "set", "ask-all", "--action", "ask", "--tool", "*"])
+        .await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = gw.run(&["policy", "list", "--json"]).await;
+    assert_eq!(out.json()["rules"][0]["id"], "ask-all");
+    let out = gw.run(&["policy", "remove", "ask-all"]).await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+}

@@ -1,0 +1,225 @@
+//! The approval on the call path (`crate::approvals`): after the arguments are checked and
+//! before the call is dispatched, the call is allowed, denied, or waits for the user. The
+//! decision is on the call's root span (`approval.decision`, `approval.by`, and
+//! `approval.rule` or `approval.grant`), so it is in the trace and the ledger; a wait is an
+//! `approval.wait` child span.
+
+use super::route::Route;
+use crate::approvals::{Answer, By, CallFacts, Verdict};
+use crate::limits::APPROVAL_PROGRESS_EVERY;
+use crate::request::{CallError, CallRequest};
+use crate::state::Core;
+use crate::trace::OpenSpan;
+use std::sync::Arc;
+use std::time::SystemTime;
+use tap_protocol::approvals::{ApprovalOutcome, PolicyAction, WaitingCall};
+use tap_protocol::ErrorCode;
+
+/// Who the session is: what rules match besides the tool and its arguments.
+#[derive(Default)]
+struct Who {
+    client: Option<String>,
+    profile: Option<String>,
+    label: Option<String>,
+}
+
+/// Decides the call, waiting for the user when asked. `Ok(true)`: allowed after a wait
+/// (the caller's timeouts start again: the wait is not the tool's time); `Ok(false)`:
+/// allowed at once; `Err`: denied (`DENIED`), or cancelled while waiting.
+pub(crate) async fn check(
+    core: &Arc<Core>,
+    req: &CallRequest,
+    route: &Route,
+    root: &mut OpenSpan,
+) -> Result<bool, CallError> {
+    let who = {
+        let state = core.state();
+        match state.sessions.get(&req.session_id) {
+            Some(s) => Who {
+                client: state.hosts.get(&s.host).map(|h| h.client().to_string()),
+                profile: s.profile.as_ref().map(|p| p.name.clone()),
+                label: s.info.label.clone(),
+            },
+            None => Who::default(),
+        }
+    };
+    let destructive = route
+        .def
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get("destructiveHint"))
+        .and_then(|v| v.as_bool())
+        == Some(true);
+    let provider = &*route.by.provider_name;
+    let facts = CallFacts {
+        tool: &req.tool,
+        provider,
+        session: &req.session_id,
+        client: who.client.as_deref(),
+        profile: who.profile.as_deref(),
+        args: &req.args,
+        destructive,
+    };
+    let verdict = core.approvals.decide(&facts);
+    record(root, &verdict);
+    if verdict.action != PolicyAction::Ask {
+        root.set("approval.decision", verdict.action.as_str());
+        root.set("approval.by", verdict.by.kind());
+    }
+    match verdict.action {
+        PolicyAction::Allow => Ok(false),
+        PolicyAction::Deny => Err(denied_by(&req.tool, &verdict)),
+        PolicyAction::Ask => wait(core, req, route, root, who, &verdict)
+            .await
+            .map(|()| true),
+    }
+}
+
+/// Which rule or grant decided (or asked), on the root span.
+fn record(root: &mut OpenSpan, v: &Verdict) {
+    match &v.by {
+        By::Grant(id) => root.set("approval.grant", id.as_str()),
+        By::Rule(id) => root.set("approval.rule", id.as_str()),
+        By::Default | By::BrokenPolicy => {}
+    }
+}
+
+fn denied_by(tool: &str, v: &Verdict) -> CallError {
+    let why = match &v.by {
+        By::Grant(id) => format!("the user denied it before and remembered that (grant {id}; tap approvals revoke {id} forgets it)"),
+        By::Rule(id) => match &v.reason {
+            Some(r) => format!("rule '{id}' of policy.json: {r}"),
+            None => format!("rule '{id}' of policy.json"),
+        },
+        By::Default | By::BrokenPolicy => "the policy".to_string(),
+    };
+    CallError::new(
+        ErrorCode::Denied,
+        format!("The call to '{tool}' is denied by {why}."),
+    )
+}
+
+async fn wait(
+    core: &Arc<Core>,
+    req: &CallRequest,
+    route: &Route,
+    root: &mut OpenSpan,
+    who: Who,
+    verdict: &Verdict,
+) -> Result<(), CallError> {
+    let timeout = core.approvals.policy().timeout;
+    let now = SystemTime::now();
+    let why = match &verdict.by {
+        By::Rule(id) => format!("rule {id}"),
+        By::Default => "default: destructiveHint".to_string(),
+        By::BrokenPolicy => "policy.json cannot be used".to_string(),
+        By::Grant(id) => format!("grant {id}"),
+    };
+    let call = WaitingCall {
+        id: String::new(),
+        tool: req.tool.clone(),
+        provider: route.by.provider_name.to_string(),
+        session_id: req.session_id.clone(),
+        session_label: who.label,
+        client: who.client,
+        profile: who.profile,
+        args: req.args.clone(),
+        annotations: route.def.annotations.clone(),
+        why,
+        reason: verdict.reason.clone(),
+        since: crate::time::rfc3339(now),
+        deadline: crate::time::rfc3339(now + timeout),
+    };
+    // Who asked: the final `approval.by` is who answered.
+    root.set("approval.asked", verdict.by.kind());
+    let mut span = root.child("approval.wait");
+    span.session(&req.session_id);
+    span.tool(&req.tool);
+    span.provider(&route.by.provider_name);
+    let mut ticket = match core.approvals.waiting.add(call) {
+        Ok(t) => t,
+        Err(e) => {
+            root.set("approval.decision", "deny");
+            root.set("approval.by", "limit");
+            span.fail(e.code.clone(), e.message.clone());
+            return Err(e);
+        }
+    };
+    let id = ticket.id.clone();
+    span.set("approval.id", id.as_str());
+    root.set("approval.id", id.as_str());
+    let how = format!(
+        "Waiting for the user to approve '{}' (approval {id}): answer in the Tap tray or panel, or run `tap approvals approve {id}` (or `tap approvals deny {id}`). Denied if nobody answers within {} s.",
+        req.tool,
+        timeout.as_secs()
+    );
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut tick = tokio::time::interval(APPROVAL_PROGRESS_EVERY);
+    let outcome = loop {
+        tokio::select! {
+            answer = &mut ticket.answer => break answer.ok(),
+            _ = tokio::time::sleep_until(deadline) => {
+                if ticket.give_up(ApprovalOutcome::TimedOut) {
+                    let message = format!(
+                        "The user did not approve the call to '{}' within {} s (approval {id}): denied. To let it through next time, answer while it waits: `tap approvals approve ID` as its progress and `tap status` say, or the Tap tray or panel; or allow it without asking with a rule (`tap policy set`).",
+                        req.tool, timeout.as_secs()
+                    );
+                    root.set("approval.by", "timeout");
+                    root.set("approval.decision", "deny");
+                    span.fail("TIMEOUT", message.clone());
+                    return Err(CallError::new(ErrorCode::Denied, message));
+                }
+            }
+            _ = req.cancel.cancelled() => {
+                if ticket.give_up(ApprovalOutcome::Gone) {
+                    root.set("approval.decision", "deny");
+                    root.set("approval.by", "cancelled");
+                    span.fail("CANCELLED", "the caller cancelled the call while it waited");
+                    return Err(CallError::new(ErrorCode::Cancelled, format!("Call to '{}' was cancelled while it waited for approval", req.tool)));
+                }
+            }
+            _ = tick.tick() => {
+                if let Some(p) = &req.progress {
+                    p.offer(how.clone());
+                }
+                continue;
+            }
+        }
+        // An answer came first: it is on the channel now.
+        break (&mut ticket.answer).await.ok();
+    };
+    match outcome {
+        Some(Answer::Approved(grant)) => {
+            root.set("approval.decision", "allow");
+            root.set("approval.by", "user");
+            if let Some(g) = grant {
+                root.set("approval.grant", g);
+            }
+            span.ok();
+            Ok(())
+        }
+        Some(Answer::Denied(grant)) => {
+            root.set("approval.decision", "deny");
+            root.set("approval.by", "user");
+            if let Some(g) = &grant {
+                root.set("approval.grant", g.as_str());
+            }
+            let message = format!(
+                "The user denied the call to '{}' (approval {id}).",
+                req.tool
+            );
+            span.fail("DENIED", message.clone());
+            Err(CallError::new(ErrorCode::Denied, message))
+        }
+        None => {
+            root.set("approval.decision", "deny");
+            root.set("approval.by", "session-ended");
+            let message = format!(
+                "The call to '{}' was denied: its session ended while it waited for approval {id}.",
+                req.tool
+            );
+            span.fail("DENIED", message.clone());
+            Err(CallError::new(ErrorCode::Denied, message))
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Approvals over the real control plane (issue 39): the events a prompt is built from,
+//! the methods that answer, and who cannot answer: a web page on another origin (refused
+//! before any WebSocket, as for pairing approvals) and a connection without the token.
+
+use serde_json::json;
+use tap_testkit::*;
+use tokio_tungstenite::tungstenite;
+
+fn destructive(name: &str) -> serde_json::Value {
+    let mut t = tool(name);
+    t["annotations"] = json!({"destructiveHint": true});
+    t
+}
+
+#[tokio::test]
+async fn the_control_plane_sees_waiting_calls_and_only_it_answers_them() {
+    let gw = TestGateway::start().await;
+    let token = gw.handle.gateway().control_token().to_string();
+    let mut panel = Control::open(&gw, None).await.unwrap();
+    panel.ok("auth", json!({"token": token})).await;
+    let (host, info) = gw.host_with_session().await;
+    let mut p = gw
+        .bound("files", &info.id, json!([destructive("rm")]))
+        .await;
+    let rx = invoke(&host, &info.id, "rm", json!({"path": "/tmp/x"}));
+    let waiting = panel.event_of("approval.waiting").await;
+    let call = &waiting["call"];
+    assert_eq!(call["tool"], "rm", "{waiting}");
+    assert_eq!(call["provider"], "files");
+    assert_eq!(call["sessionId"], info.id.as_str());
+    assert_eq!(call["client"], "test-host");
+    assert_eq!(call["args"], json!({"path": "/tmp/x"}));
+    assert_eq!(call["annotations"]["destructiveHint"], true);
+    let id = call["id"].as_str().unwrap().to_string();
+    let list = panel.ok("approvals.list", json!({})).await;
+    assert_eq!(list["waiting"][0]["id"], id.as_str(), "{list}");
+
+    // A page on another origin never gets a WebSocket.
+    let port = gw.handle.gateway().address().port();
+    for origin in [
+        "http://evil.example".to_string(),
+        format!("http://127.0.0.1:{}", port + 1),
+    ] {
+        match Control::open(&gw, Some(&origin)).await {
+            Err(tungstenite::Error::Http(resp)) => assert_eq!(resp.status().as_u16(), 403),
+            other => panic!("{origin}: expected 403, got {:?}", other.map(|_| ())),
+        }
+    }
+    // Without the token, answering is refused and the connection closed.
+    let mut stranger = Control::open(&gw, None).await.unwrap();
+    stranger
+        .send(
+            json!({"type": "request", "id": "x1", "method": "approvals.approve",
+                     "params": {"id": id, "for": "always"}}),
+        )
+        .await;
+    let seen = stranger.closed().await;
+    assert_eq!(seen[0]["error"]["code"], "AUTH_FAILED", "{seen:?}");
+    // The call still waits.
+    let list = panel.ok("approvals.list", json!({})).await;
+    assert_eq!(list["waiting"].as_array().unwrap().len(), 1, "{list}");
+
+    let answered = panel
+        .ok("approvals.approve", json!({"id": id, "for": "session"}))
+        .await;
+    let grant = answered["grant"]["id"].as_str().unwrap().to_string();
+    let resolved = panel.event_of("approval.resolved").await;
+    assert_eq!(resolved["id"], id.as_str());
+    assert_eq!(resolved["outcome"], "approved");
+    let c = p.expect("tool.call").await;
+    answer(&mut p, &c, json!("ran")).await;
+    assert_eq!(result_of(rx).await.data, Some(json!("ran")));
+    let grants = panel.ok("approvals.grants", json!({})).await;
+    assert_eq!(grants["grants"][0]["id"], grant.as_str(), "{grants}");
+    let e = panel
+        .err("approvals.approve", json!({"id": id}), "NOT_FOUND")
+        .await;
+    assert!(e["message"].as_str().unwrap().contains("answered"), "{e}");
+    panel.ok("approvals.revoke", json!({"grant": grant})).await;
+    let set = panel
+        .ok(
+            "policy.set",
+            json!({"rule": {"id": "r", "match": {"tool": "rm"}, "action": "deny"}}),
+        )
+        .await;
+    assert_eq!(set["rules"][0]["id"], "r", "{set}");
+    let r = result_of(invoke(&host, &info.id, "rm", json!({}))).await;
+    assert_eq!(code(&r), Some("DENIED"));
+    panel.ok("policy.remove", json!({"id": "r"})).await;
+    panel
+        .err(
+            "policy.set",
+            json!({"rule": {"id": "", "action": "ask"}}),
+            "INVALID_JSON",
+        )
+        .await;
+}
