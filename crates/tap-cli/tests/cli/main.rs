@@ -28,6 +28,7 @@ mod mcp_sign_in_cli;
 mod multi_instance_cli;
 mod newcomer_cli;
 mod pairing_cli;
+mod pins_cli;
 mod profiles_cli;
 mod prompt_cli;
 mod session_open_cli;

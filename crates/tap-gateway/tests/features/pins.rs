@@ -507,3 +507,57 @@ async fn an_mcp_servers_tool_changed_across_its_restart_is_held_until_accepted()
         "{r}"
     );
 }
+
+#[tokio::test]
+async fn of_two_instances_the_one_declaring_the_pinned_definition_serves_the_tool() {
+    let gw = start().await;
+    let (mut host, s) = gw.host_with_session().await;
+    let (mut a, _) = gw
+        .bind(
+            "multi",
+            &s.id,
+            json!({"instance": "a", "tools": [described("t", "Pinned")]}),
+        )
+        .await;
+    tools_published(&mut host, &s.id, &["list_multi_instances", "t"]).await;
+    pinned(&gw, "multi", "t").await;
+    let (mut b, _) = gw
+        .bind(
+            "multi",
+            &s.id,
+            json!({"instance": "b", "tools": [described("t", "Changed")]}),
+        )
+        .await;
+    let (mut control, _) = Control::authed(&gw).await;
+    let list = eventually("b's definition held", || {
+        let list = serde_json::to_value(gw.handle.gateway().pins_list()).unwrap();
+        async move { held_of(&list, "multi", "t").is_some().then_some(list) }
+    })
+    .await;
+    assert!(held_of(&list, "multi", "t").unwrap()["offered"]
+        .as_str()
+        .unwrap()
+        .contains("Changed"));
+    // `b` is left out of the tool: a call aimed at it is refused, the others go to `a`.
+    let r = result_of(invoke(&host, &s.id, "t", json!({"target": "b"}))).await;
+    assert_eq!(code(&r), Some("NOT_FOUND"), "{r:?}");
+    let r = call_and_answer(&host, &mut a, &s.id, "t", json!("from a")).await;
+    assert_eq!(r.data, Some(json!("from a")), "{r:?}");
+
+    // Accepting b's definition pins it: now `a` is the one left out.
+    control
+        .ok("pins.accept", json!({"provider": "multi"}))
+        .await;
+    let list = eventually("a's definition held", || {
+        let list = serde_json::to_value(gw.handle.gateway().pins_list()).unwrap();
+        async move {
+            held_of(&list, "multi", "t")
+                .is_some_and(|h| h["offered"].as_str().unwrap().contains("Pinned"))
+                .then_some(list)
+        }
+    })
+    .await;
+    assert_eq!(list["held"].as_array().unwrap().len(), 1, "{list}");
+    let r = call_and_answer(&host, &mut b, &s.id, "t", json!("from b")).await;
+    assert_eq!(r.data, Some(json!("from b")), "{r:?}");
+}
