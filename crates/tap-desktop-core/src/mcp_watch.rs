@@ -20,6 +20,9 @@ pub struct Snapshot {
     pub status: GatewayStatus,
     /// The MCP servers (`mcpServers.list`).
     pub servers: Vec<McpServerInfo>,
+    /// The tools whose changed definition is held until the user accepts it
+    /// (`pins.list`), as `provider/tool`.
+    pub held: Vec<String>,
 }
 
 impl Snapshot {
@@ -28,6 +31,12 @@ impl Snapshot {
         Self {
             status: gateway.status(),
             servers: gateway.mcp_servers_list().servers,
+            held: gateway
+                .pins_list()
+                .held
+                .iter()
+                .map(|h| format!("{}/{}", h.provider, h.tool))
+                .collect(),
         }
     }
 }
@@ -241,7 +250,30 @@ mod tests {
             "sessions": [], "providers": []
         }))
         .unwrap();
-        Snapshot { status, servers }
+        Snapshot {
+            status,
+            servers,
+            held: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_held_tool_reaches_the_tray_and_leaves_it_when_accepted() {
+        let mut w = Watcher::new(&snapshot(vec![]), &[]);
+        let mut held = snapshot(vec![]);
+        held.held = vec!["mcp-d/d__describe".into()];
+        let event = tap_gateway::GatewayEvent::StatusChanged;
+        assert_eq!(
+            w.on_event(&event, Instant::now(), || held),
+            vec![Action::UpdateTray]
+        );
+        assert_eq!(w.summary().held_tools, ["mcp-d/d__describe"]);
+        assert_eq!(w.summary().state(), TrayState::Attention);
+        assert_eq!(
+            w.on_event(&event, Instant::now(), || snapshot(vec![])),
+            vec![Action::UpdateTray]
+        );
+        assert!(w.summary().held_tools.is_empty());
     }
 
     #[test]

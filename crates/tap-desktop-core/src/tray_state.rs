@@ -9,7 +9,7 @@ pub enum TrayState {
     Connected,
     /// Something needs the user: a pairing request waits, a provider failed since the
     /// panel was last opened, an MCP server is failing now, or one waits for the user to
-    /// sign in.
+    /// sign in, or a tool's changed definition waits for the user to accept it.
     Attention,
 }
 
@@ -30,6 +30,9 @@ pub struct Summary {
     /// The MCP servers waiting for the user to sign in (OAuth), by name; one entry per
     /// instance, as [`Summary::failing_servers`].
     pub needs_sign_in: Vec<String>,
+    /// Tools whose changed definition is held until the user accepts it
+    /// (`provider/tool`; docs/pins.md).
+    pub held_tools: Vec<String>,
 }
 
 /// The tray menu's items. Their ids are what Tauri's menu events carry.
@@ -126,7 +129,8 @@ impl Summary {
     /// The icon state.
     pub fn state(&self) -> TrayState {
         let servers_need_you = !self.failing_servers.is_empty() || !self.needs_sign_in.is_empty();
-        if self.pending > 0 || self.failures > 0 || servers_need_you {
+        let held = !self.held_tools.is_empty();
+        if self.pending > 0 || self.failures > 0 || servers_need_you || held {
             TrayState::Attention
         } else if self.sessions > 0 || self.providers > 0 {
             TrayState::Connected
@@ -162,6 +166,14 @@ impl Summary {
         }
         if !self.needs_sign_in.is_empty() {
             lines.push(self.servers_needing_sign_in());
+        }
+        if !self.held_tools.is_empty() {
+            // Accepted in the panel's Overview or with `tap pins accept`.
+            lines.push(format!(
+                "{} (definition changed): {}",
+                plural(self.held_tools.len(), "tool held", "tools held"),
+                few_names(&self.held_tools)
+            ));
         }
         lines.join("\n")
     }
@@ -223,6 +235,7 @@ mod tests {
             failures,
             failing_servers: Vec::new(),
             needs_sign_in: Vec::new(),
+            held_tools: Vec::new(),
         }
     }
 
@@ -364,6 +377,19 @@ mod tests {
         assert_eq!(
             both.tooltip("127.0.0.1:9400"),
             "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 MCP server failing: exits\n1 MCP server needs sign-in: github"
+        );
+    }
+
+    #[test]
+    fn a_held_tool_asks_for_attention_and_names_itself() {
+        let held = Summary {
+            held_tools: vec!["mcp-github/github__create_issue".into()],
+            ..s(0, 0, 0, 0)
+        };
+        assert_eq!(held.state(), TrayState::Attention);
+        assert_eq!(
+            held.tooltip("127.0.0.1:9400"),
+            "Tap Gateway — 127.0.0.1:9400\n0 sessions · 0 providers\n1 tool held (definition changed): mcp-github/github__create_issue"
         );
     }
 }

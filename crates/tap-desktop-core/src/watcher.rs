@@ -47,6 +47,8 @@ pub struct Watcher {
     providers: usize,
     failures: usize,
     mcp: McpWatch,
+    /// Tools held until the user accepts their changed definition (`provider/tool`).
+    held: Vec<String>,
 }
 
 impl Watcher {
@@ -61,6 +63,7 @@ impl Watcher {
             providers: 0,
             failures: 0,
             mcp: McpWatch::default(),
+            held: Vec::new(),
         };
         let _parked_before_us = w.set_status(status);
         let now = Instant::now();
@@ -142,6 +145,7 @@ impl Watcher {
             failures: self.failures,
             failing_servers: self.mcp.failing().to_vec(),
             needs_sign_in: self.mcp.needs_sign_in().to_vec(),
+            held_tools: self.held.clone(),
         }
     }
 
@@ -150,6 +154,7 @@ impl Watcher {
     fn set_status(&mut self, snapshot: &Snapshot) -> Vec<Action> {
         self.sessions = snapshot.status.sessions.len();
         self.providers = snapshot.status.providers.len();
+        self.held = snapshot.held.clone();
         let parked = self.mcp.update(&snapshot.servers);
         parked.into_iter().map(Action::Notify).collect()
     }
@@ -338,6 +343,7 @@ mod tests {
         Snapshot {
             status,
             servers: Vec::new(),
+            held: Vec::new(),
         }
     }
 
