@@ -28,7 +28,9 @@ export function HeldTools({ live }: { live: boolean }) {
           <Held key={`${h.provider}/${h.tool}`} h={h} live={live} onDone={refresh} />
         ))}
       </ul>
-      <p class="small muted">Not offered to sessions until accepted (or `tap pins accept PROVIDER TOOL`).</p>
+      <p class="small muted">
+        Not offered to sessions until accepted (or with <span class="mono">tap pins accept PROVIDER TOOL</span>).
+      </p>
     </section>
   );
 }
