@@ -95,3 +95,79 @@ async fn the_control_plane_sees_waiting_calls_and_only_it_answers_them() {
         )
         .await;
 }
+
+/// A real MCP client (PyPI `mcp`) that asked for progress hears, while its call waits,
+/// how the user answers it; the approval lets the call through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_clients_waiting_call_reports_how_to_answer_in_its_progress() {
+    use crate::mcp::{client, session_id, text_of, wait_listed};
+    let gw = TestGateway::start().await;
+    let mut c = client(&gw, "work", "legacy").await;
+    let session = session_id(&gw, "work").await;
+    let mut p = gw
+        .bound("files", &session, json!([destructive("rm")]))
+        .await;
+    wait_listed(&mut c, "rm").await;
+    c.start_call("r", "rm", json!({}), true).await;
+    let progress = c.expect("progress").await;
+    let message = progress["message"].as_str().unwrap().to_string();
+    let list = gw.handle.gateway().approvals_list();
+    let id = &list.waiting[0].id;
+    assert!(
+        message.contains(&format!("tap approvals approve {id}")),
+        "{message}"
+    );
+    gw.handle
+        .gateway()
+        .approvals_approve(&tap_protocol::approvals::ApprovalApprove {
+            id: id.clone(),
+            scope: tap_protocol::approvals::AnswerScope::Call,
+            minutes: None,
+            args_pattern: vec![],
+        })
+        .unwrap();
+    let call = p.expect_next("tool.call").await;
+    answer(&mut p, &call, json!("removed")).await;
+    assert_eq!(text_of(&c.outcome("r").await), "removed");
+}
+
+/// `MAX_WAITING_APPROVALS` (256): an agent looping on an asked tool cannot pile up waiting
+/// calls; the next one is denied at once, saying why, and never reaches the provider.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_waiting_limit_a_call_is_denied_at_once() {
+    const MAX_WAITING_APPROVALS: usize = 256;
+    let gw = TestGateway::start().await;
+    let mut events = gw.handle.gateway().subscribe();
+    let (host, info) = gw.host_with_session().await;
+    let mut p = gw
+        .bound("files", &info.id, json!([destructive("rm")]))
+        .await;
+    let mut pending = Vec::new();
+    for _ in 0..MAX_WAITING_APPROVALS {
+        pending.push(invoke(&host, &info.id, "rm", json!({})));
+    }
+    let mut seen = 0;
+    while seen < MAX_WAITING_APPROVALS {
+        let e = tokio::time::timeout(PATIENCE, events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if matches!(e, tap_gateway::GatewayEvent::ApprovalWaiting(_)) {
+            seen += 1;
+        }
+    }
+    let r = result_of(invoke(&host, &info.id, "rm", json!({}))).await;
+    assert_eq!(code(&r), Some("DENIED"));
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap()
+            .contains("256 calls already wait"),
+        "{r:?}"
+    );
+    assert_eq!(
+        gw.handle.gateway().approvals_list().waiting.len(),
+        MAX_WAITING_APPROVALS
+    );
+    fence(&mut p).await;
+}
