@@ -111,6 +111,15 @@ async fn a_tools_update_brings_its_new_schema_into_effect() {
     let gw = TestGateway::start().await;
     let (host, s) = gw.host_with_session().await;
     let mut p = gw.bound("p", &s.id, json!([greet()])).await;
+    // A changed definition would be held until accepted (docs/pins.md); this is about
+    // the schema taking effect.
+    let (mut control, _) = Control::authed(&gw).await;
+    control
+        .ok(
+            "pins.setEnabled",
+            json!({"provider": "p", "enabled": false}),
+        )
+        .await;
     let loose = json!({"name": "greet", "parameters": {"type": "object"}});
     p.send(json!({"type": "tools.update", "requestId": "r1", "tools": [loose]}))
         .await;

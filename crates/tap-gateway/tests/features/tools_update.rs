@@ -165,6 +165,15 @@ async fn tools_update_with_remove_is_a_delta() {
             json!([tool("a"), tool("b"), tool("c")]),
         )
         .await;
+    // A changed definition would be held until accepted (docs/pins.md); this is about
+    // the delta.
+    let (mut control, _) = Control::authed(&gw).await;
+    control
+        .ok(
+            "pins.setEnabled",
+            json!({"provider": "delta", "enabled": false}),
+        )
+        .await;
     let mut b2 = tool("b");
     b2["description"] = json!("b, version 2");
     p.send(json!({"type": "tools.update", "requestId": "d1",
