@@ -13,6 +13,9 @@ import { Settings } from "./pages/Settings";
 import { Emitters } from "./pages/Emitters";
 import { Servers } from "./pages/Servers";
 import { Clients } from "./pages/Clients";
+import { Approvals } from "./pages/Approvals";
+import { ApprovalPrompt } from "./components/ApprovalPrompt";
+import { useWaitingCalls } from "./pages/approvals/model";
 import { Popup } from "./pages/Popup";
 import { useLedgerState } from "./ledger";
 
@@ -23,6 +26,7 @@ import { useLedgerState } from "./ledger";
 const PAGES = [
   { id: "overview", title: "Overview" },
   { id: "pairing", title: "Pairing" },
+  { id: "approvals", title: "Approvals" },
   { id: "sessions", title: "Sessions" },
   { id: "providers", title: "Providers" },
   { id: "streams", title: "Streams" },
@@ -73,6 +77,7 @@ export function App() {
   const state = usePanel();
   const route = useRoute();
   const ledger = useLedgerState();
+  const { waiting } = useWaitingCalls();
   const title = PAGES.find((p) => p.id === route.page)!.title;
 
   useEffect(() => {
@@ -102,6 +107,12 @@ export function App() {
                     <span class="sr-only"> pending</span>
                   </span>
                 )}
+                {p.id === "approvals" && waiting.length > 0 && (
+                  <span class="badge attention" data-testid="approvals-badge">
+                    {waiting.length}
+                    <span class="sr-only"> waiting</span>
+                  </span>
+                )}
               </a>
             </li>
           ))}
@@ -122,6 +133,7 @@ export function App() {
             stops (<a href="#/diagnostics">Diagnostics</a> has the details).
           </p>
         )}
+        {state.status && <ApprovalPrompt waiting={waiting} live={state.phase.kind === "live"} showBanner={route.page !== "approvals"} />}
         {state.status ? <Page route={route} state={state} /> : null}
       </main>
     </div>
@@ -156,6 +168,8 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
       return <Servers state={state} />;
     case "clients":
       return <Clients state={state} selected={route.arg} />;
+    case "approvals":
+      return <Approvals state={state} />;
   }
 }
 
