@@ -209,8 +209,27 @@ describe("the Approvals page and the prompt on every page", () => {
     assert.deepEqual(JSON.parse((await gateway.tap(["approvals", "grants", "--json"])).stdout).grants, [], "once remembers nothing");
   });
 
-  test("'ask for every tool of files' from a waiting call makes the unannotated tool wait; the rule is removed on the page", async () => {
+  test("a key typed into a field is not an answer; S outside one approves for the session", async () => {
     await goTo(panel, "Approvals");
+    const asked = call("rm", { path: "/tmp/s" });
+    await card().waitFor();
+    const id = panel.getByRole("form", { name: "Add a rule" }).getByLabel("Id", { exact: true });
+    await id.fill("");
+    await id.pressSequentially("dash");
+    assert.equal(await id.inputValue(), "dash");
+    assert.equal((await waitingIds()).length, 1, "still waiting after d, a, s, h typed into the field");
+    await id.fill("");
+    await id.blur();
+    await panel.keyboard.press("s");
+    assert.equal((await asked).code, 0);
+    const grants = JSON.parse((await gateway.tap(["approvals", "grants", "--json"])).stdout).grants;
+    assert.deepEqual(grants.map((g) => [g.tool, g.scope, g.session]), [["rm", "session", session.id]]);
+    await panel.getByTestId("grant").getByRole("button", { name: "Revoke the grant for rm" }).click();
+    await panel.getByTestId("grant").getByRole("button", { name: "Yes, revoke" }).click();
+    await panel.getByTestId("grant").waitFor({ state: "detached" });
+  });
+
+  test("'ask for every tool of files' from a waiting call makes the unannotated tool wait; the rule is removed on the page", async () => {
     const asked = call("rm", { path: "/tmp/b" });
     await card().waitFor();
     await card().getByRole("button", { name: "Ask for every tool of files" }).click();

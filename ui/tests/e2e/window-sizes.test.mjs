@@ -13,7 +13,7 @@ const SIZES = [
   { width: 1100, height: 760 },
   { width: 1440, height: 900 },
 ];
-const PAGES = ["Overview", "Pairing", "Sessions", "Providers", "Streams", "Traces", "Diagnostics", "Logs", "Settings", "Emitters", "Servers", "Clients"];
+const PAGES = ["Overview", "Pairing", "Approvals", "Sessions", "Providers", "Streams", "Traces", "Diagnostics", "Logs", "Settings", "Emitters", "Servers", "Clients"];
 const LONG = "a-rather-long-session-label-from-a-deeply-nested-monorepo-checkout";
 /** An emitter name as long as the gateway takes (64), and a long command with unbroken tokens. */
 const LONG_EMITTER = "a-rather-long-emitter-name-for-the-nightly-integration-suite-001";
