@@ -22,7 +22,7 @@ use arg_patterns::ArgMatch;
 use grants::Grants;
 use policy::Policy;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock, RwLockWriteGuard};
 use std::time::{Duration, SystemTime};
 use tap_protocol::approvals::{
     AnswerScope, ApprovalAnswered, ApprovalApprove, ApprovalDeny, Grant, GrantDecision,
@@ -89,7 +89,8 @@ pub(crate) struct Approvals {
     policy: RwLock<Arc<Policy>>,
     /// The timeout `policy.json` sets, to write it back unchanged.
     timeout_set: Mutex<Option<u64>>,
-    grants: Mutex<Grants>,
+    /// Read on every call, written on an answer or a revoke.
+    grants: RwLock<Grants>,
     pub waiting: waiting::Waiting,
 }
 
@@ -101,7 +102,7 @@ impl Approvals {
             tracing::warn!(error = %e, "policy.json cannot be used; every call of a provider's tool is asked until it is fixed");
         }
         Self {
-            grants: Mutex::new(Grants::load(&data_dir)),
+            grants: RwLock::new(Grants::load(&data_dir)),
             data_dir,
             policy: RwLock::new(Arc::new(policy)),
             timeout_set: Mutex::new(set),
@@ -109,8 +110,15 @@ impl Approvals {
         }
     }
 
-    fn grants(&self) -> MutexGuard<'_, Grants> {
-        self.grants.lock().unwrap_or_else(|e| e.into_inner())
+    fn grants(&self) -> RwLockWriteGuard<'_, Grants> {
+        self.grants.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a rule looks at the session's client or profile: when none does, the call
+    /// path need not look them up (the state lock) to decide.
+    pub fn needs_who(&self) -> bool {
+        let p = self.policy.read().unwrap_or_else(|e| e.into_inner());
+        p.uses_who
     }
 
     /// The policy in force.
@@ -124,7 +132,8 @@ impl Approvals {
     /// The decision for a call, in this order: a remembered deny, a grant, the first rule
     /// that applies, the defaults.
     pub fn decide(&self, c: &CallFacts<'_>) -> Verdict {
-        if let Some(g) = self.grants().find(c) {
+        let grants = self.grants.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = grants.find(c) {
             let action = match g.decision {
                 GrantDecision::Allow => PolicyAction::Allow,
                 GrantDecision::Deny => PolicyAction::Deny,
@@ -135,6 +144,7 @@ impl Approvals {
                 reason: None,
             };
         }
+        drop(grants);
         let policy = self.policy.read().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = &policy.error {
             return Verdict {

@@ -58,6 +58,8 @@ pub(crate) struct Policy {
     /// prefix: indexes into `rules`, ascending.
     globbed: Vec<(usize, HashMap<String, Vec<usize>>)>,
     pub timeout: Duration,
+    /// Some rule has `match.client` or `match.profile`.
+    pub uses_who: bool,
     /// Why the file could not be used: every call of a provider's tool is then asked
     /// (the user meant something by the file; failing open would ignore it).
     pub error: Option<String>,
@@ -114,6 +116,7 @@ impl Policy {
                 )));
             }
             let args = ArgMatch::compile(&what, &rule.matcher.args)?;
+            policy.uses_who |= rule.matcher.client.is_some() || rule.matcher.profile.is_some();
             let glob = tool.filter(|t| t.contains(['*', '?'])).map(str::to_string);
             match (tool, &glob) {
                 (Some(t), None) => policy.exact.entry(t.to_string()).or_default().push(i),

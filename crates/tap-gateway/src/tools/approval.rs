@@ -23,6 +23,18 @@ struct Who {
     label: Option<String>,
 }
 
+fn who(core: &Core, session_id: &str) -> Who {
+    let state = core.state();
+    match state.sessions.get(session_id) {
+        Some(s) => Who {
+            client: state.hosts.get(&s.host).map(|h| h.client().to_string()),
+            profile: s.profile.as_ref().map(|p| p.name.clone()),
+            label: s.info.label.clone(),
+        },
+        None => Who::default(),
+    }
+}
+
 /// Decides the call, waiting for the user when asked. `Ok(true)`: allowed after a wait
 /// (the caller's timeouts start again: the wait is not the tool's time); `Ok(false)`:
 /// allowed at once; `Err`: denied (`DENIED`), or cancelled while waiting.
@@ -32,16 +44,11 @@ pub(crate) async fn check(
     route: &Route,
     root: &mut OpenSpan,
 ) -> Result<bool, CallError> {
-    let who = {
-        let state = core.state();
-        match state.sessions.get(&req.session_id) {
-            Some(s) => Who {
-                client: state.hosts.get(&s.host).map(|h| h.client().to_string()),
-                profile: s.profile.as_ref().map(|p| p.name.clone()),
-                label: s.info.label.clone(),
-            },
-            None => Who::default(),
-        }
+    // The session's client and profile only when a rule looks at them: an allowed call
+    // then takes no state lock here.
+    let who = match core.approvals.needs_who() {
+        true => who(core, &req.session_id),
+        false => Who::default(),
     };
     let destructive = route
         .def
@@ -69,9 +76,16 @@ pub(crate) async fn check(
     match verdict.action {
         PolicyAction::Allow => Ok(false),
         PolicyAction::Deny => Err(denied_by(&req.tool, &verdict)),
-        PolicyAction::Ask => wait(core, req, route, root, who, &verdict)
-            .await
-            .map(|()| true),
+        PolicyAction::Ask => {
+            // What the prompt shows: looked up now if the decision did not need it.
+            let who = match core.approvals.needs_who() {
+                true => who,
+                false => self::who(core, &req.session_id),
+            };
+            wait(core, req, route, root, who, &verdict)
+                .await
+                .map(|()| true)
+        }
     }
 }
 

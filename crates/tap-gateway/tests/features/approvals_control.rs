@@ -171,3 +171,37 @@ async fn past_the_waiting_limit_a_call_is_denied_at_once() {
     );
     fence(&mut p).await;
 }
+
+/// Rules on who asks: `match.client` (a session host's name) and `match.profile`, as hook
+/// rules compare them; a rule for another client leaves the call to the defaults.
+#[tokio::test]
+async fn client_and_profile_rules_apply_to_those_sessions_only() {
+    let gw = TestGateway::start().await;
+    let g = gw.handle.gateway();
+    let (host, info) = gw.host_with_session().await; // hostName "test-host", no profile
+    let mut p = gw.bound("files", &info.id, json!([tool("read")])).await;
+    for (id, m) in [
+        ("cursor-deny", json!({"tool": "read", "client": "cursor"})),
+        ("web-deny", json!({"tool": "read", "profile": "web"})),
+    ] {
+        g.policy_set(
+            serde_json::from_value(json!({"id": id, "match": m, "action": "deny"})).unwrap(),
+        )
+        .unwrap();
+    }
+    let rx = invoke(&host, &info.id, "read", json!({}));
+    let c = p.expect("tool.call").await;
+    answer(&mut p, &c, json!("read")).await;
+    assert_eq!(result_of(rx).await.data, Some(json!("read")));
+    g.policy_set(
+        serde_json::from_value(
+            json!({"id": "mine", "match": {"tool": "read", "client": "test-host"}, "action": "deny"}),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let r = result_of(invoke(&host, &info.id, "read", json!({}))).await;
+    assert_eq!(code(&r), Some("DENIED"));
+    assert!(r.error.unwrap().contains("rule 'mine'"));
+    fence(&mut p).await;
+}
