@@ -308,6 +308,14 @@ impl Gateway {
         crate::ledger::read::traces(&self.core.ledger, p).map_err(history)
     }
 
+    /// Approval decisions from the tool calls' traces, newest first (`approvals.history`).
+    pub fn approvals_history(
+        &self,
+        p: &tap_protocol::approvals::ApprovalsHistoryParams,
+    ) -> Result<tap_protocol::approvals::ApprovalsHistory, Error> {
+        crate::ledger::read::approvals_history(&self.core.ledger, p).map_err(history)
+    }
+
     /// Every span of one trace (`traces.get`); `None` when the ledger has none.
     pub fn trace(&self, trace_id: &str) -> Result<Option<Trace>, Error> {
         crate::ledger::read::trace(&self.core.ledger, trace_id).map_err(history)

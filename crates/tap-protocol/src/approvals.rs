@@ -326,3 +326,70 @@ pub enum ApprovalOutcome {
     /// The caller went away (cancelled, disconnected, session ended): denied.
     Gone,
 }
+
+/// `approvals.history`'s params: a page of the decisions the ledger kept, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalsHistoryParams {
+    /// Only decisions of calls that started before this time (paging back: the last page's
+    /// `nextBeforeUs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub before_us: Option<u64>,
+    /// At most this many (default 100, at most 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}
+
+/// One decision, read from a tool call's trace (its root span's `approval.*` attributes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalDecision {
+    /// The call's trace (`traces.get`).
+    pub trace_id: String,
+    /// When the call started, in microseconds since the epoch.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub start_us: u64,
+    /// The tool.
+    pub tool: String,
+    /// The provider (or MCP server) offering it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// `allow` or `deny`.
+    pub decision: String,
+    /// Who or what decided: `rule`, `grant`, `user`, `timeout`, `cancelled`,
+    /// `session-ended`, `limit`, `policy-error`.
+    pub by: String,
+    /// What asked, for a call that waited: `rule` or `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<String>,
+    /// The rule that decided or asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The grant that decided, or that the answer made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
+    /// The approval id, for a call that waited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
+}
+
+/// `approvals.history`: decisions other than the defaults' silent allows, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalsHistory {
+    /// Newest first.
+    pub decisions: Vec<ApprovalDecision>,
+    /// Pass as `beforeUs` for the next (older) page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub next_before_us: Option<u64>,
+    /// Whether the ledger is writing (else these are only what this run kept in memory).
+    pub ledger: crate::ledger::LedgerState,
+}

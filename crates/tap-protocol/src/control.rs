@@ -185,6 +185,9 @@ control_methods! {
     ApprovalsGrants(approvals_grants) = "approvals.grants" (Empty) -> crate::approvals::GrantsList;
     /// Forgets a remembered answer: its calls are decided by the rules again.
     ApprovalsRevoke(approvals_revoke) = "approvals.revoke" (crate::approvals::GrantRef) -> crate::approvals::GrantsList;
+    /// Decisions the ledger kept (from each tool call's trace), newest first: every call a
+    /// rule, a grant or the user decided, asked or not; the defaults' silent allows are left out.
+    ApprovalsHistory(approvals_history) = "approvals.history" (crate::approvals::ApprovalsHistoryParams) -> crate::approvals::ApprovalsHistory;
     /// The rules of `$TAP_HOME/policy.json` (read again), or why the file cannot be used.
     PolicyList(policy_list) = "policy.list" (Empty) -> crate::approvals::PolicyList;
     /// Adds a rule at the end, or replaces the rule of its id in place (checked first).

@@ -2,6 +2,8 @@
 import type { ApprovalAnswered } from "./ApprovalAnswered";
 import type { ApprovalApprove } from "./ApprovalApprove";
 import type { ApprovalDeny } from "./ApprovalDeny";
+import type { ApprovalsHistory } from "./ApprovalsHistory";
+import type { ApprovalsHistoryParams } from "./ApprovalsHistoryParams";
 import type { ApprovalsList } from "./ApprovalsList";
 import type { AuthParams } from "./AuthParams";
 import type { ClientChange } from "./ClientChange";
@@ -84,6 +86,7 @@ export type ControlMethods = {
   "approvals.deny": { params: ApprovalDeny; result: ApprovalAnswered };
   "approvals.grants": { params: Empty; result: GrantsList };
   "approvals.revoke": { params: GrantRef; result: GrantsList };
+  "approvals.history": { params: ApprovalsHistoryParams; result: ApprovalsHistory };
   "policy.list": { params: Empty; result: PolicyList };
   "policy.set": { params: PolicySet; result: PolicyList };
   "policy.remove": { params: PolicyRuleRef; result: PolicyList };
@@ -135,7 +138,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","approvals.list","approvals.approve","approvals.deny","approvals.grants","approvals.revoke","policy.list","policy.set","policy.remove","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","approvals.list","approvals.approve","approvals.deny","approvals.grants","approvals.revoke","approvals.history","policy.list","policy.set","policy.remove","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -2,8 +2,11 @@
 export type { AnswerScope } from "./AnswerScope";
 export type { ApprovalAnswered } from "./ApprovalAnswered";
 export type { ApprovalApprove } from "./ApprovalApprove";
+export type { ApprovalDecision } from "./ApprovalDecision";
 export type { ApprovalDeny } from "./ApprovalDeny";
 export type { ApprovalOutcome } from "./ApprovalOutcome";
+export type { ApprovalsHistory } from "./ApprovalsHistory";
+export type { ApprovalsHistoryParams } from "./ApprovalsHistoryParams";
 export type { ApprovalsList } from "./ApprovalsList";
 export type { ArgPattern } from "./ArgPattern";
 export type { AuthParams } from "./AuthParams";

@@ -6,6 +6,7 @@ import { plural } from "../format";
 import { WaitingCard } from "./approvals/WaitingCard";
 import { Grants } from "./approvals/Grants";
 import { Rules } from "./approvals/Rules";
+import { History } from "./approvals/History";
 import { askProviderRuleId, useWaitingCalls } from "./approvals/model";
 
 /**
@@ -17,8 +18,7 @@ import { askProviderRuleId, useWaitingCalls } from "./approvals/model";
  * `approval.resolved`; the rules are asked again after this page changes them (the gateway
  * sends no event for policy.json, which `tap policy` or an editor may also change).
  *
- * The history of decisions is on each call's trace (`approval.*` attributes of its
- * `tool.call` span), on the Traces page.
+ * Last, the history of decisions (`approvals.history`, from the calls' traces).
  */
 export function Approvals({ state }: { state: PanelState }) {
   const live = state.phase.kind === "live";
@@ -90,10 +90,7 @@ export function Approvals({ state }: { state: PanelState }) {
       </section>
       <Grants live={live} />
       <Rules list={rules} error={policy.error} live={live} onChanged={policy.refresh} />
-      <p class="small muted">
-        Every decision (who or what decided: a rule, a grant, you, a timeout) is on the call's trace, in its <code>approval.*</code> attributes:{" "}
-        <a href="#/traces">Traces</a>.
-      </p>
+      <History />
     </div>
   );
 }

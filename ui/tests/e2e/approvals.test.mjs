@@ -5,7 +5,7 @@
 // is listed and revoked, after which the call is asked again; the prompt on another page and
 // its D key deny it, and the call fails with the gateway's "denied" error; "ask for every
 // tool of this provider" adds the rule that makes an unannotated tool wait; a page on another
-// origin cannot answer. Screenshots: docs/screenshots/approvals.png, approvals-prompt.png.
+// origin cannot answer; the history lists who decided each call. Screenshots: docs/screenshots/approvals.png, approvals-prompt.png.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -266,6 +266,16 @@ describe("the Approvals page and the prompt on every page", () => {
     assert.notEqual(out.code, 0);
     assert.match(out.stdout + out.stderr, /no listing today/);
     assert.equal(files.calls(), before);
+
+    // The history, from the calls' traces: the rule's deny first, then the answers given here.
+    const decision = panel.getByTestId("decision");
+    await waitFor(async () => /no-ls/.test((await decision.first().innerText().catch(() => "")) ?? ""), "the deny in the history");
+    const rows = await decision.allInnerTexts();
+    assert.match(rows[0], /\bls\b[\s\S]*deny[\s\S]*rule no-ls/);
+    assert.ok(rows.some((r) => /\brm\b[\s\S]*allow[\s\S]*you[\s\S]*asked by the default/.test(r)), rows.join("\n"));
+    assert.ok(rows.some((r) => /\brm\b[\s\S]*deny[\s\S]*you/.test(r)), rows.join("\n"));
+    assert.ok(rows.some((r) => /\brm\b[\s\S]*allow[\s\S]*grant \S/.test(r)), rows.join("\n"));
+    assert.ok(!rows.some((r) => /\bls\b[\s\S]*allow[\s\S]*default/.test(r)), "the defaults' silent allows are left out");
     assert.deepEqual(panel.errors, []);
   });
 });

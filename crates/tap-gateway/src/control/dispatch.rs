@@ -6,8 +6,8 @@ use super::follow::Follows;
 use super::playground::Playground;
 use crate::gateway::Gateway;
 use tap_protocol::approvals::{
-    ApprovalAnswered, ApprovalApprove, ApprovalDeny, ApprovalsList, GrantRef, GrantsList,
-    PolicyList, PolicyRuleRef, PolicySet,
+    ApprovalAnswered, ApprovalApprove, ApprovalDeny, ApprovalsHistory, ApprovalsHistoryParams,
+    ApprovalsList, GrantRef, GrantsList, PolicyList, PolicyRuleRef, PolicySet,
 };
 use tap_protocol::clients::{ClientChange, ClientConnect, ClientDisconnect, ClientsList};
 use tap_protocol::control::{
@@ -324,6 +324,10 @@ impl ControlHandler for Methods<'_> {
         self.gw
             .approvals_revoke(&p.grant)
             .map_err(ControlError::from)
+    }
+
+    fn approvals_history(&mut self, p: ApprovalsHistoryParams) -> Answer<ApprovalsHistory> {
+        self.gw.approvals_history(&p).map_err(ControlError::from)
     }
 
     fn policy_list(&mut self, _: Empty) -> Answer<PolicyList> {

@@ -10,6 +10,7 @@ use crate::limits::{
 };
 use rusqlite::{params, Row};
 use std::time::{Duration, SystemTime};
+use tap_protocol::approvals::{ApprovalDecision, ApprovalsHistory, ApprovalsHistoryParams};
 use tap_protocol::ledger::{
     split_stream, EventOutcome, EventsListParams, EventsPage, LedgerEvent, LedgerSessions,
     ProviderRecord, SessionRecord, Span, SpanEvent, SpanStatus, Trace, TraceSummary, TracesList,
@@ -217,6 +218,53 @@ pub(crate) fn traces(ledger: &Ledger, p: &TracesListParams) -> rusqlite::Result<
     let (traces, next_before_us) = more(traces, limit, |t| t.start_us);
     Ok(TracesList {
         traces,
+        next_before_us,
+        ledger: ledger.state(),
+    })
+}
+
+/// A page of approval decisions, newest first: tool calls whose root span says who decided
+/// (`approval.by`), the defaults' silent allows left out (they are every other call). Read
+/// from the spans as they are, so no second record can disagree with the trace; the scan
+/// walks root spans newest first and stops at the page's end.
+pub(crate) fn approvals_history(
+    ledger: &Ledger,
+    p: &ApprovalsHistoryParams,
+) -> rusqlite::Result<ApprovalsHistory> {
+    let limit = page(p.limit);
+    let decisions = ledger.read(|c| {
+        let mut stmt = c.prepare_cached(
+            "SELECT trace_id, start_us, tool, provider, session_id, attributes
+             FROM spans
+             WHERE root = 1 AND name = 'tool.call'
+               AND json_extract(attributes, '$.\"approval.by\"') IS NOT NULL
+               AND json_extract(attributes, '$.\"approval.by\"') <> 'default'
+               AND (?1 IS NULL OR start_us < ?1)
+             ORDER BY start_us DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![p.before_us.map(|t| t as i64), limit + 1], |r| {
+            let attributes: String = r.get(5)?;
+            let a = serde_json::from_str::<JsonObject>(&attributes).unwrap_or_default();
+            let text = |k: &str| a.get(k).and_then(|v| v.as_str()).map(str::to_string);
+            Ok(ApprovalDecision {
+                trace_id: r.get(0)?,
+                start_us: r.get::<_, i64>(1)?.max(0) as u64,
+                tool: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                provider: r.get(3)?,
+                session_id: r.get(4)?,
+                decision: text("approval.decision").unwrap_or_default(),
+                by: text("approval.by").unwrap_or_default(),
+                asked: text("approval.asked"),
+                rule: text("approval.rule"),
+                grant: text("approval.grant"),
+                approval_id: text("approval.id"),
+            })
+        })?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+    })?;
+    let (decisions, next_before_us) = more(decisions, limit, |d| d.start_us);
+    Ok(ApprovalsHistory {
+        decisions,
         next_before_us,
         ledger: ledger.state(),
     })

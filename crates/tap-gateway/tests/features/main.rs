@@ -9,6 +9,7 @@ mod agent_tools;
 mod all_binding;
 mod approvals;
 mod approvals_control;
+mod approvals_history;
 mod child_env;
 mod clients_control;
 mod clients_copilot;
