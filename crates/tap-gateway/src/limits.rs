@@ -244,6 +244,13 @@ pub(crate) const MAX_PINNED_TEXT_BYTES: usize = 16 * 1024;
 /// The texts `pins.json` keeps, together: past it new pins keep their hash alone, so the
 /// file stays a few MiB whatever servers declare. A larger file is refused when read.
 pub(crate) const MAX_PINS_FILE_BYTES: usize = 8 * 1024 * 1024;
+/// Definitions whose hash the pins remember between tool-map rebuilds (a provider renaming
+/// its tools without end cannot grow it): past it, those no provider holds any more are
+/// dropped, and if that is not enough, all.
+pub(crate) const MAX_CACHED_PIN_HASHES: usize = 8192;
+/// Held definitions `pins.list` keeps (with their text) for the user to review: past it a
+/// changed or unpinnable tool is still held, but not listed until others are accepted.
+pub(crate) const MAX_HELD_TOOLS: usize = 1000;
 
 // ---------------------------------------------------------------- approvals
 

@@ -16,11 +16,13 @@ pub(crate) mod pins_file;
 
 use crate::error::Error;
 use crate::events::{Events, GatewayEvent};
-use crate::limits::{MAX_PINNED_TEXT_BYTES, MAX_PINS, MAX_PINS_FILE_BYTES};
+use crate::limits::{
+    MAX_CACHED_PIN_HASHES, MAX_HELD_TOOLS, MAX_PINNED_TEXT_BYTES, MAX_PINS, MAX_PINS_FILE_BYTES,
+};
 use pins_file::{Pin, PinsFile};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use tap_protocol::pins::{HeldReason, HeldTool, PinInfo, PinsList};
 use tap_protocol::provider::ToolDef;
 use tap_protocol::ErrorCode;
@@ -57,6 +59,8 @@ struct Table {
     text_bytes: usize,
     /// First-seen pins not yet written.
     unsaved: bool,
+    /// Definitions' hashes by their `Arc`'s address (see `Table::hash_of`).
+    hashes: HashMap<usize, (Weak<ToolDef>, String)>,
 }
 
 #[derive(Clone)]
@@ -91,6 +95,7 @@ impl Pins {
                     held: BTreeMap::new(),
                     text_bytes,
                     unsaved: false,
+                    hashes: HashMap::new(),
                 }),
                 writing: Mutex::new(()),
                 dirty: Notify::new(),
@@ -126,20 +131,19 @@ impl Pins {
     /// Whether `provider`'s tool `def` may be offered: pinning is off for the provider,
     /// or the definition is the pinned one, or it was never seen and is pinned now.
     /// Otherwise it is held (and a `status` event says so the first time).
-    pub fn offers(&self, provider: &str, def: &ToolDef) -> bool {
+    pub fn offers(&self, provider: &str, def: &Arc<ToolDef>) -> bool {
         let mut t = self.table();
         if t.file.disabled.contains(provider) {
             return true;
         }
-        let text = canon::text(def);
-        let hash = canon::hash(&text);
+        let hash = t.hash_of(def);
         let reason = match t.file.pins.get(provider).and_then(|m| m.get(&def.name)) {
             Some(pin) if pin.hash == hash => return true,
             _ if t.unreadable.is_some() => HeldReason::Unreadable,
             Some(_) => HeldReason::Changed,
             None if t.file.count() >= MAX_PINS => HeldReason::Full,
             None => {
-                let pin = t.pin_of(hash, text);
+                let pin = t.pin_of(hash, canon::text(def));
                 t.file
                     .pins
                     .entry(provider.to_string())
@@ -154,11 +158,17 @@ impl Pins {
         if t.held.get(&key).is_some_and(|h| h.hash == hash) {
             return false;
         }
+        // Past the bound the tool is still held, only not listed (a provider renaming its
+        // tools without end cannot grow the list).
+        if t.held.len() >= MAX_HELD_TOOLS && !t.held.contains_key(&key) {
+            return false;
+        }
         tracing::warn!(
             "tool '{}' of '{provider}' is held ({reason:?}): `tap pins diff {provider} {}`",
             def.name,
             def.name
         );
+        let text = canon::text(def);
         t.held.insert(
             key,
             Held {
@@ -337,6 +347,7 @@ impl Pins {
             held: t.held.clone(),
             text_bytes: t.text_bytes,
             unsaved: false,
+            hashes: std::mem::take(&mut t.hashes),
         };
         let out = f(&mut next)?;
         // Written under the table lock, so a tool map being built meanwhile waits for
@@ -370,6 +381,29 @@ impl Pins {
 }
 
 impl Table {
+    /// `def`'s hash, computed once per definition rather than for every tool of every
+    /// session at each tool-map rebuild under the state lock (a JSON round trip and a
+    /// SHA-256 each). Keyed by the `Arc`'s address: the entry's `Weak` keeps that
+    /// allocation, so no other definition can have the address while the entry lives, and
+    /// a definition in an `Arc` is never changed in place while a `Weak` to it exists.
+    fn hash_of(&mut self, def: &Arc<ToolDef>) -> String {
+        let key = Arc::as_ptr(def) as usize;
+        if let Some((weak, hash)) = self.hashes.get(&key) {
+            if weak.strong_count() > 0 && std::ptr::eq(weak.as_ptr(), Arc::as_ptr(def)) {
+                return hash.clone();
+            }
+        }
+        if self.hashes.len() >= MAX_CACHED_PIN_HASHES {
+            self.hashes.retain(|_, (weak, _)| weak.strong_count() > 0);
+            if self.hashes.len() >= MAX_CACHED_PIN_HASHES {
+                self.hashes.clear();
+            }
+        }
+        let hash = canon::hash(&canon::text(def));
+        self.hashes.insert(key, (Arc::downgrade(def), hash.clone()));
+        hash
+    }
+
     /// A pin of `text` (kept when within the size limits).
     fn pin_of(&mut self, hash: String, text: String) -> Pin {
         let keep = text.len() <= MAX_PINNED_TEXT_BYTES
@@ -394,4 +428,62 @@ fn nothing(what: &str, provider: &str, tool: Option<&str>) -> Error {
         ErrorCode::NotFound,
         format!("No {which} is {what} (`tap pins list`)"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def(description: &str) -> Arc<ToolDef> {
+        Arc::new(ToolDef {
+            name: "t".into(),
+            description: description.into(),
+            ..ToolDef::default()
+        })
+    }
+
+    #[test]
+    fn a_changed_definition_is_held_whatever_allocation_it_comes_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let pins = Pins::load(dir.path(), Events::new());
+        let first = def("one");
+        assert!(pins.offers("p", &first), "first seen: pinned");
+        assert!(pins.offers("p", &first), "the same definition, remembered");
+        assert!(
+            pins.offers("p", &def("one")),
+            "the same text in another Arc"
+        );
+        drop(first);
+        // New allocations, whichever addresses they get, are hashed for what they hold.
+        for _ in 0..100 {
+            assert!(
+                !pins.offers("p", &def("two")),
+                "a changed definition is held"
+            );
+        }
+        assert_eq!(pins.list().held.len(), 1);
+    }
+
+    #[test]
+    fn the_hash_cache_stays_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let pins = Pins::load(dir.path(), Events::new());
+        // More live definitions than the cache holds (and than may be pinned).
+        let live: Vec<Arc<ToolDef>> = (0..MAX_CACHED_PIN_HASHES + 10)
+            .map(|i| {
+                Arc::new(ToolDef {
+                    name: format!("t{i}"),
+                    ..ToolDef::default()
+                })
+            })
+            .collect();
+        for (i, d) in live.iter().enumerate() {
+            assert_eq!(pins.offers("p", d), i < MAX_PINS, "tool {i}");
+        }
+        assert!(pins.table().hashes.len() <= MAX_CACHED_PIN_HASHES);
+        assert_eq!(pins.list().pins.len(), MAX_PINS);
+        // Held past the limit all the same, and listed up to theirs.
+        let held = MAX_CACHED_PIN_HASHES + 10 - MAX_PINS;
+        assert_eq!(pins.list().held.len(), held.min(MAX_HELD_TOOLS));
+    }
 }
