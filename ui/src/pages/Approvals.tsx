@@ -1,13 +1,12 @@
-import { useState } from "preact/hooks";
 import type { PanelState } from "../store";
-import { store } from "../store";
 import { useMethod } from "../method";
 import { plural } from "../format";
 import { WaitingCard } from "./approvals/WaitingCard";
 import { Grants } from "./approvals/Grants";
 import { Rules } from "./approvals/Rules";
 import { History } from "./approvals/History";
-import { askProviderRuleId, useWaitingCalls } from "./approvals/model";
+import { useWaitingCalls } from "./approvals/model";
+import { AskEveryTool } from "./approvals/AskEveryTool";
 
 /**
  * Approvals (docs/approvals.md): the tool calls waiting for the user's answer, oldest first,
@@ -24,18 +23,7 @@ export function Approvals({ state }: { state: PanelState }) {
   const live = state.phase.kind === "live";
   const { waiting, error } = useWaitingCalls();
   const policy = useMethod("policy.list", {}, {});
-  const [ruleError, setRuleError] = useState<string | null>(null);
   const rules = policy.data ? { ...policy.data, rules: (policy.data.rules ?? []).map((r) => ({ ...r, match: { ...r.match, args: r.match?.args ?? [] } })) } : null;
-
-  const askProvider = async (provider: string) => {
-    setRuleError(null);
-    try {
-      await store.call("policy.set", { rule: { id: askProviderRuleId(provider), action: "ask", match: { provider, args: [] }, reason: `every tool of ${provider} is asked` } });
-      policy.refresh();
-    } catch (e) {
-      setRuleError(e instanceof Error ? e.message : String(e));
-    }
-  };
 
   return (
     <div class="approvals">
@@ -51,11 +39,6 @@ export function Approvals({ state }: { state: PanelState }) {
             {error.message}
           </p>
         )}
-        {ruleError && (
-          <p class="error" role="alert">
-            {ruleError}
-          </p>
-        )}
         {waiting.length === 0 && (
           <p class="empty" data-testid="waiting-empty">
             No call waits. A call the rules ask about (by default, a tool annotated <code>destructiveHint: true</code>) shows here and on every page until it is
@@ -63,29 +46,9 @@ export function Approvals({ state }: { state: PanelState }) {
           </p>
         )}
         <div class="waiting-list">
-          {waiting.map((call) => {
-            const ruled = rules?.rules.some((r) => r.id === askProviderRuleId(call.provider));
-            return (
-              <WaitingCard
-                key={call.id}
-                call={call}
-                live={live}
-                extra={
-                  <p class="small">
-                    <button
-                      type="button"
-                      class="btn link"
-                      disabled={!live || ruled || !!rules?.error}
-                      title="Add a rule to policy.json: every tool of this provider or MCP server is asked"
-                      onClick={() => void askProvider(call.provider)}
-                    >
-                      {ruled ? `Every tool of ${call.provider} is asked (rule ${askProviderRuleId(call.provider)})` : `Ask for every tool of ${call.provider}`}
-                    </button>
-                  </p>
-                }
-              />
-            );
-          })}
+          {waiting.map((call) => (
+            <WaitingCard key={call.id} call={call} live={live} extra={<AskEveryTool provider={call.provider} live={live} policy={rules} onChanged={policy.refresh} />} />
+          ))}
         </div>
       </section>
       <Grants live={live} />

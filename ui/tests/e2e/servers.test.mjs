@@ -86,6 +86,18 @@ describe("the Servers page", () => {
     await goTo(panel, "Servers");
   });
 
+  test("a server's details ask for every tool of it in one click (a policy.json rule)", async () => {
+    await row("good").getByRole("button", { name: "Details of good" }).click();
+    const details = panel.getByTestId("server-details");
+    await details.getByRole("button", { name: "Ask for every tool of good" }).click();
+    await details.getByText("Every tool of good is asked before it runs").waitFor();
+    const list = JSON.parse((await gateway.tap(["policy", "list", "--json"])).stdout);
+    assert.deepEqual(list.rules.map((r) => [r.id, r.action, r.match.provider]), [["ask-good", "ask", "good"]]);
+    // The rest of this file calls good's tools unasked.
+    assert.equal((await gateway.tap(["policy", "remove", "ask-good"])).code, 0);
+    await row("good").getByRole("button", { name: "Details of good" }).click();
+  });
+
   test("Restart starts it again: a new process, ready again", async () => {
     const pidCell = () => row("good").locator("td.num").first();
     const before = await pidCell().innerText();

@@ -6,6 +6,7 @@ import { Breakable } from "../../components/Breakable";
 import { IdText } from "../../components/IdText";
 import { Tools } from "../Sessions";
 import { domId, needsSignIn, serverKey, SignInPanel } from "./SignIn";
+import { AskEveryTool } from "../approvals/AskEveryTool";
 
 /** State pill colour: ready is ok; parked, restarting and starting again after a failure warn;
  * waiting for the user to sign in asks for attention. */
@@ -152,7 +153,7 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart, onChanged }: 
       {expanded && (
         <tr class="server-details-row">
           <td colSpan={COLUMNS} id={detailsId} data-testid="server-details">
-            <ServerDetails s={s} />
+            <ServerDetails s={s} live={live} />
           </td>
         </tr>
       )}
@@ -160,7 +161,7 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart, onChanged }: 
   );
 }
 
-function ServerDetails({ s }: { s: McpServerInfo }) {
+function ServerDetails({ s, live }: { s: McpServerInfo; live: boolean }) {
   return (
     <div class="server-details">
       <section aria-label={`Tools of ${s.name}`}>
@@ -177,6 +178,7 @@ function ServerDetails({ s }: { s: McpServerInfo }) {
           ))}
         </p>
       )}
+      <AskEveryTool provider={s.name} live={live} />
       <p class="small muted breakable">
         Configured in <span class="mono">{s.configPath}</span>
         {s.providerId && (
