@@ -88,7 +88,7 @@ pub fn set_autostart(app: &AppHandle, on: bool) -> Result<(), String> {
 pub fn on_menu(app: &AppHandle, item: TrayItem) {
     match item {
         TrayItem::Open => open_panel(app),
-        TrayItem::Pending => show_popup(app, true),
+        TrayItem::Pending | TrayItem::Approvals => show_popup(app, true),
         TrayItem::Servers | TrayItem::SignIn => open_panel_at(app, Some(SERVERS_ROUTE)),
         TrayItem::Connect => open_panel_at(app, Some(CLIENTS_ROUTE)),
         TrayItem::Autostart => {

@@ -15,6 +15,7 @@ use tauri::AppHandle;
 pub struct TrayHandles {
     tray: TrayIcon,
     pending: MenuItem<tauri::Wry>,
+    approvals: MenuItem<tauri::Wry>,
     servers: MenuItem<tauri::Wry>,
     sign_in: MenuItem<tauri::Wry>,
     autostart: CheckMenuItem<tauri::Wry>,
@@ -43,6 +44,7 @@ pub fn build(
         MenuItem::with_id(app, i.id(), label, enabled, None::<&str>)
     };
     let (open, pending, quit) = (item(Open)?, item(Pending)?, item(Quit)?);
+    let approvals = item(Approvals)?;
     let (servers, sign_in, connect) = (item(Servers)?, item(SignIn)?, item(Connect)?);
     let (id, (label, _)) = (Autostart.id(), Autostart.label(summary));
     let autostart = CheckMenuItem::with_id(app, id, label, true, autostart_on, None::<&str>)?;
@@ -50,6 +52,7 @@ pub fn build(
         app,
         &[
             &open,
+            &approvals,
             &pending,
             &servers,
             &sign_in,
@@ -74,6 +77,7 @@ pub fn build(
     Ok(TrayHandles {
         tray,
         pending,
+        approvals,
         servers,
         sign_in,
         autostart,
@@ -81,9 +85,10 @@ pub fn build(
 }
 
 impl TrayHandles {
-    /// Redraws the icon, tooltip, pending, servers and sign-in items.
+    /// Redraws the icon, tooltip, waiting-calls, pending, servers and sign-in items.
     pub fn show(&self, summary: &Summary, address: &str) {
         let (label, enabled) = summary.pending_item();
+        let (calls, calls_enabled) = summary.approvals_item();
         let (servers, servers_enabled) = summary.servers_item();
         let (sign_in, sign_in_enabled) = summary.sign_in_item();
         let results = [
@@ -91,6 +96,8 @@ impl TrayHandles {
             self.tray.set_tooltip(Some(summary.tooltip(address))),
             self.pending.set_text(label),
             self.pending.set_enabled(enabled),
+            self.approvals.set_text(calls),
+            self.approvals.set_enabled(calls_enabled),
             self.servers.set_text(servers),
             self.servers.set_enabled(servers_enabled),
             self.sign_in.set_text(sign_in),

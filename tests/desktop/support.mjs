@@ -239,7 +239,7 @@ export async function monitorNotifications() {
 /**
  * Closes every notification on screen (dunst, through `dunstctl`; D-Bus starts dunst if it
  * is not running, which then has nothing to close), so an X capture that follows shows the
- * app only. Best effort: 05-screenshots.test.mjs checks the pictures themselves.
+ * app only. Best effort: 06-screenshots.test.mjs checks the pictures themselves.
  */
 export async function closeNotifications() {
   await run("dunstctl", ["close-all"]);
@@ -390,7 +390,7 @@ const WEBVIEW_CAPTURE_TRIES = 20;
 /**
  * WebDriver's picture of the webview, written to `file` once it is a finished paint: taken
  * after two animation frames, and taken again (after two more) while it holds a flat block
- * the README check (05-screenshots) would refuse. Fails, naming the block, if no capture
+ * the README check (06-screenshots) would refuse. Fails, naming the block, if no capture
  * comes out whole.
  */
 export async function saveWebviewScreenshot(browser, file) {

@@ -68,6 +68,7 @@ impl<T: Clone> Desktop<T> {
         // Subscribe before reading the state, so nothing between the two is missed.
         let events = gateway.subscribe();
         let watcher = Watcher::new(&Snapshot::of(&gateway), &gateway.pairing_list())
+            .with_waiting_calls(&gateway.approvals_list().waiting)
             .with_notify_after(notify_after);
         let watcher = Arc::new(Mutex::new(watcher));
         let desktop = Self {

@@ -22,6 +22,8 @@ pub struct Summary {
     pub providers: usize,
     /// Pairing requests waiting for the user.
     pub pending: usize,
+    /// Tool calls waiting for the user's approval.
+    pub approvals: usize,
     /// Provider failures not yet seen (cleared when the panel opens).
     pub failures: usize,
     /// The MCP servers failing now (parked, or restarting after a failure), by name; one
@@ -42,6 +44,8 @@ pub enum TrayItem {
     Open,
     /// The pending requests ([`Summary::pending_item`]): opens the popup.
     Pending,
+    /// The tool calls waiting for approval ([`Summary::approvals_item`]): opens the popup.
+    Approvals,
     /// The failing MCP servers ([`Summary::servers_item`]): opens the panel at its
     /// Servers page.
     Servers,
@@ -59,8 +63,9 @@ pub enum TrayItem {
 
 impl TrayItem {
     /// Every item, in menu order.
-    pub const ALL: [TrayItem; 7] = [
+    pub const ALL: [TrayItem; 8] = [
         Self::Open,
+        Self::Approvals,
         Self::Pending,
         Self::Servers,
         Self::SignIn,
@@ -74,6 +79,7 @@ impl TrayItem {
         match self {
             Self::Open => "open",
             Self::Pending => "pending",
+            Self::Approvals => "approvals",
             Self::Servers => "servers",
             Self::SignIn => "sign-in",
             Self::Connect => "connect",
@@ -90,6 +96,7 @@ impl TrayItem {
         match self {
             Self::Open => fixed("Open panel"),
             Self::Pending => summary.pending_item(),
+            Self::Approvals => summary.approvals_item(),
             Self::Servers => summary.servers_item(),
             Self::SignIn => summary.sign_in_item(),
             Self::Connect => fixed("Connect a client…"),
@@ -130,7 +137,8 @@ impl Summary {
     pub fn state(&self) -> TrayState {
         let servers_need_you = !self.failing_servers.is_empty() || !self.needs_sign_in.is_empty();
         let held = !self.held_tools.is_empty();
-        if self.pending > 0 || self.failures > 0 || servers_need_you || held {
+        let asks = self.pending > 0 || self.approvals > 0;
+        if asks || self.failures > 0 || servers_need_you || held {
             TrayState::Attention
         } else if self.sessions > 0 || self.providers > 0 {
             TrayState::Connected
@@ -149,6 +157,9 @@ impl Summary {
                 plural(self.providers, "provider", "providers")
             ),
         ];
+        if self.approvals > 0 {
+            lines.push(self.approvals_waiting());
+        }
         if self.pending > 0 {
             lines.push(format!(
                 "{} waiting",
@@ -211,6 +222,24 @@ impl Summary {
         }
     }
 
+    /// `1 tool call waiting for approval`, `3 tool calls waiting for approval`.
+    fn approvals_waiting(&self) -> String {
+        let count = plural(self.approvals, "tool call", "tool calls");
+        format!("{count} waiting for approval")
+    }
+
+    /// The tray menu's waiting-calls item (it opens the popup, where they are answered),
+    /// and whether it is enabled.
+    pub fn approvals_item(&self) -> (String, bool) {
+        match self.approvals {
+            0 => ("No tool calls waiting".to_string(), false),
+            n => (
+                format!("{} waiting…", plural(n, "tool call", "tool calls")),
+                true,
+            ),
+        }
+    }
+
     /// The tray menu's pending-requests item, and whether it is enabled.
     pub fn pending_item(&self) -> (String, bool) {
         match self.pending {
@@ -232,6 +261,7 @@ mod tests {
             sessions,
             providers,
             pending,
+            approvals: 0,
             failures,
             failing_servers: Vec::new(),
             needs_sign_in: Vec::new(),
@@ -265,6 +295,33 @@ mod tests {
         );
         assert_eq!(TrayItem::Pending.label(&none), none.pending_item());
         assert!(TrayItem::Pending.label(&s(0, 0, 2, 0)).1);
+    }
+
+    #[test]
+    fn waiting_tool_calls_ask_for_attention_and_have_their_menu_line() {
+        let none = s(0, 0, 0, 0);
+        assert_eq!(
+            TrayItem::Approvals.label(&none),
+            ("No tool calls waiting".into(), false)
+        );
+        let one = Summary {
+            approvals: 1,
+            ..s(1, 1, 0, 0)
+        };
+        assert_eq!(one.state(), TrayState::Attention);
+        assert_eq!(
+            TrayItem::Approvals.label(&one),
+            ("1 tool call waiting…".into(), true)
+        );
+        assert_eq!(
+            one.tooltip("127.0.0.1:9400"),
+            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 tool call waiting for approval"
+        );
+        let three = Summary {
+            approvals: 3,
+            ..one
+        };
+        assert_eq!(three.approvals_item().0, "3 tool calls waiting…");
     }
 
     #[test]

@@ -16,6 +16,9 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
+mod approvals;
+pub use approvals::approval_waiting;
+
 /// Something the shell should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -23,9 +26,9 @@ pub enum Action {
     UpdateTray,
     /// Show a desktop notification (if the user has them on).
     Notify(Note),
-    /// Show the pairing popup (a new request arrived).
+    /// Show the popup (a pairing request arrived, or a tool call waits for approval).
     ShowPopup,
-    /// Hide the pairing popup (no request is pending any more).
+    /// Hide the popup (no pairing request is pending and no call waits any more).
     HidePopup,
 }
 
@@ -47,6 +50,8 @@ pub struct Watcher {
     providers: usize,
     failures: usize,
     mcp: McpWatch,
+    /// Tool calls waiting for the user's approval.
+    approvals: approvals::ApprovalWatch,
     /// Tools held until the user accepts their changed definition (`provider/tool`).
     held: Vec<String>,
 }
@@ -63,6 +68,7 @@ impl Watcher {
             providers: 0,
             failures: 0,
             mcp: McpWatch::default(),
+            approvals: Default::default(),
             held: Vec::new(),
         };
         let _parked_before_us = w.set_status(status);
@@ -108,11 +114,10 @@ impl Watcher {
     /// When [`Watcher::remind`] has something to do next (a request reaching
     /// [`popup::NOTIFY_AFTER`] without a notification), if ever.
     pub fn next_reminder(&self) -> Option<Instant> {
-        self.pending
-            .values()
-            .filter(|w| !w.notified)
-            .map(|w| w.since + self.notify_after)
-            .min()
+        let pairing = self.pending.values().filter(|w| !w.notified);
+        let pairing = pairing.map(|w| w.since + self.notify_after).min();
+        let calls = self.approvals.next_reminder(self.notify_after);
+        pairing.into_iter().chain(calls).min()
     }
 
     /// Notifies the requests the rule says are due at `now` (each once).
@@ -126,6 +131,7 @@ impl Watcher {
                 actions.push(Action::Notify(w.note.clone()));
             }
         }
+        actions.extend(self.approvals.remind(now, popup, after));
         actions
     }
 
@@ -142,6 +148,7 @@ impl Watcher {
             sessions: self.sessions,
             providers: self.providers,
             pending: self.pending.len(),
+            approvals: self.approvals.len(),
             failures: self.failures,
             failing_servers: self.mcp.failing().to_vec(),
             needs_sign_in: self.mcp.needs_sign_in().to_vec(),
@@ -183,9 +190,8 @@ impl Watcher {
             GatewayEvent::PairingRemoved { id, .. } => self.resolved(id),
             // The panel follows these itself; the tray shows none of it.
             GatewayEvent::DiagnosticsChanged | GatewayEvent::SettingsChanged(_) => vec![],
-            // Tool-call approvals are answered with `tap approvals` and the control plane
-            // for now; the tray's approval popup is to come (issue 39).
-            GatewayEvent::ApprovalWaiting(_) | GatewayEvent::ApprovalResolved { .. } => vec![],
+            GatewayEvent::ApprovalWaiting(call) => self.call_waiting(call, now),
+            GatewayEvent::ApprovalResolved { id, .. } => self.call_resolved(id),
             GatewayEvent::StatusChanged => {
                 let before = self.summary();
                 let notes = self.set_status(&status());
@@ -206,7 +212,7 @@ impl Watcher {
             return vec![];
         }
         let mut actions = vec![Action::UpdateTray];
-        if self.pending.is_empty() {
+        if self.nothing_waits() {
             actions.push(Action::HidePopup);
         }
         actions
@@ -234,7 +240,7 @@ impl Watcher {
         actions.extend(self.set_status(status));
         if new {
             actions.push(Action::ShowPopup);
-        } else if was_pending && self.pending.is_empty() {
+        } else if was_pending && self.nothing_waits() {
             actions.push(Action::HidePopup);
         }
         actions
@@ -279,7 +285,11 @@ pub async fn follow(
                 Err(RecvError::Lagged(n)) => {
                     tracing::debug!(missed = n, "desktop watcher lagged; resyncing");
                     let (status, pairings) = (Snapshot::of(&gateway), gateway.pairing_list());
-                    watcher.lock().unwrap().resync(&status, &pairings, Instant::now())
+                    let calls = gateway.approvals_list().waiting;
+                    let mut w = watcher.lock().unwrap();
+                    let mut actions = w.resync(&status, &pairings, Instant::now());
+                    actions.extend(w.resync_calls(&calls, Instant::now()));
+                    actions
                 }
                 Err(RecvError::Closed) => return,
             },
@@ -313,7 +323,7 @@ mod tests {
     use super::*;
     use tap_protocol::host::{GatewayStatus, ProviderStatus, SessionStatus};
 
-    fn status(sessions: usize, providers: usize) -> Snapshot {
+    pub(super) fn status(sessions: usize, providers: usize) -> Snapshot {
         let status = GatewayStatus {
             address: "ws://127.0.0.1:9400".into(),
             version: "0.1.0".into(),

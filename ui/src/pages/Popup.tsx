@@ -4,45 +4,62 @@ import { store, useNow, type PanelState } from "../store";
 import { desktop } from "../transport";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CodeAndCountdown, SessionPicker, configure, useAction, who } from "./Pairing";
+import { ApprovalsPopup, useWaitingCalls } from "./popup/ApprovalsPopup";
 
 /**
- * The tray popup (`?view=popup`): only the pending pairing requests, compact, live. When
- * the last one is resolved (here, in the panel, by the provider, or by expiry) the desktop
- * app's popup window hides itself.
+ * The tray popup (`?view=popup`): the tool calls waiting for approval (popup/ApprovalsPopup)
+ * and the pending pairing requests, compact, live. When the last of either is resolved
+ * (here, in the panel, from the CLI, by the provider, or by expiry) the desktop app's popup
+ * window hides itself.
  */
 export function Popup({ state }: { state: PanelState }) {
   const now = useNow(1000);
   const pending = state.pairings.filter((p) => p.state === "pending");
   const sessions = state.status?.sessions ?? [];
+  const calls = useWaitingCalls();
+  const waiting = pending.length + calls.length;
   const hadSome = useRef(false);
 
   useEffect(() => {
-    if (pending.length > 0) {
+    if (waiting > 0) {
       hadSome.current = true;
     } else if (hadSome.current) {
       hadSome.current = false;
       desktop?.hideWindow().catch(() => {});
     }
-  }, [pending.length]);
+  }, [waiting]);
 
   const main = useRef<HTMLElement>(null);
   useWantedHeight(main);
 
   const live = state.phase.kind === "live";
   return (
-    <main class="popup" id="main" ref={main} aria-label="Pending pairing requests">
-      <header class="popup-head">
-        <h1>
-          Pairing requests{pending.length > 0 && <span class="badge attention">{pending.length}</span>}
-        </h1>
-        <OpenPanel />
-      </header>
+    <main class="popup" id="main" ref={main} aria-label={calls.length > 0 ? "Tool calls waiting for approval" : "Pending pairing requests"}>
+      {calls.length > 0 && (
+        <>
+          <header class="popup-head">
+            <h1>
+              Tool calls waiting<span class="badge attention">{calls.length}</span>
+            </h1>
+            <OpenPanel />
+          </header>
+          <ApprovalsPopup calls={calls} sessions={sessions} now={now} />
+        </>
+      )}
+      {(calls.length === 0 || pending.length > 0) && (
+        <header class="popup-head">
+          <h1>
+            Pairing requests{pending.length > 0 && <span class="badge attention">{pending.length}</span>}
+          </h1>
+          {calls.length === 0 && <OpenPanel />}
+        </header>
+      )}
       {!live && (
         <p class="notice" role="status">
           {state.phase.kind === "connecting" ? "Connecting to the gateway…" : "Not connected"}
         </p>
       )}
-      {pending.length === 0 ? (
+      {calls.length > 0 && pending.length === 0 ? null : pending.length === 0 ? (
         <p class="empty" role="status" data-testid="popup-empty">
           No pending requests
         </p>
@@ -137,7 +154,7 @@ function useWantedHeight(main: { current: HTMLElement | null }) {
     const watch = () => {
       resize.disconnect();
       resize.observe(el);
-      for (const child of Array.from(el.querySelectorAll(".popup-head, .popup-list, .popup-list > li, .popup-foot, .notice, .empty"))) resize.observe(child);
+      for (const child of Array.from(el.querySelectorAll(".popup-head, .popup-list, .popup-list > li, .popup-foot, .popup-keys, .notice, .empty"))) resize.observe(child);
       measure();
     };
     const mutations = new MutationObserver(watch);

@@ -1,0 +1,174 @@
+// A real MCP client (the TypeScript SDK, tests/mcp/node_client.mjs, through `tap mcp`) calls
+// a provider's tool annotated destructiveHint: true, which the gateway asks the user about by
+// default. The tray popup opens by itself with the call (tool, provider, session and client,
+// the arguments with the secret masked, the annotations), the tray menu has its line, a click
+// on "For this session" lets the call finish, and the next call of that tool in the same
+// session goes through with no popup (the session grant decides it). Saves
+// docs/screenshots/desktop-approval.png through WebDriver.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import WebSocket from "ws";
+import { gatewayJson, openSession, providerToken, tapBin, tokenHandshake } from "../js-support/gateway.mjs";
+import { remove, start, stopChild } from "../js-support/process.mjs";
+import { waitFor } from "../js-support/wait.mjs";
+import { SCREENSHOTS, closeNotifications, freshHome, mapState, saveWebviewScreenshot, screenshotX, startTrayer, tap, trayIconWindow, trayMenu, webdriverSession } from "./support.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const POPUP = "Tap — pairing requests";
+const SECRET = "ghp_0123456789abcdefghijABCDEFGHIJ";
+
+/** A provider bound to `session` offering `deploy` (destructiveHint: true); answers every call. */
+async function deployProvider(address, home, session) {
+  const ws = new WebSocket(`${address}/`);
+  const inbox = [];
+  ws.on("message", (m) => {
+    const msg = JSON.parse(String(m));
+    inbox.push(msg);
+    if (msg.type === "tool.call") ws.send(JSON.stringify({ type: "tool.result", id: msg.id, data: { deployed: msg.args.service } }));
+  });
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  const tool = {
+    name: "deploy",
+    description: "Deploys a service to production",
+    parameters: {
+      type: "object",
+      properties: { service: { type: "string" }, token: { type: "string" }, notes: { type: "string" } },
+      required: ["service"],
+    },
+    annotations: { destructiveHint: true, openWorldHint: true },
+  };
+  await tokenHandshake(ws, inbox, await providerToken(home), { name: "ops", session, tools: [tool] });
+  return { calls: () => inbox.filter((m) => m.type === "tool.call"), close: () => ws.close() };
+}
+
+/** The SDK client over `tap mcp --session ID` (stdio), driven line by line. */
+async function mcpClient(env, session) {
+  const script = path.resolve(here, "../mcp/node_client.mjs");
+  const { child, output } = start(process.execPath, [script, "stdio", session], { env: { ...env, TAP_BIN: tapBin() }, stdio: ["pipe", "pipe", "pipe"] }, "mcp client");
+  const lines = () => output.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  await waitFor(() => lines().find((l) => l.op === "ready"), "the MCP client to connect");
+  return {
+    send: (cmd) => child.stdin.write(JSON.stringify(cmd) + "\n"),
+    lines,
+    stop: () => stopChild(child, output),
+  };
+}
+
+/** Switches WebDriver to the popup's webview. */
+function toPopup(browser) {
+  return waitFor(async () => {
+    for (const handle of await browser.getWindowHandles()) {
+      await browser.switchToWindow(handle);
+      if ((await browser.getUrl()).includes("view=popup")) return handle;
+    }
+    return null;
+  }, "the popup's webview");
+}
+
+describe("tool-call approvals from the tray", () => {
+  let trayer, h, driver, session, provider, client;
+
+  before(async () => {
+    trayer = await startTrayer();
+    h = await freshHome("approvals");
+    driver = await webdriverSession(h.env, []);
+    const { address } = await gatewayJson(h.home);
+    await trayIconWindow();
+    session = await openSession(h.env, "PR 42");
+    provider = await deployProvider(address, h.home, session.id);
+    client = await mcpClient(h.env, session.id);
+  });
+
+  after(async () => {
+    client?.send({ op: "exit" });
+    await client?.stop();
+    provider?.close();
+    await session?.stop();
+    await driver?.stop();
+    await trayer?.stop();
+    if (h) await remove(h.dir);
+  });
+
+  test("the popup asks, 'For this session' lets the call through, and the next call is not asked", async () => {
+    client.send({ op: "tools" });
+    const names = (await waitFor(() => client.lines().find((l) => l.op === "tools"), "tools/list")).names;
+    const deploy = names.find((n) => n === "deploy" || n.endsWith("deploy"));
+    assert.ok(deploy, `deploy in ${JSON.stringify(names)}`);
+    const notes = "Roll out the new billing worker. ".repeat(8);
+
+    assert.notEqual(await mapState(POPUP), "IsViewable");
+    client.send({ op: "call", id: "1", tool: deploy, args: { service: "billing", token: SECRET, notes }, progress: true });
+
+    // The call waits (the gateway says so in its progress) and the popup opens by itself.
+    const [waiting] = await waitFor(async () => {
+      const r = await tap(h.env, ["approvals", "list", "--json"]);
+      const list = JSON.parse(r.stdout).waiting;
+      return list.length ? list : null;
+    }, "the call to wait for approval");
+    assert.equal(waiting.tool, "deploy");
+    await waitFor(async () => (await mapState(POPUP)) === "IsViewable", "the popup window");
+    const browser = driver.browser;
+    await toPopup(browser);
+    const tool = await browser.$('[data-testid="approval-tool"]');
+    await tool.waitForExist({ timeout: 15000 });
+    assert.equal(await tool.getText(), "deploy");
+    assert.equal(await (await browser.$('[data-testid="approval-provider"]')).getText(), "ops");
+    const item = await browser.$(`li[data-approval-id="${waiting.id}"]`);
+    const text = await item.getText();
+    assert.match(text, /PR 42/, `the session label: ${text} / ${JSON.stringify(waiting)}`);
+    assert.match(text, /destructive/, "the annotations");
+    const args = await (await browser.$('[data-testid="approval-args"]')).getText();
+    assert.match(args, /"service": "billing"/);
+    assert.match(args, /"token": "••••• masked \(34 chars\)"/);
+    assert.ok(!args.includes(SECRET), "the secret is masked");
+    assert.match(args, /more chars\)"/, "the long notes are folded");
+    assert.equal(provider.calls().length, 0, "nothing reached the provider yet");
+
+    // Closed (the page's own close, as the window manager's would), the tray menu's
+    // "1 tool call waiting…" line opens it again (an X capture of the open menu is kept in
+    // the scratch directory). The window is destroyed, so the call's answer may never come.
+    await browser.execute(() => void window.__TAURI_INTERNALS__.invoke("hide_window")).catch(() => {});
+    await waitFor(async () => (await mapState(POPUP)) === null, "the popup to close");
+    await closeNotifications();
+    const menuShot = path.join(process.env.TAP_DESKTOP_SCRATCH ?? "/tmp", "approvals-menu.png");
+    await trayMenu(2, (menu) => screenshotX(menuShot, menu));
+    await waitFor(async () => (await mapState(POPUP)) === "IsViewable", "the popup again, from the tray menu");
+    await toPopup(browser);
+
+    // WebKit's own picture of the popup, once the page has its final size.
+    await waitFor(async () => {
+      const wanted = Number(await (await browser.$("main.popup")).getAttribute("data-wanted-height"));
+      const inner = await browser.execute(() => window.innerHeight);
+      return wanted > 0 && Math.abs(inner - Math.min(Math.max(wanted, 200), 600)) <= 1;
+    }, "the popup laid out at its fitted height");
+    await saveWebviewScreenshot(browser, path.join(SCREENSHOTS, "desktop-approval.png"));
+
+    await (await browser.$('li[data-approval-id] button[data-answer="session"]')).click();
+    const first = await waitFor(() => client.lines().find((l) => l.op === "result" && l.id === "1"), "the first call's result");
+    assert.equal(first.isError, false, JSON.stringify(first));
+    assert.match(JSON.stringify(first.content), /billing/);
+    assert.equal(provider.calls().length, 1);
+    await waitFor(async () => (await mapState(POPUP)) !== "IsViewable", "the popup to close once nothing waits");
+
+    const grants = JSON.parse((await tap(h.env, ["approvals", "grants", "--json"])).stdout).grants;
+    assert.equal(grants.length, 1, JSON.stringify(grants));
+    assert.equal(grants[0].scope, "session");
+    assert.equal(grants[0].session, session.id);
+
+    // The next call in the same session: through at once, no call waits, no popup.
+    client.send({ op: "call", id: "2", tool: deploy, args: { service: "search" } });
+    const second = await waitFor(() => client.lines().find((l) => l.op === "result" && l.id === "2"), "the second call's result");
+    assert.equal(second.isError, false, JSON.stringify(second));
+    assert.match(JSON.stringify(second.content), /search/);
+    assert.equal(provider.calls().length, 2);
+    assert.notEqual(await mapState(POPUP), "IsViewable", "no popup for the second call");
+    assert.equal(JSON.parse((await tap(h.env, ["approvals", "list", "--json"])).stdout).waiting.length, 0);
+    assert.ok(!client.lines().some((l) => l.op === "progress" && l.id === "2"), "the second call never waited");
+  });
+});
