@@ -140,6 +140,11 @@ fn offered(core: &Core) -> BTreeMap<String, Offered> {
             };
             let name = p.name.clone().unwrap_or_default();
             for (def, _) in p.tools_in(&session.info.id).with_schemas() {
+                // A held definition (`crate::pins`) is offered to no client.
+                let held = session.held.contains_key(&def.name);
+                if held && !session.tools.contains_key(&def.name) {
+                    continue;
+                }
                 out.entry(def.name.clone())
                     .or_insert_with(|| (def.clone(), Some(name.clone())));
             }

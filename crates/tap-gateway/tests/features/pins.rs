@@ -120,6 +120,19 @@ async fn a_changed_description_is_held_until_accepted() {
         .unwrap();
     assert_eq!(write_pin["hash"], pin["hash"]);
 
+    // Nor is it counted among the tools clients are offered.
+    let offered = control.ok("profiles.list", json!({})).await;
+    let names: Vec<&str> = offered["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"read") && !names.contains(&"write"),
+        "{names:?}"
+    );
+
     // Called by name anyway: refused, and nothing reaches the provider (the next message
     // it gets is the call of `read`).
     let r = invoke_unanswered(&host, &s.id, "write").await;
