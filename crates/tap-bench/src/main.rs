@@ -32,6 +32,7 @@ mod rss;
 mod running;
 mod s10;
 mod s10_remote;
+mod s11;
 mod s7_process;
 mod s9;
 mod s9_paths;
@@ -205,6 +206,11 @@ async fn run(opts: Options) -> ExitCode {
     }
     if opts.wants("s10") {
         s10::rows(&opts, &n, &mut out).await;
+    }
+
+    if opts.wants("s11") {
+        progress("S11 approvals: an allowed call with 1,000 rules and 1,000 grants");
+        s11::rows(&n, &mut out).await;
     }
 
     if opts.wants("s3d") {

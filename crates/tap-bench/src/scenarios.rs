@@ -28,7 +28,17 @@ impl Rig {
     /// A gateway with its own temp `TAP_HOME`, keeping history as `history` says (with
     /// `History::File`, in `$TAP_HOME/history.sqlite3`, as the product does by default).
     pub async fn start(history: History) -> Result<Self, String> {
+        Self::start_prepared(history, |_| Ok(())).await
+    }
+
+    /// [`Rig::start`], with `prepare` writing files into `TAP_HOME` first (S11's
+    /// `policy.json` and `grants.json`).
+    pub async fn start_prepared(
+        history: History,
+        prepare: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Result<Self, String> {
         let dir = TempDir::new("inproc")?;
+        prepare(&dir.path().join("home")).map_err(|e| format!("prepare TAP_HOME: {e}"))?;
         let mut config = GatewayConfig::new(dir.path().join("home"));
         config.history = history;
         // Providers here never answer shutdown.pending; do not wait 10 s for them at stop.
