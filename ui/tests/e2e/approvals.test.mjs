@@ -201,8 +201,13 @@ describe("the Approvals page and the prompt on every page", () => {
   });
 
   test("the A key approves once from any page; the next call is asked again", async () => {
-    const asked = call("rm", { path: "/tmp/a" });
+    const asked = call("rm", ARGS);
     await panel.getByTestId("approval-prompt").waitFor();
+    // The prompt fits the smallest window the panel supports (window-sizes.test.mjs) without a sideways scrollbar.
+    await panel.setViewportSize({ width: 800, height: 600 });
+    const fits = await panel.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+    await panel.setViewportSize({ width: 1280, height: 800 });
+    assert.ok(fits, "the prompt fits 800 px");
     await panel.keyboard.press("a");
     assert.equal((await asked).code, 0);
     await panel.getByTestId("approval-prompt").waitFor({ state: "detached" });
