@@ -205,3 +205,50 @@ async fn client_and_profile_rules_apply_to_those_sessions_only() {
     assert!(r.error.unwrap().contains("rule 'mine'"));
     fence(&mut p).await;
 }
+
+/// A caller that cancels its waiting call ends the wait (`gone`): the call ends
+/// `CANCELLED`, a later answer finds nothing, and the provider never sees it.
+#[tokio::test]
+async fn a_call_cancelled_while_waiting_has_that_one_outcome() {
+    let gw = TestGateway::start().await;
+    let g = gw.handle.gateway();
+    let mut events = g.subscribe();
+    let (host, info) = gw.host_with_session().await;
+    let mut p = gw
+        .bound("files", &info.id, json!([destructive("rm")]))
+        .await;
+    let (call_id, rx) = host.start_invoke(&info.id, "rm", json!({})).unwrap();
+    let id = loop {
+        let e = tokio::time::timeout(PATIENCE, events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if let tap_gateway::GatewayEvent::ApprovalWaiting(c) = e {
+            break c.id;
+        }
+    };
+    host.cancel(&call_id).unwrap();
+    let r = result_of(rx).await;
+    assert_eq!(code(&r), Some("CANCELLED"), "{r:?}");
+    let outcome = loop {
+        let e = tokio::time::timeout(PATIENCE, events.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if let tap_gateway::GatewayEvent::ApprovalResolved { id: done, outcome } = e {
+            assert_eq!(done, id);
+            break outcome;
+        }
+    };
+    assert_eq!(outcome, tap_protocol::approvals::ApprovalOutcome::Gone);
+    let e = g
+        .approvals_deny(&tap_protocol::approvals::ApprovalDeny {
+            id,
+            remember: None,
+            minutes: None,
+        })
+        .unwrap_err();
+    assert_eq!(e.code.as_str(), "NOT_FOUND");
+    assert!(g.approvals_list().waiting.is_empty());
+    fence(&mut p).await;
+}
