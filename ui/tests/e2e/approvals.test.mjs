@@ -234,6 +234,31 @@ describe("the Approvals page and the prompt on every page", () => {
     await panel.getByTestId("grant").waitFor({ state: "detached" });
   });
 
+  test("a grant limited to an argument pattern lets matching calls through and asks for the others", async () => {
+    // The token comes first: a secret is never proposed (the field would show it).
+    const asked = call("rm", { api_token: GITHUB_TOKEN, path: "/tmp/keep" });
+    await card().waitFor();
+    await card().getByLabel("Grant only for calls whose argument").check();
+    assert.equal(await card().getByLabel("Argument (JSON pointer)").inputValue(), "/path");
+    assert.equal(await card().getByLabel("Regex").inputValue(), "^/tmp/keep$");
+    await card().getByRole("button", { name: /^For this session/ }).click();
+    assert.equal((await asked).code, 0);
+    const row = panel.getByTestId("grant");
+    await row.waitFor();
+    assert.match(await row.innerText(), /\/path ~ \^\/tmp\/keep\$/);
+    const [grant] = JSON.parse((await gateway.tap(["approvals", "grants", "--json"])).stdout).grants;
+    assert.deepEqual(grant.args, [{ pointer: "/path", regex: "^/tmp/keep$" }]);
+
+    assert.equal((await call("rm", { path: "/tmp/keep" })).code, 0, "matching: unasked");
+    const other = call("rm", { path: "/tmp/other" });
+    await card().waitFor();
+    await card().getByRole("button", { name: /^Deny/ }).first().click();
+    assert.notEqual((await other).code, 0);
+    await row.getByRole("button", { name: "Revoke the grant for rm" }).click();
+    await row.getByRole("button", { name: "Yes, revoke" }).click();
+    await row.waitFor({ state: "detached" });
+  });
+
   test("'ask for every tool of files' from a waiting call makes the unannotated tool wait; the rule is removed on the page", async () => {
     const asked = call("rm", { path: "/tmp/b" });
     await card().waitFor();

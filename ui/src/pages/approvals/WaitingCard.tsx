@@ -1,11 +1,11 @@
 import { useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
-import type { WaitingCall } from "../../generated";
+import type { ArgPattern, WaitingCall } from "../../generated";
 import { countdown, plural } from "../../format";
 import { useNow } from "../../store";
 import { showArgs } from "./args";
 import "./approvals.css";
-import { ANSWERS, answerCall, type Answer } from "./model";
+import { ANSWERS, answerCall, proposedPattern, type Answer } from "./model";
 
 /**
  * One waiting call, as every prompt shows it: the tool and who calls it (provider or MCP
@@ -17,6 +17,8 @@ import { ANSWERS, answerCall, type Answer } from "./model";
 export function WaitingCard({ call, live, compact = false, extra }: { call: WaitingCall; live: boolean; compact?: boolean; extra?: ComponentChildren }) {
   const now = useNow();
   const [whole, setWhole] = useState(false);
+  // The argument pattern a grant from this card is limited to (none: the tool whatever its arguments).
+  const [pattern, setPattern] = useState<ArgPattern | null>(null);
   const shown = showArgs(call.args, whole ? null : undefined);
   const left = Date.parse(call.deadline) - now;
   const annotations = Object.entries(call.annotations ?? {});
@@ -77,21 +79,55 @@ export function WaitingCard({ call, live, compact = false, extra }: { call: Wait
           )}
         </p>
       )}
-      <AnswerButtons call={call} live={live} compact={compact} />
+      {!compact && <PatternField call={call} value={pattern} onChange={setPattern} />}
+      <AnswerButtons call={call} live={live} compact={compact} argsPattern={pattern ? [pattern] : []} />
       {extra}
     </article>
   );
 }
 
+/**
+ * "Only for calls whose ARGUMENT matches REGEX": limits the grant that For this session / For 1
+ * hour / Always make (`argsPattern`), proposed from the first plain string argument.
+ */
+function PatternField({ call, value, onChange }: { call: WaitingCall; value: ArgPattern | null; onChange: (p: ArgPattern | null) => void }) {
+  const shown = value ?? proposedPattern(call.args);
+  return (
+    <div class="waiting-pattern small">
+      <label class="check">
+        <input type="checkbox" checked={value !== null} onChange={(e) => onChange(e.currentTarget.checked ? shown : null)} />
+        Grant only for calls whose argument
+      </label>
+      <input
+        class="mono"
+        aria-label="Argument (JSON pointer)"
+        value={shown.pointer}
+        placeholder="/path"
+        disabled={value === null}
+        onInput={(e) => onChange({ ...shown, pointer: e.currentTarget.value })}
+      />
+      <span>matches</span>
+      <input
+        class="mono"
+        aria-label="Regex"
+        value={shown.regex}
+        placeholder="^/tmp/"
+        disabled={value === null}
+        onInput={(e) => onChange({ ...shown, regex: e.currentTarget.value })}
+      />
+    </div>
+  );
+}
+
 /** The answers, each with its shortcut shown (the keys work on every page: `components/ApprovalPrompt.tsx`). */
-export function AnswerButtons({ call, live, compact }: { call: WaitingCall; live: boolean; compact: boolean }) {
+export function AnswerButtons({ call, live, compact, argsPattern = [] }: { call: WaitingCall; live: boolean; compact: boolean; argsPattern?: ArgPattern[] }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const answer = async (a: Answer) => {
     setBusy(true);
     setError(null);
     try {
-      await answerCall(call, a);
+      await answerCall(call, a, argsPattern);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {

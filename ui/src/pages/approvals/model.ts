@@ -1,9 +1,10 @@
 // The calls waiting for the user, and the answers a prompt gives: shared by the Approvals
 // page and the prompt every page shows (components/ApprovalPrompt.tsx).
 
-import type { WaitingCall } from "../../generated";
+import type { ArgPattern, WaitingCall } from "../../generated";
 import { store } from "../../store";
 import { useMethod } from "../../method";
+import { isSecretKey, looksSecret } from "./args";
 
 /** One of a prompt's buttons. */
 export type Answer = "once" | "session" | "hour" | "always" | "deny" | "denyAlways";
@@ -18,17 +19,21 @@ export const ANSWERS: readonly { answer: Answer; label: string; key?: string; ti
   { answer: "denyAlways", label: "Deny always", title: "Refuse this call and every later call of this tool (a remembered deny, revocable)" },
 ];
 
-/** Sends `answer` for `call` (`approvals.approve` or `approvals.deny`). */
-export function answerCall(call: WaitingCall, answer: Answer): Promise<unknown> {
+/**
+ * Sends `answer` for `call` (`approvals.approve` or `approvals.deny`). `argsPattern`: the
+ * grant an approval makes covers only calls whose arguments match (a deny is remembered for
+ * the tool whatever its arguments, as `tap approvals deny --remember` does).
+ */
+export function answerCall(call: WaitingCall, answer: Answer, argsPattern: ArgPattern[] = []): Promise<unknown> {
   switch (answer) {
     case "once":
       return store.call("approvals.approve", { id: call.id, for: "call", argsPattern: [] });
     case "session":
-      return store.call("approvals.approve", { id: call.id, for: "session", argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id, for: "session", argsPattern });
     case "hour":
-      return store.call("approvals.approve", { id: call.id, for: "minutes", minutes: 60, argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id, for: "minutes", minutes: 60, argsPattern });
     case "always":
-      return store.call("approvals.approve", { id: call.id, for: "always", argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id, for: "always", argsPattern });
     case "deny":
       return store.call("approvals.deny", { id: call.id });
     case "denyAlways":
@@ -47,3 +52,21 @@ export function useWaitingCalls(): { waiting: WaitingCall[]; error: Error | null
 
 /** A rule id for "ask for every tool of PROVIDER" (ids are unique in policy.json; this one says what it does). */
 export const askProviderRuleId = (provider: string) => `ask-${provider}`.slice(0, 128);
+
+/** A regex matching exactly `text` (for "only for this value"). */
+export function exactly(text: string): string {
+  return `^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`;
+}
+
+/**
+ * The first top-level string argument as a pattern proposal (`/path` = `^/tmp/x$`), or an
+ * empty one. Never a secret's (the proposal is shown in a field).
+ */
+export function proposedPattern(args: unknown): ArgPattern {
+  if (args && typeof args === "object" && !Array.isArray(args)) {
+    for (const [k, v] of Object.entries(args)) {
+      if (typeof v === "string" && v.length <= 200 && !isSecretKey(k) && !looksSecret(v)) return { pointer: `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, regex: exactly(v) };
+    }
+  }
+  return { pointer: "", regex: "" };
+}
