@@ -87,3 +87,51 @@ async fn tap_approvals_approve_answers_a_waiting_tap_call() {
     let out = gw.run(&["policy", "remove", "ask-all"]).await;
     assert_eq!(out.code(), Some(0), "{out:?}");
 }
+
+/// A real MCP client (PyPI `mcp`) launching `tap mcp`, as Claude Code would: its call of a
+/// destructive tool waits, its progress names the approval id, `tap approvals approve ID`
+/// lets it through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tap_approvals_approve_answers_a_waiting_call_made_through_tap_mcp() {
+    use std::path::Path;
+    use tap_testkit::McpClient;
+    let gw = GatewayProcess::start().await;
+    let (mut c, _) = McpClient::python_stdio(
+        Path::new(crate::common::tap_bin()),
+        &gw.home,
+        "agent",
+        "legacy",
+        gw.log_dir(),
+    )
+    .await;
+    c.tool_names().await; // names the session
+    let session: String = eventually("session agent", || async {
+        let status = gw.status().await;
+        status["sessions"]
+            .as_array()?
+            .iter()
+            .find(|s| s["label"] == "agent")
+            .map(|s| s["id"].as_str().unwrap().to_string())
+    })
+    .await;
+    let rm = json!({"name": "rm", "description": "removes",
+                    "parameters": {"type": "object", "properties": {}},
+                    "annotations": {"destructiveHint": true}});
+    let mut p = gw.bound("files", &session, json!([rm])).await;
+    gw.wait_for_tool(&session, "rm").await;
+    c.start_call("r", "rm", json!({}), true).await;
+    let progress = c.expect("progress").await;
+    let message = progress["message"].as_str().unwrap().to_string();
+    let id = message
+        .split("tap approvals approve ")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("no approval id in {message}"))
+        .to_string();
+    let out = gw.run(&["approvals", "approve", &id]).await;
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    let call = p.expect_next("tool.call").await;
+    p.send(json!({"type": "tool.result", "id": call["id"], "data": "removed"}))
+        .await;
+    assert_eq!(c.outcome("r").await["content"][0]["text"], "removed");
+}
