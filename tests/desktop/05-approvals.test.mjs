@@ -43,7 +43,8 @@ async function deployProvider(address, home, session) {
     },
     annotations: { destructiveHint: true, openWorldHint: true },
   };
-  await tokenHandshake(ws, inbox, await providerToken(home), { name: "ops", session, tools: [tool] });
+  const rollback = { name: "rollback", description: "Rolls a service back", parameters: { type: "object", properties: { service: { type: "string" } } }, annotations: { destructiveHint: true } };
+  await tokenHandshake(ws, inbox, await providerToken(home), { name: "ops", session, tools: [tool, rollback] });
   return { calls: () => inbox.filter((m) => m.type === "tool.call"), close: () => ws.close() };
 }
 
@@ -170,5 +171,29 @@ describe("tool-call approvals from the tray", () => {
     assert.notEqual(await mapState(POPUP), "IsViewable", "no popup for the second call");
     assert.equal(JSON.parse((await tap(h.env, ["approvals", "list", "--json"])).stdout).waiting.length, 0);
     assert.ok(!client.lines().some((l) => l.op === "progress" && l.id === "2"), "the second call never waited");
+  });
+
+  test("the keyboard answers the selected call: D denies it, and nothing reaches the provider", async () => {
+    const names = client.lines().find((l) => l.op === "tools").names;
+    const rollback = names.find((n) => n === "rollback" || n.endsWith("rollback"));
+    const before = provider.calls().length;
+    // Another tool of the same session: the session grant was for deploy only.
+    client.send({ op: "call", id: "3", tool: rollback, args: { service: "billing" } });
+    await waitFor(async () => (await mapState(POPUP)) === "IsViewable", "the popup for the other tool");
+    const browser = driver.browser;
+    await toPopup(browser);
+    const tool = await browser.$('[data-testid="approval-tool"]');
+    await tool.waitForExist({ timeout: 15000 });
+    assert.equal(await tool.getText(), "rollback");
+    // It opened without taking the keyboard; a click on the call gives it the keys.
+    await tool.click();
+    // The answer closes the popup (its window is destroyed), which can end the key action
+    // before WebDriver hears back: the call's answer is what tells.
+    await browser.keys(["d"]).catch(() => {});
+    const third = await waitFor(() => client.lines().find((l) => (l.op === "result" || l.op === "error") && l.id === "3"), "the third call's answer");
+    assert.ok(third.op === "error" || third.isError, `denied: ${JSON.stringify(third)}`);
+    assert.match(JSON.stringify(third), /approv|denied/i);
+    assert.equal(provider.calls().length, before, "a denied call never reaches the provider");
+    await waitFor(async () => (await mapState(POPUP)) !== "IsViewable", "the popup to close");
   });
 });
