@@ -252,3 +252,44 @@ async fn a_call_cancelled_while_waiting_has_that_one_outcome() {
     assert!(g.approvals_list().waiting.is_empty());
     fence(&mut p).await;
 }
+
+/// A grants file that cannot be read is set aside, not trusted and not overwritten in
+/// place: the gateway starts without grants (calls are asked again), and an expired
+/// `minutes` grant in a good file is dropped at start.
+#[tokio::test]
+async fn an_unreadable_grants_file_is_set_aside_and_expired_grants_are_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("grants.json"), "{not json").unwrap();
+    let start = |home: std::path::PathBuf| async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        tap_gateway::GatewayHandle::start(listener, tap_gateway::GatewayConfig::new(home))
+            .await
+            .unwrap()
+    };
+    let handle = start(home.clone()).await;
+    assert!(handle.gateway().approvals_grants().grants.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(home.join("grants.json.unreadable")).unwrap(),
+        "{not json"
+    );
+    handle.stop().await.unwrap();
+    let grant = |id: &str, expires: &str| {
+        json!({"id": id, "decision": "allow", "scope": "minutes", "tool": "rm",
+               "provider": "files", "createdAt": "2026-01-01T00:00:00.000Z", "expiresAt": expires})
+    };
+    let file = json!({"grants": [grant("g-old", "2000-01-01T00:00:00.000Z"),
+                                 grant("g-new", "2999-01-01T00:00:00.000Z")]});
+    std::fs::write(home.join("grants.json"), file.to_string()).unwrap();
+    let handle = start(home.clone()).await;
+    let ids: Vec<String> = handle
+        .gateway()
+        .approvals_grants()
+        .grants
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(ids, ["g-new"]);
+    handle.stop().await.unwrap();
+}
