@@ -132,12 +132,12 @@ describe("tool-call approvals from the tray", () => {
     assert.equal(provider.calls().length, 0, "nothing reached the provider yet");
 
     // Closed (the page's own close, as the window manager's would), the tray menu's
-    // "1 tool call waiting…" line opens it again (an X capture of the open menu is kept in
-    // the scratch directory). The window is destroyed, so the call's answer may never come.
+    // "1 tool call waiting…" line opens it again (an X capture of the open menu is saved as
+    // desktop-tray-menu-approval.png). The window is destroyed, so the call's answer may never come.
     await browser.execute(() => void window.__TAURI_INTERNALS__.invoke("hide_window")).catch(() => {});
     await waitFor(async () => (await mapState(POPUP)) === null, "the popup to close");
     await closeNotifications();
-    const menuShot = path.join(process.env.TAP_DESKTOP_SCRATCH ?? "/tmp", "approvals-menu.png");
+    const menuShot = path.join(SCREENSHOTS, "desktop-tray-menu-approval.png");
     await trayMenu(2, (menu) => screenshotX(menuShot, menu));
     await waitFor(async () => (await mapState(POPUP)) === "IsViewable", "the popup again, from the tray menu");
     await toPopup(browser);
