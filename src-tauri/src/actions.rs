@@ -7,7 +7,7 @@ use crate::{windows, Desktop};
 use tap_desktop_core::notify;
 use tap_desktop_core::popup::Rect;
 use tap_desktop_core::tray_state::TrayItem;
-use tap_desktop_core::watcher::Action;
+use tap_desktop_core::watcher::{self, Action};
 use tap_desktop_core::windows::{CLIENTS_ROUTE, PANEL, POPUP, SERVERS_ROUTE};
 use tauri::{AppHandle, Manager, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
@@ -124,6 +124,15 @@ pub fn apply(app: &AppHandle, actions: Vec<Action>) {
             Action::HidePopup => on_main(windows::hide_popup),
             Action::Notify(note) => {
                 let _ = notify::show(&app.state::<Desktop>().home, note);
+            }
+            Action::NotifyCall { id, note } => {
+                let desktop = app.state::<Desktop>();
+                if let Some(gateway) = desktop.gateway() {
+                    let answer =
+                        move |key: &str| watcher::answer_from_notification(&gateway, &id, key);
+                    let actions = watcher::NOTIFICATION_ACTIONS;
+                    let _ = notify::show_with_actions(&desktop.home, note, actions, answer);
+                }
             }
         }
     }

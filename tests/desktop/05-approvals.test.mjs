@@ -12,9 +12,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { gatewayJson, openSession, providerToken, tapBin, tokenHandshake } from "../js-support/gateway.mjs";
-import { remove, start, stopChild } from "../js-support/process.mjs";
+import { remove, run, start, stopChild } from "../js-support/process.mjs";
 import { waitFor } from "../js-support/wait.mjs";
-import { SCREENSHOTS, closeNotifications, freshHome, mapState, saveWebviewScreenshot, screenshotX, startTrayer, tap, trayIconWindow, trayMenu, webdriverSession } from "./support.mjs";
+import { SCREENSHOTS, closeNotifications, freshHome, mapState, monitorNotifications, saveWebviewScreenshot, screenshotX, startApp, startTrayer, tap, trayIconWindow, trayMenu, webdriverSession } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const POPUP = "Tap — pairing requests";
@@ -195,5 +195,56 @@ describe("tool-call approvals from the tray", () => {
     assert.match(JSON.stringify(third), /approv|denied/i);
     assert.equal(provider.calls().length, before, "a denied call never reaches the provider");
     await waitFor(async () => (await mapState(POPUP)) !== "IsViewable", "the popup to close");
+  });
+});
+
+// The notification: TAP_DESKTOP_NOTIFY_AFTER_MS=0 makes a waiting call notify at once (as when
+// the popup cannot be shown). Its Notify call carries the answers as actions; the user's pick
+// comes back from the notification server as an ActionInvoked signal, which this test sends
+// itself on the session bus (dunst sends it from its context menu, which needs dmenu), and the
+// app answers the call through its gateway.
+describe("tool-call approvals from a notification", () => {
+  let monitor, h, app, session, provider, client;
+
+  before(async () => {
+    monitor = await monitorNotifications();
+    h = await freshHome("approvals-notify", { TAP_DESKTOP_NOTIFY_AFTER_MS: "0" });
+    app = await startApp(h.env, ["--hidden"]);
+    session = await openSession(h.env, "PR 44");
+    provider = await deployProvider(app.info.address, h.home, session.id);
+    client = await mcpClient(h.env, session.id);
+  });
+
+  after(async () => {
+    client?.send({ op: "exit" });
+    await client?.stop();
+    provider?.close();
+    await session?.stop();
+    await app?.stop();
+    await monitor?.stop();
+    await closeNotifications();
+    if (h) await remove(h.dir);
+  });
+
+  test("the notification offers the answers, and its 'For this session' approves the call", async () => {
+    client.send({ op: "tools" });
+    const names = (await waitFor(() => client.lines().find((l) => l.op === "tools"), "tools/list")).names;
+    const deploy = names.find((n) => n === "deploy" || n.endsWith("deploy"));
+    client.send({ op: "call", id: "n1", tool: deploy, args: { service: "billing", token: SECRET } });
+    const id = Number(await waitFor(() => /notification shown with actions id=(\d+)/.exec(app.output.stderr)?.[1], "the notification with actions"));
+    const seen = monitor.text();
+    assert.match(seen, /string "Tap: PR 44 wants to run deploy"/);
+    for (const key of ["approve-once", "approve-session", "approve-hour", "approve-always", "deny"]) assert.match(seen, new RegExp(`string "${key}"`));
+    assert.match(seen, /string "For this session"/);
+    assert.ok(!seen.includes(SECRET), "no argument in the notification");
+    assert.equal(provider.calls().length, 0);
+
+    const sent = await run("dbus-send", ["--session", "--type=signal", "/org/freedesktop/Notifications", "org.freedesktop.Notifications.ActionInvoked", `uint32:${id}`, "string:approve-session"]);
+    assert.equal(sent.code, 0, sent.stderr);
+    const result = await waitFor(() => client.lines().find((l) => l.op === "result" && l.id === "n1"), "the call's result");
+    assert.equal(result.isError, false, JSON.stringify(result));
+    const grants = JSON.parse((await tap(h.env, ["approvals", "grants", "--json"])).stdout).grants;
+    assert.deepEqual(grants.map((g) => [g.scope, g.session, g.tool]), [["session", session.id, "deploy"]]);
+    assert.match(app.output.stderr, /tool call answered from its notification/);
   });
 });

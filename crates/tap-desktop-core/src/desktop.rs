@@ -114,6 +114,12 @@ impl<T: Clone> Desktop<T> {
         *self.tray.lock().unwrap() = Some(tray);
     }
 
+    /// The hosted gateway, while the engine runs (the notifications' answers go to it).
+    pub fn gateway(&self) -> Option<Gateway> {
+        let engine = self.engine.lock().unwrap();
+        engine.as_ref().map(|e| e.gateway().clone())
+    }
+
     /// The engine, to stop it (once: `None` after).
     pub fn take_engine(&self) -> Option<Engine> {
         self.engine.lock().unwrap().take()

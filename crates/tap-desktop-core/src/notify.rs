@@ -157,6 +157,59 @@ pub fn send(note: Note) -> Option<std::thread::JoinHandle<()>> {
         .ok()
 }
 
+/// A notification's button: the action key the server reports back, and its label.
+pub type NoteAction = (&'static str, &'static str);
+
+/// Shows `note` with `actions` as buttons if the user has notifications on (see [`show`]),
+/// and calls `on_action` with the key of the one the user picks, on the notification's own
+/// thread. A server without the `actions` capability shows the text alone; one that closes
+/// the notification (expiry, the user dismissing it) ends the wait without a call (the key
+/// `__closed` is not one of `actions`). Where notify-rust cannot wait for an action (not
+/// the freedesktop protocol: macOS, Windows), the buttons are not offered.
+pub fn show_with_actions(
+    home: &Path,
+    note: Note,
+    actions: &'static [NoteAction],
+    on_action: impl FnOnce(&str) + Send + 'static,
+) -> Option<std::thread::JoinHandle<()>> {
+    if !crate::settings::load(home).notifications {
+        tracing::info!(summary = %note.summary, "notification not shown: notifications are off in Settings");
+        return None;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("tap-notify-actions".into())
+        .spawn(move || {
+            let mut n = notify_rust::Notification::new();
+            n.appname(APP_NAME)
+                .summary(&note.summary)
+                .body(&note.body)
+                .icon("dialog-information");
+            #[cfg(all(unix, not(target_os = "macos")))]
+            for (key, label) in actions {
+                n.action(key, label);
+            }
+            match n.show() {
+                Ok(handle) => {
+                    tracing::info!(id = handle.id(), summary = %note.summary, "notification shown with actions");
+                    #[cfg(all(unix, not(target_os = "macos")))]
+                    handle.wait_for_action(|key| {
+                        if actions.iter().any(|(k, _)| *k == key) {
+                            on_action(key)
+                        }
+                    });
+                    #[cfg(not(all(unix, not(target_os = "macos"))))]
+                    let _ = (handle, on_action);
+                }
+                Err(e) => {
+                    tracing::warn!(summary = %note.summary, error = %e, "could not show a desktop notification")
+                }
+            }
+        });
+    spawned
+        .map_err(|e| tracing::warn!(error = %e, "could not start the notification thread"))
+        .ok()
+}
+
 /// The app could not start (a login item has no terminal to say so in).
 pub fn start_failed(why: &str) -> Note {
     Note {

@@ -17,7 +17,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
 mod approvals;
-pub use approvals::approval_waiting;
+pub use approvals::{answer_from_notification, approval_waiting, NOTIFICATION_ACTIONS};
 
 /// Something the shell should do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +26,14 @@ pub enum Action {
     UpdateTray,
     /// Show a desktop notification (if the user has them on).
     Notify(Note),
+    /// Show a waiting tool call's notification with the answers as its buttons
+    /// ([`NOTIFICATION_ACTIONS`], answered by [`answer_from_notification`]).
+    NotifyCall {
+        /// The call's approval id.
+        id: String,
+        /// Its text ([`approval_waiting`]).
+        note: Note,
+    },
     /// Show the popup (a pairing request arrived, or a tool call waits for approval).
     ShowPopup,
     /// Hide the popup (no pairing request is pending and no call waits any more).

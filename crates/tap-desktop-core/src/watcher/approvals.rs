@@ -6,10 +6,11 @@
 //! at its deadline, 120 s by default).
 
 use super::{Action, Watcher};
-use crate::notify::Note;
+use crate::notify::{Note, NoteAction};
 use crate::popup;
 use std::collections::BTreeMap;
-use tap_protocol::approvals::WaitingCall;
+use tap_gateway::Gateway;
+use tap_protocol::approvals::{AnswerScope, ApprovalApprove, ApprovalDeny, WaitingCall};
 use tokio::time::Instant;
 
 /// A waiting call, as the desktop follows it.
@@ -50,11 +51,12 @@ impl ApprovalWatch {
         after: std::time::Duration,
     ) -> Vec<Action> {
         let mut actions = vec![];
-        for a in self.waiting.values_mut() {
+        for (id, a) in self.waiting.iter_mut() {
             let waited = now.saturating_duration_since(a.since);
             if popup::should_notify(shown, waited, a.notified, after) {
                 a.notified = true;
-                actions.push(Action::Notify(a.note.clone()));
+                let (id, note) = (id.clone(), a.note.clone());
+                actions.push(Action::NotifyCall { id, note });
             }
         }
         actions
@@ -77,6 +79,45 @@ pub fn approval_waiting(call: &WaitingCall) -> Note {
             "{} from {}, session {session}{client}. Approve or deny it in the Tap tray popup, or with `tap approvals approve {}`. Unanswered, it is denied at its deadline.",
             call.tool, call.provider, call.id
         ),
+    }
+}
+
+/// A waiting call's notification buttons (action key, label): the popup's answers.
+pub const NOTIFICATION_ACTIONS: &[NoteAction] = &[
+    ("approve-once", "Approve once"),
+    ("approve-session", "For this session"),
+    ("approve-hour", "For 1 hour"),
+    ("approve-always", "Always"),
+    ("deny", "Deny"),
+];
+
+/// Answers call `id` as the notification's button `key` says, through the gateway the app
+/// hosts (the same `approvals.approve`/`approvals.deny` as the popup's). A call answered
+/// meanwhile elsewhere gets the gateway's `NOT_FOUND`, logged.
+pub fn answer_from_notification(gateway: &Gateway, id: &str, key: &str) {
+    let approve = |scope, minutes| ApprovalApprove {
+        id: id.to_string(),
+        scope,
+        minutes,
+        args_pattern: Vec::new(),
+    };
+    let answered = match key {
+        "approve-once" => gateway.approvals_approve(&approve(AnswerScope::Call, None)),
+        "approve-session" => gateway.approvals_approve(&approve(AnswerScope::Session, None)),
+        "approve-hour" => gateway.approvals_approve(&approve(AnswerScope::Minutes, Some(60))),
+        "approve-always" => gateway.approvals_approve(&approve(AnswerScope::Always, None)),
+        "deny" => gateway.approvals_deny(&ApprovalDeny {
+            id: id.to_string(),
+            remember: None,
+            minutes: None,
+        }),
+        _ => return,
+    };
+    match answered {
+        Ok(_) => tracing::info!(id, answer = key, "tool call answered from its notification"),
+        Err(e) => {
+            tracing::warn!(id, answer = key, error = %e, "could not answer the tool call from its notification")
+        }
     }
 }
 
@@ -107,7 +148,8 @@ impl Watcher {
         let zero = std::time::Duration::ZERO;
         let notified = popup::should_notify(self.popup, zero, false, self.notify_after);
         if notified {
-            actions.push(Action::Notify(note.clone()));
+            let (id, note) = (call.id.clone(), note.clone());
+            actions.push(Action::NotifyCall { id, note });
         }
         let asked = Asked {
             since: now,
@@ -204,7 +246,10 @@ mod tests {
         assert_eq!(w.next_reminder(), Some(due));
         assert_eq!(
             w.remind(due),
-            vec![Action::Notify(approval_waiting(&call("a-1")))]
+            vec![Action::NotifyCall {
+                id: "a-1".into(),
+                note: approval_waiting(&call("a-1"))
+            }]
         );
         assert_eq!(w.remind(due + popup::NOTIFY_AFTER), vec![]);
     }
@@ -238,7 +283,10 @@ mod tests {
             w.on_event(&waiting("a-1"), t0, no_status),
             vec![
                 Action::UpdateTray,
-                Action::Notify(note.clone()),
+                Action::NotifyCall {
+                    id: "a-1".into(),
+                    note: note.clone()
+                },
                 Action::ShowPopup
             ]
         );
