@@ -52,6 +52,14 @@ fn note(note: Option<String>) {
     }
 }
 
+/// After a change was written: its note, and the words naming the backup, if one was kept.
+fn applied(n: Option<String>, backup: Option<PathBuf>) -> String {
+    note(n);
+    backup
+        .map(|b| format!(" (the previous file is kept as {})", b.display()))
+        .unwrap_or_default()
+}
+
 /// `tap connect CLIENT [--profile NAME] [--dry-run]`.
 pub fn connect(client: Client, profile: Option<&str>, dry_run: bool) -> ExitCode {
     let Some(client) = client.with_file() else {
@@ -95,15 +103,10 @@ pub fn connect(client: Client, profile: Option<&str>, dry_run: bool) -> ExitCode
         Some(why) => format!("Repaired {name}'s tap entry ({why})"),
         None => format!("Connected {name}"),
     };
-    let done = match plan.apply(&tap_home()) {
-        Ok(done) => done,
+    let kept = match plan.apply(&tap_home()) {
+        Ok(done) => applied(done.note, done.backup),
         Err(e) => return failed(e),
     };
-    note(done.note);
-    let kept = done
-        .backup
-        .map(|b| format!(" (the previous file is kept as {})", b.display()))
-        .unwrap_or_default();
     println!(
         "{verb}: {} launches {tap} {}{kept}.",
         shown.display(),
@@ -160,15 +163,10 @@ pub fn disconnect(client: Client, dry_run: bool) -> ExitCode {
         eprintln!("tap: dry run: {} was not changed", shown.display());
         return ExitCode::SUCCESS;
     }
-    let done = match plan.apply(&home) {
-        Ok(done) => done,
+    let kept = match plan.apply(&home) {
+        Ok(done) => applied(done.note, done.backup),
         Err(e) => return failed(e),
     };
-    note(done.note);
-    let kept = done
-        .backup
-        .map(|b| format!(" (the previous file is kept as {})", b.display()))
-        .unwrap_or_default();
     println!(
         "Disconnected {name}: removed the tap entry from {}{kept}.",
         shown.display()
