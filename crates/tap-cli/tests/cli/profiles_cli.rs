@@ -9,8 +9,8 @@ use serde_json::json;
 use std::path::Path;
 use tap_testkit::{test_python, McpClient};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_profile_made_with_the_cli_hides_a_tool_from_tap_mcp() {
+/// A gateway child with the fixture server `good` added and ready.
+async fn gateway_with_good() -> GatewayProcess {
     let gw = GatewayProcess::start().await;
     live_ok(
         &gw,
@@ -25,6 +25,12 @@ async fn a_profile_made_with_the_cli_hides_a_tool_from_tap_mcp() {
     )
     .await;
     listed_when(&gw, "good", |s| s["state"] == "ready").await;
+    gw
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_made_with_the_cli_hides_a_tool_from_tap_mcp() {
+    let gw = gateway_with_good().await;
     live_ok(
         &gw,
         &[
@@ -111,20 +117,7 @@ async fn a_profile_made_with_the_cli_hides_a_tool_from_tap_mcp() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_profile_gives_tap_mcp_the_two_search_tools() {
-    let gw = GatewayProcess::start().await;
-    live_ok(
-        &gw,
-        &[
-            "mcp",
-            "add",
-            "good",
-            "--",
-            &test_python(),
-            &fixture("good.py"),
-        ],
-    )
-    .await;
-    listed_when(&gw, "good", |s| s["state"] == "ready").await;
+    let gw = gateway_with_good().await;
     live_ok(
         &gw,
         &[
