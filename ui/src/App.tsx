@@ -21,7 +21,7 @@ import { useLedgerState } from "./ledger";
 
 /**
  * The pages, in navigation order. The route is the URL fragment: `#/sessions`, `#/sessions/<id>`,
- * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`, `#/emitters/<session>`, `#/clients/<profile>`.
+ * `#/streams/<session>?stream=<stream>`, `#/traces/<trace id>`, `#/traces?provider=<name>&status=error&range=1h`, `#/emitters/<session>`, `#/clients/<profile>`.
  */
 const PAGES = [
   { id: "overview", title: "Overview" },
@@ -153,7 +153,7 @@ function Page({ route, state }: { route: Route; state: PanelState }) {
     case "streams":
       return <Streams state={state} sessionId={route.arg} stream={route.query.get("stream") ?? undefined} />;
     case "traces":
-      return <Traces state={state} traceId={route.arg} />;
+      return <Traces state={state} traceId={route.arg} given={route.query} />;
     case "playground":
       return <Playground state={state} />;
     case "diagnostics":

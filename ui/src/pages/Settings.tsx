@@ -3,6 +3,7 @@ import type { SettingsPatch, SettingsResult } from "../generated";
 import { store, useControlEvents, type PanelState } from "../store";
 import { useMethod } from "../method";
 import { desktop, type DesktopError } from "../transport";
+import { Files } from "./settings/Files";
 
 /** What `settings.set` accepts (crates/tap-protocol/src/settings.rs). */
 const HISTORY_DAYS = [1, 3650] as const;
@@ -209,6 +210,7 @@ export function Settings({ state }: { state: PanelState }) {
           {error}
         </p>
       )}
+      {state.files && <Files files={state.files} />}
     </div>
   );
 }

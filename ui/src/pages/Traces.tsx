@@ -35,6 +35,26 @@ interface Filters {
 
 const NO_FILTERS: Filters = { kind: "all", session: "all", provider: "all", tool: "", status: "all", minMs: "", range: "any" };
 
+/**
+ * Filters given in the address (`#/traces?provider=good&status=error&range=1h`), as the
+ * Overview's activity rows link here; anything unknown is left at "all".
+ */
+function fromQuery(q: URLSearchParams | undefined): Filters {
+  const f: Filters = { ...NO_FILTERS };
+  if (!q) return f;
+  const kind = q.get("kind");
+  if (kind && (KINDS as readonly string[]).includes(kind)) f.kind = kind as Filters["kind"];
+  const status = q.get("status");
+  if (status === "ok" || status === "error") f.status = status;
+  const range = q.get("range");
+  if (range && RANGES.some((r) => r.id === range)) f.range = range as Filters["range"];
+  f.session = q.get("session") || f.session;
+  f.provider = q.get("provider") || f.provider;
+  f.tool = q.get("tool") ?? f.tool;
+  f.minMs = q.get("minMs") ?? f.minMs;
+  return f;
+}
+
 function params(f: Filters): TracesListParams {
   const p: TracesListParams = { limit: PAGE };
   if (f.kind !== "all") p.name = f.kind;
@@ -74,12 +94,21 @@ function merge(list: TraceSummary[], newer: TraceSummary[]): TraceSummary[] {
  * and kept current by `traces.changed` events; `#/traces/<id>` opens one as a
  * waterfall of its spans, a span's attributes and events in the side panel.
  */
-export function Traces({ state, traceId }: { state: PanelState; traceId?: string }) {
+export function Traces({ state, traceId, given }: { state: PanelState; traceId?: string; given?: URLSearchParams }) {
   const live = state.phase.kind === "live";
   const { records } = useLedgerSessions();
   const sessions = useMemo(() => knownSessions(state.status!.sessions, records?.sessions ?? [], []), [state.status, records]);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [applied, setApplied] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(() => fromQuery(given));
+  const [applied, setApplied] = useState<Filters>(() => fromQuery(given));
+  // New filters in the address (a link followed while the page is open) replace the shown
+  // ones; a trace opened from the list (`#/traces/<id>`, no filters) keeps them.
+  const givenKey = given?.toString() ?? "";
+  const lastGiven = useRef(givenKey);
+  useEffect(() => {
+    if (givenKey === lastGiven.current) return;
+    lastGiven.current = givenKey;
+    if (givenKey) setFilters(fromQuery(given));
+  }, [givenKey]);
   const [traces, setTraces] = useState<TraceSummary[]>([]);
   const [older, setOlder] = useState<number | undefined>(undefined);
   const [olderLoading, setOlderLoading] = useState(false);
@@ -169,6 +198,7 @@ export function Traces({ state, traceId }: { state: PanelState; traceId?: string
           <span>Provider</span>
           <select value={filters.provider} onChange={(e) => set({ provider: (e.currentTarget as HTMLSelectElement).value })}>
             <option value="all">All providers</option>
+            {filters.provider !== "all" && !providers.includes(filters.provider) && <option value={filters.provider}>{filters.provider}</option>}
             {providers.map((p) => (
               <option key={p} value={p}>
                 {p}

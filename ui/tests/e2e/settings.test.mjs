@@ -29,8 +29,9 @@ describe("Settings", () => {
   const saved = async () => JSON.parse(await readFile(file, "utf8"));
   const runningPort = () => Number(gateway.hostPort.split(":")[1]);
 
-  test("Overview shows where the token and state files are", async () => {
+  test("Settings shows where the token and state files are (they moved there from the Overview)", async () => {
     const home = gateway.env.TAP_HOME;
+    await goTo(panel, "Settings");
     const files = panel.getByRole("table", { name: "Token and state files" });
     const row = (label) => files.locator(`td[data-file="${label}"]`);
     assert.equal(await row("Provider token").innerText(), path.join(home, "provider-token"));
