@@ -316,6 +316,15 @@ impl Gateway {
         crate::ledger::read::approvals_history(&self.core.ledger, p).map_err(history)
     }
 
+    /// The tool calls' figures over a window (`activity.query`), from the ledger's rollup.
+    pub fn activity(
+        &self,
+        p: &tap_protocol::activity::ActivityQuery,
+    ) -> Result<tap_protocol::activity::ActivityReport, Error> {
+        crate::ledger::figures::query(&self.core.ledger, p, std::time::SystemTime::now())
+            .map_err(history)
+    }
+
     /// Every span of one trace (`traces.get`); `None` when the ledger has none.
     pub fn trace(&self, trace_id: &str) -> Result<Option<Trace>, Error> {
         crate::ledger::read::trace(&self.core.ledger, trace_id).map_err(history)

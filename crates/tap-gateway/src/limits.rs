@@ -87,6 +87,9 @@ pub(crate) const DEFAULT_HISTORY_PAGE: u32 = 100;
 pub(crate) const MAX_HISTORY_PAGE: u32 = 1000;
 /// Sessions (and providers) `ledger.sessions` lists at most.
 pub(crate) const HISTORY_SESSIONS_LISTED: u32 = 500;
+/// Rows (keys) `activity.query` answers at most when grouping, most calls first; the
+/// total still counts the rest (`truncated`).
+pub(crate) const ACTIVITY_ROWS: usize = 50;
 
 // ---------------------------------------------------------------- diagnostics
 

@@ -227,6 +227,10 @@ control_methods! {
     /// From now on `traces.changed` events on this connection (call `traces.list` after it,
     /// and again on each event).
     TracesFollow(traces_follow) = "traces.follow" (Empty) -> Empty;
+    /// Tool calls over a window (15m, 1h, 24h, 7d) in time buckets: calls, errors, p50
+    /// and p95 latency, in total and grouped by provider, tool or client. Counted from the
+    /// ledger's per-minute rollup; refresh it on `traces.changed`.
+    ActivityQuery(activity_query) = "activity.query" (crate::activity::ActivityQuery) -> crate::activity::ActivityReport;
     /// Stream events in the ledger (any session, live or ended, across restarts), newest
     /// first, filtered, searched and paged.
     EventsList(events_list) = "events.list" (crate::ledger::EventsListParams) -> crate::ledger::EventsPage;

@@ -10,7 +10,7 @@
 //! - [`mcp_servers`]: MCP servers the gateway runs as providers.
 //! - [`clients`]: MCP clients and the `tap` entry in their files.
 //! - [`ledger`]: what the gateway keeps (stream events, traces, sessions) and how it is
-//!   browsed.
+//!   browsed; [`activity`]: the tool calls' figures over time, counted from it.
 //! - [`ErrorCode`]: every error code either protocol puts on the wire.
 //!
 //! Forward compatibility follows the spec: unknown fields are ignored everywhere (the one
@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod activity;
 pub mod approvals;
 pub mod clients;
 pub mod control;

@@ -1,4 +1,6 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
+import type { ActivityQuery } from "./ActivityQuery";
+import type { ActivityReport } from "./ActivityReport";
 import type { ApprovalAnswered } from "./ApprovalAnswered";
 import type { ApprovalApprove } from "./ApprovalApprove";
 import type { ApprovalDeny } from "./ApprovalDeny";
@@ -104,6 +106,7 @@ export type ControlMethods = {
   "traces.list": { params: TracesListParams; result: TracesList };
   "traces.get": { params: TraceRef; result: Trace };
   "traces.follow": { params: Empty; result: Empty };
+  "activity.query": { params: ActivityQuery; result: ActivityReport };
   "events.list": { params: EventsListParams; result: EventsPage };
   "ledger.sessions": { params: Empty; result: LedgerSessions };
   "emitters.list": { params: EmittersListParams; result: EmittersList };
@@ -138,7 +141,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","approvals.list","approvals.approve","approvals.deny","approvals.grants","approvals.revoke","approvals.history","policy.list","policy.set","policy.remove","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","approvals.list","approvals.approve","approvals.deny","approvals.grants","approvals.revoke","approvals.history","policy.list","policy.set","policy.remove","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","activity.query","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

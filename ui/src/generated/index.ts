@@ -1,4 +1,10 @@
 // Generated from crates/tap-protocol/src/control.rs by tests/generated_typescript.rs. Do not edit.
+export type { ActivityBucket } from "./ActivityBucket";
+export type { ActivityBy } from "./ActivityBy";
+export type { ActivityQuery } from "./ActivityQuery";
+export type { ActivityReport } from "./ActivityReport";
+export type { ActivityRow } from "./ActivityRow";
+export type { ActivityWindow } from "./ActivityWindow";
 export type { AnswerScope } from "./AnswerScope";
 export type { ApprovalAnswered } from "./ApprovalAnswered";
 export type { ApprovalApprove } from "./ApprovalApprove";

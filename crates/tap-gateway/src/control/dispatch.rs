@@ -5,6 +5,7 @@
 use super::follow::Follows;
 use super::playground::Playground;
 use crate::gateway::Gateway;
+use tap_protocol::activity::{ActivityQuery, ActivityReport};
 use tap_protocol::approvals::{
     ApprovalAnswered, ApprovalApprove, ApprovalDeny, ApprovalsHistory, ApprovalsHistoryParams,
     ApprovalsList, GrantRef, GrantsList, PolicyList, PolicyRuleRef, PolicySet,
@@ -219,6 +220,10 @@ impl ControlHandler for Methods<'_> {
         self.follows
             .changes(self.gw.core(), crate::events::Changed::Traces);
         Ok(Empty {})
+    }
+
+    fn activity_query(&mut self, p: ActivityQuery) -> Answer<ActivityReport> {
+        self.gw.activity(&p).map_err(ControlError::from)
     }
 
     fn events_list(&mut self, p: EventsListParams) -> Answer<EventsPage> {

@@ -12,6 +12,7 @@
 //! - The spec's in-memory history toward providers (`stream.query`, the newest 200) is
 //!   `streams::store`, untouched; this is the record the humans and agents browse.
 
+pub(crate) mod figures;
 pub(crate) mod lines;
 pub(crate) mod open;
 pub(crate) mod read;
