@@ -34,6 +34,7 @@ pub async fn open(
             cwd,
             foreground,
             profile,
+            ..SessionRegister::default()
         })
         .await
     {

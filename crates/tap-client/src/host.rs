@@ -156,7 +156,16 @@ impl HostClient {
         self.send(&HostRequest::SessionState(SessionStateReport {
             session_id: session_id.to_string(),
             state,
+            mode: None,
+            model: None,
+            capabilities: None,
         }))
+    }
+
+    /// Reports busy / idle with what else changed (the agent's mode, its model, what the
+    /// host can do).
+    pub fn report_state(&self, report: SessionStateReport) -> Result<(), ClientError> {
+        self.send(&HostRequest::SessionState(report))
     }
 
     /// Reports a session event (`user.message`, `tool.execution_complete`, ...), which

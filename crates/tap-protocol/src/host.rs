@@ -9,9 +9,10 @@
 //! invocations) that the answer echoes.
 //!
 //! One file per capability, everything re-exported from here: the two message enums
-//! (`messages`), the connection's own messages (`connection`: auth, `error`), `sessions`,
-//! `tools`, `prompt`, `streams` and `status`.
+//! (`messages`), the connection's own messages (`connection`: auth, `error`), `sessions`
+//! (and what a host reports of one: `capabilities`), `tools`, `prompt`, `streams` and `status`.
 
+mod capabilities;
 mod connection;
 mod messages;
 mod prompt;
@@ -20,6 +21,7 @@ mod status;
 mod streams;
 mod tools;
 
+pub use capabilities::*;
 pub use connection::*;
 pub use messages::*;
 pub use prompt::*;

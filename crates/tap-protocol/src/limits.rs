@@ -100,6 +100,11 @@ pub const MAX_TOOL_NAME_LEN: usize = 64;
 pub const MAX_SESSION_ID_LEN: usize = 128;
 /// Longest stream name.
 pub const MAX_STREAM_NAME_LEN: usize = 128;
+/// Longest text a host reports of its agent (`mode`, `model`, each of `capabilities.modes`,
+/// `capabilities.client`'s name and version), in characters.
+pub const MAX_HOST_REPORT_TEXT_LEN: usize = 128;
+/// Most modes a host may list in `capabilities.modes`.
+pub const MAX_HOST_MODES: usize = 16;
 /// Longest `hello.instance` (characters); not in the spec: an instance id is listed in every
 /// shared tool's `target` schema.
 pub const MAX_INSTANCE_ID_LEN: usize = 128;

@@ -63,6 +63,9 @@ fn all_requests() -> Vec<HostRequest> {
             cwd: Some("/code/foo".into()),
             foreground: true,
             profile: None,
+            mode: None,
+            model: None,
+            capabilities: None,
         }),
         HostRequest::SessionEnd(SessionEnd {
             request_id: "r-2".into(),
@@ -71,10 +74,16 @@ fn all_requests() -> Vec<HostRequest> {
         HostRequest::SessionState(SessionStateReport {
             session_id: "abc123".into(),
             state: BusyState::Busy,
+            mode: None,
+            model: None,
+            capabilities: None,
         }),
         HostRequest::SessionState(SessionStateReport {
             session_id: "abc123".into(),
             state: BusyState::Idle,
+            mode: Some("autopilot".into()),
+            model: Some("claude-sonnet-4.5".into()),
+            capabilities: Some(HostCapabilities::default()),
         }),
         HostRequest::SessionEvent(HostSessionEvent {
             session_id: "abc123".into(),
@@ -394,6 +403,62 @@ fn session_register_and_end_shapes() {
         serde_json::to_value(&reqs[4]).unwrap(),
         json!({ "type": "session.state", "sessionId": "abc123", "state": "busy" })
     );
+    assert_eq!(
+        serde_json::to_value(&reqs[5]).unwrap(),
+        json!({ "type": "session.state", "sessionId": "abc123", "state": "idle",
+                "mode": "autopilot", "model": "claude-sonnet-4.5",
+                "capabilities": { "ui": { "confirm": false, "elicitation": false } } })
+    );
+    // A host that says nothing of its UI can do nothing: an empty object reads as such.
+    let bare: SessionStateReport =
+        serde_json::from_value(json!({ "sessionId": "s", "state": "idle", "capabilities": {} }))
+            .unwrap();
+    assert_eq!(bare.capabilities, Some(HostCapabilities::default()));
+}
+
+#[test]
+fn session_register_reports_mode_model_and_capabilities() {
+    let reported = HostRequest::SessionRegister(SessionRegister {
+        request_id: "r-1b".into(),
+        session_id: Some("abc124".into()),
+        mode: Some("plan".into()),
+        model: Some("gpt-5".into()),
+        capabilities: Some(HostCapabilities {
+            ui: UiCapabilities {
+                confirm: true,
+                elicitation: true,
+            },
+            modes: vec!["interactive".into(), "plan".into(), "autopilot".into()],
+            client: Some(HostClient {
+                name: "copilot-cli".into(),
+                version: Some("1.0.102".into()),
+            }),
+        }),
+        ..SessionRegister::default()
+    });
+    // What a host reports of its agent: mode, model, capabilities.
+    assert_eq!(
+        round_trip(&reported),
+        json!({
+            "type": "session.register",
+            "requestId": "r-1b",
+            "sessionId": "abc124",
+            "foreground": false,
+            "mode": "plan",
+            "model": "gpt-5",
+            "capabilities": {
+                "ui": { "confirm": true, "elicitation": true },
+                "modes": ["interactive", "plan", "autopilot"],
+                "client": { "name": "copilot-cli", "version": "1.0.102" }
+            }
+        })
+    );
+    let decoded = tap_protocol::decode::<HostRequest>(
+        serde_json::to_string(&reported).unwrap().as_bytes(),
+        HostRequest::TYPES,
+    )
+    .unwrap();
+    assert_eq!(decoded, reported);
 }
 
 #[test]

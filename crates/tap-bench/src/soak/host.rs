@@ -123,7 +123,7 @@ impl Host {
             label: Some(id.into()),
             cwd: Some(std::env::temp_dir().display().to_string()),
             foreground: true,
-            profile: None,
+            ..SessionRegister::default()
         });
         send(self.ws(), &req).await?;
         self.session = id.to_string();

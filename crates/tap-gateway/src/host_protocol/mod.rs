@@ -210,7 +210,12 @@ impl HostConn {
             }
             HostRequest::SessionState(s) => {
                 owned_session(&self.core, &host_id, &s.session_id)?;
-                lifecycle::set_busy(&self.core, &s.session_id, s.state)
+                let report = crate::sessions::host_report::HostReport::checked(
+                    s.mode,
+                    s.model,
+                    s.capabilities,
+                )?;
+                lifecycle::report_state(&self.core, &s.session_id, s.state, report)
             }
             HostRequest::SessionEvent(e) => {
                 owned_session(&self.core, &host_id, &e.session_id)?;

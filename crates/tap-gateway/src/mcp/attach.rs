@@ -166,6 +166,7 @@ fn register(
             cwd,
             foreground: true,
             profile: profile.map(str::to_string),
+            ..SessionRegister::default()
         },
     );
     let info = match registered {

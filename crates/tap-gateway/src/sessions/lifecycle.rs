@@ -3,6 +3,7 @@
 use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
+use crate::sessions::host_report::HostReport;
 use crate::socket::frame::frame;
 use crate::state::provider_entry::Phase;
 use crate::state::session::{Ending, Session};
@@ -40,6 +41,7 @@ pub(crate) fn register_session(
         }
         None => core.ids.next("s"),
     };
+    let report = HostReport::checked(req.mode, req.model, req.capabilities)?;
     let profile = match req.profile.as_deref() {
         None => None,
         Some(name) => Some(Arc::new(
@@ -71,6 +73,7 @@ pub(crate) fn register_session(
         let mut session = Session {
             info: info.clone(),
             busy: BusyState::Idle,
+            report,
             host: host_id.to_string(),
             bound: Vec::new(),
             tools: HashMap::new(),
@@ -263,6 +266,17 @@ fn teardown_session(core: &Core, id: &str, request_id: Option<String>, reason: S
 
 /// Records busy/idle; a move to idle is announced to the bound providers.
 pub(crate) fn set_busy(core: &Core, session_id: &str, busy: BusyState) -> Result<(), Error> {
+    report_state(core, session_id, busy, HostReport::default())
+}
+
+/// Records a host's `session.state`: busy/idle, and what else it reports (`report`'s fields
+/// that are set replace the session's).
+pub(crate) fn report_state(
+    core: &Core,
+    session_id: &str,
+    busy: BusyState,
+    report: HostReport,
+) -> Result<(), Error> {
     // Before providers hear `idle`, so an inject sent on hearing it is accepted.
     if busy == BusyState::Idle {
         core.stream_controls.idle(session_id);
@@ -276,6 +290,7 @@ pub(crate) fn set_busy(core: &Core, session_id: &str, busy: BusyState) -> Result
     let session = sessions
         .get_mut(session_id)
         .ok_or_else(|| crate::state::unknown_session(session_id))?;
+    session.report.update(report);
     let was = std::mem::replace(&mut session.busy, busy);
     if was == BusyState::Busy && busy == BusyState::Idle {
         session.idle.notify_waiters();

@@ -1,6 +1,7 @@
 //! Sessions a host registers, ends and reports on, and what the gateway tells it about
 //! them.
 
+use super::HostCapabilities;
 use crate::provider::SessionInfo;
 use crate::Json;
 use serde::{Deserialize, Serialize};
@@ -27,6 +28,16 @@ pub struct SessionRegister {
     /// every tool. An unknown profile refuses the registration (`NOT_FOUND`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// The agent's mode as the host names it (`interactive`, `plan`, `autopilot`), when
+    /// it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The model the agent uses, when the host knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// What the host can do (its dialogs, the modes it can switch to); absent: nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<HostCapabilities>,
 }
 
 /// `session.registered`.
@@ -75,6 +86,15 @@ pub struct SessionStateReport {
     pub session_id: String,
     /// Busy or idle.
     pub state: BusyState,
+    /// The agent's mode now; absent: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The model now; absent: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// What the host can do now, in full (it replaces what was reported); absent: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<HostCapabilities>,
 }
 
 /// Whether a session is working on a turn.

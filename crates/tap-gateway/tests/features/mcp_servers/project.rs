@@ -36,7 +36,7 @@ async fn a_project_server_runs_for_its_session_rooted_at_its_directory() {
         label: Some(label.into()),
         cwd,
         foreground: false,
-        profile: None,
+        ..SessionRegister::default()
     };
     let session = host
         .register_session(register("proj", Some(dir.display().to_string())))
