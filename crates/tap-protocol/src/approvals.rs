@@ -66,6 +66,8 @@ pub struct RuleMatch {
     pub profile: Option<String>,
     /// Every pattern must match.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // Optional in TypeScript as on the wire: absent means none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ArgPattern>>", optional))]
     pub args: Vec<ArgPattern>,
 }
 
@@ -79,6 +81,8 @@ pub struct PolicyRule {
     pub id: String,
     /// What it applies to.
     #[serde(rename = "match", default)]
+    // Optional in TypeScript as on the wire: absent means every call.
+    #[cfg_attr(feature = "ts", ts(as = "Option<RuleMatch>", optional))]
     pub matcher: RuleMatch,
     /// What it makes of a call it applies to.
     pub action: PolicyAction,
@@ -147,6 +151,8 @@ pub struct Grant {
     pub session: Option<String>,
     /// Only calls whose arguments match every pattern.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // Optional in TypeScript as on the wire: absent means none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ArgPattern>>", optional))]
     pub args: Vec<ArgPattern>,
     /// When it was made (RFC 3339).
     pub created_at: String,
@@ -221,12 +227,16 @@ pub struct ApprovalApprove {
     pub id: String,
     /// How long the approval holds (default `call`).
     #[serde(rename = "for", default = "call_scope")]
+    // Optional in TypeScript as on the wire: absent means `call`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<AnswerScope>", optional))]
     pub scope: AnswerScope,
     /// For `minutes`: how many (1 to a week's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minutes: Option<u64>,
     /// The grant covers only calls whose arguments match these.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // Optional in TypeScript as on the wire: absent means none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<ArgPattern>>", optional))]
     pub args_pattern: Vec<ArgPattern>,
 }
 

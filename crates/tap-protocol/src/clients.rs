@@ -95,6 +95,8 @@ pub struct ClientConnect {
     pub profile: Option<String>,
     /// Answer the change as a diff; write nothing.
     #[serde(default)]
+    // Optional in TypeScript as on the wire: absent means false.
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
     pub dry_run: bool,
 }
 
@@ -107,6 +109,8 @@ pub struct ClientDisconnect {
     pub client: String,
     /// Answer the change as a diff; write nothing.
     #[serde(default)]
+    // Optional in TypeScript as on the wire: absent means false.
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
     pub dry_run: bool,
 }
 

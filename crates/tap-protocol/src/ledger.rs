@@ -47,6 +47,8 @@ pub struct Span {
     /// `true` when `parentSpanId` came from a caller's `traceparent` (a session host's
     /// span, not stored here).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    // Optional in TypeScript as on the wire: absent means false.
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
     pub remote_parent: bool,
     /// What the work is: `tool.call`, `hook.precheck`, `gate.check`, `provider.call`…
     pub name: String,

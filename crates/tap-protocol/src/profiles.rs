@@ -11,15 +11,23 @@ use serde::{Deserialize, Serialize};
 pub struct ProfileDef {
     /// MCP servers (by name) whose tools it sees.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // Optional in TypeScript as on the wire: absent means none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub servers: Vec<String>,
     /// Providers (by name) whose tools it sees.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // Optional in TypeScript as on the wire: absent means none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub providers: Vec<String>,
     /// Globs a tool's name must match one of (`*`, `?`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // Optional in TypeScript as on the wire: absent means none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub tools: Vec<String>,
     /// Globs of tools it never sees.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // Optional in TypeScript as on the wire: absent means none.
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<String>>", optional))]
     pub hide_tools: Vec<String>,
     /// For people.
     #[serde(default, skip_serializing_if = "Option::is_none")]

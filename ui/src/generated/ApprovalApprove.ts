@@ -13,7 +13,7 @@ id: string,
 /**
  * How long the approval holds (default `call`).
  */
-for: AnswerScope, 
+for?: AnswerScope, 
 /**
  * For `minutes`: how many (1 to a week's).
  */
@@ -21,4 +21,4 @@ minutes?: number,
 /**
  * The grant covers only calls whose arguments match these.
  */
-argsPattern: Array<ArgPattern>, };
+argsPattern?: Array<ArgPattern>, };

@@ -15,4 +15,4 @@ profile?: string,
 /**
  * Answer the change as a diff; write nothing.
  */
-dryRun: boolean, };
+dryRun?: boolean, };

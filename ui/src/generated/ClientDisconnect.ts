@@ -11,4 +11,4 @@ client: string,
 /**
  * Answer the change as a diff; write nothing.
  */
-dryRun: boolean, };
+dryRun?: boolean, };

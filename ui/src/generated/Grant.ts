@@ -34,7 +34,7 @@ session?: string,
 /**
  * Only calls whose arguments match every pattern.
  */
-args: Array<ArgPattern>, 
+args?: Array<ArgPattern>, 
 /**
  * When it was made (RFC 3339).
  */

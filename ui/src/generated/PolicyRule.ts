@@ -14,7 +14,7 @@ id: string,
 /**
  * What it applies to.
  */
-match: RuleMatch, 
+match?: RuleMatch, 
 /**
  * What it makes of a call it applies to.
  */

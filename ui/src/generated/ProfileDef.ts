@@ -8,19 +8,19 @@ export type ProfileDef = {
 /**
  * MCP servers (by name) whose tools it sees.
  */
-servers: Array<string>, 
+servers?: Array<string>, 
 /**
  * Providers (by name) whose tools it sees.
  */
-providers: Array<string>, 
+providers?: Array<string>, 
 /**
  * Globs a tool's name must match one of (`*`, `?`).
  */
-tools: Array<string>, 
+tools?: Array<string>, 
 /**
  * Globs of tools it never sees.
  */
-hideTools: Array<string>, 
+hideTools?: Array<string>, 
 /**
  * For people.
  */

@@ -29,4 +29,4 @@ profile?: string,
 /**
  * Every pattern must match.
  */
-args: Array<ArgPattern>, };
+args?: Array<ArgPattern>, };

@@ -24,7 +24,7 @@ parentSpanId?: string,
  * `true` when `parentSpanId` came from a caller's `traceparent` (a session host's
  * span, not stored here).
  */
-remoteParent: boolean, 
+remoteParent?: boolean, 
 /**
  * What the work is: `tool.call`, `hook.precheck`, `gate.check`, `provider.call`…
  */

@@ -22,7 +22,7 @@ export function AskEveryTool({ provider, live, policy: shared, onChanged }: { pr
     setBusy(true);
     setError(null);
     try {
-      await store.call("policy.set", { rule: { id, action: "ask", match: { provider, args: [] }, reason: `every tool of ${provider} is asked` } });
+      await store.call("policy.set", { rule: { id, action: "ask", match: { provider }, reason: `every tool of ${provider} is asked` } });
       policy.refresh();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));

@@ -9,8 +9,9 @@ const MATCH_KEYS = ["tool", "provider", "session", "client", "profile"] as const
 
 /** A rule's match in one line: `tool=rm provider=files`, or `every call`. */
 export function matchText(rule: PolicyRule): string {
-  const parts: string[] = MATCH_KEYS.filter((k) => rule.match[k]).map((k) => `${k}=${rule.match[k]}`);
-  for (const a of rule.match.args ?? []) parts.push(`${a.pointer} ~ ${a.regex}`);
+  const match = rule.match ?? {};
+  const parts: string[] = MATCH_KEYS.filter((k) => match[k]).map((k) => `${k}=${match[k]}`);
+  for (const a of match.args ?? []) parts.push(`${a.pointer} ~ ${a.regex}`);
   return parts.length ? parts.join(" ") : "every call";
 }
 
@@ -103,7 +104,7 @@ function RuleForm({ taken, onAdded }: { taken: string[]; onAdded: () => void }) 
     e.preventDefault();
     setBusy(true);
     setError(null);
-    const match: PolicyRule["match"] = { args: [] };
+    const match: NonNullable<PolicyRule["match"]> = {};
     for (const k of MATCH_KEYS) if (fields[k].trim()) match[k] = fields[k].trim();
     try {
       await store.call("policy.set", { rule: { id: id.trim(), action, match, ...(reason.trim() ? { reason: reason.trim() } : {}) } });

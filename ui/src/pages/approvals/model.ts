@@ -27,7 +27,7 @@ export const ANSWERS: readonly { answer: Answer; label: string; key?: string; ti
 export function answerCall(call: WaitingCall, answer: Answer, argsPattern: ArgPattern[] = []): Promise<unknown> {
   switch (answer) {
     case "once":
-      return store.call("approvals.approve", { id: call.id, for: "call", argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id });
     case "session":
       return store.call("approvals.approve", { id: call.id, for: "session", argsPattern });
     case "hour":

@@ -156,8 +156,8 @@ function ClientRow({
       const p = pending.profile;
       const change =
         pending.kind === "connect"
-          ? await store.call("clients.connect", { client: client.id, ...(p ? { profile: p } : {}), dryRun: false })
-          : await store.call("clients.disconnect", { client: client.id, dryRun: false });
+          ? await store.call("clients.connect", { client: client.id, ...(p ? { profile: p } : {}) })
+          : await store.call("clients.disconnect", { client: client.id });
       setPending(null);
       const kept = change.backup ? ` The previous file is kept as ${change.backup}.` : "";
       const what =

@@ -42,7 +42,7 @@ export function NewProfile({ list, live, onCreated }: { list: ProfilesList | nul
     setError(null);
     try {
       const d = description.trim();
-      const result = await store.call("profiles.set", { name, def: { servers: [], providers: [], tools: [], hideTools: [], ...(d ? { description: d } : {}) } });
+      const result = await store.call("profiles.set", { name, def: d ? { description: d } : {} });
       close();
       onCreated(result, name);
     } catch (e) {

@@ -82,10 +82,13 @@ export function globMatches(pattern: string, name: string): boolean {
   return p.slice(pi).every((c) => c === "*");
 }
 
-const EMPTY_DEF: ProfileDef = { servers: [], providers: [], tools: [], hideTools: [] };
+/** A def with its lists present: the lists a def may leave out on the wire, filled in. */
+export type FullDef = ProfileDef & Required<Pick<ProfileDef, "servers" | "providers" | "tools" | "hideTools">>;
+
+const EMPTY_DEF: FullDef = { servers: [], providers: [], tools: [], hideTools: [] };
 
 /** A def with its lists present (empty lists may be left out on the wire). */
-export function defOf(profile: ProfileInfo | undefined): ProfileDef {
+export function defOf(profile: ProfileInfo | undefined): FullDef {
   const d = profile?.def;
   return d
     ? { servers: d.servers ?? [], providers: d.providers ?? [], tools: d.tools ?? [], hideTools: d.hideTools ?? [], description: d.description, surface: d.surface }
@@ -93,14 +96,14 @@ export function defOf(profile: ProfileInfo | undefined): ProfileDef {
 }
 
 /** Whether `def` lets a group's provider through. */
-function allows(def: ProfileDef, g: Group): boolean {
+function allows(def: FullDef, g: Group): boolean {
   if (g.kind === "gateway") return true;
   if (def.servers.length === 0 && def.providers.length === 0) return true;
   return g.kind === "server" ? def.servers.includes(g.name) : def.providers.includes(g.name);
 }
 
 /** Whether `def`'s name rules (tools, hideTools) let `name` through. */
-function namePasses(def: ProfileDef, name: string): boolean {
+function namePasses(def: FullDef, name: string): boolean {
   if (def.hideTools.some((g) => globMatches(g, name))) return false;
   return def.tools.length === 0 || def.tools.some((g) => globMatches(g, name));
 }
@@ -181,7 +184,7 @@ export function estimate(
  * - `base.hideTools` globs kept when they hide no tool to show; then each hidden tool by its
  *   exact name (all of the gateway's when its group is off), unless a kept rule hides it.
  */
-export function defFor(choice: Choice, groups: readonly Group[], base: ProfileDef): ProfileDef {
+export function defFor(choice: Choice, groups: readonly Group[], base: FullDef): ProfileDef {
   const sources = groups.filter((g) => g.kind !== "gateway");
   const on = sources.filter((g) => !choice.off.has(g.key));
   const known = new Set(sources.map((g) => `${g.kind}:${g.name}`));

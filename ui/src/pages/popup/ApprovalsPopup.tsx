@@ -30,13 +30,13 @@ const ANSWERS: readonly { answer: Answer; label: string; key?: string; title: st
 function answer(call: WaitingCall, a: Answer): Promise<unknown> {
   switch (a) {
     case "once":
-      return store.call("approvals.approve", { id: call.id, for: "call", argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id });
     case "session":
-      return store.call("approvals.approve", { id: call.id, for: "session", argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id, for: "session" });
     case "hour":
-      return store.call("approvals.approve", { id: call.id, for: "minutes", minutes: 60, argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id, for: "minutes", minutes: 60 });
     case "always":
-      return store.call("approvals.approve", { id: call.id, for: "always", argsPattern: [] });
+      return store.call("approvals.approve", { id: call.id, for: "always" });
     case "deny":
       return store.call("approvals.deny", { id: call.id });
   }
