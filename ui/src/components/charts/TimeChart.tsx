@@ -56,6 +56,19 @@ function linePath(values: (number | null)[], x: (i: number) => number, y: (v: nu
   return d;
 }
 
+/** The smallest round number of buckets at or above `raw` (5 min, 15 min, 1 h, 6 h, a day…). */
+function niceEvery(raw: number, bucketSecs: number): number {
+  const secs = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800];
+  for (const s of secs) if (s >= bucketSecs && s % bucketSecs === 0 && s / bucketSecs >= raw) return s / bucketSecs;
+  return Math.max(1, raw);
+}
+
+/** Whether `ms` falls on a multiple of `secs` in local time (so "08:00", "Sun 00:00"). */
+function isRound(ms: number, secs: number): boolean {
+  const local = ms / 1000 - new Date(ms).getTimezoneOffset() * 60;
+  return Math.round(local) % secs === 0;
+}
+
 const value = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? null : v);
 
 /**
@@ -86,11 +99,15 @@ export function TimeChart({ buckets, fromMs, bucketSecs, title, windowLabel }: T
   const yLat = (v: number) => PAD_TOP + LAT_H - (v / latTop) * LAT_H;
   const busiest = buckets.reduce((best, b, i) => (b.calls > (buckets[best]?.calls ?? -1) ? i : best), 0);
 
-  // x labels on bucket edges, as many as fit; the last edge (the window's end) always.
-  const every = Math.max(1, Math.ceil(n / Math.max(2, Math.floor(plotW / TICK_PX))));
+  // x labels on bucket edges at round times (every 5 min, 1 h, a day…), as many as fit,
+  // the window's end always, and the start when there is room.
+  const every = niceEvery(Math.ceil(n / Math.max(2, Math.floor(plotW / TICK_PX))), bucketSecs);
+  const roomy = (a: number, b: number) => Math.abs(b - a) * step >= TICK_PX * 0.8;
   const ticks: number[] = [];
-  for (let i = 0; i <= n; i += every) if (i === 0 || n - i >= every / 2) ticks.push(i);
-  if (ticks[ticks.length - 1] !== n) ticks.push(n);
+  for (let i = 0; i < n; i++) if (isRound(startOf(i), every * bucketSecs) && (ticks.length === 0 || roomy(ticks[ticks.length - 1], i))) ticks.push(i);
+  while (ticks.length > 0 && !roomy(ticks[ticks.length - 1], n)) ticks.pop();
+  ticks.push(n);
+  if (ticks[0] !== 0 && roomy(0, ticks[0])) ticks.unshift(0);
   const callTicks = callsTop >= 2 ? [0, callsTop / 2, callsTop] : [0, callsTop];
   const latTicks = [0, latTop / 2, latTop];
 
@@ -142,7 +159,7 @@ export function TimeChart({ buckets, fromMs, bucketSecs, title, windowLabel }: T
         onBlur={() => setAt(null)}
         onKeyDown={onKey}
       >
-        <svg class="tc-calls" width={width} height={PAD_TOP + CALLS_H + 4} role="img" aria-label={summary}>
+        <svg class="tc-calls" width={width} height={PAD_TOP + CALLS_H + 10} role="img" aria-label={summary}>
           {callTicks.map((t) => (
             <g key={t} class="tc-ytick">
               <line class="tc-grid" x1={ML} x2={width - MR} y1={yCalls(t)} y2={yCalls(t)} />
