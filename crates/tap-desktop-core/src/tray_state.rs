@@ -18,6 +18,8 @@ pub enum TrayState {
 pub struct Summary {
     /// Registered sessions.
     pub sessions: usize,
+    /// The tools those sessions offer, each name counted once.
+    pub tools: usize,
     /// Authenticated provider connections.
     pub providers: usize,
     /// Pairing requests waiting for the user.
@@ -147,46 +149,41 @@ impl Summary {
         }
     }
 
-    /// The tooltip: the address, then the counts, then what needs attention.
+    /// The tooltip, in one line (a tray shows one line well; several are cut or joined
+    /// differently by each desktop): the sessions and the tools they offer, the providers
+    /// when any, then each thing that needs the user by count (the menu lines name them),
+    /// then the address, e.g. `3 sessions · 12 tools · 1 server failing — 127.0.0.1:9400`.
     pub fn tooltip(&self, address: &str) -> String {
-        let mut lines = vec![
-            format!("Tap Gateway — {address}"),
-            format!(
-                "{} · {}",
-                plural(self.sessions, "session", "sessions"),
-                plural(self.providers, "provider", "providers")
-            ),
+        let mut parts = vec![
+            plural(self.sessions, "session", "sessions"),
+            plural(self.tools, "tool", "tools"),
         ];
-        if self.approvals > 0 {
-            lines.push(self.approvals_waiting());
-        }
-        if self.pending > 0 {
-            lines.push(format!(
-                "{} waiting",
-                plural(self.pending, "pairing request", "pairing requests")
-            ));
-        }
-        if self.failures > 0 {
-            lines.push(format!(
-                "{} (see the panel)",
-                plural(self.failures, "provider failure", "provider failures")
-            ));
-        }
-        if !self.failing_servers.is_empty() {
-            lines.push(self.servers_failing());
-        }
-        if !self.needs_sign_in.is_empty() {
-            lines.push(self.servers_needing_sign_in());
-        }
-        if !self.held_tools.is_empty() {
-            // Accepted in the panel's Overview or with `tap pins accept`.
-            lines.push(format!(
-                "{} (definition changed): {}",
-                plural(self.held_tools.len(), "tool held", "tools held"),
-                few_names(&self.held_tools)
-            ));
-        }
-        lines.join("\n")
+        let mut add = |n: usize, one: &str, many: &str| {
+            if n > 0 {
+                parts.push(plural(n, one, many));
+            }
+        };
+        add(self.providers, "provider", "providers");
+        add(
+            self.approvals,
+            "tool call waiting for approval",
+            "tool calls waiting for approval",
+        );
+        add(self.pending, "pairing request", "pairing requests");
+        add(self.failures, "provider failure", "provider failures");
+        add(
+            self.failing_servers.len(),
+            "server failing",
+            "servers failing",
+        );
+        add(
+            self.needs_sign_in.len(),
+            "server needs sign-in",
+            "servers need sign-in",
+        );
+        // Accepted in the panel or with `tap pins accept`.
+        add(self.held_tools.len(), "tool held", "tools held");
+        format!("{} — {address}", parts.join(" · "))
     }
 
     /// `2 MCP servers failing: github, linear`: each name once, at most
@@ -222,12 +219,6 @@ impl Summary {
         }
     }
 
-    /// `1 tool call waiting for approval`, `3 tool calls waiting for approval`.
-    fn approvals_waiting(&self) -> String {
-        let count = plural(self.approvals, "tool call", "tool calls");
-        format!("{count} waiting for approval")
-    }
-
     /// The tray menu's waiting-calls item (it opens the popup, where they are answered),
     /// and whether it is enabled.
     pub fn approvals_item(&self) -> (String, bool) {
@@ -259,6 +250,7 @@ mod tests {
     fn s(sessions: usize, providers: usize, pending: usize, failures: usize) -> Summary {
         Summary {
             sessions,
+            tools: 0,
             providers,
             pending,
             approvals: 0,
@@ -315,7 +307,7 @@ mod tests {
         );
         assert_eq!(
             one.tooltip("127.0.0.1:9400"),
-            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 tool call waiting for approval"
+            "1 session · 0 tools · 1 provider · 1 tool call waiting for approval — 127.0.0.1:9400"
         );
         let three = Summary {
             approvals: 3,
@@ -345,11 +337,11 @@ mod tests {
     fn tooltip_carries_the_counts_and_what_needs_attention() {
         assert_eq!(
             s(0, 0, 0, 0).tooltip("127.0.0.1:9400"),
-            "Tap Gateway — 127.0.0.1:9400\n0 sessions · 0 providers"
+            "0 sessions · 0 tools — 127.0.0.1:9400"
         );
         assert_eq!(
             s(1, 2, 1, 3).tooltip("127.0.0.1:9400"),
-            "Tap Gateway — 127.0.0.1:9400\n1 session · 2 providers\n1 pairing request waiting\n3 provider failures (see the panel)"
+            "1 session · 0 tools · 2 providers · 1 pairing request · 3 provider failures — 127.0.0.1:9400"
         );
     }
 
@@ -380,7 +372,7 @@ mod tests {
         assert_eq!(TrayItem::Servers.label(&one), one.servers_item());
         assert_eq!(
             one.tooltip("127.0.0.1:9400"),
-            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 MCP server failing: github"
+            "1 session · 0 tools · 1 provider · 1 server failing — 127.0.0.1:9400"
         );
         // None failing: the item stays, greyed out, and the icon is only connected.
         let none = failing(&[]);
@@ -414,7 +406,7 @@ mod tests {
         assert_eq!(one.servers_item(), ("No MCP server failing".into(), false));
         assert_eq!(
             one.tooltip("127.0.0.1:9400"),
-            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 MCP server needs sign-in: github"
+            "1 session · 0 tools · 1 provider · 1 server needs sign-in — 127.0.0.1:9400"
         );
         assert_eq!(
             waiting(&["fs", "fs", "linear", "a", "b"]).sign_in_item().0,
@@ -426,14 +418,14 @@ mod tests {
             none.sign_in_item(),
             ("No MCP server needs sign-in".into(), false)
         );
-        // Both at once: a line each, in the tooltip too.
+        // Both at once: a line each in the menu, a part each in the tooltip.
         let both = Summary {
             failing_servers: vec!["exits".into()],
             ..waiting(&["github"])
         };
         assert_eq!(
             both.tooltip("127.0.0.1:9400"),
-            "Tap Gateway — 127.0.0.1:9400\n1 session · 1 provider\n1 MCP server failing: exits\n1 MCP server needs sign-in: github"
+            "1 session · 0 tools · 1 provider · 1 server failing · 1 server needs sign-in — 127.0.0.1:9400"
         );
     }
 
@@ -446,7 +438,69 @@ mod tests {
         assert_eq!(held.state(), TrayState::Attention);
         assert_eq!(
             held.tooltip("127.0.0.1:9400"),
-            "Tap Gateway — 127.0.0.1:9400\n0 sessions · 0 providers\n1 tool held (definition changed): mcp-github/github__create_issue"
+            "0 sessions · 0 tools · 1 tool held — 127.0.0.1:9400"
         );
+    }
+
+    #[test]
+    fn the_tooltip_is_one_line_with_a_part_for_each_count_there_is() {
+        let issue = Summary {
+            sessions: 3,
+            tools: 12,
+            failing_servers: vec!["github".into()],
+            ..Summary::default()
+        };
+        assert_eq!(
+            issue.tooltip("127.0.0.1:9400"),
+            "3 sessions · 12 tools · 1 server failing — 127.0.0.1:9400"
+        );
+        // Every combination of what may need the user, at one and at two of each: one
+        // line, the fixed counts first, then each part present exactly when its count is,
+        // in the same order, singular or plural by its count.
+        type Part = (&'static str, &'static str, fn(&mut Summary, usize));
+        let parts: [Part; 7] = [
+            ("1 provider", "2 providers", |s, n| s.providers = n),
+            (
+                "1 tool call waiting for approval",
+                "2 tool calls waiting for approval",
+                |s, n| s.approvals = n,
+            ),
+            ("1 pairing request", "2 pairing requests", |s, n| {
+                s.pending = n
+            }),
+            ("1 provider failure", "2 provider failures", |s, n| {
+                s.failures = n
+            }),
+            ("1 server failing", "2 servers failing", |s, n| {
+                s.failing_servers = vec!["a".into(); n]
+            }),
+            (
+                "1 server needs sign-in",
+                "2 servers need sign-in",
+                |s, n| s.needs_sign_in = vec!["b".into(); n],
+            ),
+            ("1 tool held", "2 tools held", |s, n| {
+                s.held_tools = vec!["p/t".into(); n]
+            }),
+        ];
+        for n in [1, 2] {
+            for mask in 0u32..(1 << parts.len()) {
+                let mut summary = Summary {
+                    sessions: n,
+                    tools: n,
+                    ..Summary::default()
+                };
+                let mut want = vec![plural(n, "session", "sessions"), plural(n, "tool", "tools")];
+                for (i, (one, many, set)) in parts.iter().enumerate() {
+                    if mask & (1 << i) != 0 {
+                        set(&mut summary, n);
+                        want.push(if n == 1 { one } else { many }.to_string());
+                    }
+                }
+                let got = summary.tooltip("127.0.0.1:9400");
+                assert!(!got.contains('\n'), "{got}");
+                assert_eq!(got, format!("{} — 127.0.0.1:9400", want.join(" · ")));
+            }
+        }
     }
 }
