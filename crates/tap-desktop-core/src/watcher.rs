@@ -55,6 +55,8 @@ pub struct Watcher {
     popup: PopupShown,
     notify_after: std::time::Duration,
     sessions: usize,
+    /// Distinct tool names over the sessions.
+    tools: usize,
     providers: usize,
     failures: usize,
     mcp: McpWatch,
@@ -73,6 +75,7 @@ impl Watcher {
             popup: PopupShown::Yes,
             notify_after: popup::NOTIFY_AFTER,
             sessions: 0,
+            tools: 0,
             providers: 0,
             failures: 0,
             mcp: McpWatch::default(),
@@ -154,6 +157,7 @@ impl Watcher {
     pub fn summary(&self) -> Summary {
         Summary {
             sessions: self.sessions,
+            tools: self.tools,
             providers: self.providers,
             pending: self.pending.len(),
             approvals: self.approvals.len(),
@@ -168,6 +172,9 @@ impl Watcher {
     /// waiting for a sign-in, since.
     fn set_status(&mut self, snapshot: &Snapshot) -> Vec<Action> {
         self.sessions = snapshot.status.sessions.len();
+        // A tool offered to several sessions is one tool to the user.
+        let tools = snapshot.status.sessions.iter().flat_map(|s| &s.tools);
+        self.tools = tools.collect::<BTreeSet<_>>().len();
         self.providers = snapshot.status.providers.len();
         self.held = snapshot.held.clone();
         let parked = self.mcp.update(&snapshot.servers);
@@ -197,7 +204,9 @@ impl Watcher {
             }
             GatewayEvent::PairingRemoved { id, .. } => self.resolved(id),
             // The panel follows these itself; the tray shows none of it.
-            GatewayEvent::DiagnosticsChanged | GatewayEvent::SettingsChanged(_) => vec![],
+            GatewayEvent::DiagnosticsChanged
+            | GatewayEvent::SettingsChanged(_)
+            | GatewayEvent::PolicyChanged => vec![],
             GatewayEvent::ApprovalWaiting(call) => self.call_waiting(call, now),
             GatewayEvent::ApprovalResolved { id, .. } => self.call_resolved(id),
             GatewayEvent::StatusChanged => {
@@ -363,6 +372,15 @@ mod tests {
             servers: Vec::new(),
             held: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_tray_counts_a_tool_offered_to_several_sessions_once() {
+        let mut snapshot = status(2, 0);
+        snapshot.status.sessions[0].tools = vec!["read".into(), "grep".into()];
+        snapshot.status.sessions[1].tools = vec!["grep".into(), "write".into()];
+        let w = Watcher::new(&snapshot, &[]);
+        assert_eq!((w.summary().sessions, w.summary().tools), (2, 3));
     }
 
     fn entry(id: &str, state: PairingState) -> PairingEntry {

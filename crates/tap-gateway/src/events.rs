@@ -31,6 +31,9 @@ pub enum GatewayEvent {
     DiagnosticsChanged,
     /// The settings were saved.
     SettingsChanged(tap_protocol::settings::Settings),
+    /// A rule of `policy.json` was set or removed, or a remembered answer (grant) made
+    /// or revoked.
+    PolicyChanged,
     /// A tool call waits for the user's approval (`crate::approvals`).
     ApprovalWaiting(Box<tap_protocol::approvals::WaitingCall>),
     /// A call stopped waiting: answered, timed out, or its caller went away.

@@ -455,7 +455,7 @@ impl Gateway {
         &self,
         p: &approvals::ApprovalApprove,
     ) -> Result<approvals::ApprovalAnswered, Error> {
-        self.core.approvals.approve(p)
+        self.policy_changed_if(self.core.approvals.approve(p))
     }
 
     /// Denies a waiting call, remembering it if asked (`approvals.deny`).
@@ -463,7 +463,18 @@ impl Gateway {
         &self,
         p: &approvals::ApprovalDeny,
     ) -> Result<approvals::ApprovalAnswered, Error> {
-        self.core.approvals.deny(p)
+        self.policy_changed_if(self.core.approvals.deny(p))
+    }
+
+    /// Tells the control clients (`policy.changed`) when an answer was remembered.
+    fn policy_changed_if(
+        &self,
+        answered: Result<approvals::ApprovalAnswered, Error>,
+    ) -> Result<approvals::ApprovalAnswered, Error> {
+        if matches!(&answered, Ok(a) if a.grant.is_some()) {
+            self.core.events.emit(GatewayEvent::PolicyChanged);
+        }
+        answered
     }
 
     /// Remembered answers in force (`approvals.grants`).
@@ -476,6 +487,7 @@ impl Gateway {
     /// Forgets a remembered answer: its calls are decided as before it (`approvals.revoke`).
     pub fn approvals_revoke(&self, grant: &str) -> Result<approvals::GrantsList, Error> {
         self.core.approvals.revoke(grant)?;
+        self.core.events.emit(GatewayEvent::PolicyChanged);
         Ok(self.approvals_grants())
     }
 
@@ -486,12 +498,16 @@ impl Gateway {
 
     /// Adds or replaces a rule of `policy.json` (`policy.set`).
     pub fn policy_set(&self, rule: approvals::PolicyRule) -> Result<approvals::PolicyList, Error> {
-        self.core.approvals.policy_set(rule)
+        let list = self.core.approvals.policy_set(rule)?;
+        self.core.events.emit(GatewayEvent::PolicyChanged);
+        Ok(list)
     }
 
     /// Removes a rule of `policy.json` (`policy.remove`).
     pub fn policy_remove(&self, id: &str) -> Result<approvals::PolicyList, Error> {
-        self.core.approvals.policy_remove(id)
+        let list = self.core.approvals.policy_remove(id)?;
+        self.core.events.emit(GatewayEvent::PolicyChanged);
+        Ok(list)
     }
 
     /// Every pairing: pending requests first, then paired providers; newest first within

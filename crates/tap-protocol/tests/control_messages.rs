@@ -209,6 +209,10 @@ fn events_are_numbered_and_tagged_by_kind() {
             },
             json!({"kind": "resync", "reason": "lagged"}),
         ),
+        (
+            ControlEvent::PolicyChanged,
+            json!({"kind": "policy.changed"}),
+        ),
     ];
     for (event, want) in cases {
         let frame = ServerFrame::Event(EventFrame { seq: 3, event });

@@ -58,7 +58,7 @@ id: string,
 /**
  * How it ended.
  */
-outcome: ApprovalOutcome, } | { "kind": "playground.progress", 
+outcome: ApprovalOutcome, } | { "kind": "policy.changed" } | { "kind": "playground.progress", 
 /**
  * The call (`playground.call`'s `callId`).
  */

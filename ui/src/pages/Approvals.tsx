@@ -14,15 +14,16 @@ import { AskEveryTool } from "./approvals/AskEveryTool";
  * oldest, as on every page: `components/ApprovalPrompt.tsx`); the grants (remembered answers)
  * with Revoke; and the rules of policy.json, with a form and, from a waiting call, "ask for
  * every tool of this provider" in one click. Live from `approval.waiting` and
- * `approval.resolved`; the rules are asked again after this page changes them (the gateway
- * sends no event for policy.json, which `tap policy` or an editor may also change).
+ * `approval.resolved`; the rules and grants are asked again on `policy.changed`, whichever
+ * client changed them (this page, `tap policy`, `tap approvals`). A hand edit of policy.json
+ * sends no event: it shows at the next `policy.list` (a visit, or any change).
  *
  * Last, the history of decisions (`approvals.history`, from the calls' traces).
  */
 export function Approvals({ state }: { state: PanelState }) {
   const live = state.phase.kind === "live";
   const { waiting, error } = useWaitingCalls();
-  const policy = useMethod("policy.list", {}, {});
+  const policy = useMethod("policy.list", {}, { on: ["policy.changed"] });
   const rules = policy.data ? { ...policy.data, rules: (policy.data.rules ?? []).map((r) => ({ ...r, match: { ...r.match, args: r.match?.args ?? [] } })) } : null;
 
   return (

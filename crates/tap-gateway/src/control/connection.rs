@@ -222,6 +222,7 @@ fn to_control(event: GatewayEvent, follows: &Follows) -> Option<ControlEvent> {
         GatewayEvent::DiagnosticsChanged if follows.diagnostics => ControlEvent::DiagnosticsChanged,
         GatewayEvent::DiagnosticsChanged => return None,
         GatewayEvent::SettingsChanged(settings) => ControlEvent::SettingsChanged { settings },
+        GatewayEvent::PolicyChanged => ControlEvent::PolicyChanged,
         GatewayEvent::ApprovalWaiting(call) => ControlEvent::ApprovalWaiting { call },
         GatewayEvent::ApprovalResolved { id, outcome } => {
             ControlEvent::ApprovalResolved { id, outcome }

@@ -33,6 +33,7 @@ mod host_resume;
 mod host_resume_answers;
 mod identity;
 mod key_order;
+mod live_events;
 mod malformed_results;
 mod mcp;
 mod mcp_servers;

@@ -89,6 +89,13 @@ pub enum ControlEvent {
         /// How it ended.
         outcome: crate::approvals::ApprovalOutcome,
     },
+    /// The approval policy changed: a rule of `policy.json` was set or removed
+    /// (`policy.set`, `policy.remove`), or a remembered answer was made (an answer with a
+    /// scope other than `call`) or revoked (`approvals.revoke`): call `policy.list` and
+    /// `approvals.grants` for the new state. Hand edits of `policy.json` are not watched:
+    /// `policy.list` reads the file again.
+    #[serde(rename = "policy.changed")]
+    PolicyChanged,
     /// A progress message of a `playground.call` this connection made, before its result.
     #[serde(rename = "playground.progress")]
     PlaygroundProgress {

@@ -8,11 +8,11 @@ import { askProviderRuleId } from "./model";
  * "Ask for every tool of PROVIDER" in one click: adds the rule `ask-PROVIDER` (`action: ask`,
  * `match.provider`) at the end of policy.json, or says it is there. Shown under a waiting call
  * (Approvals page) and in a server's row (Servers page). The rule list is read when shown and
- * after the click (the gateway sends no event for policy.json); a page that shows the rules
+ * after the click or a `policy.changed` (any client's change); a page that shows the rules
  * too passes its own `policy` (and `onChanged`), so both show the same list.
  */
 export function AskEveryTool({ provider, live, policy: shared, onChanged }: { provider: string; live: boolean; policy?: PolicyList | null; onChanged?: () => void }) {
-  const own = useMethod("policy.list", {}, { enabled: shared === undefined });
+  const own = useMethod("policy.list", {}, { enabled: shared === undefined, on: ["policy.changed"] });
   const policy = shared === undefined ? own : { data: shared, refresh: onChanged ?? (() => {}) };
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

@@ -9,10 +9,11 @@ const SCOPE: Record<Grant["scope"], string> = { call: "this call", session: "thi
 /**
  * The remembered answers (`approvals.grants`, `$TAP_HOME/grants.json`): each grant's decision,
  * tool and provider, scope (session, until a time, always), argument patterns, and Revoke.
- * Asked again when an answer may have made one (`approval.resolved`) and after a revoke.
+ * Asked again when one is made or revoked (`policy.changed`, from any client) and after a
+ * revoke here.
  */
 export function Grants({ live }: { live: boolean }) {
-  const { data, error, refresh } = useMethod("approvals.grants", {}, { on: ["approval.resolved"] });
+  const { data, error, refresh } = useMethod("approvals.grants", {}, { on: ["policy.changed"] });
   const now = useNow(30_000);
   const grants = (data?.grants ?? []).map((g) => ({ ...g, args: g.args ?? [] }));
   return (
