@@ -159,6 +159,14 @@ describe("the Overview's activity", () => {
     assert.match(await tip.innerText(), /p50 .+ · p95 /);
     await panel.mouse.move(0, 0);
     await tip.waitFor({ state: "detached" });
+    // From the keyboard: the chart takes the focus, End goes to the newest bucket, Escape closes.
+    await chart().locator(".tc-plot").focus();
+    await panel.keyboard.press("End");
+    await tip.waitFor();
+    const end = await chart().getByTestId("timechart-xaxis").locator("text").last().textContent();
+    assert.ok((await tip.innerText()).includes(`–${end}`), `the newest bucket ends at the window's end, ${end}: ${await tip.innerText()}`);
+    await panel.keyboard.press("Escape");
+    await tip.waitFor({ state: "detached" });
   });
 
   test("rows per provider or server match the ledger; the one with errors is red", async () => {
