@@ -12,7 +12,8 @@ export function Sparkline({ buckets, label, width = 96, height = 22 }: { buckets
   const n = Math.max(buckets.length, 1);
   const max = Math.max(1, ...buckets.map((b) => b.calls));
   const step = width / n;
-  const bar = Math.max(1, step - (step > 3 ? 1 : 0));
+  // At least 2 px, so a red part shows even with 60 buckets in 96 px (neighbours may touch).
+  const bar = Math.max(2, step - (step > 3 ? 1 : 0));
   const calls = buckets.reduce((s, b) => s + b.calls, 0);
   const errors = buckets.reduce((s, b) => s + b.errors, 0);
   const h = (v: number) => (v <= 0 ? 0 : Math.max(1.5, (v / max) * (height - 1)));
@@ -32,7 +33,7 @@ export function Sparkline({ buckets, label, width = 96, height = 22 }: { buckets
         if (b.calls <= 0 && b.errors <= 0) return null;
         const x = i * step;
         const total = h(Math.max(b.calls, b.errors));
-        const bad = h(b.errors);
+        const bad = b.errors > 0 ? Math.max(3, h(b.errors)) : 0;
         return (
           <g key={i}>
             <rect class="spark-calls" x={x} y={height - total} width={bar} height={total} />
