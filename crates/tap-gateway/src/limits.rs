@@ -212,6 +212,33 @@ pub(crate) const EMITTER_IDLE_AFTER_FAILURE: Duration = Duration::from_secs(5);
 /// Events per stream `tap_stream_history` returns unless asked.
 pub(crate) const DEFAULT_STREAM_HISTORY: u64 = 20;
 
+// ---------------------------------------------------------------- builtin: goal evidence
+
+/// Checks one `tap_verify_goal_output` or `tap_audit_claims` call makes: its expectations,
+/// or its claims' evidence all together (each reads a file, scans a stream or matches an
+/// output, so this bounds a call's work with the bounds below).
+pub(crate) const MAX_GOAL_CHECKS: usize = 64;
+/// Claims one `tap_audit_claims` call audits.
+pub(crate) const MAX_GOAL_CLAIMS: usize = 64;
+/// A goal's or a claim's text, an evidence `id`, a command's label, in characters.
+pub(crate) const MAX_GOAL_TEXT_LEN: usize = 2000;
+/// A workspace path or a JSON pointer named as evidence, in characters.
+pub(crate) const MAX_GOAL_PATH_LEN: usize = 4096;
+/// Command output the caller supplies as evidence, in characters (one call's frame bounds
+/// them all together).
+pub(crate) const MAX_GOAL_OUTPUT_LEN: usize = 256 * 1024;
+/// Bytes of one file read as evidence: a larger file is searched in its first part only
+/// (a pattern not found there is unverified, not contradicted) and not parsed as JSON.
+pub(crate) const MAX_GOAL_FILE_BYTES: u64 = 1024 * 1024;
+/// All of one call's patterns together, in bytes (each is also a hook pattern's size at
+/// most): compiling is the cost a length bounds.
+pub(crate) const MAX_GOAL_PATTERN_BYTES: usize = 16 * 1024;
+/// A stream's events one check scans in the ledger, newest first: past it, a pattern not
+/// found is unverified, not contradicted.
+pub(crate) const MAX_GOAL_STREAM_EVENTS: usize = 2000;
+/// Characters of a found value or line quoted in a check's reason.
+pub(crate) const MAX_GOAL_EXCERPT_CHARS: usize = 120;
+
 // ---------------------------------------------------------------- settings
 
 /// How long history may be kept: a day to ten years.

@@ -15,6 +15,8 @@
 //! `search_tools.rs`) and `tap_call_tool` (unwrapped by `tools::call`).
 
 mod emitter_tools;
+mod evidence;
+mod goal_tools;
 pub(crate) mod search_tools;
 mod stream_tools;
 
@@ -76,6 +78,10 @@ pub(crate) async fn call(
         defs::SET_EVENT_FILTER => emitter_tools::set_filter(core, session_id, &a).await,
         defs::STOP_EMITTER => emitter_tools::stop(core, session_id, &a).await,
         defs::STATUS => to_json(crate::status::snapshot(core)),
+        crate::state::goal_defs::VERIFY_GOAL_OUTPUT => {
+            goal_tools::verify(core, session_id, &a).await
+        }
+        crate::state::goal_defs::AUDIT_CLAIMS => goal_tools::audit(core, session_id, &a).await,
         crate::state::search_defs::FIND_TOOLS => search_tools::find(core, session_id, &a),
         // `tap_call_tool` is the call path's own (`tools::call`): it calls another tool.
         other => Err(Error::new(

@@ -209,6 +209,7 @@ pub(crate) fn all() -> Vec<ToolDef> {
             object(json!({}), &[]),
         ),
     ];
+    defs.extend(super::goal_defs::all());
     defs.sort_by(|a, b| a.name.cmp(&b.name));
     defs
 }

@@ -9,6 +9,7 @@ pub(crate) mod builtin_defs;
 pub(crate) mod call_table;
 pub(crate) mod emitters;
 pub(crate) mod gates;
+pub(crate) mod goal_defs;
 pub(crate) mod host;
 pub(crate) mod identity;
 pub(crate) mod instances;

@@ -25,6 +25,7 @@ mod emitters;
 mod file_results;
 mod followed_changes;
 mod gateway_stop;
+mod goal_evidence;
 mod history;
 mod hook_session_match;
 mod hooks;
