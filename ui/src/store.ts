@@ -275,7 +275,8 @@ const clocks = new Map<number, { timer: ReturnType<typeof setInterval>; listener
 /**
  * `Date.now()`, refreshed every `ms` while the component is mounted (countdowns, uptime,
  * "5 s ago"). A redraw of times already shown, not a poll: it asks the gateway nothing, and
- * all the components on a page share one timer per period.
+ * all the components on a page share one timer per period. It is the panel's only
+ * setInterval, and must stay free of gateway calls (tests/e2e/no-polling.test.mjs checks both).
  */
 export function useNow(ms = 1000): number {
   const [now, setNow] = useState(Date.now());
