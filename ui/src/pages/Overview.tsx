@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { PanelState } from "../store";
 import { useNow } from "../store";
 import { desktop } from "../transport";
@@ -6,6 +6,8 @@ import { duration, fullTime } from "../format";
 import { HeldTools } from "./HeldTools";
 import { Attention } from "./overview/Attention";
 import { Activity } from "./overview/Activity";
+import { useActivity, type ActivityReport, type ActivityWindow } from "../activity";
+import type { ActivityBy } from "../generated";
 
 /**
  * Health first: what needs the user (pairings, approvals, held tools, failing servers,
@@ -21,13 +23,24 @@ export function Overview({ state }: { state: PanelState }) {
   const paired = state.pairings.filter((p) => p.state === "paired").length;
   const busy = status.sessions.filter((s) => s.state === "busy").length;
   const live = state.phase.kind === "live";
+  const [window, setWindow] = useState<ActivityWindow>("1h");
+  const [by, setBy] = useState<ActivityBy>("provider");
+  const activity = useActivity({ window, by });
+  // Needs attention wants the last hour by provider: the chart's own answer when it shows
+  // that (the default), else one more query.
+  const same = window === "1h" && by === "provider";
+  const ownHour = useActivity({ window: "1h", by: "provider" }, { enabled: !same });
+  // The last hour's answer, kept while another is on its way (the block must not blink).
+  const lastHour = useRef<ActivityReport | null>(null);
+  const fresh = same ? activity.data : ownHour.data;
+  if (fresh && fresh.window === "1h") lastHour.current = fresh;
 
   return (
     <>
       <SecretStorageNotice />
-      <Attention state={state} live={live} />
+      <Attention state={state} live={live} hour={lastHour.current} />
       <HeldTools live={live} />
-      <Activity />
+      <Activity choice={{ window, by, setWindow, setBy }} answer={activity} />
       <section class="cards" aria-label="Gateway">
         <Card label="Health" value={live ? "Running" : "Unreachable"} tone={live ? "ok" : "warn"} />
         <Card label="Address" value={status.address} mono />

@@ -4,34 +4,50 @@
 // a row opens the Traces page filtered to it. From `activity.query` (aggregated by the
 // engine), refreshed by `traces.changed` at most once a second, never on a timer.
 
-import { useState } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import type { ActivityBy } from "../../generated";
-import { rowName, useActivity, WINDOWS, type ActivityReport, type ActivityRow, type ActivityWindow } from "../../activity";
+import type { MethodState } from "../../method";
+import { reportLedger } from "../../ledger";
+import { rowName, WINDOWS, type ActivityReport, type ActivityRow, type ActivityWindow } from "../../activity";
 import { TimeChart } from "../../components/charts/TimeChart";
 import { Sparkline } from "../../components/charts/Sparkline";
 import { bucketName, latency } from "../../components/charts/scale";
 import { tracesHref } from "./links";
 import "./overview.css";
 
-const GROUPS: readonly { id: ActivityBy; label: string; column: string }[] = [
+export const GROUPS: readonly { id: ActivityBy; label: string; column: string }[] = [
   { id: "provider", label: "Providers and servers", column: "Provider or server" },
   { id: "tool", label: "Tools", column: "Tool" },
   { id: "client", label: "Clients", column: "Client" },
 ];
 
-export function Activity() {
-  const [window, setWindow] = useState<ActivityWindow>("1h");
-  const [by, setBy] = useState<ActivityBy>("provider");
-  const { data, error } = useActivity({ window, by });
+/** The view's choice; the Overview holds it (and the query) so Needs attention can share the answer. */
+export interface ActivityChoice {
+  window: ActivityWindow;
+  by: ActivityBy;
+  setWindow(w: ActivityWindow): void;
+  setBy(b: ActivityBy): void;
+}
+
+export function Activity({ choice, answer }: { choice: ActivityChoice; answer: MethodState<ActivityReport> }) {
+  const { setWindow, setBy } = choice;
+  const { data, error } = answer;
+  useEffect(() => reportLedger(data?.ledger), [data]);
+  // While a new window or grouping is on its way, the last answer stays (dimmed) rather than
+  // the block shrinking to "Loading…" and moving the controls under the pointer.
+  const shown = useRef<{ report: ActivityReport; window: ActivityWindow; by: ActivityBy } | null>(null);
+  if (data) shown.current = { report: data, window: choice.window, by: choice.by };
+  const report = shown.current?.report ?? null;
+  const window = shown.current?.window ?? choice.window;
+  const by = shown.current?.by ?? choice.by;
+  const stale = !data && report !== null;
   const chosen = WINDOWS.find((w) => w.id === window)!;
-  // The answer may still be the previous window's while the new one is on its way.
-  const report = data && data.window === window ? data : null;
 
   return (
-    <section class="activity" aria-labelledby="activity-heading" data-testid="overview-activity">
+    <section class={`activity${stale ? " stale" : ""}`} aria-labelledby="activity-heading" aria-busy={stale} data-testid="overview-activity">
       <div class="activity-head">
         <h2 id="activity-heading">Activity</h2>
-        <Choice name="activity-window" label="Window" options={WINDOWS.map((w) => ({ id: w.id, label: w.label }))} value={window} onChange={setWindow} />
+        <Choice name="activity-window" label="Window" options={WINDOWS.map((w) => ({ id: w.id, label: w.label }))} value={choice.window} onChange={setWindow} />
       </div>
       {error && (
         <p class="error" role="alert">
@@ -44,7 +60,7 @@ export function Activity() {
           <TimeChart buckets={report.total.buckets} fromMs={Date.parse(report.from)} bucketSecs={report.bucketSecs} title="Tool calls" windowLabel={chosen.long} />
           <div class="activity-head">
             <h3 id="breakdown-heading">By {GROUPS.find((g) => g.id === by)!.column.toLowerCase()}</h3>
-            <Choice name="activity-by" label="Group by" options={GROUPS} value={by} onChange={setBy} />
+            <Choice name="activity-by" label="Group by" options={GROUPS} value={choice.by} onChange={setBy} />
           </div>
           <Rows report={report} by={by} window={window} windowLabel={chosen.long} />
         </>
@@ -88,6 +104,7 @@ function Totals({ report, windowLabel }: { report: ActivityReport; windowLabel: 
       </span>
       <span class="muted small">
         {windowLabel}, per {bucketName(report.bucketSecs)}
+        {!report.ledger.durable && " · since the gateway started (history in memory only)"}
       </span>
     </p>
   );

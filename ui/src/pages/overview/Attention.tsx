@@ -9,19 +9,19 @@
 
 import type { PanelState } from "../../store";
 import { useMethod } from "../../method";
-import { useActivity, rowName } from "../../activity";
+import { rowName, type ActivityReport } from "../../activity";
 import { useWaitingCalls } from "../approvals/model";
 import { IdText } from "../../components/IdText";
 import { domId, needsSignIn, sentence, serverKey, SignInAction } from "../servers/SignIn";
 import { count } from "../../components/charts/scale";
 import { tracesHref } from "./links";
 
-export function Attention({ state, live }: { state: PanelState; live: boolean }) {
+/** `hour`: `activity.query` for the last hour by provider (the Overview asks it once for both blocks). */
+export function Attention({ state, live, hour }: { state: PanelState; live: boolean; hour: ActivityReport | null }) {
   const pending = state.pairings.filter((p) => p.state === "pending").length;
   const { waiting } = useWaitingCalls();
   const servers = useMethod("mcpServers.list", {}, { on: ["status.changed"] });
   const failing = (servers.data?.servers ?? []).filter((s) => s.failing || needsSignIn(s));
-  const hour = useActivity({ window: "1h", by: "provider" }).data;
   const errors = hour?.total.errors ?? 0;
   const failingRows = (hour?.rows ?? []).filter((r) => r.errors > 0);
   if (pending === 0 && waiting.length === 0 && failing.length === 0 && errors === 0) return null;
