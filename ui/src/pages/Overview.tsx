@@ -16,9 +16,7 @@ import type { ActivityBy } from "../generated";
  * The file paths are on Settings.
  */
 export function Overview({ state }: { state: PanelState }) {
-  useNow(1000); // uptime ticks locally between status updates
   const status = state.status!;
-  const uptime = status.uptimeMs + (performance.now() - state.statusAt);
   const pending = state.pairings.filter((p) => p.state === "pending").length;
   const paired = state.pairings.filter((p) => p.state === "paired").length;
   const busy = status.sessions.filter((s) => s.state === "busy").length;
@@ -44,7 +42,7 @@ export function Overview({ state }: { state: PanelState }) {
       <section class="cards" aria-label="Gateway">
         <Card label="Health" value={live ? "Running" : "Unreachable"} tone={live ? "ok" : "warn"} />
         <Card label="Address" value={status.address} mono />
-        <Card label="Uptime" value={duration(uptime)} hint={`since ${fullTime(status.startedAt)}`} />
+        <UptimeCard state={state} />
         <Card label="Version" value={status.version} mono />
       </section>
       <section class="cards" aria-label="Counts">
@@ -61,6 +59,14 @@ export function Overview({ state }: { state: PanelState }) {
       </section>
     </>
   );
+}
+
+/** Uptime, ticking locally between status updates: only this card redraws each second, not the charts. */
+function UptimeCard({ state }: { state: PanelState }) {
+  useNow(1000);
+  const status = state.status!;
+  const uptime = status.uptimeMs + (performance.now() - state.statusAt);
+  return <Card label="Uptime" value={duration(uptime)} hint={`since ${fullTime(status.startedAt)}`} />;
 }
 
 /** The desktop app's word on where secrets are kept, when it is not the OS keyring. */
