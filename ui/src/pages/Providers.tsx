@@ -8,10 +8,12 @@ import { IdText } from "../components/IdText";
 import { Breakable } from "../components/Breakable";
 import type { ProviderRecord } from "../generated";
 import { endedProviders, labelOf, useLedgerSessions } from "../ledger";
+import { ActivityCell, rowClass, useRowActivity, WindowSelect } from "../components/RowActivity";
 
 /**
- * Connected providers: trust, name and instance, session, tools, calls in flight;
- * disconnect. Then the connections the ledger remembers that ended, greyed, with when and why.
+ * Connected providers: trust, name and instance, their tool calls over a chosen window
+ * (sparkline, counts, p95; red when one failed; a click opens their traces), session, tools,
+ * calls in flight; disconnect. Then the connections the ledger remembers that ended, greyed, with when and why.
  */
 export function Providers({ state }: { state: PanelState }) {
   const { providers } = state.status!;
@@ -84,6 +86,7 @@ function EndedProviders({ ended, state }: { ended: ProviderRecord[]; state: Pane
 function LiveProviders({ state }: { state: PanelState }) {
   const now = useNow(1000);
   const { providers, sessions } = state.status!;
+  const activity = useRowActivity("provider");
   const label = (id?: string) => {
     if (!id) return <span class="muted">not bound</span>;
     const s = sessions.find((x) => x.id === id);
@@ -95,57 +98,66 @@ function LiveProviders({ state }: { state: PanelState }) {
     );
   };
   return (
-    <div class="table-wrap">
-      <table aria-label="Providers">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Trust · state</th>
-            <th scope="col">Session</th>
-            <th scope="col">Tools</th>
-            <th scope="col" class="num">In flight</th>
-            <th scope="col">Connected</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {providers.map((p) => (
-            <tr key={p.id} data-provider-id={p.id}>
-              <td>
-                <div class="strong breakable">{p.name ? <Breakable text={p.name} /> : <span class="muted">no hello yet</span>}</div>
-                {p.instance && <div class="small breakable">instance <Breakable text={p.instance} /></div>}
-                <IdText id={p.id} class="muted" />
-              </td>
-              <td>
-                <span class={`pill ${p.trust === "external" ? "warn" : p.trust === "internal" ? "accent" : "muted"}`}>{p.trust}</span>
-                <div class="small">{p.state}</div>
-              </td>
-              <td>{label(p.session)}</td>
-              <td>
-                <Tools tools={p.tools} />
-              </td>
-              <td class="num">{p.inFlight}</td>
-              <td>
-                <div class="nowrap" title={fullTime(p.connectedAt)}>
-                  {ago(p.connectedAt, now)}
-                </div>
-                <div class="mono small muted breakable">{p.remote}</div>
-              </td>
-              <td class="actions">
-                <ConfirmButton
-                  label="Disconnect"
-                  ariaLabel={`Disconnect ${p.name ?? p.id}`}
-                  question="Disconnect? Its calls in flight fail."
-                  confirmLabel="Yes, disconnect"
-                  onConfirm={() => store.call("provider.disconnect", { id: p.id })}
-                />
-              </td>
+    <>
+      <WindowSelect activity={activity} />
+      <div class="table-wrap">
+        <table aria-label="Providers">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Tool calls</th>
+              <th scope="col">Trust · state</th>
+              <th scope="col">Session</th>
+              <th scope="col">Tools</th>
+              <th scope="col" class="num">In flight</th>
+              <th scope="col">Connected</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          </thead>
+          <tbody>
+            {providers.map((p) => {
+              // Figures are by provider name: every instance of a name shares them.
+              const row = activity.row(p.name ?? "");
+              return (
+                <tr key={p.id} data-provider-id={p.id} class={p.name ? rowClass(row) : ""}>
+                  <td>
+                    <div class="strong breakable">{p.name ? <Breakable text={p.name} /> : <span class="muted">no hello yet</span>}</div>
+                    {p.instance && <div class="small breakable">instance <Breakable text={p.instance} /></div>}
+                    <IdText id={p.id} class="muted" />
+                  </td>
+                  {p.name ? <ActivityCell row={row} name={p.name} window={activity.window} filter={{ provider: p.name }} /> : <td class="muted">—</td>}
+                  <td>
+                    <span class={`pill ${p.trust === "external" ? "warn" : p.trust === "internal" ? "accent" : "muted"}`}>{p.trust}</span>
+                    <div class="small">{p.state}</div>
+                  </td>
+                  <td>{label(p.session)}</td>
+                  <td>
+                    <Tools tools={p.tools} />
+                  </td>
+                  <td class="num">{p.inFlight}</td>
+                  <td>
+                    <div class="nowrap" title={fullTime(p.connectedAt)}>
+                      {ago(p.connectedAt, now)}
+                    </div>
+                    <div class="mono small muted breakable">{p.remote}</div>
+                  </td>
+                  <td class="actions">
+                    <ConfirmButton
+                      label="Disconnect"
+                      ariaLabel={`Disconnect ${p.name ?? p.id}`}
+                      question="Disconnect? Its calls in flight fail."
+                      confirmLabel="Yes, disconnect"
+                      onConfirm={() => store.call("provider.disconnect", { id: p.id })}
+                    />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }

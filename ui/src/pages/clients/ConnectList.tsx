@@ -4,6 +4,7 @@ import { store, useNow } from "../../store";
 import { useMethod } from "../../method";
 import { ago, fullTime } from "../../format";
 import { copyText } from "../../components/IdText";
+import { ActivityCell, rowClass, useRowActivity, WindowSelect, type RowActivity } from "../../components/RowActivity";
 
 /** A state as `tap connect` words it, and its badge's tone. */
 const STATES: Record<ClientState, { word: string; tone: string }> = {
@@ -36,10 +37,13 @@ interface Props {
  * (`dryRun`), then write it when asked; the gateway keeps every other byte and a backup.
  * The Copilot CLI's row does the same with tap's extension (`tap connect copilot`): its diff
  * is the extension file and Copilot's settings. Asked again on `status.changed` (the
- * gateway sends it after each change, and as sessions come and go), never on a timer.
+ * gateway sends it after each change, and as sessions come and go), never on a timer. Each
+ * present client shows the tool calls of its sessions over the chosen window (one
+ * `activity.query` by client for the list).
  */
 export function ConnectList({ profile, profiles, live }: Props) {
   const { data, error, refresh } = useMethod("clients.list", {}, { on: ["status.changed"], settleMs: 300 });
+  const activity = useRowActivity("client");
   // The answer of our own change, shown until the next list arrives.
   const [fresh, setFresh] = useState<ClientInfo | null>(null);
   useEffect(() => setFresh(null), [data]);
@@ -51,6 +55,7 @@ export function ConnectList({ profile, profiles, live }: Props) {
     <ClientRow
       key={c.id}
       client={c}
+      activity={c.state === "not-installed" ? null : activity}
       selected={profile}
       profiles={profiles}
       // The Copilot CLI's extension launches no `tap`: it connects without one.
@@ -83,6 +88,7 @@ export function ConnectList({ profile, profiles, live }: Props) {
       {!list && !error && <p class="muted">Loading…</p>}
       {list && (
         <>
+          {present.length > 0 && <WindowSelect activity={activity} />}
           <ul class="client-rows" aria-label="Clients">
             {present.map(row)}
           </ul>
@@ -108,12 +114,15 @@ type Pending = { kind: "connect" | "disconnect"; profile: string | null; change:
 
 function ClientRow({
   client,
+  activity,
   selected,
   profiles,
   live,
   onChanged,
 }: {
   client: ClientInfo;
+  /** The list's figures; none for a client not on this machine. */
+  activity: RowActivity | null;
   selected: string | null;
   profiles: readonly string[];
   live: boolean;
@@ -130,6 +139,7 @@ function ClientRow({
   const [done, setDone] = useState<string | null>(null);
   const name = client.name;
   const removed = client.id === COPILOT ? "tap's extension" : "its tap entry";
+  const calls = activity?.row(client.id) ?? null;
 
   const plan = async (kind: "connect" | "disconnect") => {
     setError(null);
@@ -183,7 +193,7 @@ function ClientRow({
   const connectLabel = client.state === "drifted" ? "Repair" : client.state === "connected" && !sameProfile ? "Change profile" : "Connect";
   const canConnect = client.editable && client.state !== "invalid" && !(client.state === "connected" && sameProfile);
   return (
-    <li class="client-row" data-client={client.id} data-state={client.state} aria-label={name}>
+    <li class={`client-row ${calls ? rowClass(calls) : ""}`.trim()} data-client={client.id} data-state={client.state} aria-label={name}>
       <div class="client-head">
         <strong>{name}</strong>
         <span class={`pill ${state.tone}`} data-testid="client-state">
@@ -203,6 +213,7 @@ function ClientRow({
           {client.file}
         </span>
       </div>
+      {calls && activity && <ActivityCell as="div" row={calls} name={name} window={activity.window} />}
       {client.detail && <p class={`small ${client.state === "drifted" || client.state === "invalid" ? "warn-text" : "muted"}`}>{client.detail}</p>}
       <div class="client-actions">
         {client.editable ? (

@@ -7,6 +7,8 @@ import { IdText } from "../../components/IdText";
 import { Tools } from "../Sessions";
 import { domId, needsSignIn, serverKey, SignInPanel } from "./SignIn";
 import { AskEveryTool } from "../approvals/AskEveryTool";
+import { ActivityCell, rowClass, serverProvider, useRowActivity, WindowSelect, type RowActivity } from "../../components/RowActivity";
+import type { ActivityWindow } from "../../activity";
 
 /** State pill colour: ready is ok; parked, restarting and starting again after a failure warn;
  * waiting for the user to sign in asks for attention. */
@@ -30,11 +32,13 @@ function stateClass(state: McpServerState, failing: boolean): string {
 /** A state as the page words it. */
 const stateText = (state: McpServerState) => (state === "needsSignIn" ? "needs sign-in" : state);
 
-const COLUMNS = 9;
+const COLUMNS = 10;
 
 /**
- * The servers' table: one row each; under a remote server that signs in (OAuth), its
- * sign-in; under an expanded one its tools, warnings and stderr tail.
+ * The servers' table: one row each, with its tool calls over the chosen window (one
+ * `activity.query` by provider for the table: a server's calls are its provider
+ * `mcp-NAME`'s, in every session it runs in); under a remote server that signs in (OAuth),
+ * its sign-in; under an expanded one its tools, warnings and stderr tail.
  */
 export function ServerRows({ servers, live, busy, onRestart, onChanged }: { servers: McpServerInfo[]; live: boolean; busy: boolean; onRestart: (s: McpServerInfo) => void; onChanged: () => void }) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
@@ -43,39 +47,45 @@ export function ServerRows({ servers, live, busy, onRestart, onChanged }: { serv
     if (!next.delete(key)) next.add(key);
     setOpen(next);
   };
+  const activity = useRowActivity("provider");
   return (
-    <div class="table-wrap servers-table">
-      <table aria-label="MCP servers">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">State</th>
-            <th scope="col">Transport · target</th>
-            <th scope="col" class="num">PID</th>
-            <th scope="col" class="num" title="Resident memory of its process">
-              Memory
-            </th>
-            <th scope="col" class="num">Tools</th>
-            <th scope="col" class="num">Restarts</th>
-            <th scope="col">Last error</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {servers.map((s) => {
-            const key = serverKey(s);
-            return <ServerRow key={key} s={s} expanded={open.has(key)} onToggle={() => toggle(key)} live={live} busy={busy} onRestart={() => onRestart(s)} onChanged={onChanged} />;
-          })}
-        </tbody>
-      </table>
-    </div>
+    <>
+      <WindowSelect activity={activity} />
+      <div class="table-wrap servers-table">
+        <table aria-label="MCP servers">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">State</th>
+              <th scope="col">Tool calls</th>
+              <th scope="col">Transport · target</th>
+              <th scope="col" class="num">PID</th>
+              <th scope="col" class="num" title="Resident memory of its process">
+                Memory
+              </th>
+              <th scope="col" class="num">Tools</th>
+              <th scope="col" class="num">Restarts</th>
+              <th scope="col">Last error</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {servers.map((s) => {
+              const key = serverKey(s);
+              return <ServerRow key={key} s={s} activity={activity} expanded={open.has(key)} onToggle={() => toggle(key)} live={live} busy={busy} onRestart={() => onRestart(s)} onChanged={onChanged} />;
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
 
 interface RowProps {
   s: McpServerInfo;
+  activity: RowActivity;
   expanded: boolean;
   onToggle: () => void;
   live: boolean;
@@ -84,13 +94,15 @@ interface RowProps {
   onChanged: () => void;
 }
 
-function ServerRow({ s, expanded, onToggle, live, busy, onRestart, onChanged }: RowProps) {
+function ServerRow({ s, activity, expanded, onToggle, live, busy, onRestart, onChanged }: RowProps) {
   const now = useNow(10_000);
   const detailsId = domId("server-details", s);
   const signsIn = s.signIn !== undefined || needsSignIn(s);
+  const provider = serverProvider(s.name);
+  const calls = activity.row(provider);
   return (
     <>
-      <tr data-server={s.name} data-session-id={s.sessionId} class={[expanded && "expanded", signsIn && "has-sign-in"].filter(Boolean).join(" ") || undefined}>
+      <tr data-server={s.name} data-session-id={s.sessionId} class={[expanded && "expanded", signsIn && "has-sign-in", rowClass(calls)].filter(Boolean).join(" ") || undefined}>
         <td>
           <div class="strong breakable">
             <Breakable text={s.name} />
@@ -116,6 +128,7 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart, onChanged }: 
             </div>
           )}
         </td>
+        <ActivityCell row={calls} name={s.name} window={activity.window} filter={{ provider }} />
         <td>
           <span class="pill">{s.transport}</span>
           <div class="mono small breakable" title={s.configPath}>
@@ -153,7 +166,7 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart, onChanged }: 
       {expanded && (
         <tr class="server-details-row">
           <td colSpan={COLUMNS} id={detailsId} data-testid="server-details">
-            <ServerDetails s={s} live={live} />
+            <ServerDetails s={s} live={live} window={activity.window} />
           </td>
         </tr>
       )}
@@ -161,12 +174,12 @@ function ServerRow({ s, expanded, onToggle, live, busy, onRestart, onChanged }: 
   );
 }
 
-function ServerDetails({ s, live }: { s: McpServerInfo; live: boolean }) {
+function ServerDetails({ s, live, window }: { s: McpServerInfo; live: boolean; window: ActivityWindow }) {
   return (
     <div class="server-details">
       <section aria-label={`Tools of ${s.name}`}>
         <h3>Tools</h3>
-        <Tools tools={s.tools} />
+        {s.tools.length > 0 ? <ToolRows s={s} window={window} /> : <Tools tools={s.tools} />}
       </section>
       {s.secretNames.length > 0 && (
         <p class="small">
@@ -209,5 +222,28 @@ function ServerDetails({ s, live }: { s: McpServerInfo; live: boolean }) {
         )}
       </section>
     </div>
+  );
+}
+
+/** A server's tools with their calls over the table's window: one query by tool within its provider. */
+function ToolRows({ s, window }: { s: McpServerInfo; window: ActivityWindow }) {
+  const provider = serverProvider(s.name);
+  const activity = useRowActivity("tool", { provider }, window);
+  return (
+    <table class="server-tool-rows" aria-label={`Tool calls of ${s.name}'s tools`} data-testid="server-tool-rows">
+      <tbody>
+        {s.tools.map((t) => {
+          const row = activity.row(t);
+          return (
+            <tr key={t} data-tool={t} class={rowClass(row)}>
+              <td class="mono small breakable">
+                <Breakable text={t} />
+              </td>
+              <ActivityCell row={row} name={t} window={window} filter={{ provider, tool: t }} />
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }
