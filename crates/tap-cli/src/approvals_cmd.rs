@@ -382,11 +382,7 @@ fn print_policy(list: &PolicyList) -> ExitCode {
 /// For `tap status`: the calls waiting for approval and how to answer them; `None` when
 /// none waits or the gateway cannot be asked.
 pub async fn waiting_lines(home: &Path) -> Option<String> {
-    let found = Discovery::from_home(home).ok()?;
-    let token = found.control_token.as_deref()?;
-    let (client, _) = ControlClient::connect(&found.control_url(), token)
-        .await
-        .ok()?;
+    let client = status_client(home).await?;
     let list = client
         .call::<ApprovalsList>(ControlCall::ApprovalsList(Empty {}))
         .await
@@ -407,4 +403,28 @@ pub async fn waiting_lines(home: &Path) -> Option<String> {
     }
     out.push_str("\n  Answer: tap approvals approve ID [--for call|session|1h|always] | tap approvals deny ID");
     Some(out)
+}
+
+/// `tap status`'s line for a `policy.json` that cannot be used (every call of a provider's
+/// tool is then asked), if it cannot; `None` also when the gateway cannot be asked.
+pub async fn policy_problem_line(home: &Path) -> Option<String> {
+    let client = status_client(home).await?;
+    let list = client
+        .call::<PolicyList>(ControlCall::PolicyList(Empty {}))
+        .await
+        .ok()?;
+    let e = list.error?;
+    Some(format!(
+        "Policy: policy.json cannot be used, so every call of a provider's tool is asked until it is fixed: {e}"
+    ))
+}
+
+/// A control connection for `tap status`'s extra lines, which are left out when it fails.
+async fn status_client(home: &Path) -> Option<ControlClient> {
+    let found = Discovery::from_home(home).ok()?;
+    let token = found.control_token.as_deref()?;
+    let (client, _) = ControlClient::connect(&found.control_url(), token)
+        .await
+        .ok()?;
+    Some(client)
 }

@@ -44,6 +44,9 @@ pub async fn run(home: &Path, json: bool) -> ExitCode {
     if let Some(line) = crate::pins_cmd::held_line(home).await {
         println!("{line}");
     }
+    if let Some(line) = crate::approvals_cmd::policy_problem_line(home).await {
+        println!("{line}");
+    }
     // Columns as wide as their longest value: ids and labels are chosen by hosts.
     let width = |values: Vec<usize>, min: usize| values.into_iter().max().unwrap_or(0).max(min);
     println!("\nSessions ({}):", status.sessions.len());

@@ -60,6 +60,7 @@ impl GatewayHandle {
         crate::providers::spawned::spawn_configured(&core);
         gateway.start_mcp_servers();
         spawn_retention(&core);
+        spawn_policy_watch(&core);
         Ok(Self { gateway, server })
     }
 
@@ -130,6 +131,18 @@ fn spawn_retention(core: &Arc<Core>) {
             let trim = crate::settings::api::history_trim(&core2, std::time::SystemTime::now());
             core2.ledger.write(trim).await;
         }
+    });
+}
+
+/// Follows `policy.json`, so a hand edit applies without a restart
+/// (`approvals/policy_watch.rs`).
+fn spawn_policy_watch(core: &Arc<Core>) {
+    let core2 = core.clone();
+    core.tasks.spawn(async move {
+        // Clients read `policy.list` when they show the rules; a change event for them can
+        // go here.
+        let changed = || {};
+        crate::approvals::policy_watch::follow(&core2.approvals, &core2.stopping, changed).await
     });
 }
 

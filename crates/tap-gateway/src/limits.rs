@@ -198,6 +198,9 @@ pub(crate) const MAX_CHUNKS_QUEUED: usize = 32;
 /// How often a running session's config file is looked at for edits (its modification
 /// time and size; the file is read only when they change).
 pub(crate) const EMITTER_CONFIG_POLL_INTERVAL: Duration = Duration::from_secs(2);
+/// How often `$TAP_HOME/policy.json` is looked at for hand edits (its modification time
+/// and size; read again only when they change).
+pub(crate) const POLICY_FILE_POLL_INTERVAL: Duration = Duration::from_secs(2);
 /// A failed continuous command is restarted after this, doubling up to [`EMITTER_RESTART_BACKOFF_MAX`].
 pub(crate) const EMITTER_RESTART_BACKOFF_START: Duration = Duration::from_secs(1);
 /// The longest wait before restarting a failed continuous command.

@@ -128,10 +128,96 @@ async fn tap_approvals_approve_answers_a_waiting_call_made_through_tap_mcp() {
         .and_then(|rest| rest.split('`').next())
         .unwrap_or_else(|| panic!("no approval id in {message}"))
         .to_string();
+    // The prompt names the session as `tap mcp --session agent` named it.
+    let list = gw.run(&["approvals", "list", "--json"]).await.json();
+    let waiting = &list["waiting"][0];
+    assert_eq!(waiting["id"], id.as_str(), "{list}");
+    assert_eq!(waiting["sessionLabel"], "agent", "{list}");
     let out = gw.run(&["approvals", "approve", &id]).await;
     assert_eq!(out.code(), Some(0), "{out:?}");
     let call = p.expect_next("tool.call").await;
     p.send(json!({"type": "tool.result", "id": call["id"], "data": "removed"}))
         .await;
     assert_eq!(c.outcome("r").await["content"][0]["text"], "removed");
+}
+
+/// `policy.json` edited by hand applies without a restart: the gateway follows the file, so
+/// a rule written into it denies the next call of a tool that went through before; a broken
+/// edit asks every call, saying why in the log, the waiting call and `tap status`; the
+/// fixed file applies again. Nothing reads the file on the test's behalf (no `tap policy
+/// list`, which reads it too): the log line is the gateway's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_edit_of_policy_json_applies_without_a_restart() {
+    let gw = GatewayProcess::start().await;
+    let session = SessionOpen::open(&gw, &[]).await;
+    let read = json!({"name": "read", "description": "reads",
+                      "parameters": {"type": "object", "properties": {}}});
+    let mut p = gw.bound("files", &session.id, json!([read])).await;
+    gw.wait_for_tool(&session.id, "read").await;
+    let call = || {
+        let mut c = gw.tap();
+        c.args(["call", "--session", &session.id, "read", "{}"]);
+        tokio::spawn(run(c))
+    };
+    let applied = |n: usize| {
+        let log = gw.proc.log();
+        (log.matches("policy.json changed").count() >= n).then_some(log)
+    };
+
+    // No file: a plain tool is allowed.
+    let caller = call();
+    let c = p.expect_next("tool.call").await;
+    p.send(json!({"type": "tool.result", "id": c["id"], "data": "first"}))
+        .await;
+    assert_eq!(caller.await.unwrap().json(), json!("first"));
+
+    // A deny rule written by hand: read by the gateway, the next call is denied and never
+    // reaches the provider.
+    let path = gw.home.join("policy.json");
+    std::fs::write(
+        &path,
+        r#"{"rules": [{"id": "no-read", "action": "deny", "reason": "reading is off", "match": {"tool": "read"}}]}"#,
+    )
+    .unwrap();
+    let log = eventually("the edit read", || async { applied(1) }).await;
+    assert!(log.contains("its rules apply now"), "{log}");
+    let out = call().await.unwrap();
+    assert_ne!(out.code(), Some(0), "{out:?}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("DENIED") && said.contains("no-read"),
+        "{out:?}"
+    );
+
+    // A broken edit: every call is asked (fail closed, as at start), and why is said.
+    std::fs::write(&path, r#"{"rules": [{"id": "no-read", "action": "nope"}]}"#).unwrap();
+    let log = eventually("the broken edit read", || async { applied(2) }).await;
+    assert!(log.contains("cannot be used"), "{log}");
+    let caller = call();
+    let waiting: Value = eventually("the call asked", || async {
+        let list = gw.run(&["approvals", "list", "--json"]).await.json();
+        list["waiting"].get(0).cloned()
+    })
+    .await;
+    assert_eq!(waiting["why"], "policy.json cannot be used", "{waiting}");
+    let status = gw.run(&["status"]).await;
+    assert!(
+        status.stdout.contains("Policy: policy.json cannot be used")
+            && status.stdout.contains("rule 0 ('no-read')"),
+        "{status:?}"
+    );
+    let id = waiting["id"].as_str().unwrap();
+    assert_eq!(gw.run(&["approvals", "deny", id]).await.code(), Some(0));
+    assert_ne!(caller.await.unwrap().code(), Some(0));
+
+    // Fixed (here: removed), the defaults apply again: the call reaches the provider.
+    std::fs::remove_file(&path).unwrap();
+    eventually("the removal read", || async { applied(3) }).await;
+    let caller = call();
+    let c = p.expect_next("tool.call").await;
+    p.send(json!({"type": "tool.result", "id": c["id"], "data": "again"}))
+        .await;
+    assert_eq!(caller.await.unwrap().json(), json!("again"));
+    let status = gw.run(&["status"]).await;
+    assert!(!status.stdout.contains("Policy:"), "{status:?}");
 }

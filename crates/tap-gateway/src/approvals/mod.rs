@@ -2,6 +2,7 @@
 //! allowed, asked or denied, the user's remembered answers, and the calls waiting for one.
 //!
 //! - `policy.rs`: `$TAP_HOME/policy.json`, the user's rules, checked and indexed by tool;
+//! - `policy_watch.rs`: follows the file, so a hand edit applies without a restart;
 //! - `grants.rs`: `$TAP_HOME/grants.json`, remembered answers, indexed by tool;
 //! - `arg_patterns.rs`: a rule's or grant's argument patterns (JSON pointer + bounded regex);
 //! - `waiting.rs`: calls waiting for the user, each with exactly one outcome.
@@ -14,6 +15,7 @@
 pub(crate) mod arg_patterns;
 pub(crate) mod grants;
 pub(crate) mod policy;
+pub(crate) mod policy_watch;
 pub(crate) mod waiting;
 
 use crate::error::Error;

@@ -64,9 +64,7 @@ fn read(cwd: &Path) -> (Stamp, Found) {
     let Some(path) = crate::project::config::find(cwd) else {
         return (None, None);
     };
-    let stamp = std::fs::metadata(&path)
-        .ok()
-        .and_then(|m| Some((path.clone(), m.modified().ok()?, m.len())));
+    let stamp = crate::time::file_stamp(&path).map(|(at, len)| (path.clone(), at, len));
     let json = crate::project::config::read_json(&path);
     (stamp, Some((path, json)))
 }

@@ -125,7 +125,7 @@ pub const ROOMS: &[Room] = &[
     Room {
         name: "handle",
         layer: EntryPoints,
-        imports: &["auth", "config", "error", "gateway", "limits", "processes", "providers", "server", "sessions", "settings", "state", "time"],
+        imports: &["approvals", "auth", "config", "error", "gateway", "limits", "processes", "providers", "server", "sessions", "settings", "state", "time"],
         about: "`GatewayHandle::start` and `stop`, `run`",
     },
     Room {
