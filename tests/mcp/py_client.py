@@ -14,6 +14,10 @@ Commands arrive as JSON lines on stdin; every observation leaves as a JSON line 
    "context": {ARG: VALUE}}                          -> {"op": "complete", "values": [...]}
   {"op": "prompts"} / {"op": "prompt", "name", "args"} -> {"op": "prompts"|"prompt", ...}
   {"op": "watch", "uri"?}                          -> {"op": "notice", "kind", ...} as they come
+  {"op": "elicit_answer", "action", "content"?}    -> answers the oldest elicitation shown
+                                                      (TAP_PY_CLIENT_ELICIT=1: the client declares
+                                                      elicitation and shows each request as
+                                                      {"op": "elicitation", "message", "schema"})
   {"op": "exit"}
 """
 
@@ -136,12 +140,28 @@ async def answer_elicitation(context, params):
     return types.ElicitResult(action="accept", content={"name": "Ada Lovelace"})
 
 
+def asking_user(answers_in):
+    # A client whose user answers each elicitation: the test sees the request and says the
+    # answer (or never does, as a user who walked away).
+    async def elicitation(context, params):
+        from mcp import types
+        emit(op="elicitation", message=params.message,
+             schema=getattr(params, "requested_schema", None))
+        answer = await answers_in.receive()
+        return types.ElicitResult(action=answer["action"], content=answer.get("content"))
+    return elicitation
+
+
 async def main():
     kind, target, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     # TAP_PY_CLIENT_ANSWERS=1: the client declares sampling and elicitation and answers them.
     answers = {}
     if os.environ.get("TAP_PY_CLIENT_ANSWERS") == "1":
         answers = {"sampling_callback": answer_sampling, "elicitation_callback": answer_elicitation}
+    # TAP_PY_CLIENT_ELICIT=1: it declares elicitation; the test answers (`elicit_answer`).
+    answers_out, answers_in = anyio.create_memory_object_stream(16)
+    if os.environ.get("TAP_PY_CLIENT_ELICIT") == "1":
+        answers = {"elicitation_callback": asking_user(answers_in)}
     async with Client(transport(kind, target), mode=mode, message_handler=on_message, **answers) as client:
         emit(op="ready", protocol=client.protocol_version)
         calls = {}
@@ -191,6 +211,8 @@ async def main():
                     emit(op="complete", values=result.completion.values)
                 elif op == "watch":
                     tg.start_soon(watch, client, cmd)
+                elif op == "elicit_answer":
+                    await answers_out.send(cmd)
             tg.cancel_scope.cancel()
 
 

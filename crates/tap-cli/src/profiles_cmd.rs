@@ -50,6 +50,11 @@ pub enum ProfilesCommand {
         /// only tap_find_tools and tap_call_tool beside the gateway's own tools.
         #[arg(long, value_name = "tools|search", value_parser = parse_surface, default_value = "tools")]
         surface: Surface,
+        /// Ask its sessions' tool-call approvals in the calling MCP client too, when that
+        /// client declared elicitation (a client that accepts every elicitation by itself
+        /// would then approve every call: use it with clients that show the form).
+        #[arg(long)]
+        approvals_in_client: bool,
     },
     /// Remove a profile.
     Remove {
@@ -77,6 +82,7 @@ pub async fn run(home: &Path, command: Option<ProfilesCommand>, json: bool) -> E
             hide_tools,
             description,
             surface,
+            approvals_in_client,
         }) => (
             ControlCall::ProfilesSet(ProfileSet {
                 name,
@@ -87,6 +93,7 @@ pub async fn run(home: &Path, command: Option<ProfilesCommand>, json: bool) -> E
                     hide_tools,
                     description,
                     surface,
+                    approvals_in_client,
                 },
             }),
             None,

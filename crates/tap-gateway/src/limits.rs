@@ -312,6 +312,10 @@ pub(crate) const MAX_APPROVAL_TIMEOUT: Duration = Duration::from_secs(24 * 3600)
 /// While a call waits for the user, its caller gets a progress message this often (MCP
 /// clients reset their request timeout on progress), each saying how to answer.
 pub(crate) const APPROVAL_PROGRESS_EVERY: Duration = Duration::from_secs(10);
+/// Characters of a waiting call's arguments (compact JSON, secrets masked) the form asked
+/// in an MCP client shows (`approvals/in_client.rs`): a client's dialog is small, and the
+/// panel shows them all.
+pub(crate) const MAX_CLIENT_PROMPT_ARGS_CHARS: usize = 300;
 
 // ---------------------------------------------------------------- profiles
 

@@ -39,6 +39,14 @@ pub struct ProfileDef {
     // Optional in TypeScript as on the wire: absent means `tools`.
     #[cfg_attr(feature = "ts", ts(as = "Option<Surface>", optional))]
     pub surface: Surface,
+    /// Its sessions' tool-call approvals are also asked in the MCP client that made the
+    /// call, when that client declared elicitation (`docs/approvals.md`, "Answering in the
+    /// client"): opt-in, as a client that accepts every elicitation by itself would then
+    /// approve every call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    // Optional in TypeScript as on the wire: absent means false.
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
+    pub approvals_in_client: bool,
 }
 
 /// How a profile's tools reach its clients' `tools/list` (`docs/clients.md`, "Search

@@ -122,6 +122,27 @@ impl McpClient {
         Self::spawn("mcp-python-answering", cmd, log_dir).await
     }
 
+    /// [`McpClient::python_http`] (legacy generation, asking for `profile` if given) with a
+    /// client that declares elicitation and shows each request to the test as an
+    /// `elicitation` observation; the test answers with `{"op": "elicit_answer", "action",
+    /// "content"}` (or never does).
+    pub async fn python_http_eliciting(
+        url: &str,
+        token: &str,
+        profile: Option<&str>,
+        log_dir: &Path,
+    ) -> (Self, Value) {
+        let mut cmd = Command::new(test_python());
+        cmd.arg(workspace_root().join("tests/mcp/py_client.py"))
+            .args(["http", url, "legacy"])
+            .env("TAP_HOST_TOKEN", token)
+            .env("TAP_PY_CLIENT_ELICIT", "1");
+        if let Some(p) = profile {
+            cmd.env("TAP_PY_CLIENT_PROFILE", p);
+        }
+        Self::spawn("mcp-python-eliciting", cmd, log_dir).await
+    }
+
     /// [`McpClient::python_stdio`] launching `tap mcp --session SESSION --profile PROFILE`.
     pub async fn python_stdio_profile(
         tap: &Path,
@@ -215,6 +236,12 @@ impl McpClient {
             }
             self.pending.push_back(v);
         }
+    }
+
+    /// How many observations of kind `op` were read while waiting for others and not
+    /// taken yet (a test that must not see one looks here after a later observation).
+    pub fn held(&self, op: &str) -> usize {
+        self.pending.iter().filter(|v| v["op"] == op).count()
     }
 
     /// `tools` → the tool names.

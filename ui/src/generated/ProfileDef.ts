@@ -30,4 +30,11 @@ description?: string,
  * (`tools`, the default), or found and called through `tap_find_tools` and
  * `tap_call_tool` (`search`).
  */
-surface?: Surface, };
+surface?: Surface, 
+/**
+ * Its sessions' tool-call approvals are also asked in the MCP client that made the
+ * call, when that client declared elicitation (`docs/approvals.md`, "Answering in the
+ * client"): opt-in, as a client that accepts every elicitation by itself would then
+ * approve every call.
+ */
+approvalsInClient?: boolean, };

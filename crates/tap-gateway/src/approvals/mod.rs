@@ -5,7 +5,8 @@
 //! - `policy_watch.rs`: follows the file, so a hand edit applies without a restart;
 //! - `grants.rs`: `$TAP_HOME/grants.json`, remembered answers, indexed by tool;
 //! - `arg_patterns.rs`: a rule's or grant's argument patterns (JSON pointer + bounded regex);
-//! - `waiting.rs`: calls waiting for the user, each with exactly one outcome.
+//! - `waiting.rs`: calls waiting for the user, each with exactly one outcome;
+//! - `in_client.rs`: the form asked in the calling MCP client (`approvalsInClient`).
 //!
 //! The decision order ([`Approvals::decide`]): a remembered deny, then a grant, then the
 //! first rule in file order, then the defaults (a tool annotated `destructiveHint: true` is
@@ -14,6 +15,7 @@
 
 pub(crate) mod arg_patterns;
 pub(crate) mod grants;
+pub(crate) mod in_client;
 pub(crate) mod policy;
 pub(crate) mod policy_watch;
 pub(crate) mod waiting;
@@ -94,6 +96,8 @@ pub(crate) struct Approvals {
     /// Read on every call, written on an answer or a revoke.
     grants: RwLock<Grants>,
     pub waiting: waiting::Waiting,
+    /// For `policy.changed` when the calling client's answer makes a grant.
+    events: Events,
 }
 
 impl Approvals {
@@ -108,7 +112,8 @@ impl Approvals {
             data_dir,
             policy: RwLock::new(Arc::new(policy)),
             timeout_set: Mutex::new(set),
-            waiting: waiting::Waiting::new(events),
+            waiting: waiting::Waiting::new(events.clone()),
+            events,
         }
     }
 
@@ -193,6 +198,37 @@ impl Approvals {
         let scope = p.remember.unwrap_or(AnswerScope::Call);
         let grant = self.answer(&p.id, GrantDecision::Deny, scope, p.minutes, &[])?;
         Ok(ApprovalAnswered { grant })
+    }
+
+    /// The calling client's answer to waiting call `id` (`in_client.rs`), given exactly as
+    /// the panel gives one. `true` when it decided the call; `false` when it was no answer,
+    /// or another answer came first or the wait ended (that outcome stands).
+    pub fn client_answered(&self, id: &str, answer: &in_client::ClientAnswer) -> bool {
+        use in_client::ClientAnswer;
+        let answered = match answer {
+            ClientAnswer::Approve(scope, minutes) => self.approve(&ApprovalApprove {
+                id: id.to_string(),
+                scope: *scope,
+                minutes: *minutes,
+                args_pattern: vec![],
+            }),
+            ClientAnswer::Deny => self.deny(&ApprovalDeny {
+                id: id.to_string(),
+                remember: None,
+                minutes: None,
+            }),
+            ClientAnswer::Left(_) => return false,
+        };
+        match answered {
+            Ok(a) => {
+                if a.grant.is_some() {
+                    // As the control plane's answer does: the panel shows the new grant.
+                    self.events.emit(crate::events::GatewayEvent::PolicyChanged);
+                }
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     fn answer(

@@ -200,20 +200,27 @@ pub fn def_of(p: &Profile) -> ProfileDef {
         hide_tools: p.hide_tools.clone(),
         description: p.description.clone(),
         surface: p.surface,
+        approvals_in_client: p.approvals_in_client,
     }
 }
 
 fn parse(name: &str, entry: &Value) -> Result<Profile, String> {
-    let obj: &Map<String, Value> = entry
-        .as_object()
-        .ok_or("it must be an object (servers, providers, tools, hideTools, surface)")?;
+    let obj: &Map<String, Value> = entry.as_object().ok_or(
+        "it must be an object (servers, providers, tools, hideTools, surface, approvalsInClient)",
+    )?;
     for key in obj.keys() {
         if !matches!(
             key.as_str(),
-            "servers" | "providers" | "tools" | "hideTools" | "description" | "surface"
+            "servers"
+                | "providers"
+                | "tools"
+                | "hideTools"
+                | "description"
+                | "surface"
+                | "approvalsInClient"
         ) {
             return Err(format!(
-                "unknown key '{key}' (servers, providers, tools, hideTools, description, surface)"
+                "unknown key '{key}' (servers, providers, tools, hideTools, description, surface, approvalsInClient)"
             ));
         }
     }
@@ -250,8 +257,14 @@ fn parse(name: &str, entry: &Value) -> Result<Profile, String> {
         Some(Value::String(d)) => Some(d.clone()),
         Some(_) => return Err("'description' must be a string".into()),
     };
+    let approvals_in_client = match obj.get("approvalsInClient") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("'approvalsInClient' must be true or false".into()),
+    };
     Ok(Profile {
         name: name.to_string(),
+        approvals_in_client,
         description,
         servers: list("servers")?,
         providers: list("providers")?,
@@ -274,7 +287,8 @@ mod tests {
             path(dir.path()),
             r#"{"profiles": {"review": {"servers": ["github"], "hideTools": ["github__delete_*"]},
                             "typo": {"server": ["x"]}, "bad": {"tools": "x"},
-                            "lean": {"surface": "search"}, "odd": {"surface": "list"}}}"#,
+                            "lean": {"surface": "search", "approvalsInClient": true},
+                            "odd": {"surface": "list"}, "asks": {"approvalsInClient": "yes"}}}"#,
         )
         .unwrap();
         let review = find(dir.path(), "review").unwrap();
@@ -286,11 +300,15 @@ mod tests {
         assert!(why.contains("'tools' must be an array"), "{why}");
         assert_eq!(review.surface, Surface::Tools);
         assert_eq!(find(dir.path(), "lean").unwrap().surface, Surface::Search);
+        assert!(find(dir.path(), "lean").unwrap().approvals_in_client);
+        assert!(!review.approvals_in_client);
+        let why = find(dir.path(), "asks").unwrap_err();
+        assert!(why.contains("'approvalsInClient' must be"), "{why}");
         let why = find(dir.path(), "odd").unwrap_err();
         assert!(why.contains("'surface' must be"), "{why}");
         let why = find(dir.path(), "nope").unwrap_err();
         assert!(
-            why.contains("it has: bad, lean, odd, review, typo"),
+            why.contains("it has: asks, bad, lean, odd, review, typo"),
             "{why}"
         );
         std::fs::write(path(dir.path()), "{ not json").unwrap();
@@ -312,6 +330,7 @@ mod tests {
             servers: vec!["github".into()],
             hide_tools: vec!["github__delete_*".into()],
             surface: Surface::Search,
+            approvals_in_client: true,
             ..ProfileDef::default()
         };
         set(dir.path(), "review", &def).unwrap();

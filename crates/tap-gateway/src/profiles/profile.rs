@@ -38,6 +38,9 @@ pub struct Profile {
     pub hide_tools: Vec<String>,
     /// How the tools it sees are offered: listed, or found through `tap_find_tools`.
     pub surface: Surface,
+    /// Its sessions' approvals are also asked in the calling MCP client when it declared
+    /// elicitation (`approvalsInClient`).
+    pub approvals_in_client: bool,
 }
 
 impl Profile {
@@ -89,6 +92,7 @@ mod tests {
             tools: vec![],
             hide_tools: vec!["github__delete_*".into(), "tap_emitter_*".into()],
             surface: Surface::Tools,
+            approvals_in_client: false,
         };
         assert!(review.sees(p("mcp-github"), "github__create_issue"));
         assert!(!review.sees(p("mcp-github"), "github__delete_repo"));

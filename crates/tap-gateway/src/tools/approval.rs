@@ -3,11 +3,18 @@
 //! decision is on the call's root span (`approval.decision`, `approval.by`, and
 //! `approval.rule` or `approval.grant`), so it is in the trace and the ledger; a wait is an
 //! `approval.wait` child span.
+//!
+//! A session whose profile says `approvalsInClient` is also asked in the MCP client that
+//! made the call, when it declared elicitation (`approvals::in_client`): that client's
+//! answer is given exactly as the panel gives one (`Approvals::approve`/`deny`), so
+//! whoever answers first decides, and `approval.by` says `client`.
 
 use super::route::Route;
+use crate::approvals::in_client::{self, ClientAnswer};
 use crate::approvals::{Answer, By, CallFacts, Verdict};
 use crate::limits::APPROVAL_PROGRESS_EVERY;
 use crate::request::{CallError, CallRequest};
+use crate::state::mcp_binding::{ClientAsk, ClientAsker};
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::sync::Arc;
@@ -21,6 +28,8 @@ struct Who {
     client: Option<String>,
     profile: Option<String>,
     label: Option<String>,
+    /// The profile says `approvalsInClient`.
+    in_client: bool,
 }
 
 fn who(core: &Core, session_id: &str) -> Who {
@@ -30,6 +39,7 @@ fn who(core: &Core, session_id: &str) -> Who {
             client: state.hosts.get(&s.host).map(|h| h.client().to_string()),
             profile: s.profile.as_ref().map(|p| p.name.clone()),
             label: s.info.label.clone(),
+            in_client: s.profile.as_ref().is_some_and(|p| p.approvals_in_client),
         },
         None => Who::default(),
     }
@@ -129,6 +139,7 @@ async fn wait(
         By::BrokenPolicy => "policy.json cannot be used".to_string(),
         By::Grant(id) => format!("grant {id}"),
     };
+    let in_client = who.in_client;
     let call = WaitingCall {
         id: String::new(),
         tool: req.tool.clone(),
@@ -150,6 +161,8 @@ async fn wait(
     span.session(&req.session_id);
     span.tool(&req.tool);
     span.provider(&route.by.provider_name);
+    // What the client's form shows, when it is asked.
+    let mut shown = in_client.then(|| call.clone());
     let mut ticket = match core.approvals.waiting.add(call) {
         Ok(t) => t,
         Err(e) => {
@@ -162,12 +175,31 @@ async fn wait(
     let id = ticket.id.clone();
     span.set("approval.id", id.as_str());
     root.set("approval.id", id.as_str());
+    // Asked in the calling client too, beside the tray: its answer races the others'.
+    let mut client_ask = match in_client {
+        true => calling_client(core, &req.session_id, root.context().trace_id),
+        false => None,
+    }
+    .map(|asker| {
+        let mut call = shown.take().expect("taken once");
+        call.id = id.clone();
+        asker.ask(ClientAsk::Elicitation, in_client::form(&call, timeout))
+    });
+    if client_ask.is_some() {
+        span.set("approval.client_asked", true);
+    }
+    let mut by_client = false;
+    let where_ = match client_ask.is_some() {
+        true => "in this client's prompt, the Tap tray or panel",
+        false => "in the Tap tray or panel",
+    };
     let how = format!(
-        "Waiting for the user to approve '{}' (approval {id}): answer in the Tap tray or panel, or run `tap approvals approve {id}` (or `tap approvals deny {id}`). Denied if nobody answers within {} s.",
+        "Waiting for the user to approve '{}' (approval {id}): answer {where_}, or run `tap approvals approve {id}` (or `tap approvals deny {id}`). Denied if nobody answers within {} s.",
         req.tool,
         timeout.as_secs()
     );
     let deadline = tokio::time::Instant::now() + timeout;
+
     let mut tick = tokio::time::interval(APPROVAL_PROGRESS_EVERY);
     let outcome = loop {
         tokio::select! {
@@ -198,14 +230,29 @@ async fn wait(
                 }
                 continue;
             }
+            asked = async { client_ask.as_mut().expect("guarded").await }, if client_ask.is_some() => {
+                client_ask = None;
+                match in_client::read(asked) {
+                    ClientAnswer::Left(why) => {
+                        span.set("approval.client_left", why.as_str());
+                        if let Some(p) = &req.progress {
+                            p.offer(format!("{why}: the call still waits. {how}"));
+                        }
+                    }
+                    // Given as the panel gives one; `false`: another answer came first.
+                    answer => by_client = core.approvals.client_answered(&id, &answer),
+                }
+                continue;
+            }
         }
         // An answer came first: it is on the channel now.
         break (&mut ticket.answer).await.ok();
     };
+    let by = if by_client { "client" } else { "user" };
     match outcome {
         Some(Answer::Approved(grant)) => {
             root.set("approval.decision", "allow");
-            root.set("approval.by", "user");
+            root.set("approval.by", by);
             if let Some(g) = grant {
                 root.set("approval.grant", g);
             }
@@ -214,7 +261,7 @@ async fn wait(
         }
         Some(Answer::Denied(grant)) => {
             root.set("approval.decision", "deny");
-            root.set("approval.by", "user");
+            root.set("approval.by", by);
             if let Some(g) = &grant {
                 root.set("approval.grant", g.as_str());
             }
@@ -236,4 +283,15 @@ async fn wait(
             Err(CallError::new(ErrorCode::Denied, message))
         }
     }
+}
+
+/// The MCP client that made the call of trace `trace` in session `session_id`, if it
+/// declared elicitation (`mcp::asks` registers it for the call's duration).
+fn calling_client(core: &Core, session_id: &str, trace: u128) -> Option<Arc<dyn ClientAsker>> {
+    let state = core.state();
+    state
+        .mcp
+        .values()
+        .filter(|b| b.session_id == session_id)
+        .find_map(|b| b.call_asker(trace, ClientAsk::Elicitation))
 }

@@ -10,6 +10,7 @@ mod all_binding;
 mod approvals;
 mod approvals_control;
 mod approvals_history;
+mod approvals_in_client;
 mod child_env;
 mod clients_control;
 mod clients_copilot;

@@ -91,7 +91,7 @@ const EMPTY_DEF: FullDef = { servers: [], providers: [], tools: [], hideTools: [
 export function defOf(profile: ProfileInfo | undefined): FullDef {
   const d = profile?.def;
   return d
-    ? { servers: d.servers ?? [], providers: d.providers ?? [], tools: d.tools ?? [], hideTools: d.hideTools ?? [], description: d.description, surface: d.surface }
+    ? { servers: d.servers ?? [], providers: d.providers ?? [], tools: d.tools ?? [], hideTools: d.hideTools ?? [], description: d.description, surface: d.surface, approvalsInClient: d.approvalsInClient }
     : EMPTY_DEF;
 }
 
@@ -209,7 +209,8 @@ export function defFor(choice: Choice, groups: readonly Group[], base: FullDef):
     }
   }
   const description = choice.description.trim();
-  return { servers, providers, tools, hideTools, ...(description ? { description } : {}), ...(choice.surface === "search" ? { surface: "search" as const } : {}) };
+  // approvalsInClient is not on this page: kept as the file has it (docs/approvals.md).
+  return { servers, providers, tools, hideTools, ...(description ? { description } : {}), ...(choice.surface === "search" ? { surface: "search" as const } : {}), ...(base.approvalsInClient ? { approvalsInClient: true } : {}) };
 }
 
 /** Whether two choices are the same. */
