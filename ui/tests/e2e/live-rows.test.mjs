@@ -8,6 +8,7 @@
 // - the Providers and Servers rows (and a server's tools in its details) show the tool calls
 //   the test made (counts checked against the ledger, `tap traces list --json`), a failed call
 //   turns its row red as it happens, and a row's figures open the Traces page filtered to it;
+//   the Clients row of Cursor shows the calls a real MCP client made as Cursor would;
 // - an idle page asks for nothing.
 
 import { after, before, describe, test } from "node:test";
@@ -16,13 +17,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { goTo, openPanel } from "../../../tests/js-support/browser.mjs";
-import { remove, tempDir } from "../../../tests/js-support/process.mjs";
+import { remove, start, stopChild, tempDir, waitForOutput } from "../../../tests/js-support/process.mjs";
 import { waitFor } from "../../../tests/js-support/wait.mjs";
 import { providerToken, tokenHandshake, toolDef } from "../../../tests/js-support/gateway.mjs";
 import { launchBrowser, recordFrames, startGateway, watchIdle } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const GOOD = path.resolve(here, "../../../tests/mcp/servers/good.py");
+const PY_CLIENT = path.resolve(here, "../../../tests/mcp/py_client.py");
 /** The Python the other MCP tests use (scripts/test.sh sets it), else `python3`. */
 const PYTHON = process.env.TAP_TEST_PYTHON || "python3";
 
@@ -58,6 +60,9 @@ describe("live pages and activity per row", () => {
     mkdirSync(path.join(dir, "tap"));
     writeFileSync(path.join(dir, "tap", "mcp.json"), JSON.stringify({ mcpServers: { good: { command: PYTHON, args: [GOOD] } } }));
     gateway = await startGateway({ ownHome: true, dir });
+    // Cursor is installed here (its file exists), so the Clients page lists it with figures.
+    mkdirSync(path.join(gateway.env.HOME, ".cursor"));
+    writeFileSync(path.join(gateway.env.HOME, ".cursor", "mcp.json"), JSON.stringify({ mcpServers: {} }));
     session = await gateway.openSession("live-e2e");
     provider = await buildsProvider(gateway, session.id);
     await waitFor(async () => (await servers()).find((s) => s.name === "good")?.state === "ready", "good ready", 20000);
@@ -170,7 +175,11 @@ describe("live pages and activity per row", () => {
     assert.notEqual(await call("deploy"), 0, "deploy fails");
     want = (await ledger()).get("builds");
     assert.deepEqual(want, { calls: 4, errors: 1 });
-    await waitFor(async () => JSON.stringify(await figures()) === JSON.stringify([4, 1]), "the failure counted without a reload");
+    const sentBefore = frames.sent.length;
+    const eventsBefore = frames.events.length;
+    await waitFor(async () => JSON.stringify(await figures()) === JSON.stringify([4, 1]), "the failure counted without a reload").catch(async (e) => {
+      throw new Error(`${e.message}: shown ${await figures()}, asked [${frames.sent.slice(sentBefore)}] after [${frames.events.slice(eventsBefore)}]`);
+    });
     assert.match(await row.getAttribute("class"), /row-failing/);
     assert.match(await cell.getByTestId("row-errors").innerText(), /1 error/);
     await notReloaded();
@@ -193,8 +202,9 @@ describe("live pages and activity per row", () => {
     // Another window: the same calls over 24 hours, asked once for the table.
     const sent = frames.sent.length;
     await panel.getByLabel("Activity over").selectOption("24h");
+    // The link follows the choice at once; the figures when the 24 h answer is in.
     await waitFor(async () => (await cell.getByRole("link").getAttribute("href"))?.endsWith("range=24h"), "the 24 h window");
-    assert.equal(await cell.getAttribute("data-calls"), "2");
+    await waitFor(async () => (await cell.getAttribute("data-calls")) === "2", "the same two calls over 24 h");
     assert.equal(frames.sent.slice(sent).filter((m) => m === "activity.query").length, 1, "one query for every row");
     await panel.getByLabel("Activity over").selectOption("1h");
     // Its details list its tools with their own calls: good__echo's two, the others none.
@@ -205,6 +215,27 @@ describe("live pages and activity per row", () => {
     assert.equal(await echo.getByRole("link").getAttribute("href"), "#/traces?kind=tool.call&provider=mcp-good&tool=good__echo&range=1h");
     const others = await tools.locator('tr:not([data-tool="good__echo"]) [data-testid="row-activity"]').evaluateAll((cells) => cells.map((c) => c.dataset.calls));
     assert.ok(others.length >= 1 && others.every((c) => c === "0"), `the other tools: ${others}`);
+  });
+
+  test("the Clients row shows the calls of the client's sessions", async () => {
+    // A real MCP client (PyPI `mcp`) launching `tap mcp --session cursor`, as Cursor would
+    // once connected: its session's client is `cursor`.
+    const client = start(PYTHON, [PY_CLIENT, "stdio", "cursor", "legacy"], { env: { ...gateway.env, TAP_BIN: process.env.TAP_BIN }, stdio: ["pipe", "pipe", "pipe"] }, "py_client cursor");
+    try {
+      for (const [i, message] of ["x", "y", "z"].entries()) {
+        client.child.stdin.write(`${JSON.stringify({ op: "call", id: `c${i}`, tool: "good__echo", args: { message } })}\n`);
+        await waitForOutput(client.child, client.output, (text) => text.split("\n").filter((l) => l.includes('"op": "result"')).length === i + 1, `call ${i}`, 30000);
+      }
+    } finally {
+      client.child.stdin.end(`${JSON.stringify({ op: "exit" })}\n`);
+      await stopChild(client.child, client.output, "SIGTERM", 5000);
+    }
+    await goTo(panel, "Clients");
+    const cell = panel.locator('li[data-client="cursor"]').getByTestId("row-activity");
+    await waitFor(async () => (await cell.getAttribute("data-calls")) === "3", "cursor's three calls");
+    assert.equal(await cell.getAttribute("data-errors"), "0");
+    assert.match(await cell.innerText(), /3 calls/);
+    await notReloaded();
   });
 
   test("an idle page asks for nothing", async () => {
