@@ -242,6 +242,27 @@ pub(crate) const MAX_GOAL_STREAM_EVENTS: usize = 2000;
 /// Characters of a found value or line quoted in a check's reason.
 pub(crate) const MAX_GOAL_EXCERPT_CHARS: usize = 120;
 
+// ---------------------------------------------------------------- builtin: records
+
+/// Records `tap_query_records` answers unless asked, and at most (its `limit`).
+pub(crate) const DEFAULT_RECORDS_PAGE: u32 = 20;
+/// See [`DEFAULT_RECORDS_PAGE`].
+pub(crate) const MAX_RECORDS_PAGE: u32 = 100;
+/// One `tap_query_records` answer's records, serialized: past it the page ends early
+/// (its `nextCursor` goes on from there), so a page of megabyte events cannot flood the
+/// model's context.
+pub(crate) const MAX_RECORDS_ANSWER_BYTES: usize = 64 * 1024;
+/// A text field of one record (an event's text, a span's message, an attribute's value),
+/// in characters: longer is cut and the record marked `truncated`.
+pub(crate) const MAX_RECORD_FIELD_CHARS: usize = 2000;
+/// `tap_query_records`' `text` (its search words), in characters (refused past it by the
+/// schema).
+pub(crate) const MAX_RECORDS_QUERY_LEN: usize = 500;
+/// Earlier sessions of a workspace whose records a session may read: the newest ones.
+pub(crate) const MAX_WORKSPACE_SESSIONS: u32 = 500;
+/// Waiting approvals and pending pairings `tap_get_session_state` lists (the rest counted).
+pub(crate) const MAX_STATE_LISTED: usize = 50;
+
 // ---------------------------------------------------------------- settings
 
 /// How long history may be kept: a day to ten years.

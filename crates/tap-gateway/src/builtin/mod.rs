@@ -17,7 +17,9 @@
 mod emitter_tools;
 mod evidence;
 mod goal_tools;
+mod record_tools;
 pub(crate) mod search_tools;
+mod session_state;
 mod stream_tools;
 
 use crate::emitters::api::Origin;
@@ -82,6 +84,8 @@ pub(crate) async fn call(
             goal_tools::verify(core, session_id, &a).await
         }
         crate::state::goal_defs::AUDIT_CLAIMS => goal_tools::audit(core, session_id, &a).await,
+        crate::state::record_defs::QUERY_RECORDS => record_tools::query(core, session_id, &a).await,
+        crate::state::record_defs::GET_SESSION_STATE => session_state::get(core, session_id),
         crate::state::search_defs::FIND_TOOLS => search_tools::find(core, session_id, &a),
         // `tap_call_tool` is the call path's own (`tools::call`): it calls another tool.
         other => Err(Error::new(

@@ -210,7 +210,7 @@ impl HostConn {
             }
             HostRequest::SessionState(s) => {
                 owned_session(&self.core, &host_id, &s.session_id)?;
-                let report = crate::sessions::host_report::HostReport::checked(
+                let report = crate::state::host_report::HostReport::checked(
                     s.mode,
                     s.model,
                     s.capabilities,

@@ -17,6 +17,7 @@ pub(crate) mod lines;
 pub(crate) mod open;
 pub(crate) mod read;
 pub(crate) mod record;
+pub(crate) mod records;
 pub(crate) mod retention;
 mod schema;
 pub(crate) mod search;

@@ -27,6 +27,25 @@ fn page(limit: Option<u32>) -> u32 {
 /// A page of events, newest first. Chunk rows (an emitter's lines, `ledger::lines`) are
 /// shown line by line; a page may end inside one, and the next begins where it ended.
 pub(crate) fn events(ledger: &Ledger, p: &EventsListParams) -> rusqlite::Result<EventsPage> {
+    events_within(ledger, p, &Within::default())
+}
+
+/// What an agent's reading tool (`tap_query_records`) narrows a page to beyond the
+/// panel's filters: a set of sessions (those the calling session may see) and an end time.
+#[derive(Default)]
+pub(crate) struct Within {
+    /// The sessions, as a JSON array of ids (`json_each` reads it in the query).
+    pub sessions: Option<String>,
+    /// Only records before this time (µs since the epoch).
+    pub until_us: Option<i64>,
+}
+
+/// [`events`], within `w`.
+pub(crate) fn events_within(
+    ledger: &Ledger,
+    p: &EventsListParams,
+    w: &Within,
+) -> rusqlite::Result<EventsPage> {
     let limit = page(p.limit);
     let (stream, provider_in_stream) = match p.stream.as_deref() {
         Some(s) => {
@@ -54,6 +73,8 @@ pub(crate) fn events(ledger: &Ledger, p: &EventsListParams) -> rusqlite::Result<
                AND (?6 IS NULL OR (e.id < ?6 + ?9 AND e.id - e.lines + 1 < ?6))
                AND (?7 IS NULL OR e.indexed = 0
                     OR e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?7))
+               AND (?10 IS NULL OR e.session_id IN (SELECT value FROM json_each(?10)))
+               AND (?11 IS NULL OR e.at_us < ?11)
              ORDER BY e.id DESC LIMIT ?8",
         )?;
         // Each row gives at least one line, unless a search rules out all of a chunk's:
@@ -70,7 +91,9 @@ pub(crate) fn events(ledger: &Ledger, p: &EventsListParams) -> rusqlite::Result<
                         before,
                         search,
                         want as i64,
-                        MAX_LINES_PER_ROW as i64
+                        MAX_LINES_PER_ROW as i64,
+                        w.sessions,
+                        w.until_us
                     ],
                     raw_row,
                 )?
@@ -167,6 +190,15 @@ fn push_lines(
 
 /// A page of traces (their root spans), newest first.
 pub(crate) fn traces(ledger: &Ledger, p: &TracesListParams) -> rusqlite::Result<TracesList> {
+    traces_within(ledger, p, None)
+}
+
+/// [`traces`] of `sessions` only (a JSON array of ids), when given.
+pub(crate) fn traces_within(
+    ledger: &Ledger,
+    p: &TracesListParams,
+    sessions: Option<&str>,
+) -> rusqlite::Result<TracesList> {
     let limit = page(p.limit);
     let traces = ledger.read(|c| {
         let mut stmt = c.prepare_cached(
@@ -183,6 +215,7 @@ pub(crate) fn traces(ledger: &Ledger, p: &TracesListParams) -> rusqlite::Result<
                AND (?6 IS NULL OR r.duration_us >= ?6)
                AND (?7 IS NULL OR r.start_us >= ?7)
                AND (?8 IS NULL OR r.start_us < ?8)
+               AND (?10 IS NULL OR r.session_id IN (SELECT value FROM json_each(?10)))
              ORDER BY r.start_us DESC LIMIT ?9",
         )?;
         let rows = stmt.query_map(
@@ -195,7 +228,8 @@ pub(crate) fn traces(ledger: &Ledger, p: &TracesListParams) -> rusqlite::Result<
                 p.min_duration_us.map(|d| d as i64),
                 p.since_us.map(|t| t as i64),
                 p.before_us.map(|t| t as i64),
-                limit + 1
+                limit + 1,
+                sessions
             ],
             |r| {
                 let status: String = r.get(5)?;

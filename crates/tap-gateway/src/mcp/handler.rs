@@ -286,6 +286,15 @@ impl ServerHandler for McpHandler {
             &context.peer,
             self.closed.clone(),
         );
+        if let Some(info) = context.peer.peer_info() {
+            crate::state::host_report::from_mcp_client(
+                &self.core,
+                &binding.session_id,
+                &info.client_info.name,
+                &info.client_info.version,
+                info.capabilities.elicitation.is_some(),
+            );
+        }
         let notices = binding.notices.subscribe();
         let closed = self.closed.clone();
         let subscribed = self.subscribed.clone();

@@ -3,7 +3,7 @@
 use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
-use crate::sessions::host_report::HostReport;
+use crate::state::host_report::HostReport;
 use crate::socket::frame::frame;
 use crate::state::provider_entry::Phase;
 use crate::state::session::{Ending, Session};

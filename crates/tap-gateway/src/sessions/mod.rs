@@ -2,7 +2,6 @@
 //! its host), the session lifecycle toward providers, and the session-host connections
 //! that own sessions.
 
-pub(crate) mod host_report;
 pub(crate) mod lifecycle;
 pub(crate) mod session_events;
 pub(crate) mod toolset;

@@ -16,7 +16,7 @@ pub(crate) struct Session {
     pub info: SessionInfo,
     pub busy: BusyState,
     /// The agent's mode, model and the host's capabilities, as the host last reported them.
-    pub report: crate::sessions::host_report::HostReport,
+    pub report: crate::state::host_report::HostReport,
     /// The host that registered it (and receives its tool sets and deliveries).
     pub host: String,
     /// Bound provider ids, in bind order.

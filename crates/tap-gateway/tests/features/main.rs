@@ -54,6 +54,7 @@ mod provider_limits;
 mod provider_states;
 mod push_and_streams;
 mod push_budgets;
+mod records_tools;
 mod session_events;
 mod sessions;
 mod settings;

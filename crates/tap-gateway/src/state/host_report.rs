@@ -4,7 +4,8 @@
 //! host to ask its user something.
 
 use crate::error::Error;
-use tap_protocol::host::HostCapabilities;
+use crate::state::Core;
+use tap_protocol::host::{HostCapabilities, HostClient, UiCapabilities};
 use tap_protocol::limits::{MAX_HOST_MODES, MAX_HOST_REPORT_TEXT_LEN};
 use tap_protocol::ErrorCode;
 
@@ -63,6 +64,37 @@ impl HostReport {
         if later.capabilities.is_some() {
             self.capabilities = later.capabilities;
         }
+    }
+}
+
+/// What an MCP client said of itself in `initialize` (its `clientInfo`, whether it
+/// declared `elicitation`) becomes its session's host report. Its texts are cut to the
+/// limit rather than refused: the client is not a session host that could be told why.
+pub(crate) fn from_mcp_client(
+    core: &Core,
+    session_id: &str,
+    name: &str,
+    version: &str,
+    elicitation: bool,
+) {
+    let cut = |t: &str| t.chars().take(MAX_HOST_REPORT_TEXT_LEN).collect::<String>();
+    let report = HostReport {
+        mode: None,
+        model: None,
+        capabilities: Some(HostCapabilities {
+            ui: UiCapabilities {
+                confirm: false,
+                elicitation,
+            },
+            modes: Vec::new(),
+            client: Some(HostClient {
+                name: cut(name),
+                version: (!version.is_empty()).then(|| cut(version)),
+            }),
+        }),
+    };
+    if let Some(s) = core.state().sessions.get_mut(session_id) {
+        s.report.update(report);
     }
 }
 
