@@ -89,7 +89,7 @@ export function ActivityCell({ row, name, window, filter, as: Tag = "td" }: { ro
   const href = filter ? tracesHref({ ...filter, range: window }) : null;
   const figures = (
     <>
-      <Sparkline buckets={row.buckets} label={`${name}, ${long}`} />
+      <Sparkline buckets={row.buckets} label={`${name}, ${long}`} width={80} />
       <span class="row-figures small">
         <span data-testid="row-calls">{count(row.calls, "call")}</span>
         {row.errors > 0 && (
@@ -100,7 +100,12 @@ export function ActivityCell({ row, name, window, filter, as: Tag = "td" }: { ro
             </span>
           </>
         )}
-        {row.calls > 0 && <span class="muted" title={`p50 ${latency(row.p50Ms)}`}>{` · p95 ${latency(row.p95Ms)}`}</span>}
+        {/* On a line of its own: the column stays narrow beside the tables' other columns. */}
+        {row.calls > 0 && (
+          <span class="row-p95 muted" title={`p50 ${latency(row.p50Ms)}`}>
+            p95 {latency(row.p95Ms)}
+          </span>
+        )}
       </span>
     </>
   );

@@ -104,8 +104,7 @@ function LiveProviders({ state }: { state: PanelState }) {
         <table aria-label="Providers">
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Tool calls</th>
+              <th scope="col">Name · tool calls</th>
               <th scope="col">Trust · state</th>
               <th scope="col">Session</th>
               <th scope="col">Tools</th>
@@ -126,8 +125,9 @@ function LiveProviders({ state }: { state: PanelState }) {
                     <div class="strong breakable">{p.name ? <Breakable text={p.name} /> : <span class="muted">no hello yet</span>}</div>
                     {p.instance && <div class="small breakable">instance <Breakable text={p.instance} /></div>}
                     <IdText id={p.id} class="muted" />
+                    {/* Under the name, not a column of its own: the table must fit 1100 px with long names. */}
+                    {p.name && <ActivityCell as="div" row={row} name={p.name} window={activity.window} filter={{ provider: p.name }} />}
                   </td>
-                  {p.name ? <ActivityCell row={row} name={p.name} window={activity.window} filter={{ provider: p.name }} /> : <td class="muted">—</td>}
                   <td>
                     <span class={`pill ${p.trust === "external" ? "warn" : p.trust === "internal" ? "accent" : "muted"}`}>{p.trust}</span>
                     <div class="small">{p.state}</div>
