@@ -31,6 +31,8 @@ const PRECHECK_TIMEOUT_MS = 6000;
 const PROMPT_APPLY_TIMEOUT_MS = 8000;
 /** On exit, how long to wait for the gateway to confirm `session.end`. */
 const END_WAIT_MS = 1500;
+// How long the CLI may take to say the session's mode or model (experimental `session.rpc`).
+const REPORT_READ_MS = 2000;
 /** A saved reload state older than this is ignored: the gateway keeps a detached host 30 s. */
 const RESUME_WINDOW_MS = 25000;
 /** The sections this host can place (as additional context); `safety` goes last. */
@@ -127,6 +129,9 @@ class Host {
     this.tools = saved?.tools ?? [];
     this.revision = saved?.revision ?? -1;
     this.busy = saved?.busy ?? false;
+    // What the gateway learns of the agent (mode, model, capabilities), sent with every
+    // session.state; read from the CLI once joined and kept across reloads.
+    this.report = saved?.report ?? {};
     this.queued = saved?.queued ?? []; // deliveries and warnings to show once joined
     this.ws = null;
     this.registered = false;
@@ -261,7 +266,7 @@ class Host {
     this.backoff = RECONNECT_MIN_MS;
     if (this.awayLogged) this.log("Tap: connected to the gateway again.");
     this.awayLogged = false;
-    this.send({ type: "session.state", sessionId: this.sessionId, state: this.busy ? "busy" : "idle" });
+    this.send(this.stateMessage());
     return true;
   }
 
@@ -421,7 +426,7 @@ class Host {
     // delivery lands in this one after the state is saved.
     this.ws?.close(1000, "extension reload");
     saveState({ sessionId: this.sessionId, resumeToken: this.resumeToken, tools: this.tools,
-                revision: this.revision, busy: this.busy, queued: this.queued });
+                revision: this.revision, busy: this.busy, queued: this.queued, report: this.report });
     this.session.rpc.extensions.reload().catch((e) => {
       this.reloading = false;
       this.log(`Tap: could not reload the extension to change its tools: ${e.message}`, "error");
@@ -448,7 +453,41 @@ class Host {
   setBusy(busy) {
     if (this.busy === busy) return;
     this.busy = busy;
-    if (this.registered) this.send({ type: "session.state", sessionId: this.sessionId, state: busy ? "busy" : "idle" });
+    if (this.registered) this.send(this.stateMessage());
+  }
+
+  /** `session.state` with what the CLI told of the agent (docs/session-host-protocol.md,
+   * "Host capabilities"). */
+  stateMessage() {
+    return { type: "session.state", sessionId: this.sessionId, state: this.busy ? "busy" : "idle", ...this.report };
+  }
+
+  /** Records a change of mode, model or capabilities and tells the gateway. Texts are cut
+   * to the gateway's limit (MAX_HOST_REPORT_TEXT_LEN): a longer one would refuse the whole
+   * message, busy state included. */
+  setReport(changes) {
+    const cut = (t) => (typeof t === "string" ? t.slice(0, 128) : undefined);
+    if ("mode" in changes && cut(changes.mode)) this.report.mode = cut(changes.mode);
+    if ("model" in changes && cut(changes.model)) this.report.model = cut(changes.model);
+    if (changes.capabilities) this.report.capabilities = changes.capabilities;
+    if (this.registered) this.send(this.stateMessage());
+  }
+
+  /** What the CLI's extension API says of this session: `session.capabilities` (its UI:
+   * `session.ui.confirm` and `.elicitation` both need `ui.elicitation`), and, through the
+   * experimental `session.rpc`, the mode and the model. Each read is bounded: a CLI that
+   * does not answer one leaves that field out. Modes are not listed: whether an extension
+   * may call `session.rpc.mode.set` is not established, so Tap does not claim it can. */
+  async learnReport() {
+    const s = this.session;
+    const within = (p) => Promise.race([Promise.resolve().then(p), new Promise((r) => setTimeout(() => r(undefined), REPORT_READ_MS))]).catch(() => undefined);
+    const elicitation = s?.capabilities?.ui?.elicitation === true;
+    // At once, before any tool call of this session can reach the gateway.
+    this.setReport({ capabilities: { ui: { confirm: elicitation, elicitation }, client: { name: "copilot-cli" } } });
+    const mode = await within(() => s.rpc.mode.get());
+    if (typeof mode === "string") this.setReport({ mode });
+    const model = await within(() => s.rpc.model.getCurrent());
+    if (typeof model?.modelId === "string") this.setReport({ model: model.modelId });
   }
 
   event(event, data) {
@@ -533,6 +572,10 @@ host.session.on((e) => {
       return host.setBusy(true);
     case "session.idle":
       return host.setBusy(false);
+    case "session.mode_changed":
+      return host.setReport({ mode: e.data.newMode });
+    case "session.model_change":
+      return host.setReport({ model: e.data.newModel });
     case "user.message":
       return host.event("user.message", { content: e.data.content });
     case "assistant.message":
@@ -549,6 +592,8 @@ host.session.on((e) => {
       return;
   }
 });
+// Not awaited: the queued deliveries and the first prompt do not wait for it.
+host.learnReport().catch(() => {});
 debug("joined with tools:", host.tools.map((t) => t.name).join(",") || "-", saved ? "(after a reload)" : "");
 host.flushQueued();
 // Tool-set changes that arrived while joining.
