@@ -46,11 +46,14 @@ impl Throttle {
         Some(Scheduled { due })
     }
 
-    /// Called right before publishing.
+    /// Called once the publication is due, before the ledger flush that precedes it.
     pub fn publishing(&self) {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-        // Cleared before publishing: a change from now on schedules the next event, so
-        // none is lost between the two.
+        // Cleared before the flush and the event: a change from now on schedules the next
+        // event (one interval later), so none is lost between the two. Cleared after the
+        // flush instead, a span recorded while the ledger flushed rode on an event sent
+        // before it was committed, and no later event told of it (a panel reading the
+        // ledger on `traces.changed` then missed that call until the next one).
         self.scheduled.store(false, Ordering::Release);
     }
 }
@@ -117,6 +120,7 @@ impl Coalesced {
                 if let Some(due) = scheduled.due {
                     tokio::time::sleep_until(due).await;
                 }
+                inner.throttle.publishing();
                 if let Some(ledger) = &inner.ledger {
                     ledger.flush().await;
                 }
@@ -125,11 +129,47 @@ impl Coalesced {
                 _ = ready => {}
                 _ = inner.stopping.cancelled() => return,
             }
-            inner.throttle.publishing();
             match &inner.publish {
                 Publish::Event(event) => inner.events.emit(event.clone()),
                 Publish::Changed(changed) => inner.events.emit_changed(*changed),
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A span recorded while the ledger flushes for an event may be queued after the flush:
+    /// the change it notes must get an event of its own, not ride on the one about to go
+    /// out before it is committed (a panel reading the ledger on that event would miss it
+    /// for good).
+    #[tokio::test]
+    async fn a_change_noted_during_the_flush_gets_the_next_event() {
+        let events = Events::new();
+        let mut followed = events.subscribe_changed();
+        let ledger = Ledger::in_memory("test");
+        let c = Coalesced::new(
+            Publish::Changed(Changed::Traces),
+            events.clone(),
+            TaskTracker::new(),
+            CancellationToken::new(),
+            Some(ledger),
+        );
+        c.changed();
+        // On this single-threaded runtime the publication task now runs up to the flush,
+        // which waits for the ledger's writer thread; it goes on only when this task waits.
+        tokio::task::yield_now().await;
+        assert!(
+            !c.0.throttle.scheduled.load(Ordering::Acquire),
+            "a change noted now schedules the next event"
+        );
+        c.changed();
+        for n in 1..=2 {
+            let got = tokio::time::timeout(Duration::from_secs(5), followed.recv()).await;
+            assert!(matches!(got, Ok(Ok(Changed::Traces))), "event {n}: {got:?}");
+        }
     }
 }
