@@ -111,3 +111,15 @@ pub fn builtin_tools() -> Vec<tap_protocol::provider::ToolDef> {
 pub fn ledger_schema_sql() -> &'static [&'static str] {
     ledger::schema_sql()
 }
+
+/// Writes tool calls (start, duration, provider, tool, client, succeeded) into the history
+/// database of `data_dir` as a gateway would (root spans, through the ledger's writer and
+/// its activity rollup). Not an API: `tap-bench` fills a week of calls with it before it
+/// times `activity.query`.
+#[doc(hidden)]
+pub async fn ledger_prefill_calls(
+    data_dir: &std::path::Path,
+    calls: impl IntoIterator<Item = ledger::rollup::PrefillCall>,
+) -> Result<(), String> {
+    ledger::rollup::prefill(data_dir, calls).await
+}

@@ -90,6 +90,12 @@ pub(crate) const HISTORY_SESSIONS_LISTED: u32 = 500;
 /// Rows (keys) `activity.query` answers at most when grouping, most calls first; the
 /// total still counts the rest (`truncated`).
 pub(crate) const ACTIVITY_ROWS: usize = 50;
+/// How long the activity rollup keeps minute rows: the minute windows (15 min, 1 h) read
+/// the last hour; a day leaves room for a finer window without a migration.
+pub(crate) const ACTIVITY_MINUTES_KEPT: Duration = Duration::from_secs(24 * 3600);
+/// How long the activity rollup keeps half-hour rows: the longest window, 7 days (or less
+/// when history is kept for less).
+pub(crate) const ACTIVITY_KEPT: Duration = Duration::from_secs(7 * 24 * 3600);
 
 // ---------------------------------------------------------------- diagnostics
 

@@ -84,6 +84,9 @@ pub struct GatewayConfig {
     /// that program; the desktop app looks beside itself, then on `PATH`
     /// (`tap-desktop-core`). `Err`: why there is none; connecting is refused with it.
     pub tap_program: Result<PathBuf, String>,
+    /// Whether tool calls are counted in the ledger's activity rollup (`activity.query`) as
+    /// their spans are written. Default: yes; the bench turns it off to measure its cost.
+    pub activity_rollup: bool,
 }
 
 /// Slow consumers: the bounds of each connection's outbound queue and its write timeouts.
@@ -153,6 +156,7 @@ impl GatewayConfig {
             secrets_keyring: !tap_secrets::keyring_disabled_by_env(),
             client_dirs: tap_connect::Dirs::from_env(),
             tap_program: Err(NO_TAP_PROGRAM.into()),
+            activity_rollup: true,
         }
     }
 }

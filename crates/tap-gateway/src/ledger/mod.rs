@@ -13,12 +13,14 @@
 //!   `streams::store`, untouched; this is the record the humans and agents browse.
 
 pub(crate) mod figures;
+mod histogram;
 pub(crate) mod lines;
 pub(crate) mod open;
 pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod records;
 pub(crate) mod retention;
+pub(crate) mod rollup;
 mod schema;
 pub(crate) mod search;
 mod writer;
@@ -27,7 +29,7 @@ use crate::limits::{LEDGER_QUEUE, LEDGER_QUEUE_BYTES};
 use record::Record;
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tap_protocol::ledger::LedgerState;
 use tokio::sync::{mpsc, Semaphore};
@@ -71,6 +73,9 @@ pub(crate) struct Shared {
     bytes: Semaphore,
     waits: AtomicU64,
     written: AtomicU64,
+    /// Whether committed tool calls are added to the activity rollup (`rollup`); off only
+    /// to measure what it costs (`GatewayConfig::activity_rollup`).
+    rollup: AtomicBool,
 }
 
 impl Shared {
@@ -133,6 +138,7 @@ impl Ledger {
             bytes: Semaphore::new(LEDGER_QUEUE_BYTES),
             waits: AtomicU64::new(0),
             written: AtomicU64::new(0),
+            rollup: AtomicBool::new(true),
         });
         let writer_shared = shared.clone();
         std::thread::Builder::new()
@@ -157,8 +163,20 @@ impl Ledger {
                 bytes: Semaphore::new(LEDGER_QUEUE_BYTES),
                 waits: AtomicU64::new(0),
                 written: AtomicU64::new(0),
+                rollup: AtomicBool::new(false),
             }),
         }
+    }
+
+    /// Stops adding tool calls to the activity rollup (`activity.query` then answers only
+    /// what was there): for measuring what the rollup costs.
+    pub fn without_rollup(&self) {
+        self.shared.rollup.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether tool calls are added to the activity rollup.
+    pub fn rollup(&self) -> bool {
+        self.shared.rollup.load(Ordering::Relaxed)
     }
 
     /// Queues `record` if there is room; otherwise hands it back to be waited for.
@@ -346,5 +364,7 @@ fn file_bytes(path: &Path) -> u64 {
     size(path) + size(Path::new(&wal))
 }
 
+#[cfg(test)]
+mod rollup_tests;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -1,9 +1,10 @@
-//! Retention: history older than the age limit goes, then the oldest events and spans go
-//! until the database is under its size limit; freed pages go back to the file system.
+//! Retention: history older than the age limit goes (the activity rollup's rows too, and
+//! past their own limits), then the oldest events and spans go until the database is under
+//! its size limit; freed pages go back to the file system.
 //! Run by the writer when the gateway's timer (or a test, with its own `now`) asks.
 
 use super::record::micros;
-use crate::limits::TRIM_STEP_ROWS;
+use crate::limits::{ACTIVITY_KEPT, ACTIVITY_MINUTES_KEPT, TRIM_STEP_ROWS};
 use rusqlite::{params, Connection};
 use std::time::{Duration, SystemTime};
 
@@ -44,6 +45,7 @@ pub(crate) fn trim(
         "DELETE FROM providers WHERE disconnected_us IS NOT NULL AND disconnected_us < ?1",
         params![cutoff],
     )? as u64;
+    rollup(conn, now, cutoff)?;
     while used_bytes(conn)? > max_bytes {
         // Oldest first, across both big tables: whichever holds the older rows loses them.
         let oldest_event: Option<i64> =
@@ -89,6 +91,26 @@ pub(crate) fn trim(
         removed,
         bytes: used_bytes(conn)?,
     })
+}
+
+/// The activity rollup (`rollup`) by the spans' age rule, and by its own limits: no
+/// window reads minute rows older than [`ACTIVITY_MINUTES_KEPT`] nor half-hour rows older
+/// than [`ACTIVITY_KEPT`]. A row goes once its whole period is past the cutoff. Not counted
+/// in `removed`: its rows are a few bytes each, and the pages they free are taken again by
+/// new rows, so they are no reason to vacuum. The size rule leaves the rollup alone: the
+/// figures outlive the spans of the calls they count when the database is over its size.
+fn rollup(conn: &Connection, now: SystemTime, cutoff_us: i64) -> rusqlite::Result<()> {
+    let now_s = micros(now).div_euclid(1_000_000);
+    let by_age = cutoff_us.div_euclid(1_000_000);
+    for (period, kept) in [
+        (super::rollup::MINUTE, ACTIVITY_MINUTES_KEPT),
+        (super::rollup::HALF_HOUR, ACTIVITY_KEPT),
+    ] {
+        let cutoff = by_age.max(now_s - kept.as_secs() as i64);
+        conn.prepare_cached("DELETE FROM call_rollup WHERE period = ?1 AND start_s <= ?2 - ?1")?
+            .execute(params![period, cutoff])?;
+    }
+    Ok(())
 }
 
 /// Pages in use (not on the free list) times the page size.

@@ -121,6 +121,23 @@ pub(super) const MIGRATIONS: &[&str] = &[
             VALUES ('delete', old.id, old.text, old.metadata);
     END;
     "#,
+    // 4: the activity rollup (`rollup`): tool calls per period (60 s or 1800 s, starting at
+    // `start_s`, seconds since the epoch), provider, tool and client ('' when none), with
+    // errors and a latency histogram (`histogram`). Calls made before this version are in
+    // their spans only: no backfill, which would read every span at the first start.
+    r#"
+    CREATE TABLE call_rollup (
+        period INTEGER NOT NULL,
+        start_s INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        client TEXT NOT NULL,
+        calls INTEGER NOT NULL,
+        errors INTEGER NOT NULL,
+        latency BLOB NOT NULL,
+        PRIMARY KEY (period, start_s, provider, tool, client)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this gateway writes.

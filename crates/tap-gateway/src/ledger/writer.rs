@@ -82,9 +82,10 @@ pub(crate) fn run(
         shared
             .depth
             .fetch_sub(batch.len() as u64, Ordering::Relaxed);
+        let rollup = shared.rollup.load(Ordering::Relaxed);
         let result = {
             let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
-            write_batch(&mut c, &batch)
+            write_batch(&mut c, &batch, rollup)
         };
         if let Err(e) = result {
             let reason = format!("writing history failed: {e}");
@@ -94,7 +95,7 @@ pub(crate) fn run(
             shared.set_reader(conn.clone());
             shared.set_memory_only(reason);
             let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = write_batch(&mut c, &batch) {
+            if let Err(e) = write_batch(&mut c, &batch, rollup) {
                 tracing::error!(error = %e, "writing history to memory failed; a batch is lost");
             }
         }
@@ -166,11 +167,19 @@ fn index_step(conn: &Mutex<Connection>) -> bool {
     })
 }
 
-/// Writes every row of `batch` in one transaction.
-fn write_batch(conn: &mut Connection, batch: &[Record]) -> rusqlite::Result<()> {
+/// Writes every row of `batch` in one transaction, and (`rollup`) adds its tool calls to
+/// the activity rollup in the same one: the figures never count a call the spans lack.
+pub(super) fn write_batch(
+    conn: &mut Connection,
+    batch: &[Record],
+    rollup: bool,
+) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     for record in batch {
         write(&tx, record)?;
+    }
+    if rollup {
+        super::rollup::add(&tx, batch)?;
     }
     tx.commit()
 }
@@ -338,7 +347,7 @@ mod tests {
     fn a_push_is_committed_first_and_indexed_for_search_in_a_later_step() {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
-        write_batch(&mut conn, &[event("needle in\na push".into())]).unwrap();
+        write_batch(&mut conn, &[event("needle in\na push".into())], true).unwrap();
         let matches = "SELECT count(*) FROM events_fts WHERE events_fts MATCH 'needle'";
         assert_eq!(
             count(&conn, "SELECT count(*) FROM events WHERE indexed = 0"),

@@ -214,6 +214,9 @@ impl Core {
             History::Memory => Ledger::in_memory("history is configured to be kept in memory"),
             History::Off => Ledger::off(),
         };
+        if !config.activity_rollup {
+            ledger.without_rollup();
+        }
         let export = config
             .otlp_endpoint
             .as_deref()

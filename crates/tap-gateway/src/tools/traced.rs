@@ -4,7 +4,7 @@
 
 use crate::request::CallError;
 use crate::state::Core;
-use crate::trace::{OpenSpan, SpanContext};
+use crate::trace::{OpenSpan, SpanContext, CALL_SPAN, CLIENT_ATTR};
 
 /// Opens the root span of a call of `tool` in `session_id`, made by `via` (`host`, `mcp`,
 /// `playground`, `api`). A malformed `traceparent` is ignored (W3C: start a new trace) and
@@ -17,14 +17,32 @@ pub(crate) fn open_call(
     via: &'static str,
 ) -> OpenSpan {
     let parent = traceparent.and_then(SpanContext::parse);
-    let mut root = core.tracer.start("tool.call", parent);
+    let mut root = core.tracer.start(CALL_SPAN, parent);
     root.session(session_id);
     root.tool(tool);
     root.set("via", via);
+    // The session's client, for the activity rollup's `by: client` (hook rules' and
+    // approvals' `match.client`): on the span, so the rollup reads it from the call itself.
+    if core.ledger.rollup() {
+        if let Some(client) = client_of(core, session_id) {
+            root.set(CLIENT_ATTR, client);
+        }
+    }
     if traceparent.is_some() && parent.is_none() {
         root.set("traceparent.ignored", true);
     }
     root
+}
+
+/// The client of session `session_id`'s host (`HostEntry::client`); `None` for a session
+/// that is gone.
+fn client_of(core: &Core, session_id: &str) -> Option<String> {
+    let state = core.state();
+    let session = state.sessions.get(session_id)?;
+    state
+        .hosts
+        .get(&session.host)
+        .map(|h| h.client().to_string())
 }
 
 /// Ends `span` as `outcome` says.

@@ -14,6 +14,9 @@ pub(crate) mod context;
 pub(crate) mod otlp;
 pub(crate) mod span;
 
+/// The tool call's root span and its client attribute, named where the ledger's activity
+/// rollup counts them.
+pub(crate) use crate::ledger::rollup::{CALL_SPAN, CLIENT_ATTR};
 pub(crate) use context::SpanContext;
 pub(crate) use span::OpenSpan;
 

@@ -5,6 +5,7 @@
 //!
 //! Run one feature with `cargo test -p tap-gateway --test features pairing::`.
 
+mod activity;
 mod agent_tools;
 mod all_binding;
 mod approvals;
