@@ -201,9 +201,25 @@ pub(crate) const MAX_CHUNK_BYTES: usize = 64 * 1024;
 /// Chunks one run may have queued for the ledger; beyond, it reads no further until one
 /// is written. Bounds a run's memory to about this times [`MAX_CHUNK_BYTES`].
 pub(crate) const MAX_CHUNKS_QUEUED: usize = 32;
-/// How often a running session's config file is looked at for edits (its modification
-/// time and size; the file is read only when they change).
-pub(crate) const EMITTER_CONFIG_POLL_INTERVAL: Duration = Duration::from_secs(2);
+/// How often a running session's `tap.config.json` is looked at for edits (its
+/// modification time and size; the file is read only when they change). With
+/// [`PROJECT_CONFIG_SETTLE`], an edit applies well within a second.
+pub(crate) const PROJECT_CONFIG_POLL_INTERVAL: Duration = Duration::from_millis(250);
+/// An edited `tap.config.json` is read once it looks the same again this much later: an
+/// editor's save in several writes is not read half-written.
+pub(crate) const PROJECT_CONFIG_SETTLE: Duration = Duration::from_millis(150);
+/// A project provider stopped because its entry changed: how long its connections may
+/// take to close before its new run starts anyway.
+pub(crate) const PROJECT_PROVIDER_CLOSE_WAIT: Duration = Duration::from_secs(2);
+/// `surface` / `inject` deliveries that wait per session while no host can show them;
+/// one more drops the oldest (counted in the trace and a `session.warning`).
+pub(crate) const MAX_QUEUED_DELIVERIES_PER_SESSION: usize = 256;
+/// Pushes with the same `metadata.dedupKey` (one provider, session and stream) within
+/// this window are one delivery.
+pub(crate) const DELIVERY_DEDUP_WINDOW: Duration = Duration::from_secs(30);
+/// Dedup keys remembered per session within the window; past it the oldest is forgotten
+/// (its next push is shown again).
+pub(crate) const MAX_DEDUP_KEYS_PER_SESSION: usize = 1024;
 /// How often `$TAP_HOME/policy.json` is looked at for hand edits (its modification time
 /// and size; read again only when they change).
 pub(crate) const POLICY_FILE_POLL_INTERVAL: Duration = Duration::from_secs(2);

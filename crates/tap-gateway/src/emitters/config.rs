@@ -9,86 +9,30 @@
 //! legacy `includePattern` / `excludePattern` / `notifyPattern`.
 
 use crate::error::Error;
-use crate::limits::EMITTER_CONFIG_POLL_INTERVAL;
 use crate::state::emitters::injector::{DeliveryMode, Policy};
 use crate::state::Core;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use tap_protocol::emitters::{EmitterStart, Lifespan, Ownership};
 use tap_protocol::ErrorCode;
 
-/// Reads the config for `session_id` (working in `cwd`), starts its emitters, then follows
-/// the file while the session lives: an edit starts, restarts or stops what changed.
-pub(crate) fn start_configured(core: &Arc<Core>, session_id: String, cwd: Option<String>) {
-    let Some(cwd) = cwd.map(PathBuf::from).filter(|c| c.is_absolute()) else {
-        return;
-    };
-    let Ok(cancel) = core
-        .state()
-        .live_session(&session_id)
-        .map(|s| s.cancel.clone())
-    else {
-        return;
-    };
-    let core = core.clone();
-    core.clone().tasks.spawn(async move {
-        let mut seen: Stamp = None;
-        let mut first = true;
-        loop {
-            let dir = cwd.clone();
-            let now = tokio::task::spawn_blocking(move || read(&dir)).await.ok();
-            if let Some((stamp, found)) = now {
-                if first || stamp != seen {
-                    seen = stamp;
-                    reconcile(&core, &session_id, found, !first);
-                }
-            }
-            first = false;
-            tokio::select! {
-                _ = tokio::time::sleep(EMITTER_CONFIG_POLL_INTERVAL) => {}
-                _ = cancel.cancelled() => return,
-            }
-        }
-    });
-}
-
-/// What identifies a version of the file: its path, modification time and size.
-type Stamp = Option<(PathBuf, std::time::SystemTime, u64)>;
-
-/// A config file found, and its JSON (or why it could not be read).
-type Found = Option<(PathBuf, Result<Value, Error>)>;
-
-/// The config found for `cwd` (if any), stamped, and its JSON.
-fn read(cwd: &Path) -> (Stamp, Found) {
-    let Some(path) = crate::project::config::find(cwd) else {
-        return (None, None);
-    };
-    let stamp = crate::time::file_stamp(&path).map(|(at, len)| (path.clone(), at, len));
-    let json = crate::project::config::read_json(&path);
-    (stamp, Some((path, json)))
-}
-
 /// Makes the session's configured emitters and injectors what the file says: entries start
 /// (or restart when their definition changed); a persistent emitter whose entry is gone (or
 /// says `autoStart: false`) stops after an edit. Emitters started for this session only
-/// (`temporary`) are left alone.
-fn reconcile(core: &Arc<Core>, session_id: &str, found: Found, edited: bool) {
-    let (file, json) = match found {
-        // The providers' side already warns about an unreadable file at registration.
-        Some((path, Ok(json))) => (path.display().to_string(), json),
-        Some((path, Err(m))) if edited => {
-            let file = path.display().to_string();
-            return warn_that(core, session_id, &file, m.message, "nothing was changed");
-        }
-        Some(_) => return,
-        None => (String::new(), Value::Null),
-    };
-    if edited {
-        tracing::info!(session = %session_id, file = %file, "project config changed; emitters follow it");
-    }
+/// (`temporary`) are left alone. `file` is `None` (and `json` null) when the session has
+/// no config, or its file was removed. The project's follower (`project/follow.rs`) calls
+/// this when the session registers and after each settled edit.
+pub(crate) fn reconcile(
+    core: &Arc<Core>,
+    session_id: &str,
+    file: Option<&Path>,
+    json: &Value,
+    edited: bool,
+) {
+    let file = file.map(|p| p.display().to_string()).unwrap_or_default();
     // Injectors first: an emitter's first lines already go as its stream says.
-    apply_streams(core, session_id, &file, &json);
+    apply_streams(core, session_id, &file, json);
     let entries = match json.get("emitters") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(list)) => list.clone(),
@@ -174,25 +118,35 @@ fn warn(core: &Core, session_id: &str, file: &str, problem: String) {
     );
 }
 
-fn warn_that(core: &Core, session_id: &str, file: &str, problem: String, consequence: &str) {
+pub(crate) fn warn_that(
+    core: &Core,
+    session_id: &str,
+    file: &str,
+    problem: String,
+    consequence: &str,
+) {
     let message = format!("{file}: {problem}; {consequence}");
     core.emitters.warn(session_id, message.clone());
     crate::project::warn::warn_session(core, session_id, message, Some(file.to_string()), None);
 }
 
 /// `streams`: `{"<stream>": {"description": …, "sessionInjector": {"enabled": true,
-/// "delivery": "surface", "ownership": "userOwned"}}}` sets each stream's injector
-/// (user-owned unless it says otherwise).
+/// "delivery": "surface", "ownership": "userOwned"}}}`, or the reference's list of the same
+/// entries each with its `name`, sets each stream's injector (user-owned unless it says
+/// otherwise).
 fn apply_streams(core: &Core, session_id: &str, file: &str, json: &Value) {
-    let streams = match json.get("streams") {
-        None | Some(Value::Null) => return,
-        Some(Value::Object(m)) => m,
-        Some(_) => {
-            let problem = "'streams' must be an object keyed by stream name".to_string();
+    let streams = match crate::project::config::streams_of(json) {
+        Ok((streams, problems)) => {
+            for problem in problems {
+                warn_that(core, session_id, file, problem, "it was skipped");
+            }
+            streams
+        }
+        Err(problem) => {
             return warn_that(core, session_id, file, problem, "no injector was set");
         }
     };
-    for (name, entry) in streams {
+    for (name, entry) in &streams {
         let Some(injector) = entry.get("sessionInjector") else {
             continue;
         };

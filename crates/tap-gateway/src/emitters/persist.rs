@@ -169,14 +169,25 @@ pub(crate) fn put_stream(
         let streams = root
             .entry("streams")
             .or_insert_with(|| Value::Object(Map::new()));
-        let Some(streams) = streams.as_object_mut() else {
-            return Err(Error::internal(
-                "'streams' must be an object keyed by stream name",
-            ));
+        // The file keeps its shape: the reference's list of named entries stays a list.
+        let entry = match streams {
+            Value::Object(streams) => streams
+                .entry(stream)
+                .or_insert_with(|| Value::Object(Map::new())),
+            Value::Array(list) => {
+                let at = list.iter().position(|e| e["name"] == stream.as_str());
+                let at = at.unwrap_or_else(|| {
+                    list.push(serde_json::json!({ "name": stream }));
+                    list.len() - 1
+                });
+                &mut list[at]
+            }
+            _ => {
+                return Err(Error::internal(
+                    "'streams' must be an object keyed by stream name or a list of entries with a 'name'",
+                ))
+            }
         };
-        let entry = streams
-            .entry(stream)
-            .or_insert_with(|| Value::Object(Map::new()));
         let Some(entry) = entry.as_object_mut() else {
             return Err(Error::internal(
                 "each stream in 'streams' must be an object",

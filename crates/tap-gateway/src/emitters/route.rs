@@ -19,7 +19,7 @@ use crate::streams::store::{Stored, TooManyStreams};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tap_protocol::emitters::LineCounts;
-use tap_protocol::host::{BusyState, Delivery, HostEvent};
+use tap_protocol::host::{BusyState, Delivery};
 use tap_protocol::ledger::EventOutcome;
 use tap_protocol::provider::PushLevel;
 use tap_protocol::JsonObject;
@@ -333,7 +333,8 @@ pub(crate) fn keep(core: &Core, e: StreamEvent<'_>) -> Result<Record, TooManyStr
     }))
 }
 
-/// Sends a delivery to the session's host; `false` when it has none connected.
+/// Sends a delivery to the session's host, or queues it until one attaches
+/// (`sessions/delivery_queue.rs`); `false` when the session is gone.
 pub(crate) fn deliver(
     core: &Core,
     session_id: &str,
@@ -343,7 +344,7 @@ pub(crate) fn deliver(
     prompt: Option<String>,
     at: SystemTime,
 ) -> bool {
-    let delivery = HostEvent::Delivery(Delivery {
+    let delivery = Delivery {
         session_id: session_id.to_string(),
         level,
         stream: stream.to_string(),
@@ -352,6 +353,7 @@ pub(crate) fn deliver(
         prompt,
         metadata: None,
         ts: crate::time::rfc3339(at),
-    });
-    core.state().send_to_session_host(session_id, &delivery)
+    };
+    let outcome = crate::sessions::delivery_queue::deliver(&mut core.state(), delivery);
+    outcome != crate::sessions::delivery_queue::Outcome::NoSession
 }

@@ -82,8 +82,13 @@ impl HostConn {
                 }
             }
         }
+        let epoch = host.epoch;
+        // Last: the deliveries that waited for this host, each session's in order.
+        for s in &sessions {
+            crate::sessions::delivery_queue::flush(state, s);
+        }
         tracing::info!(target: LOG_TARGET, host = %id, sessions = sessions.len(), resent, lost, "session host resumed");
-        (host.epoch, sessions)
+        (epoch, sessions)
     }
 }
 

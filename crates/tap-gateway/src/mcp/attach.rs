@@ -146,12 +146,15 @@ fn register(
     let kill = core.stopping.child_token();
     let (out, rx) = core.outbound_queue(Kind::Host, kill.clone());
     // Nobody resumes an in-process host; its resume token is never handed out.
-    let host = HostEntry::new(
+    let mut host = HostEntry::new(
         host_id.clone(),
         format!("{MCP_HOST_PREFIX}{name}"),
         out,
         kill,
     );
+    // Until a client listens, deliveries wait in the session's queue.
+    let listeners = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    host.listeners = Some(listeners.clone());
     core.state().hosts.insert(host_id.clone(), host);
     // The newest agent session the user started is the one they work in: providers that
     // bind to "the foreground session" should find it.
@@ -176,12 +179,14 @@ fn register(
             return Err(e);
         }
     };
-    let b = Arc::new(Binding::new(
+    let mut binding = Binding::new(
         name.to_string(),
         info.id,
         Some(host_id),
         core.stopping.child_token(),
-    ));
+    );
+    binding.delivery_listeners = listeners;
+    let b = Arc::new(binding);
     core.state().mcp.insert(name.to_string(), b.clone());
     super::watch::spawn(core, &b, Some(rx));
     tracing::info!(session = %b.session_id, name, "MCP session registered");

@@ -296,11 +296,13 @@ impl ServerHandler for McpHandler {
             );
         }
         let notices = binding.notices.subscribe();
+        // After subscribing: what waited in the session's queue comes to this client too.
+        let listening = binding.listen_for_deliveries(&self.core);
         let closed = self.closed.clone();
         let subscribed = self.subscribed.clone();
         self.core.tasks.spawn(super::notify::forward(
             context.peer,
-            notices,
+            (notices, listening),
             closed,
             super::notify::Wants {
                 subscribed,

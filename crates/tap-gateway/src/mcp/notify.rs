@@ -3,7 +3,8 @@
 //!
 //! Deliveries: MCP cannot start a turn, so both `surface` and `inject` pushes become
 //! `notifications/message` (level `info` and `notice`) with the event, the stream and the
-//! provider as data, for clients that show server logs. The stateless generation has no
+//! provider as data, for clients that show server logs. While no such client is present,
+//! deliveries wait in the session's queue and come when one initializes. The stateless generation has no
 //! such notification (`subscriptions/listen` carries list changes and resource updates
 //! only); its clients read the streams as resources or with `tap_stream_history`.
 
@@ -11,7 +12,7 @@
 // message older clients show, so deliveries use it.
 #![allow(deprecated)]
 
-use crate::state::mcp_binding::Notice;
+use crate::state::mcp_binding::{DeliveryListener, Notice};
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::{Peer, RoleServer};
 use serde_json::json;
@@ -42,9 +43,11 @@ const LEVELS: [LoggingLevel; 8] = [
     LoggingLevel::Emergency,
 ];
 
+/// Sends the session's notices to one client until it or the binding goes; it shows
+/// deliveries while `listening` is held (the session's queue holds them otherwise).
 pub(crate) async fn forward(
     peer: Peer<RoleServer>,
-    mut notices: broadcast::Receiver<Notice>,
+    (mut notices, _listening): (broadcast::Receiver<Notice>, DeliveryListener),
     closed: CancellationToken,
     wants: Wants,
     gone: CancellationToken,

@@ -1,9 +1,11 @@
 //! Which servers run. The user's (`$TAP_HOME/mcp.json`) start with the gateway, one
 //! instance each, bound to every session; `mcpServers.reload` applies the file again. A
 //! session's project servers (its `tap.config.json`'s `mcpServers`) start when it
-//! registers, bound to it alone, and stop with it: the hub follows sessions through the
-//! status changes the engine already announces, comparing the live sessions with those it
-//! has seen (so a missed announcement is caught up by the next one).
+//! registers, bound to it alone, and stop with it; an edit of the file starts, restarts
+//! and stops them while the session runs. The hub follows sessions through the status
+//! changes the engine already announces, comparing each live session's config revision
+//! (published by its follower, `project/follow.rs`) with the one it applied (so a missed
+//! announcement is caught up by the next one).
 
 use super::config::{self, Parsed, ServerSpec};
 use super::remote_auth::{self, RemoteAuth};
@@ -11,6 +13,7 @@ use super::server::Server;
 use super::supervise;
 use crate::error::Error;
 use crate::oauth::Callback;
+use crate::project::follow::Snapshot;
 use crate::state::Core;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,8 +36,10 @@ struct Inner {
     user: Vec<Arc<Server>>,
     /// Problems with the user file itself.
     user_warnings: Vec<String>,
-    /// Project servers by session id; a session seen without any has an empty list.
+    /// Project servers by session id.
     project: HashMap<String, Vec<Arc<Server>>>,
+    /// The revision of each session's project config applied last (`project/follow.rs`).
+    applied: HashMap<String, u64>,
 }
 
 impl McpHub {
@@ -224,50 +229,63 @@ impl McpHub {
         server
     }
 
-    /// Starts the project servers of sessions not seen yet and forgets ended ones.
+    /// Applies each live session's project config when its follower published a reading
+    /// this hub has not applied yet, and forgets ended sessions.
     fn follow_sessions(self: &Arc<Self>) {
-        let live: Vec<(String, Option<String>, CancellationToken)> = {
+        type Live = (String, String, Arc<Snapshot>, CancellationToken);
+        let live: Vec<Live> = {
             let state = self.core.state();
             state
                 .sessions
                 .values()
                 .filter(|s| !s.is_ending())
-                .map(|s| (s.info.id.clone(), s.info.cwd.clone(), s.cancel.clone()))
+                .filter_map(|s| {
+                    let cwd = s.info.cwd.clone()?;
+                    let snapshot = s.project_config.clone()?;
+                    Some((s.info.id.clone(), cwd, snapshot, s.cancel.clone()))
+                })
+                .collect()
+        };
+        let alive: Vec<String> = {
+            let state = self.core.state();
+            state
+                .sessions
+                .values()
+                .filter(|s| !s.is_ending())
+                .map(|s| s.info.id.clone())
                 .collect()
         };
         let mut inner = self.inner.lock().unwrap();
-        inner
-            .project
-            .retain(|id, _| live.iter().any(|(live_id, _, _)| live_id == id));
-        for (id, cwd, cancel) in live {
-            if inner.project.contains_key(&id) {
+        inner.project.retain(|id, _| alive.contains(id));
+        inner.applied.retain(|id, _| alive.contains(id));
+        let mut due = Vec::new();
+        for (id, cwd, snapshot, cancel) in live {
+            if inner.applied.get(&id) == Some(&snapshot.revision) {
                 continue;
             }
-            inner.project.insert(id.clone(), Vec::new());
-            let Some(cwd) = cwd.map(PathBuf::from).filter(|c| c.is_absolute()) else {
-                continue;
-            };
-            let hub = self.clone();
-            self.core.tasks.spawn(async move {
-                let found = tokio::task::spawn_blocking(move || project_servers(&cwd))
-                    .await
-                    .ok()
-                    .flatten();
-                if let Some((path, dir, parsed)) = found {
-                    hub.start_project(&id, &path, dir, parsed, cancel);
-                }
-            });
+            inner.applied.insert(id.clone(), snapshot.revision);
+            due.push((id, cwd, snapshot, cancel));
+        }
+        drop(inner);
+        for (id, cwd, snapshot, cancel) in due {
+            self.apply_project(&id, PathBuf::from(cwd), &snapshot, cancel);
         }
     }
 
-    fn start_project(
+    /// Makes a session's project servers what one reading of its config says, as
+    /// `reload` does for the user's: added ones start, removed ones stop, changed ones
+    /// restart, unchanged ones keep running.
+    fn apply_project(
         &self,
         session: &str,
-        path: &Path,
         dir: PathBuf,
-        parsed: Parsed,
+        snapshot: &Snapshot,
         cancel: CancellationToken,
     ) {
+        let (path, parsed) = match &snapshot.path {
+            Some(path) => (path.clone(), config::parse_document(&snapshot.json, path)),
+            None => (PathBuf::new(), Parsed::default()),
+        };
         for w in &parsed.warnings {
             crate::project::warn::warn_session(
                 &self.core,
@@ -278,41 +296,34 @@ impl McpHub {
             );
         }
         let mut inner = self.inner.lock().unwrap();
-        // The session ended while its config was read.
-        let Some(list) = inner.project.get_mut(session) else {
-            return;
-        };
+        let old = inner.project.remove(session).unwrap_or_default();
         let roots = vec![format!("file://{}", dir.display())];
+        let mut next = Vec::with_capacity(parsed.servers.len());
         for spec in parsed.servers {
-            let server = self.launch(
-                spec,
-                McpScope::Project,
-                Some(session.to_string()),
-                path,
-                dir.clone(),
-                cancel.child_token(),
-                roots.clone(),
-                Vec::new(),
-            );
-            list.push(server);
+            match old.iter().find(|s| s.spec == spec) {
+                Some(same) => next.push(same.clone()),
+                None => next.push(self.launch(
+                    spec,
+                    McpScope::Project,
+                    Some(session.to_string()),
+                    &path,
+                    dir.clone(),
+                    cancel.child_token(),
+                    roots.clone(),
+                    Vec::new(),
+                )),
+            }
         }
+        for gone in old
+            .iter()
+            .filter(|o| !next.iter().any(|n| Arc::ptr_eq(n, o)))
+        {
+            gone.stop.cancel();
+        }
+        inner.project.insert(session.to_string(), next);
         drop(inner);
         self.core
             .events
             .emit(crate::events::GatewayEvent::StatusChanged);
     }
-}
-
-/// The `mcpServers` of the `tap.config.json` governing `cwd`: the file, the session's
-/// directory (project servers run there, and it is their root) and what it configures.
-fn project_servers(cwd: &Path) -> Option<(PathBuf, PathBuf, Parsed)> {
-    let path = crate::project::config::find(cwd)?;
-    // A file that cannot be read or parsed is reported once, by the project providers'
-    // start (`project/start.rs`): the session gets one warning about it, not two.
-    let doc = crate::project::config::read_json(&path).ok()?;
-    let parsed = config::parse_document(&doc, &path);
-    if parsed.servers.is_empty() && parsed.warnings.is_empty() {
-        return None;
-    }
-    Some((path, cwd.to_path_buf(), parsed))
 }

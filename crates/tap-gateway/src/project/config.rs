@@ -1,4 +1,5 @@
-//! `tap.config.json`: finding a session's project config and reading its `providers`.
+//! `tap.config.json`: finding a session's project config (the nearest at or above its
+//! `cwd`, `.github/tap.config.json` included) and reading its `providers` and `streams`.
 //!
 //! ```json
 //! { "providers": [ { "name": "ci", "command": "node", "args": ["tools/ci.mjs"],
@@ -28,49 +29,61 @@ pub(crate) struct ProjectProvider {
     pub spec: SpawnSpec,
 }
 
-/// What a config yielded: the providers to start and the problems to report.
-#[derive(Debug, Default)]
-pub(crate) struct Loaded {
-    pub path: PathBuf,
-    pub providers: Vec<ProjectProvider>,
-    /// Entry-level problems (the entry was skipped), each a sentence for the user.
-    pub problems: Vec<String>,
-}
+/// Where a config may also sit in a directory: the reference extension reads
+/// `.github/tap.config.json`, so a project set up for it works here unchanged.
+pub(crate) const GITHUB_DIR: &str = ".github";
 
-/// A config that could not be used at all.
-#[derive(Debug)]
-pub(crate) struct Unusable {
+/// The config governing a directory, and a second one there that is not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Located {
     pub path: PathBuf,
-    pub message: String,
+    /// `.github/tap.config.json` beside a `tap.config.json` in the same directory: the
+    /// latter wins and this one is named in a warning, never merged.
+    pub ignored: Option<PathBuf>,
 }
 
 /// The nearest `tap.config.json` at or above `cwd` (which must be absolute), if any.
 pub(crate) fn find(cwd: &Path) -> Option<PathBuf> {
+    locate(cwd).map(|l| l.path)
+}
+
+/// The nearest directory at or above `cwd` holding `tap.config.json` or
+/// `.github/tap.config.json`; when it holds both, the first. Nearest wins as for
+/// `package.json`: a subproject's file governs its sessions.
+pub(crate) fn locate(cwd: &Path) -> Option<Located> {
     if !cwd.is_absolute() {
         return None;
     }
-    cwd.ancestors()
-        .map(|dir| dir.join(FILE_NAME))
-        .find(|candidate| candidate.is_file())
-}
-
-/// Finds and reads the config for a session working in `cwd`. `None`: there is none.
-pub(crate) fn load(cwd: &Path) -> Option<Result<Loaded, Unusable>> {
-    let path = find(cwd)?;
-    Some(read(&path).map_err(|e| Unusable {
-        path: path.clone(),
-        message: e.message,
-    }))
-}
-
-fn read(path: &Path) -> Result<Loaded, Error> {
-    let bytes = read_bytes(path)?;
-    let dir = path.parent().unwrap_or(Path::new("/"));
-    parse(&bytes, dir).map(|(providers, problems)| Loaded {
-        path: path.to_path_buf(),
-        providers,
-        problems,
+    cwd.ancestors().find_map(|dir| {
+        let root = dir.join(FILE_NAME);
+        let github = dir.join(GITHUB_DIR).join(FILE_NAME);
+        match (root.is_file(), github.is_file()) {
+            (true, true) => Some(Located {
+                path: root,
+                ignored: Some(github),
+            }),
+            (true, false) => Some(Located {
+                path: root,
+                ignored: None,
+            }),
+            (false, true) => Some(Located {
+                path: github,
+                ignored: None,
+            }),
+            (false, false) => None,
+        }
     })
+}
+
+/// The directory a config's relative paths are taken from: the project's, which for
+/// `.github/tap.config.json` is the one above `.github` (its commands name the
+/// project's scripts as a root file's would).
+pub(crate) fn base_dir(path: &Path) -> &Path {
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    match dir.file_name() {
+        Some(n) if n == GITHUB_DIR => dir.parent().unwrap_or(dir),
+        _ => dir,
+    }
 }
 
 /// The config at `path` as JSON, with the same checks as for its providers (owner, size):
@@ -126,12 +139,23 @@ fn check_owner(path: &Path) -> Result<(), Error> {
 }
 
 /// Parses a config's bytes; relative paths are taken from `dir`, the config's directory.
+/// (The gateway reads the JSON once for every part, [`parse_value`]; the fuzz target and
+/// the tests start from bytes.)
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn parse(
     bytes: &[u8],
     dir: &Path,
 ) -> Result<(Vec<ProjectProvider>, Vec<String>), Error> {
     let root: Value = serde_json::from_slice(bytes)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("it is not valid JSON: {e}")))?;
+    parse_value(&root, dir)
+}
+
+/// [`parse`] of a document already read.
+pub(crate) fn parse_value(
+    root: &Value,
+    dir: &Path,
+) -> Result<(Vec<ProjectProvider>, Vec<String>), Error> {
     let Value::Object(root) = root else {
         return Err(Error::new(
             ErrorCode::InvalidJson,
@@ -179,6 +203,40 @@ pub(crate) fn parse(
         }
     }
     Ok((providers, problems))
+}
+
+/// `streams` in either shape, as `(name, entry)` pairs: the object keyed by stream name
+/// this gateway wrote (`{"ci": {"sessionInjector": …}}`) or the reference's array of
+/// entries naming themselves (`[{"name": "ci", "sessionInjector": …}]`). An array entry
+/// without a string `name` is a problem naming its index; the others are kept.
+pub(crate) fn streams_of(root: &Value) -> Result<(Vec<(String, Value)>, Vec<String>), String> {
+    match root.get("streams") {
+        None | Some(Value::Null) => Ok((Vec::new(), Vec::new())),
+        Some(Value::Object(m)) => Ok((
+            m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            Vec::new(),
+        )),
+        Some(Value::Array(list)) => {
+            let mut out: Vec<(String, Value)> = Vec::new();
+            let mut problems = Vec::new();
+            for (i, v) in list.iter().enumerate() {
+                match v.get("name").and_then(Value::as_str) {
+                    Some(n) if out.iter().any(|(m, _)| m == n) => {
+                        problems.push(format!("streams[{i}]: another entry is named '{n}'"))
+                    }
+                    Some(n) => out.push((n.to_string(), v.clone())),
+                    None => problems.push(format!(
+                        "streams[{i}]: each entry must be an object with a string 'name'"
+                    )),
+                }
+            }
+            Ok((out, problems))
+        }
+        Some(_) => Err(
+            "'streams' must be an object keyed by stream name or a list of entries with a 'name'"
+                .into(),
+        ),
+    }
 }
 
 fn entry(v: &Value, dir: &Path) -> Result<ProjectProvider, Error> {
@@ -335,6 +393,60 @@ mod tests {
             .unwrap_err()
             .message
             .contains("'providers' must be"));
+    }
+
+    #[test]
+    fn streams_come_as_a_map_or_as_the_reference_s_list() {
+        let map = serde_json::json!({"streams": {"ci": {"description": "d"}}});
+        let list = serde_json::json!({"streams": [{"name": "ci", "description": "d"},
+            {"description": "no name"}, {"name": "ci"}, 3]});
+        let (m, none) = streams_of(&map).unwrap();
+        assert_eq!(m[0].0, "ci");
+        assert!(none.is_empty());
+        let (l, problems) = streams_of(&list).unwrap();
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].1["description"], "d");
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[1].contains("another entry is named 'ci'"));
+        assert!(streams_of(&serde_json::json!({"streams": "ci"})).is_err());
+    }
+
+    #[test]
+    fn a_github_config_resolves_paths_from_the_project() {
+        assert_eq!(
+            base_dir(Path::new("/code/foo/.github/tap.config.json")),
+            Path::new("/code/foo")
+        );
+        assert_eq!(
+            base_dir(Path::new("/code/foo/tap.config.json")),
+            Path::new("/code/foo")
+        );
+    }
+
+    #[test]
+    fn the_root_file_wins_over_github_in_one_directory_and_the_nearest_over_both() {
+        let d = tempfile::tempdir().unwrap();
+        let top = d.path().canonicalize().unwrap();
+        let sub = top.join("sub");
+        std::fs::create_dir_all(top.join(GITHUB_DIR)).unwrap();
+        std::fs::create_dir_all(sub.join(GITHUB_DIR)).unwrap();
+        std::fs::write(top.join(GITHUB_DIR).join(FILE_NAME), "{}").unwrap();
+        assert_eq!(
+            locate(&sub).unwrap().path,
+            top.join(".github/tap.config.json")
+        );
+        std::fs::write(top.join(FILE_NAME), "{}").unwrap();
+        let both = locate(&sub).unwrap();
+        assert_eq!(both.path, top.join(FILE_NAME));
+        assert_eq!(both.ignored, Some(top.join(".github/tap.config.json")));
+        std::fs::write(sub.join(GITHUB_DIR).join(FILE_NAME), "{}").unwrap();
+        assert_eq!(
+            locate(&sub).unwrap(),
+            Located {
+                path: sub.join(".github/tap.config.json"),
+                ignored: None
+            }
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::config::ProjectProvider;
 use super::warn::warn_session;
 use super::ProjectToken;
+use crate::limits::PROJECT_PROVIDER_CLOSE_WAIT;
 use crate::processes::group::stop_group;
 use crate::processes::spawn::forward_lines;
 use crate::state::Core;
@@ -32,7 +33,7 @@ pub(super) async fn run(
         let mut child = match p.spec.start(&token, &url, &core.config.child_env_remove) {
             Ok(child) => child,
             Err(e) => {
-                revoke_token(&core, &session_id, &token);
+                let _ = revoke_token(&core, &session_id, &token);
                 // The command cannot be run at all (missing program, bad cwd): retrying
                 // would fail the same way until the config is fixed.
                 warn_session(
@@ -64,13 +65,20 @@ pub(super) async fn run(
         let status = tokio::select! {
             status = child.wait() => status,
             _ = cancel.cancelled() => {
-                revoke_token(&core, &session_id, &token);
+                let conns = revoke_token(&core, &session_id, &token);
                 stop_group(&mut child, pid).await;
-                tracing::info!(target: "tap::provider", provider = %name, session = %session_id, "project provider stopped (session ended)");
+                if session_lives(&core, &session_id) {
+                    // Its entry changed or left the file: what it registered goes now,
+                    // not at the session's teardown, and before a new run says `hello`.
+                    close_connections(&core, &conns).await;
+                    tracing::info!(target: "tap::provider", provider = %name, session = %session_id, "project provider stopped (its entry in the config changed or was removed)");
+                } else {
+                    tracing::info!(target: "tap::provider", provider = %name, session = %session_id, "project provider stopped (session ended)");
+                }
                 return;
             }
         };
-        revoke_token(&core, &session_id, &token);
+        let _ = revoke_token(&core, &session_id, &token);
         let ran = started.elapsed();
         let clean = status.as_ref().is_ok_and(|s| s.success());
         let status = match status {
@@ -134,6 +142,7 @@ fn issue_token(core: &Core, session_id: &str, provider: &str, token: &str) -> bo
             s.project_tokens.push(ProjectToken {
                 token: token.to_string(),
                 provider: provider.to_string(),
+                conns: Vec::new(),
             });
             true
         }
@@ -141,9 +150,57 @@ fn issue_token(core: &Core, session_id: &str, provider: &str, token: &str) -> bo
     }
 }
 
-fn revoke_token(core: &Core, session_id: &str, token: &str) {
+/// Revokes a run's token; returns the provider connections it authenticated.
+fn revoke_token(core: &Core, session_id: &str, token: &str) -> Vec<String> {
+    let mut conns = Vec::new();
     if let Some(s) = core.state().sessions.get_mut(session_id) {
-        s.project_tokens.retain(|t| t.token != token);
+        s.project_tokens.retain(|t| {
+            if t.token == token {
+                conns.extend(t.conns.iter().cloned());
+            }
+            t.token != token
+        });
+    }
+    conns
+}
+
+fn session_lives(core: &Core, session_id: &str) -> bool {
+    core.state()
+        .sessions
+        .get(session_id)
+        .is_some_and(|s| !s.is_ending())
+}
+
+/// Closes a stopped run's provider connections and waits (at most
+/// [`PROJECT_PROVIDER_CLOSE_WAIT`]) until the registry has let them go: their tools leave
+/// the session and their name is free for the next run's `hello`.
+async fn close_connections(core: &Core, conns: &[String]) {
+    let mut events = core.events.subscribe();
+    let deadline = tokio::time::sleep(PROJECT_PROVIDER_CLOSE_WAIT);
+    tokio::pin!(deadline);
+    loop {
+        let left = {
+            let state = core.state();
+            let left: Vec<_> = conns
+                .iter()
+                .filter_map(|c| state.providers.get(c))
+                .collect();
+            for p in &left {
+                p.link.kill.cancel();
+            }
+            left.len()
+        };
+        if left == 0 {
+            return;
+        }
+        // A disconnect is announced (`StatusChanged`); any event is a reason to look.
+        tokio::select! {
+            _ = events.recv() => {}
+            _ = &mut deadline => {
+                tracing::warn!(target: "tap::provider", "a stopped project provider's connection is still open");
+                return;
+            }
+        }
     }
 }
 

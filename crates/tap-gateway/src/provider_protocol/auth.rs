@@ -68,6 +68,7 @@ impl ProviderConn {
             drop(state);
             return self.fatal(ErrorCode::AuthFailed, "Invalid token", Some("auth"));
         };
+        let scoped = scope.clone();
         let id = self.admit(
             &mut state,
             trust,
@@ -75,6 +76,9 @@ impl ProviderConn {
             None,
             scope,
         );
+        if let Some(session) = scoped {
+            crate::project::start::note_connection(&mut state, &session, &token, &id);
+        }
         drop(state);
         self.id = Some(id.clone());
         tracing::info!(target: LOG_TARGET, remote = %self.remote, provider = %id, trust = trust.as_str(), "provider authenticated");

@@ -1,5 +1,6 @@
 //! `push`: each event through the stream's filter and budgets into the session's stream,
-//! and (`surface` / `inject`) to the session's host.
+//! and (`surface` / `inject`) to the session's host, or its delivery queue while none is
+//! attached.
 
 use super::all_binding::{targets, Absent};
 use super::ProviderConn;
@@ -10,7 +11,7 @@ use crate::ledger::Full;
 use crate::providers::validate::{self};
 use crate::streams::store::Stored;
 use std::time::SystemTime;
-use tap_protocol::host::{Delivery, HostEvent};
+use tap_protocol::host::Delivery;
 use tap_protocol::ledger::EventOutcome;
 use tap_protocol::limits::MAX_STREAMS_PER_PROVIDER;
 use tap_protocol::provider::{Push, PushLevel};
@@ -95,17 +96,15 @@ impl ProviderConn {
             }
         };
         let at = SystemTime::now();
-        let delivery = (level != PushLevel::Keep).then(|| {
-            HostEvent::Delivery(Delivery {
-                session_id: session.clone(),
-                level,
-                stream: stream.clone(),
-                provider: provider.to_string(),
-                event: text.clone(),
-                prompt: p.prompt,
-                metadata: p.metadata.clone(),
-                ts: crate::time::rfc3339(at),
-            })
+        let delivery = (level != PushLevel::Keep).then(|| Delivery {
+            session_id: session.clone(),
+            level,
+            stream: stream.clone(),
+            provider: provider.to_string(),
+            event: text.clone(),
+            prompt: p.prompt,
+            metadata: p.metadata.clone(),
+            ts: crate::time::rfc3339(at),
         });
         let row = EventRow {
             at,
@@ -144,12 +143,11 @@ impl ProviderConn {
             row.trace_id = Some(push.context().trace_hex());
             let mut span = push.child("delivery");
             span.session(&session);
-            if self.core.state().send_to_session_host(&session, &delivery) {
-                span.ok();
-            } else {
-                // Stored all the same; the host may read it from the history.
-                span.fail("NO_HOST", "the session has no host connected");
-            }
+            // Shown now, or queued until a host attaches; never an answer to the
+            // provider (the spec's `push` has none), only the trace's.
+            let outcome =
+                crate::sessions::delivery_queue::deliver(&mut self.core.state(), delivery);
+            outcome.record(span);
             push.ok();
         }
         self.core.ledger.try_write(Record::Event(row)).err()

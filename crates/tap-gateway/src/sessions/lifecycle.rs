@@ -3,8 +3,8 @@
 use crate::error::Error;
 use crate::events::GatewayEvent;
 use crate::ledger::record::Record;
-use crate::state::host_report::HostReport;
 use crate::socket::frame::frame;
+use crate::state::host_report::HostReport;
 use crate::state::provider_entry::Phase;
 use crate::state::session::{Ending, Session};
 use crate::state::{Core, State};
@@ -84,6 +84,8 @@ pub(crate) fn register_session(
             idle: Arc::new(Notify::new()),
             ending: None,
             project_tokens: Vec::new(),
+            project_config: None,
+            delivery_queue: Default::default(),
             pending_acks: Vec::new(),
             profile,
             pins: core.pins.clone(),
@@ -114,8 +116,7 @@ pub(crate) fn register_session(
     super::toolset::spawn_debouncer(core, id.clone(), notify, cancel.clone());
     // After `session.registered`: problems with the project config reach the host as
     // `session.warning`s about a session it already knows.
-    crate::project::start::start(core, id.clone(), info.cwd.clone(), cancel);
-    crate::emitters::config::start_configured(core, id.clone(), info.cwd.clone());
+    crate::project::follow::start(core, id.clone(), info.cwd.clone(), cancel);
     tracing::info!(session = %id, host = %host_id, "session registered");
     core.ledger.write_detached(Record::SessionStarted {
         id: id.clone(),

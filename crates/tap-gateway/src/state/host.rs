@@ -1,6 +1,8 @@
 use super::answers::{answer_key, RecentAnswers};
 use crate::socket::outbound::OutSender;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use tap_protocol::host::HostEvent;
 use tap_protocol::limits::HOST_OUTBOX_CAP;
 use tokio_tungstenite::tungstenite::Message;
@@ -37,6 +39,10 @@ pub(crate) struct HostEntry {
     pub invocations: HashMap<String, CancellationToken>,
     /// Answers sent lately, for a resume to send again what a dropped socket lost.
     pub answers: RecentAnswers,
+    /// For the MCP facade's in-process host: how many of its session's MCP clients show
+    /// deliveries (`mcp/listening.rs`). `None` for a session host, which shows them
+    /// whenever its socket is attached.
+    pub listeners: Option<Arc<AtomicUsize>>,
 }
 
 impl HostEntry {
@@ -55,7 +61,18 @@ impl HostEntry {
             sessions: HashSet::new(),
             invocations: HashMap::new(),
             answers: RecentAnswers::default(),
+            listeners: None,
         }
+    }
+
+    /// Whether a delivery sent now reaches someone who shows it; otherwise it waits in
+    /// the session's queue (`sessions/delivery_queue.rs`).
+    pub fn shows_deliveries(&self) -> bool {
+        self.out.is_some()
+            && self
+                .listeners
+                .as_ref()
+                .is_none_or(|l| l.load(Ordering::SeqCst) > 0)
     }
 
     /// The client its sessions are for (hook rules' `match.client`): the session name an

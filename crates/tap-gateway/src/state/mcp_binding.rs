@@ -107,6 +107,20 @@ pub(crate) struct Binding {
     /// The same for one call in flight, by its trace id: what a server asks during that
     /// call goes to the client that made it, on that request's own stream.
     call_askers: std::sync::Mutex<Vec<(u128, std::sync::Arc<dyn ClientAsker>)>>,
+    /// Clients that show deliveries (the `initialize` generation's), shared with the
+    /// session's in-process host: with none, deliveries wait in the session's queue.
+    pub delivery_listeners: std::sync::Arc<AtomicUsize>,
+}
+
+/// One MCP client showing the session's deliveries, for as long as it is held.
+pub(crate) struct DeliveryListener {
+    count: std::sync::Arc<AtomicUsize>,
+}
+
+impl Drop for DeliveryListener {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Binding {
@@ -131,6 +145,22 @@ impl Binding {
             gone,
             askers: std::sync::Mutex::new(Vec::new()),
             call_askers: std::sync::Mutex::new(Vec::new()),
+            delivery_listeners: Default::default(),
+        }
+    }
+
+    /// A client of the `initialize` generation now shows deliveries (it subscribed to
+    /// [`Binding::notices`] first): what waited for one is sent now, in order, through
+    /// the session's host to the notices. Under the state lock, so no delivery slips
+    /// between the queue and the count.
+    pub fn listen_for_deliveries(&self, core: &crate::state::Core) -> DeliveryListener {
+        let mut state = core.state();
+        self.delivery_listeners.fetch_add(1, Ordering::SeqCst);
+        if self.host_id.is_some() {
+            crate::sessions::delivery_queue::flush(&mut state, &self.session_id);
+        }
+        DeliveryListener {
+            count: self.delivery_listeners.clone(),
         }
     }
 

@@ -43,6 +43,12 @@ pub(crate) struct Session {
     pub ending: Option<Ending>,
     /// Tokens of the project providers running for this session (`tap.config.json`).
     pub project_tokens: Vec<ProjectToken>,
+    /// The project config in force, as its follower last applied it (`project/follow.rs`);
+    /// the MCP hub starts and stops the session's project servers from it.
+    pub project_config: Option<Arc<crate::project::follow::Snapshot>>,
+    /// `surface` / `inject` deliveries waiting for a host to show them
+    /// (`sessions/delivery_queue.rs`).
+    pub delivery_queue: crate::sessions::delivery_queue::DeliveryQueue,
     /// `tools.update`s applied here whose `ack` waits for the next tool-set publish (the
     /// revision barrier: acknowledged once the host has the new tools).
     pub pending_acks: Vec<PendingAck>,
@@ -74,6 +80,9 @@ pub(crate) struct ProjectToken {
     pub token: String,
     /// The provider's `name` in the config (for logs).
     pub provider: String,
+    /// Provider connections that authenticated with it: closed when the run is stopped
+    /// because its entry changed or left the config.
+    pub conns: Vec<String>,
 }
 
 /// A provider said `goodbye` / `shutdown.ready` for `session`, or disconnected: it no
