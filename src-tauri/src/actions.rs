@@ -30,14 +30,19 @@ pub fn open_panel_at(app: &AppHandle, route: Option<&'static str>) {
     }
 }
 
-/// Shows the pairing popup by the tray icon (or in its corner) and tells the watcher
+/// Shows the tray popup by the tray icon (or in its corner) and tells the watcher
 /// whether it could: a popup that cannot be shown is replaced by notifications.
 pub fn show_popup(app: &AppHandle, focus: bool) {
+    show_popup_with(app, focus, false);
+}
+
+/// [`show_popup`]; `held`: with the held tool definitions' diffs (the tray's line for them).
+fn show_popup_with(app: &AppHandle, focus: bool, held: bool) {
     let desktop = app.state::<Desktop>();
     let tray = tray_rect(&desktop);
     let shown = desktop.windows.show_popup(
         || app.get_webview_window(POPUP.label).is_none(),
-        |wanted| windows::show_popup(app, focus, wanted, tray),
+        |wanted| windows::show_popup(app, focus, held, wanted, tray),
     );
     if let Err(e) = &shown {
         tracing::warn!(error = %e, "could not show the pairing popup; notifying instead");
@@ -89,6 +94,7 @@ pub fn on_menu(app: &AppHandle, item: TrayItem) {
     match item {
         TrayItem::Open => open_panel(app),
         TrayItem::Pending | TrayItem::Approvals => show_popup(app, true),
+        TrayItem::Held => show_popup_with(app, true, true),
         TrayItem::Servers | TrayItem::SignIn => open_panel_at(app, Some(SERVERS_ROUTE)),
         TrayItem::Connect => open_panel_at(app, Some(CLIENTS_ROUTE)),
         TrayItem::Autostart => {

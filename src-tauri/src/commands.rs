@@ -7,7 +7,7 @@
 
 use crate::{actions, Desktop};
 use tap_desktop_core::ipc::{self, DesktopCall, DesktopHandler, IpcError, IpcErrorCode::*};
-use tap_desktop_core::windows::POPUP;
+use tap_desktop_core::windows::{popup_title, POPUP};
 use tauri::ipc::{Invoke, InvokeBody};
 use tauri::{AppHandle, Manager, State, WebviewWindow};
 use tauri_plugin_autostart::ManagerExt;
@@ -95,6 +95,16 @@ impl DesktopHandler for Caller {
         }
         let fitted = actions::fit_popup(&self.app, window, args.height);
         fitted.map_err(|e| IpcError::new(WindowFailed, e))
+    }
+
+    /// Only the popup is named for what it shows.
+    fn popup_shows(&mut self, args: ipc::PopupShowsArgs) -> Result<(), IpcError> {
+        let window = self.window()?;
+        if window.label() != POPUP.label {
+            return Ok(());
+        }
+        let named = window.set_title(popup_title(args.shows));
+        named.map_err(|e| IpcError::new(WindowFailed, e))
     }
 
     /// Logged with the time since the window was asked for

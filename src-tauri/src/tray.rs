@@ -16,6 +16,7 @@ pub struct TrayHandles {
     tray: TrayIcon,
     pending: MenuItem<tauri::Wry>,
     approvals: MenuItem<tauri::Wry>,
+    held: MenuItem<tauri::Wry>,
     servers: MenuItem<tauri::Wry>,
     sign_in: MenuItem<tauri::Wry>,
     autostart: CheckMenuItem<tauri::Wry>,
@@ -44,7 +45,7 @@ pub fn build(
         MenuItem::with_id(app, i.id(), label, enabled, None::<&str>)
     };
     let (open, pending, quit) = (item(Open)?, item(Pending)?, item(Quit)?);
-    let approvals = item(Approvals)?;
+    let (approvals, held) = (item(Approvals)?, item(Held)?);
     let (servers, sign_in, connect) = (item(Servers)?, item(SignIn)?, item(Connect)?);
     let (id, (label, _)) = (Autostart.id(), Autostart.label(summary));
     let autostart = CheckMenuItem::with_id(app, id, label, true, autostart_on, None::<&str>)?;
@@ -54,6 +55,7 @@ pub fn build(
             &open,
             &approvals,
             &pending,
+            &held,
             &servers,
             &sign_in,
             &connect,
@@ -78,6 +80,7 @@ pub fn build(
         tray,
         pending,
         approvals,
+        held,
         servers,
         sign_in,
         autostart,
@@ -89,6 +92,7 @@ impl TrayHandles {
     pub fn show(&self, summary: &Summary, address: &str) {
         let (label, enabled) = summary.pending_item();
         let (calls, calls_enabled) = summary.approvals_item();
+        let (held, held_enabled) = summary.held_item();
         let (servers, servers_enabled) = summary.servers_item();
         let (sign_in, sign_in_enabled) = summary.sign_in_item();
         let results = [
@@ -98,6 +102,8 @@ impl TrayHandles {
             self.pending.set_enabled(enabled),
             self.approvals.set_text(calls),
             self.approvals.set_enabled(calls_enabled),
+            self.held.set_text(held),
+            self.held.set_enabled(held_enabled),
             self.servers.set_text(servers),
             self.servers.set_enabled(servers_enabled),
             self.sign_in.set_text(sign_in),

@@ -6,7 +6,7 @@
 //! `tap_desktop_core::popup`'s rules; this file measures the monitor and carries them out.
 
 use tap_desktop_core::popup::{self, Monitor, Rect};
-use tap_desktop_core::windows::{WindowSpec, PANEL, POPUP};
+use tap_desktop_core::windows::{WindowSpec, PANEL, POPUP, POPUP_HELD_PAGE, SHOW_HELD_SCRIPT};
 use tauri::{
     AppHandle, LogicalSize, Manager, PhysicalPosition, Runtime, WebviewUrl, WebviewWindow,
     WebviewWindowBuilder,
@@ -75,16 +75,25 @@ fn make_panel_at<R: Runtime>(
 /// asked for (`None`: the first height), never the window's own size, which lags behind a
 /// resize GTK has not carried out yet. `tray`: the icon's place, when known. `focus`: the
 /// user asked for it (tray menu); a popup that opens by itself for a new request does not
-/// steal the keyboard. An error means it could not be shown (the caller then notifies).
+/// steal the keyboard. `held`: the tray's held-tools line asked for it, so its page shows
+/// the held definitions too (a new window's page from the start, an open one's from now).
+/// An error means it could not be shown (the caller then notifies).
 pub fn show_popup(
     app: &AppHandle,
     focus: bool,
+    held: bool,
     wanted: Option<f64>,
     tray: Option<Rect>,
 ) -> tauri::Result<()> {
+    let page = if held { POPUP_HELD_PAGE } else { POPUP.page };
     let w = match app.get_webview_window(POPUP.label) {
-        Some(w) => w,
-        None => builder(app, &POPUP, POPUP.page)
+        Some(w) => {
+            if held {
+                w.eval(SHOW_HELD_SCRIPT)?;
+            }
+            w
+        }
+        None => builder(app, &POPUP, page)
             .resizable(true)
             .always_on_top(true)
             .skip_taskbar(true)

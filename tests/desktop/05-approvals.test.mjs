@@ -17,7 +17,7 @@ import { waitFor } from "../js-support/wait.mjs";
 import { SCREENSHOTS, closeNotifications, freshHome, mapState, monitorNotifications, saveWebviewScreenshot, screenshotX, startApp, startTrayer, tap, trayIconWindow, trayMenu, webdriverSession } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const POPUP = "Tap — pairing requests";
+const POPUP = "Tap — tool calls waiting";
 const SECRET = "ghp_0123456789abcdefghijABCDEFGHIJ";
 
 /** A provider bound to `session` offering `deploy` (destructiveHint: true); answers every call. */

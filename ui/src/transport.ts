@@ -114,6 +114,8 @@ export interface DesktopBridge {
   hideWindow(): Promise<Reply<typeof C.hideWindow>>; // the calling window hides itself (popup)
   /** the popup's content is `height` CSS px tall: the app sizes its window to it, within bounds */
   fitPopup(height: Args<typeof C.fitPopup>["height"]): Promise<Reply<typeof C.fitPopup>>;
+  /** the popup says what it shows first: its window takes the title that names it */
+  popupShows(shows: Args<typeof C.popupShows>["shows"]): Promise<Reply<typeof C.popupShows>>;
   /** the page has drawn its first frame: the app logs how long the window took to open */
   pageRendered(): Promise<Reply<typeof C.pageRendered>>;
   /** opens an http(s) URL in the user's own browser (not in a window of the app) */
@@ -127,6 +129,7 @@ export const desktop: DesktopBridge | null = tauri && {
   openPanel: () => call(tauri, C.openPanel),
   hideWindow: () => call(tauri, C.hideWindow),
   fitPopup: (height) => call(tauri, C.fitPopup, { height }),
+  popupShows: (shows) => call(tauri, C.popupShows, { shows }),
   pageRendered: () => call(tauri, C.pageRendered),
   openUrl: (url) => call(tauri, C.openUrl, { url }),
 };

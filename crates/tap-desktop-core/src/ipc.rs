@@ -113,6 +113,9 @@ desktop_commands! {
     /// The popup's content height (CSS px): its window takes it, within bounds. Other
     /// windows keep their size.
     FitPopup(fit_popup) (FitPopupArgs) -> ();
+    /// What the popup shows first: its window takes the title that names it
+    /// ([`crate::windows::popup_title`]). Other windows keep theirs.
+    PopupShows(popup_shows) (PopupShowsArgs) -> ();
     /// The calling window's page drew its first frame: the app logs the time since the
     /// window was asked for.
     PageRendered(page_rendered) (NoArgs) -> ();
@@ -149,6 +152,28 @@ pub struct AutostartArgs {
 pub struct FitPopupArgs {
     /// The popup's content height, CSS px.
     pub height: f64,
+}
+
+/// `popup_shows`'s arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PopupShowsArgs {
+    /// What the popup shows first.
+    pub shows: PopupContent,
+}
+
+/// What the popup can show: its sections, in page order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub enum PopupContent {
+    /// Tool calls waiting for approval.
+    Calls,
+    /// Tools whose changed definition is held, with their diffs.
+    Held,
+    /// Pairing requests (also what an empty popup shows: "No pending requests").
+    Pairing,
 }
 
 /// `open_url`'s arguments.

@@ -48,6 +48,9 @@ pub enum TrayItem {
     Pending,
     /// The tool calls waiting for approval ([`Summary::approvals_item`]): opens the popup.
     Approvals,
+    /// The tools whose changed definition is held ([`Summary::held_item`]): opens the
+    /// popup at their diffs, to accept or keep holding.
+    Held,
     /// The failing MCP servers ([`Summary::servers_item`]): opens the panel at its
     /// Servers page.
     Servers,
@@ -65,10 +68,11 @@ pub enum TrayItem {
 
 impl TrayItem {
     /// Every item, in menu order.
-    pub const ALL: [TrayItem; 8] = [
+    pub const ALL: [TrayItem; 9] = [
         Self::Open,
         Self::Approvals,
         Self::Pending,
+        Self::Held,
         Self::Servers,
         Self::SignIn,
         Self::Connect,
@@ -82,6 +86,7 @@ impl TrayItem {
             Self::Open => "open",
             Self::Pending => "pending",
             Self::Approvals => "approvals",
+            Self::Held => "held",
             Self::Servers => "servers",
             Self::SignIn => "sign-in",
             Self::Connect => "connect",
@@ -99,6 +104,7 @@ impl TrayItem {
             Self::Open => fixed("Open panel"),
             Self::Pending => summary.pending_item(),
             Self::Approvals => summary.approvals_item(),
+            Self::Held => summary.held_item(),
             Self::Servers => summary.servers_item(),
             Self::SignIn => summary.sign_in_item(),
             Self::Connect => fixed("Connect a client…"),
@@ -226,6 +232,21 @@ impl Summary {
             0 => ("No tool calls waiting".to_string(), false),
             n => (
                 format!("{} waiting…", plural(n, "tool call", "tool calls")),
+                true,
+            ),
+        }
+    }
+
+    /// The tray menu's held-tools item (it opens the popup at their diffs), and whether
+    /// it is enabled.
+    pub fn held_item(&self) -> (String, bool) {
+        match self.held_tools.len() {
+            0 => ("No tool definitions held".to_string(), false),
+            n => (
+                format!(
+                    "{} (definition changed)…",
+                    plural(n, "tool held", "tools held")
+                ),
                 true,
             ),
         }
@@ -439,6 +460,15 @@ mod tests {
         assert_eq!(
             held.tooltip("127.0.0.1:9400"),
             "0 sessions · 0 tools · 1 tool held — 127.0.0.1:9400"
+        );
+        // The menu's line opens the popup at the diffs; greyed out when none is held.
+        assert_eq!(
+            TrayItem::Held.label(&held),
+            ("1 tool held (definition changed)…".into(), true)
+        );
+        assert_eq!(
+            TrayItem::Held.label(&s(0, 0, 0, 0)),
+            ("No tool definitions held".into(), false)
         );
     }
 

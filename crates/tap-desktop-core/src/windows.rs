@@ -1,8 +1,10 @@
-//! The app's two windows, as the shell makes them: the panel (`main`) and the pairing popup
-//! (`popup`, the panel's compact view). Both are made when shown and destroyed when closed
+//! The app's two windows, as the shell makes them: the panel (`main`) and the tray popup
+//! (`popup`, the panel's compact view: tool calls waiting, held tool definitions, pairing
+//! requests). Both are made when shown and destroyed when closed
 //! or hidden (see `src-tauri/src/windows.rs`); where the popup goes and how tall it is are
 //! [`crate::popup`]'s rules.
 
+use crate::ipc::PopupContent;
 use crate::popup;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -39,15 +41,34 @@ pub const SERVERS_ROUTE: &str = "#/servers";
 /// The panel's Clients page (the tray's "Connect a client…").
 pub const CLIENTS_ROUTE: &str = "#/clients";
 
-/// The pairing popup: the panel's page in its compact view. Always on top, not in the
-/// taskbar, placed by [`popup::place_popup`].
+/// The tray popup: the panel's page in its compact view. Always on top, not in the
+/// taskbar, placed by [`popup::place_popup`]. Made with this title; its page then names
+/// what it shows ([`popup_title`]).
 pub const POPUP: WindowSpec = WindowSpec {
     label: "popup",
     page: "index.html?view=popup",
-    title: "Tap — pairing requests",
+    title: "Tap",
     size: (popup::POPUP_WIDTH, popup::POPUP_FIRST_HEIGHT),
     min_size: None,
 };
+
+/// The popup's page when the tray's held-tools line opens it: the held definitions' diffs
+/// are shown besides whatever else waits (`ui/src/pages/Popup.tsx`).
+pub const POPUP_HELD_PAGE: &str = "index.html?view=popup#held";
+
+/// Script that makes an open popup's page show the held definitions (the event
+/// `ui/src/pages/Popup.tsx` listens for), when the tray's line is chosen again.
+pub const SHOW_HELD_SCRIPT: &str = "window.dispatchEvent(new Event('tap-show-held'))";
+
+/// The popup window's title when it shows `content` first (the window manager's task
+/// switchers and the desktop e2e tests find it by it).
+pub fn popup_title(content: PopupContent) -> &'static str {
+    match content {
+        PopupContent::Calls => "Tap — tool calls waiting",
+        PopupContent::Held => "Tap — held tool definitions",
+        PopupContent::Pairing => "Tap — pairing requests",
+    }
+}
 
 /// Environment variable tauri-driver sets for the app it launches (tauri-runtime-wry reads
 /// the same one to allow automation).
@@ -160,6 +181,20 @@ mod tests {
         let (min_w, min_h) = PANEL.min_size.unwrap();
         assert!(min_w <= w && min_h <= h);
         assert_eq!(POPUP.size.0, popup::POPUP_WIDTH);
+    }
+
+    #[test]
+    fn the_popup_is_named_for_what_it_shows() {
+        let all = [
+            PopupContent::Calls,
+            PopupContent::Held,
+            PopupContent::Pairing,
+        ];
+        let titles: std::collections::BTreeSet<_> = all.map(popup_title).into();
+        assert_eq!(titles.len(), all.len(), "one title each");
+        assert!(titles.iter().all(|t| t.starts_with(POPUP.title)));
+        assert_eq!(popup_title(PopupContent::Calls), "Tap — tool calls waiting");
+        assert!(POPUP_HELD_PAGE.starts_with(POPUP.page));
     }
 
     #[test]

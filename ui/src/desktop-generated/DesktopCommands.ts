@@ -4,6 +4,7 @@ import type { Endpoint } from "./Endpoint";
 import type { FitPopupArgs } from "./FitPopupArgs";
 import type { NoArgs } from "./NoArgs";
 import type { OpenUrlArgs } from "./OpenUrlArgs";
+import type { PopupShowsArgs } from "./PopupShowsArgs";
 
 /** Every desktop IPC command: its args and its result (a failure rejects with an `IpcError`). */
 export type DesktopCommands = {
@@ -14,6 +15,7 @@ export type DesktopCommands = {
   "open_panel": { args: NoArgs; result: null };
   "hide_window": { args: NoArgs; result: null };
   "fit_popup": { args: FitPopupArgs; result: null };
+  "popup_shows": { args: PopupShowsArgs; result: null };
   "page_rendered": { args: NoArgs; result: null };
   "open_url": { args: OpenUrlArgs; result: null };
 };
@@ -27,6 +29,7 @@ export const DesktopCommand = {
   openPanel: "open_panel",
   hideWindow: "hide_window",
   fitPopup: "fit_popup",
+  popupShows: "popup_shows",
   pageRendered: "page_rendered",
   openUrl: "open_url",
 } as const satisfies Record<string, keyof DesktopCommands>;

@@ -6,5 +6,7 @@ export type { IpcError } from "./IpcError";
 export type { IpcErrorCode } from "./IpcErrorCode";
 export type { NoArgs } from "./NoArgs";
 export type { OpenUrlArgs } from "./OpenUrlArgs";
+export type { PopupContent } from "./PopupContent";
+export type { PopupShowsArgs } from "./PopupShowsArgs";
 export type { DesktopCommands } from "./DesktopCommands";
 export { DesktopCommand } from "./DesktopCommands";

@@ -5,19 +5,30 @@ import { desktop } from "../transport";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CodeAndCountdown, SessionPicker, configure, useAction, who } from "./Pairing";
 import { ApprovalsPopup, useWaitingCalls } from "./popup/ApprovalsPopup";
+import { HeldPopup, useHeldInPopup } from "./popup/HeldPopup";
+
+/** What the popup shows first, which names its window (`popup_shows`). */
+type Shows = "calls" | "held" | "pairing";
+const LABELS: Record<Shows, string> = { calls: "Tool calls waiting for approval", held: "Held tool definitions", pairing: "Pending pairing requests" };
 
 /**
- * The tray popup (`?view=popup`): the tool calls waiting for approval (popup/ApprovalsPopup)
- * and the pending pairing requests, compact, live. When the last of either is resolved
- * (here, in the panel, from the CLI, by the provider, or by expiry) the desktop app's popup
- * window hides itself.
+ * The tray popup (`?view=popup`): the tool calls waiting for approval (popup/ApprovalsPopup),
+ * the held tool definitions when the tray's line for them opened it (popup/HeldPopup), and
+ * the pending pairing requests, compact, live. When the last of them is resolved (here, in
+ * the panel, from the CLI, by the provider, or by expiry) the desktop app's popup window
+ * hides itself. Its window is named for what it shows first.
  */
 export function Popup({ state }: { state: PanelState }) {
   const now = useNow(1000);
   const pending = state.pairings.filter((p) => p.state === "pending");
   const sessions = state.status?.sessions ?? [];
   const calls = useWaitingCalls();
-  const waiting = pending.length + calls.length;
+  const { held, keep, refresh } = useHeldInPopup();
+  const waiting = pending.length + calls.length + held.length;
+  const shows: Shows = calls.length > 0 ? "calls" : held.length > 0 ? "held" : "pairing";
+  useEffect(() => {
+    desktop?.popupShows(shows).catch(() => {});
+  }, [shows]);
   const hadSome = useRef(false);
 
   useEffect(() => {
@@ -34,7 +45,7 @@ export function Popup({ state }: { state: PanelState }) {
 
   const live = state.phase.kind === "live";
   return (
-    <main class="popup" id="main" ref={main} aria-label={calls.length > 0 ? "Tool calls waiting for approval" : "Pending pairing requests"}>
+    <main class="popup" id="main" ref={main} aria-label={LABELS[shows]}>
       {calls.length > 0 && (
         <>
           <header class="popup-head">
@@ -46,12 +57,23 @@ export function Popup({ state }: { state: PanelState }) {
           <ApprovalsPopup calls={calls} sessions={sessions} now={now} />
         </>
       )}
-      {(calls.length === 0 || pending.length > 0) && (
+      {held.length > 0 && (
+        <>
+          <header class="popup-head">
+            <h1>
+              Held tool definitions<span class="badge attention">{held.length}</span>
+            </h1>
+            {calls.length === 0 && <OpenPanel />}
+          </header>
+          <HeldPopup held={held} live={live} keep={keep} refresh={refresh} />
+        </>
+      )}
+      {(shows === "pairing" || pending.length > 0) && (
         <header class="popup-head">
           <h1>
             Pairing requests{pending.length > 0 && <span class="badge attention">{pending.length}</span>}
           </h1>
-          {calls.length === 0 && <OpenPanel />}
+          {shows === "pairing" && <OpenPanel />}
         </header>
       )}
       {!live && (
@@ -59,7 +81,7 @@ export function Popup({ state }: { state: PanelState }) {
           {state.phase.kind === "connecting" ? "Connecting to the gateway…" : "Not connected"}
         </p>
       )}
-      {calls.length > 0 && pending.length === 0 ? null : pending.length === 0 ? (
+      {shows !== "pairing" && pending.length === 0 ? null : pending.length === 0 ? (
         <p class="empty" role="status" data-testid="popup-empty">
           No pending requests
         </p>
