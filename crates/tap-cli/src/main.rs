@@ -375,6 +375,16 @@ enum StreamsCommand {
         /// Only events of the last DURATION (`30m`, `2h`, `3d`).
         #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
         since: Option<Duration>,
+        /// JSON Lines: one event per line (the only format; said for scripts that name it).
+        #[arg(long)]
+        jsonl: bool,
+        /// Write to FILE (created or replaced) instead of stdout.
+        #[arg(long, value_name = "FILE", conflicts_with = "into_workspace")]
+        out: Option<std::path::PathBuf>,
+        /// Write to the session's workspace: `<its cwd>/.tap/records/<session>.jsonl`
+        /// (needs --session; its cwd from the gateway, live or from the history).
+        #[arg(long, requires = "session")]
+        into_workspace: bool,
         /// Events per request to the gateway (tests use small pages).
         #[arg(long, hide = true, default_value_t = streams_export::PAGE,
               value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -506,15 +516,23 @@ fn main() -> ExitCode {
                     session,
                     stream,
                     since,
+                    jsonl: _,
+                    out,
+                    into_workspace,
                     page_size,
                 } => {
+                    let target = match (out, into_workspace) {
+                        (Some(file), _) => streams_export::Target::File(file),
+                        (None, true) => streams_export::Target::Workspace,
+                        (None, false) => streams_export::Target::Stdout,
+                    };
                     let filter = EventsListParams {
                         session_id: session,
                         stream,
                         since_us: since.map(durations::since_us),
                         ..Default::default()
                     };
-                    streams_export::export(&home, filter, page_size).await
+                    streams_export::export(&home, filter, page_size, target).await
                 }
             },
             Command::Traces { command } => match command {

@@ -11,20 +11,47 @@
 use crate::output::{connect_control, control_fail, note_ledger};
 use crate::streams_cmd::require_session;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tap_client::ControlClient;
-use tap_protocol::control::ControlCall;
-use tap_protocol::ledger::{EventsListParams, EventsPage};
+use tap_protocol::control::{ControlCall, Empty};
+use tap_protocol::host::GatewayStatus;
+use tap_protocol::ledger::{EventsListParams, EventsPage, LedgerSessions};
 
 /// Events per `events.list` page (the control plane's maximum).
 pub const PAGE: u32 = 1000;
 
-/// `tap streams export [--session ID] [--stream S] [--since DURATION] > file.jsonl`.
-pub async fn export(home: &Path, filter: EventsListParams, page_size: u32) -> ExitCode {
+/// Where the lines go.
+pub enum Target {
+    Stdout,
+    /// `--out FILE`.
+    File(PathBuf),
+    /// `--into-workspace`: `<the session's cwd>/.tap/records/<session>.jsonl`.
+    Workspace,
+}
+
+/// `tap streams export [--session ID] [--stream S] [--since DURATION] [--out FILE |
+/// --into-workspace] [> file.jsonl]`.
+pub async fn export(
+    home: &Path,
+    filter: EventsListParams,
+    page_size: u32,
+    target: Target,
+) -> ExitCode {
     let client = match connect_control(home).await {
         Ok(c) => c,
         Err(code) => return code,
+    };
+    let file = match target {
+        Target::Stdout => None,
+        Target::File(f) => Some(f),
+        Target::Workspace => {
+            let id = filter.session_id.clone().unwrap_or_default();
+            match workspace_file(&client, &id).await {
+                Ok(f) => Some(f),
+                Err(code) => return code,
+            }
+        }
     };
     let filter = EventsListParams {
         limit: Some(page_size),
@@ -68,8 +95,17 @@ pub async fn export(home: &Path, filter: EventsListParams, page_size: u32) -> Ex
     }
 
     // Pass 2: oldest page first, each oldest event first.
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let sink: Box<dyn Write> = match &file {
+        None => Box::new(std::io::stdout().lock()),
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(f),
+            Err(err) => {
+                eprintln!("tap: cannot write {}: {err}", path.display());
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let mut out = std::io::BufWriter::new(sink);
     let mut written = 0usize;
     for i in (0..starts.len()).rev() {
         let page = match fetch(&client, &filter, Some(starts[i])).await {
@@ -98,10 +134,62 @@ pub async fn export(home: &Path, filter: EventsListParams, page_size: u32) -> Ex
     }
     progress.done();
     eprintln!(
-        "tap: exported {written} {}",
-        if written == 1 { "event" } else { "events" }
+        "tap: exported {written} {}{}",
+        if written == 1 { "event" } else { "events" },
+        file.map(|f| format!(" to {}", f.display()))
+            .unwrap_or_default()
     );
     ExitCode::SUCCESS
+}
+
+/// `<cwd>/.tap/records/<session>.jsonl` of session `id` (live, or ended and in the
+/// history), its directory made; an error for a session without a cwd.
+async fn workspace_file(client: &ControlClient, id: &str) -> Result<PathBuf, ExitCode> {
+    let cwd = async {
+        let status: GatewayStatus = client.call(ControlCall::Status(Empty {})).await?;
+        if let Some(s) = status.sessions.into_iter().find(|s| s.id == id) {
+            return Ok(Some(s.cwd));
+        }
+        let ledger: LedgerSessions = client.call(ControlCall::LedgerSessions(Empty {})).await?;
+        Ok::<_, tap_client::ControlClientError>(
+            ledger
+                .sessions
+                .into_iter()
+                .find(|s| s.id == id)
+                .map(|s| s.cwd),
+        )
+    };
+    let cwd = match cwd.await {
+        Ok(Some(Some(cwd))) => PathBuf::from(cwd),
+        Ok(Some(None)) => {
+            eprintln!("tap: session '{id}' has no working directory: use --out FILE");
+            return Err(ExitCode::FAILURE);
+        }
+        Ok(None) => {
+            eprintln!(
+                "tap: no session '{id}': it is not running and the history has nothing of it"
+            );
+            return Err(ExitCode::FAILURE);
+        }
+        Err(e) => return Err(control_fail(e)),
+    };
+    // The session id names the file: keep it one plain name inside the directory.
+    let name: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let dir = cwd.join(".tap").join("records");
+    if let Err(err) = std::fs::create_dir_all(&dir) {
+        eprintln!("tap: cannot make {}: {err}", dir.display());
+        return Err(ExitCode::FAILURE);
+    }
+    Ok(dir.join(format!("{}.jsonl", name.trim_start_matches('.'))))
 }
 
 async fn fetch(

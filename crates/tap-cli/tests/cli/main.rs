@@ -16,6 +16,7 @@ mod copilot_install;
 mod copilot_profile;
 mod copilot_token_takeover;
 mod emitters_cli;
+mod export_workspace_cli;
 mod history_cli;
 mod history_kill;
 mod idle_exit;
