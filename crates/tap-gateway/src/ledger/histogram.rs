@@ -9,7 +9,7 @@
 //! bucket's harmonic middle `2·lo·hi / (lo + hi)`, the value equally far (relatively) from
 //! both ends: the true value is in the same bucket, so the estimate is within
 //! `(r − 1) / (r + 1)` of it, r = 2^(1/4): 8.6 %, 8.8 % with the bounds rounded to the
-//! microsecond (`MAX_RELATIVE_ERROR`); within 0.05 ms under 0.1 ms; a lower bound past the
+//! microsecond (`PERCENTILE_ERROR`); within 0.05 ms under 0.1 ms; a lower bound past the
 //! last bound.
 //!
 //! Stored as a BLOB of (bucket index: one byte, count: LEB128) pairs for the non-empty
@@ -26,7 +26,7 @@ pub(crate) const BUCKETS: usize = 96;
 /// The most a percentile read in a bucket between 0.1 ms and the last bound is off, as a
 /// fraction of the true value (tested against every bucket's bounds; the docs say it).
 #[cfg(test)]
-pub(crate) const MAX_RELATIVE_ERROR: f64 = 0.088;
+pub(crate) const PERCENTILE_ERROR: f64 = 0.088;
 
 /// `BOUNDS[j]` = the upper bound of bucket `j` (exclusive) and the lower one of `j + 1`.
 static BOUNDS: LazyLock<[u64; BUCKETS - 1]> = LazyLock::new(|| {
@@ -179,7 +179,7 @@ mod tests {
                 let got = h.quantile_ms(0.95).unwrap();
                 let truth = v as f64 / 1000.0;
                 assert!(
-                    (got - truth).abs() <= MAX_RELATIVE_ERROR * truth,
+                    (got - truth).abs() <= PERCENTILE_ERROR * truth,
                     "bucket {i}: {v} us read as {got} ms"
                 );
             }
@@ -209,9 +209,9 @@ mod tests {
         assert_eq!(sum.count(), 101);
         // Rank 51 of 101 is 51 ms; rank 96 is one of the 5 s calls.
         let p50 = sum.quantile_ms(0.5).unwrap();
-        assert!((p50 - 51.0).abs() <= 51.0 * MAX_RELATIVE_ERROR, "{p50}");
+        assert!((p50 - 51.0).abs() <= 51.0 * PERCENTILE_ERROR, "{p50}");
         let p95 = sum.quantile_ms(0.95).unwrap();
-        assert!((p95 - 5000.0).abs() <= 5000.0 * MAX_RELATIVE_ERROR, "{p95}");
+        assert!((p95 - 5000.0).abs() <= 5000.0 * PERCENTILE_ERROR, "{p95}");
         assert_eq!(Histogram::default().quantile_ms(0.5), None);
         // A cut blob adds what it holds whole, and no more.
         let bytes = b.encode();

@@ -4,7 +4,7 @@
 //! `tests/features/activity.rs`.
 
 use super::figures::query;
-use super::histogram::MAX_RELATIVE_ERROR;
+use super::histogram::PERCENTILE_ERROR;
 use super::record::{Attr, Record, SpanRow};
 use super::rollup::{CALL_SPAN, CLIENT_ATTR};
 use super::Ledger;
@@ -96,7 +96,7 @@ fn figures(ledger: &Ledger, p: &ActivityQuery) -> ActivityReport {
 fn close(got: Option<f64>, truth_ms: f64) {
     let got = got.expect("a percentile");
     assert!(
-        (got - truth_ms).abs() <= truth_ms * MAX_RELATIVE_ERROR,
+        (got - truth_ms).abs() <= truth_ms * PERCENTILE_ERROR,
         "{got} ms for {truth_ms} ms"
     );
 }
