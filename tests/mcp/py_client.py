@@ -199,10 +199,16 @@ async def main():
                         emit(op="error", message=str(e))
                 elif op == "prompts":
                     result = await client.list_prompts()
-                    emit(op="prompts", names=[p.name for p in result.prompts])
+                    emit(op="prompts", names=[p.name for p in result.prompts],
+                         prompts=[{"name": p.name, "description": p.description,
+                                   "arguments": [{"name": a.name, "description": a.description,
+                                                  "required": a.required}
+                                                 for a in (p.arguments or [])]}
+                                  for p in result.prompts])
                 elif op == "prompt":
                     result = await client.get_prompt(cmd["name"], cmd.get("args", {}))
-                    emit(op="prompt", text=result.messages[0].content.text)
+                    emit(op="prompt", text=result.messages[0].content.text,
+                         description=result.description, messages=len(result.messages))
                 elif op == "complete":
                     from mcp import types
                     ref = (types.PromptReference(type="ref/prompt", name=cmd["prompt"]) if "prompt" in cmd

@@ -1,7 +1,9 @@
-//! The one MCP prompt: `tap_context`, the ambient context the session's providers ask to
-//! add to prompts (`hello.context`, `context.update`), after the user's text. MCP clients do not hand a server
+//! The gateway's own MCP prompts. `tap_context`: the ambient context the session's providers
+//! ask to add to prompts (`hello.context`, `context.update`), after the user's text. MCP clients do not hand a server
 //! their system-prompt sections, so section transforms (`prompt.apply`'s) have nowhere to
-//! act here; what fits MCP is this: a prompt the user inserts into their conversation.
+//! act here; what fits MCP is this: a prompt the user inserts into their conversation. Then
+//! the agent skills (`super::skills`: `tap-goal`, `tap-loop`, `tap-monitor`,
+//! `tap-orchestrate`), each the skill's text with the user's request after it.
 
 use super::errors::gateway_error;
 use crate::state::mcp_binding::Binding;
@@ -13,13 +15,23 @@ use std::collections::BTreeMap;
 pub(crate) const CONTEXT_PROMPT: &str = "tap_context";
 
 pub(crate) fn list() -> Vec<Prompt> {
-    vec![Prompt::new(
+    let context = Prompt::new(
         CONTEXT_PROMPT,
         Some("Your prompt with the context this session's Tap providers add to prompts"),
         Some(vec![PromptArgument::new("prompt")
             .with_description("Your prompt; the providers' context follows it")
             .with_required(false)]),
-    )]
+    );
+    let skills = super::skills::all().iter().map(|s| {
+        Prompt::new(
+            s.name,
+            Some(s.description),
+            Some(vec![PromptArgument::new(s.argument)
+                .with_description(s.argument_description)
+                .with_required(false)]),
+        )
+    });
+    std::iter::once(context).chain(skills).collect()
 }
 
 pub(crate) async fn get(
@@ -28,9 +40,24 @@ pub(crate) async fn get(
     name: &str,
     arguments: Option<&rmcp::model::JsonObject>,
 ) -> Result<GetPromptResult, McpError> {
+    if let Some(skill) = super::skills::find(name) {
+        let request = arguments
+            .and_then(|a| a.get(skill.argument))
+            .and_then(|p| p.as_str());
+        let mut result = GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            skill.text(request),
+        )]);
+        result.description = Some(skill.description.to_string());
+        return Ok(result);
+    }
     if name != CONTEXT_PROMPT {
+        let skills: Vec<&str> = super::skills::all().iter().map(|s| s.name).collect();
         return Err(McpError::invalid_params(
-            format!("Unknown prompt '{name}'; this server has '{CONTEXT_PROMPT}'"),
+            format!(
+                "Unknown prompt '{name}'; this server has '{CONTEXT_PROMPT}' and the skills {}",
+                skills.join(", ")
+            ),
             None,
         ));
     }

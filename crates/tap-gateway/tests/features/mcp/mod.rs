@@ -3,6 +3,7 @@
 
 mod fast_path;
 mod fast_session_path;
+mod goal_skill;
 mod http_refusals;
 mod profiles;
 mod resources;

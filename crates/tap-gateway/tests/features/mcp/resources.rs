@@ -136,7 +136,11 @@ async fn the_context_prompt_carries_the_providers_context_after_the_users_text()
         let gw = TestGateway::start().await;
         let mut c = client(&gw, "work", mode).await;
         c.send(json!({"op": "prompts"})).await;
-        assert_eq!(c.expect("prompts").await["names"], json!(["tap_context"]));
+        let names = c.expect("prompts").await["names"].clone();
+        assert_eq!(
+            names[0], "tap_context",
+            "the context first, then the skills: {names}"
+        );
         let session = session_id(&gw, "work").await;
         let mut p = gw.bound("ci", &session, json!([tool("t")])).await;
         p.send(
