@@ -112,7 +112,7 @@ async fn pushes_while_no_host_is_attached_arrive_in_order_when_it_attaches_merge
     p.send(json!({"type": "stream.query", "queryId": "all", "streams": ["ci"], "last": 50}))
         .await;
     let h = p.expect("stream.history").await;
-    let events: Vec<&str> = h["streams"]["ci@ci"]
+    let events: Vec<&str> = h["streams"]["ci"]
         .as_array()
         .unwrap()
         .iter()
