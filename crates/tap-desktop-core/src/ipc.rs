@@ -359,6 +359,7 @@ mod tests {
         autostart: bool,
         heights: Vec<f64>,
         opened: Vec<String>,
+        shows: Vec<PopupContent>,
     }
 
     impl DesktopHandler for Shell {
@@ -386,6 +387,10 @@ mod tests {
             Ok(())
         }
         fn page_rendered(&mut self, _: NoArgs) -> Result<(), IpcError> {
+            Ok(())
+        }
+        fn popup_shows(&mut self, args: PopupShowsArgs) -> Result<(), IpcError> {
+            self.shows.push(args.shows);
             Ok(())
         }
         fn open_url(&mut self, args: OpenUrlArgs) -> Result<(), IpcError> {
@@ -426,6 +431,8 @@ mod tests {
         );
         call(&mut shell, "fit_popup", json!({"height": 312.5}));
         assert_eq!(shell.heights, [312.5]);
+        call(&mut shell, "popup_shows", json!({"shows": "held"}));
+        assert_eq!(shell.shows, [PopupContent::Held]);
         // Commands without arguments take whatever comes.
         assert_eq!(call(&mut shell, "open_panel", json!(null)), json!(null));
         assert_eq!(

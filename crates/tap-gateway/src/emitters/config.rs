@@ -21,7 +21,7 @@ use tap_protocol::ErrorCode;
 /// (or restart when their definition changed); a persistent emitter whose entry is gone (or
 /// says `autoStart: false`) stops after an edit. Emitters started for this session only
 /// (`temporary`) are left alone. `file` is `None` (and `json` null) when the session has
-/// no config, or its file was removed. The project's follower (`project/follow.rs`) calls
+/// no config, or its file was removed. The project's follower (`sessions/project_follow.rs`) calls
 /// this when the session registers and after each settled edit.
 pub(crate) fn reconcile(
     core: &Arc<Core>,

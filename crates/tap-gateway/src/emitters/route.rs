@@ -334,7 +334,7 @@ pub(crate) fn keep(core: &Core, e: StreamEvent<'_>) -> Result<Record, TooManyStr
 }
 
 /// Sends a delivery to the session's host, or queues it until one attaches
-/// (`sessions/delivery_queue.rs`); `false` when the session is gone.
+/// (`state/delivery_queue.rs`); `false` when the session is gone.
 pub(crate) fn deliver(
     core: &Core,
     session_id: &str,
@@ -354,6 +354,6 @@ pub(crate) fn deliver(
         metadata: None,
         ts: crate::time::rfc3339(at),
     };
-    let outcome = crate::sessions::delivery_queue::deliver(&mut core.state(), delivery);
-    outcome != crate::sessions::delivery_queue::Outcome::NoSession
+    let outcome = crate::state::delivery_queue::deliver(&mut core.state(), delivery);
+    outcome != crate::state::delivery_queue::Outcome::NoSession
 }

@@ -85,7 +85,7 @@ impl HostConn {
         let epoch = host.epoch;
         // Last: the deliveries that waited for this host, each session's in order.
         for s in &sessions {
-            crate::sessions::delivery_queue::flush(state, s);
+            crate::state::delivery_queue::flush(state, s);
         }
         tracing::info!(target: LOG_TARGET, host = %id, sessions = sessions.len(), resent, lost, "session host resumed");
         (epoch, sessions)

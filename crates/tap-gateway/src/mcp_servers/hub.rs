@@ -4,7 +4,7 @@
 //! registers, bound to it alone, and stop with it; an edit of the file starts, restarts
 //! and stops them while the session runs. The hub follows sessions through the status
 //! changes the engine already announces, comparing each live session's config revision
-//! (published by its follower, `project/follow.rs`) with the one it applied (so a missed
+//! (published by its follower, `sessions/project_follow.rs`) with the one it applied (so a missed
 //! announcement is caught up by the next one).
 
 use super::config::{self, Parsed, ServerSpec};
@@ -13,7 +13,7 @@ use super::server::Server;
 use super::supervise;
 use crate::error::Error;
 use crate::oauth::Callback;
-use crate::project::follow::Snapshot;
+use crate::state::project_config::Snapshot;
 use crate::state::Core;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ struct Inner {
     user_warnings: Vec<String>,
     /// Project servers by session id.
     project: HashMap<String, Vec<Arc<Server>>>,
-    /// The revision of each session's project config applied last (`project/follow.rs`).
+    /// The revision of each session's project config applied last (`sessions/project_follow.rs`).
     applied: HashMap<String, u64>,
 }
 

@@ -205,11 +205,14 @@ pub(crate) fn parse_value(
     Ok((providers, problems))
 }
 
+/// A config's streams as `(name, entry)` pairs, and the problems found reading them.
+pub(crate) type StreamEntries = (Vec<(String, Value)>, Vec<String>);
+
 /// `streams` in either shape, as `(name, entry)` pairs: the object keyed by stream name
 /// this gateway wrote (`{"ci": {"sessionInjector": …}}`) or the reference's array of
 /// entries naming themselves (`[{"name": "ci", "sessionInjector": …}]`). An array entry
 /// without a string `name` is a problem naming its index; the others are kept.
-pub(crate) fn streams_of(root: &Value) -> Result<(Vec<(String, Value)>, Vec<String>), String> {
+pub(crate) fn streams_of(root: &Value) -> Result<StreamEntries, String> {
     match root.get("streams") {
         None | Some(Value::Null) => Ok((Vec::new(), Vec::new())),
         Some(Value::Object(m)) => Ok((

@@ -11,15 +11,14 @@
 //! - A process that exits with a failure is restarted with exponential backoff; one that
 //!   keeps failing quickly is given up and reported (`session.warning`), as are an
 //!   unusable config and a command that cannot start.
-//! - The file is followed while the session lives (`follow.rs`): an edit starts added
+//! - The file is followed while the session lives (`sessions/project_follow.rs`): an edit starts added
 //!   providers, restarts changed ones and stops removed ones.
 //! - At the session's teardown (after `shutdown.pending` and its deadline) every process
 //!   group gets SIGTERM, and SIGKILL after a grace.
 
 pub(crate) mod config;
-pub(crate) mod follow;
 pub(crate) mod start;
-mod supervisor;
+pub(crate) mod supervisor;
 pub(crate) mod warn;
 
 pub(crate) use crate::state::session::ProjectToken;

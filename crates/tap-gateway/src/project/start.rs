@@ -1,5 +1,5 @@
 //! A session's project providers' tokens and what they may see (they are started and
-//! stopped by the config's follower, `follow.rs`).
+//! stopped by the config's follower, `sessions/project_follow.rs`).
 
 use crate::state::State;
 

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Runs `p` for `session_id` until the session's `cancel`, a clean exit, or giving up.
-pub(super) async fn run(
+pub(crate) async fn run(
     core: Arc<Core>,
     session_id: String,
     p: ProjectProvider,

@@ -145,8 +145,7 @@ impl ProviderConn {
             span.session(&session);
             // Shown now, or queued until a host attaches; never an answer to the
             // provider (the spec's `push` has none), only the trace's.
-            let outcome =
-                crate::sessions::delivery_queue::deliver(&mut self.core.state(), delivery);
+            let outcome = crate::state::delivery_queue::deliver(&mut self.core.state(), delivery);
             outcome.record(span);
             push.ok();
         }

@@ -116,7 +116,7 @@ pub(crate) fn register_session(
     super::toolset::spawn_debouncer(core, id.clone(), notify, cancel.clone());
     // After `session.registered`: problems with the project config reach the host as
     // `session.warning`s about a session it already knows.
-    crate::project::follow::start(core, id.clone(), info.cwd.clone(), cancel);
+    super::project_follow::start(core, id.clone(), info.cwd.clone(), cancel);
     tracing::info!(session = %id, host = %host_id, "session registered");
     core.ledger.write_detached(Record::SessionStarted {
         id: id.clone(),

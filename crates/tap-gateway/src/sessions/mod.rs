@@ -2,7 +2,7 @@
 //! its host), the session lifecycle toward providers, and the session-host connections
 //! that own sessions.
 
-pub(crate) mod delivery_queue;
 pub(crate) mod lifecycle;
+mod project_follow;
 pub(crate) mod session_events;
 pub(crate) mod toolset;

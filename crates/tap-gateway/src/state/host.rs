@@ -66,7 +66,7 @@ impl HostEntry {
     }
 
     /// Whether a delivery sent now reaches someone who shows it; otherwise it waits in
-    /// the session's queue (`sessions/delivery_queue.rs`).
+    /// the session's queue (`state/delivery_queue.rs`).
     pub fn shows_deliveries(&self) -> bool {
         self.out.is_some()
             && self

@@ -157,7 +157,7 @@ impl Binding {
         let mut state = core.state();
         self.delivery_listeners.fetch_add(1, Ordering::SeqCst);
         if self.host_id.is_some() {
-            crate::sessions::delivery_queue::flush(&mut state, &self.session_id);
+            crate::state::delivery_queue::flush(&mut state, &self.session_id);
         }
         DeliveryListener {
             count: self.delivery_listeners.clone(),

@@ -43,12 +43,12 @@ pub(crate) struct Session {
     pub ending: Option<Ending>,
     /// Tokens of the project providers running for this session (`tap.config.json`).
     pub project_tokens: Vec<ProjectToken>,
-    /// The project config in force, as its follower last applied it (`project/follow.rs`);
+    /// The project config in force, as its follower last applied it (`sessions/project_follow.rs`);
     /// the MCP hub starts and stops the session's project servers from it.
-    pub project_config: Option<Arc<crate::project::follow::Snapshot>>,
+    pub project_config: Option<Arc<crate::state::project_config::Snapshot>>,
     /// `surface` / `inject` deliveries waiting for a host to show them
-    /// (`sessions/delivery_queue.rs`).
-    pub delivery_queue: crate::sessions::delivery_queue::DeliveryQueue,
+    /// (`state/delivery_queue.rs`).
+    pub delivery_queue: crate::state::delivery_queue::DeliveryQueue,
     /// `tools.update`s applied here whose `ack` waits for the next tool-set publish (the
     /// revision barrier: acknowledged once the host has the new tools).
     pub pending_acks: Vec<PendingAck>,

@@ -3,6 +3,8 @@
 //! has settled, without a new session. One reading feeds every part the file configures:
 //! project providers (here), emitters and stream injectors (`emitters/config.rs`) and
 //! project MCP servers (the hub reads the [`Snapshot`] this publishes on the session).
+//! It lives with the session's lifecycle because it drives rooms below it (project
+//! providers, emitters) for one session.
 //!
 //! Polling, as `policy.json` is followed (`approvals/policy_watch.rs`): a `stat` of one
 //! or two files per interval costs nothing, and it sees an editor's
@@ -15,9 +17,10 @@
 //! the previous configuration stays in force and the session's host gets a
 //! `session.warning` saying so.
 
-use super::config::{self, Located, ProjectProvider};
-use super::warn::warn_session;
 use crate::limits::{PROJECT_CONFIG_POLL_INTERVAL, PROJECT_CONFIG_SETTLE};
+use crate::project::config::{self, Located, ProjectProvider};
+use crate::project::warn::warn_session;
+use crate::state::project_config::Snapshot;
 use crate::state::Core;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -28,15 +31,6 @@ use tokio_util::sync::CancellationToken;
 /// The log target users' `TAP_LOG` filters and the desktop app's provider-failure
 /// detection name (`docs/configuration.md`, `TAP_LOG`).
 const LOG_TARGET: &str = "tap_gateway::providers::project::start";
-
-/// The config in force for a session, as the MCP hub applies it: a new `revision` each
-/// time the follower applies a reading (the file removed is a reading with `json` null).
-#[derive(Debug)]
-pub(crate) struct Snapshot {
-    pub revision: u64,
-    pub path: Option<PathBuf>,
-    pub json: Value,
-}
 
 /// What tells one state of the session's config from the next without reading it: which
 /// file governs, which is ignored, and each one's modification time and size.
@@ -286,7 +280,7 @@ impl Follower {
                         old.cancelled().await;
                     }
                     if !stop.is_cancelled() {
-                        super::supervisor::run(core, session, p, stop).await;
+                        crate::project::supervisor::run(core, session, p, stop).await;
                     }
                     finished.cancel();
                 }

@@ -15,10 +15,10 @@
 //!   push replaces it in its place (the host sees the latest text once); once shown, a
 //!   repeat within the window is not shown again. Both are stored in the stream as usual.
 
+use super::State;
 use crate::limits::{
     DELIVERY_DEDUP_WINDOW, MAX_DEDUP_KEYS_PER_SESSION, MAX_QUEUED_DELIVERIES_PER_SESSION,
 };
-use crate::state::State;
 use std::collections::VecDeque;
 use tap_protocol::host::{Delivery, HostEvent, SessionWarning};
 use tokio::time::Instant;
