@@ -347,7 +347,7 @@ async fn an_invalid_tap_config_is_reported_to_the_session_host() {
     );
     assert!(w.message.contains("not valid JSON"), "{}", w.message);
     assert!(
-        w.message.contains("no project providers started"),
+        w.message.contains("nothing in it was started"),
         "{}",
         w.message
     );
