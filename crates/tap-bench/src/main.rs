@@ -33,6 +33,7 @@ mod running;
 mod s10;
 mod s10_remote;
 mod s11;
+mod s12;
 mod s7_process;
 mod s9;
 mod s9_paths;
@@ -211,6 +212,10 @@ async fn run(opts: Options) -> ExitCode {
     if opts.wants("s11") {
         progress("S11 approvals: an allowed call with 1,000 rules and 1,000 grants");
         s11::rows(&n, &mut out).await;
+    }
+
+    if opts.wants("s12") {
+        s12::rows(&n, &mut out).await;
     }
 
     if opts.wants("s3d") {

@@ -9,7 +9,7 @@ usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH]
                  [--mcp-proxy PATH] [--nodelay]
 
   --quick      smaller counts (a few seconds in all)
-  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7,s8,s9,s10,s11
+  --only LIST  comma-separated scenarios to run: s1,s2,s3,s3d,s4,s5,s6,s7,s8,s9,s10,s11,s12
                (E0 always runs)
   --history W  the ledger of the in-process gateway S1-S4 and S7 run against: `on`
                ($TAP_HOME/history.sqlite3 in a temp dir), `off` (records discarded), or
@@ -25,8 +25,8 @@ usage: tap-bench [--quick] [--only LIST] [--history on|off|both] [--tap PATH]
                server); the gateway's sockets and HostClient keep their defaults";
 
 /// The scenarios `--only` takes.
-const SCENARIOS: [&str; 12] = [
-    "s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+const SCENARIOS: [&str; 13] = [
+    "s1", "s2", "s3", "s3d", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12",
 ];
 
 /// `--history`: which ledger settings the in-process scenarios run with.

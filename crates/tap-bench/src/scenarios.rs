@@ -39,8 +39,19 @@ impl Rig {
     ) -> Result<Self, String> {
         let dir = TempDir::new("inproc")?;
         prepare(&dir.path().join("home")).map_err(|e| format!("prepare TAP_HOME: {e}"))?;
+        Self::start_in(dir, history, |_| {}).await
+    }
+
+    /// [`Rig::start`] with the configuration changed by `tweak` (S12 turns the activity
+    /// rollup off), in `dir` (whose `home` may hold files already: S12's week of calls).
+    pub async fn start_in(
+        dir: TempDir,
+        history: History,
+        tweak: impl FnOnce(&mut GatewayConfig),
+    ) -> Result<Self, String> {
         let mut config = GatewayConfig::new(dir.path().join("home"));
         config.history = history;
+        tweak(&mut config);
         // Providers here never answer shutdown.pending; do not wait 10 s for them at stop.
         config.shutdown_deadline = Duration::from_millis(200);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -29,7 +29,11 @@ pub struct Counted<T> {
 /// An in-process gateway keeping history as `history` says, with a session for S1/S3/S4
 /// (one provider, tool `echo`) and a session for S2 (10 providers, one tool each).
 pub async fn setup_rig(history: History) -> Result<Setup, String> {
-    let mut rig = scenarios::Rig::start(history).await?;
+    fan_rig(scenarios::Rig::start(history).await?, history).await
+}
+
+/// [`setup_rig`] on a gateway started by the caller (S12's, with the rollup off or on).
+pub async fn fan_rig(mut rig: scenarios::Rig, history: History) -> Result<Setup, String> {
     let main = rig.session("bench").await?;
     rig.provider("echo-provider", &main, &["echo".to_string()])
         .await?;

@@ -201,11 +201,16 @@ describe("live pages and activity per row", () => {
     assert.equal(await cell.getByRole("link").getAttribute("href"), "#/traces?kind=tool.call&provider=mcp-good&range=1h");
     // Another window: the same calls over 24 hours, asked once for the table.
     const sent = frames.sent.length;
+    const heard = frames.events.length;
     await panel.getByLabel("Activity over").selectOption("24h");
     // The link follows the choice at once; the figures when the 24 h answer is in.
     await waitFor(async () => (await cell.getByRole("link").getAttribute("href"))?.endsWith("range=24h"), "the 24 h window");
     await waitFor(async () => (await cell.getAttribute("data-calls")) === "2", "the same two calls over 24 h");
-    assert.equal(frames.sent.slice(sent).filter((m) => m === "activity.query").length, 1, "one query for every row");
+    // One query for the table, not one per row; a `traces.changed` from the calls above
+    // may land meanwhile and ask again (each such event at most once).
+    const queries = frames.sent.slice(sent).filter((m) => m === "activity.query").length;
+    const refreshes = frames.events.slice(heard).filter((k) => k === "traces.changed").length;
+    assert.ok(queries >= 1 && queries <= 1 + refreshes, `one query for every row: ${queries} queries, ${refreshes} traces.changed`);
     await panel.getByLabel("Activity over").selectOption("1h");
     // Its details list its tools with their own calls: good__echo's two, the others none.
     await panel.locator('tr[data-server="good"]').getByRole("button", { name: "Details of good" }).click();
