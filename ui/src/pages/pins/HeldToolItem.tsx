@@ -8,6 +8,7 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { HeldTool } from "../../generated";
 import { store } from "../../store";
+import "./held-tool.css";
 
 const REASONS: Record<HeldTool["reason"], string> = {
   changed: "definition changed",
@@ -27,13 +28,13 @@ export function HeldToolItem({ h, live, onDone, children }: { h: HeldTool; live:
     }
   };
   return (
-    <li data-provider={h.provider} data-tool={h.tool}>
+    <li class="held-item" data-provider={h.provider} data-tool={h.tool}>
       <span class="strong">
         {h.tool} of {h.provider}
       </span>{" "}
       <span class="pill attention">{REASONS[h.reason]}</span>
       {h.diff ? (
-        <pre class="small wrap" data-testid="held-diff">
+        <pre class="small held-diff" data-testid="held-diff">
           {h.diff}
         </pre>
       ) : (
