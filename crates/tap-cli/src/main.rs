@@ -405,6 +405,9 @@ enum TracesCommand {
         /// Only calls of this tool.
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
+        /// Only calls from sessions of this client (an MCP client's name, `copilot-cli`, …).
+        #[arg(long)]
+        client: Option<String>,
         /// Only traces whose root span has this name (`push`, `tool.call`, …).
         #[arg(long)]
         name: Option<String>,
@@ -540,6 +543,7 @@ fn main() -> ExitCode {
                     session,
                     provider,
                     tool,
+                    client,
                     name,
                     status,
                     since,
@@ -551,6 +555,7 @@ fn main() -> ExitCode {
                         session_id: session,
                         provider,
                         tool,
+                        client,
                         name,
                         status: status.map(|s| match s {
                             StatusArg::Ok => SpanStatus::Ok,

@@ -133,6 +133,10 @@ pub struct TracesListParams {
     /// Only calls of this tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
+    /// Only calls from sessions of this client (`clientInfo.name` of an MCP client,
+    /// `copilot-cli`, …: the name `activity.query`'s client rows carry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// Only traces whose root span is named so (`tool.call`, `push`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,

@@ -18,6 +18,11 @@ provider?: string,
  */
 tool?: string, 
 /**
+ * Only calls from sessions of this client (`clientInfo.name` of an MCP client,
+ * `copilot-cli`, …: the name `activity.query`'s client rows carry).
+ */
+client?: string, 
+/**
  * Only traces whose root span is named so (`tool.call`, `push`, …).
  */
 name?: string, 

@@ -216,6 +216,7 @@ pub(crate) fn traces_within(
                AND (?7 IS NULL OR r.start_us >= ?7)
                AND (?8 IS NULL OR r.start_us < ?8)
                AND (?10 IS NULL OR r.session_id IN (SELECT value FROM json_each(?10)))
+               AND (?11 IS NULL OR json_extract(r.attributes, '$.\"session.client\"') = ?11)
              ORDER BY r.start_us DESC LIMIT ?9",
         )?;
         let rows = stmt.query_map(
@@ -229,7 +230,8 @@ pub(crate) fn traces_within(
                 p.since_us.map(|t| t as i64),
                 p.before_us.map(|t| t as i64),
                 limit + 1,
-                sessions
+                sessions,
+                p.client
             ],
             |r| {
                 let status: String = r.get(5)?;

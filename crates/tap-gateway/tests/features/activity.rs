@@ -176,6 +176,20 @@ async fn figures_equal_the_calls_in_the_ledger_by_provider_tool_and_client() {
         .await;
     assert_eq!(copilot["total"]["calls"], 2);
     assert_eq!(copilot["rows"], json!([]), "no `by`: the total only");
+    // A client row opens that client's traces: the same calls, and only them.
+    for (client, calls) in [("copilot", 2), ("test-host", 5), ("nobody", 0)] {
+        let traces = c
+            .ok(
+                "traces.list",
+                json!({"client": client, "name": "tool.call"}),
+            )
+            .await;
+        assert_eq!(
+            traces["traces"].as_array().unwrap().len(),
+            calls,
+            "{client}: {traces}"
+        );
+    }
     let none = c
         .ok(
             "activity.query",
