@@ -30,10 +30,10 @@ export function ProfileEditor({ list, profile, live, onChanged, onDeleted }: Pro
   const dirty = draft !== null && !sameChoice(draft, saved);
   const now = estimate(choice, groups, list.searchTools);
 
-  const change = (f: (c: { off: Set<string>; hidden: Set<string>; description: string; surface: Choice["surface"] }) => void) => {
+  const change = (f: (c: { off: Set<string>; hidden: Set<string>; description: string; surface: Choice["surface"]; approvalsInClient: boolean }) => void) => {
     setDraft((prev) => {
       const from = prev ?? saved;
-      const next = { off: new Set(from.off), hidden: new Set(from.hidden), description: from.description, surface: from.surface };
+      const next = { off: new Set(from.off), hidden: new Set(from.hidden), description: from.description, surface: from.surface, approvalsInClient: from.approvalsInClient };
       f(next);
       return next;
     });
@@ -106,6 +106,22 @@ export function ProfileEditor({ list, profile, live, onChanged, onDeleted }: Pro
         {choice.surface === "search"
           ? "Only the gateway's own tools and the two search tools are listed; the model finds the others when it needs one, which costs a round trip and the answer's tokens (docs/clients.md, \"Search surface: what it costs\")."
           : "Every tool shown below is in the client's tools/list, sent to the model with every turn."}
+      </p>
+      <label class="check approvals-in-client-field">
+        <input
+          type="checkbox"
+          checked={choice.approvalsInClient}
+          aria-describedby="approvals-in-client-help"
+          onChange={(e) => change((c) => (c.approvalsInClient = e.currentTarget.checked))}
+        />
+        <span>Also ask approvals in the client that made the call</span>
+      </label>
+      <p id="approvals-in-client-help" class="small muted" data-testid="approvals-in-client-help">
+        Calls of this profile's sessions that wait for approval are then also shown as a form in the MCP client that made them, when it
+        supports forms (MCP elicitation); the tray, this panel and <code>tap approvals</code> still ask, and the first answer decides. Off by
+        default: the gateway cannot tell your answer from the client's, so a client that accepts forms by itself, or lets the model answer
+        them, would approve every call it makes. Turn it on only for clients that show you the form (docs/approvals.md, "Answering in the
+        client").
       </p>
       <Total now={now} list={list} dirty={dirty} savedTokens={profile.tokens} />
       {groups.length === 0 && <p class="empty">The gateway offers no tool now: connect a provider or add an MCP server.</p>}

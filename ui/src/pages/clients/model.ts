@@ -27,13 +27,15 @@ export interface Group {
   bytes: number;
 }
 
-/** The editor's state: which groups are off, which tools are hidden, the description, and
- * how clients get the tools (each listed, or found through `tap_find_tools`). */
+/** The editor's state: which groups are off, which tools are hidden, the description, how
+ * clients get the tools (each listed, or found through `tap_find_tools`), and whether its
+ * sessions' approvals are also asked in the client (`approvalsInClient`). */
 export interface Choice {
   off: ReadonlySet<string>;
   hidden: ReadonlySet<string>;
   description: string;
   surface: Surface;
+  approvalsInClient: boolean;
 }
 
 const groupKey = (t: ToolCost) => (t.server ? `server:${t.server}` : t.provider === GATEWAY ? "gateway" : `provider:${t.provider}`);
@@ -133,7 +135,7 @@ export function choiceOf(profile: ProfileInfo | undefined, groups: readonly Grou
       for (const t of g.tools) if (!visible.has(t.name)) hidden.add(t.name);
     }
   }
-  return { off, hidden, description: def.description ?? "", surface: def.surface ?? "tools" };
+  return { off, hidden, description: def.description ?? "", surface: def.surface ?? "tools", approvalsInClient: def.approvalsInClient === true };
 }
 
 /** Whether the tool `name` of group `g` is shown under `choice`. */
@@ -209,14 +211,14 @@ export function defFor(choice: Choice, groups: readonly Group[], base: FullDef):
     }
   }
   const description = choice.description.trim();
-  // approvalsInClient is not on this page: kept as the file has it (docs/approvals.md).
-  return { servers, providers, tools, hideTools, ...(description ? { description } : {}), ...(choice.surface === "search" ? { surface: "search" as const } : {}), ...(base.approvalsInClient ? { approvalsInClient: true } : {}) };
+  // Off is the key left out, as `tap profiles set` writes it (docs/approvals.md).
+  return { servers, providers, tools, hideTools, ...(description ? { description } : {}), ...(choice.surface === "search" ? { surface: "search" as const } : {}), ...(choice.approvalsInClient ? { approvalsInClient: true } : {}) };
 }
 
 /** Whether two choices are the same. */
 export function sameChoice(a: Choice, b: Choice): boolean {
   const eq = (x: ReadonlySet<string>, y: ReadonlySet<string>) => x.size === y.size && [...x].every((v) => y.has(v));
-  return a.description === b.description && a.surface === b.surface && eq(a.off, b.off) && eq(a.hidden, b.hidden);
+  return a.description === b.description && a.surface === b.surface && a.approvalsInClient === b.approvalsInClient && eq(a.off, b.off) && eq(a.hidden, b.hidden);
 }
 
 /** `1,234`: counts grouped by thousands, the same in every locale the tests run in. */
