@@ -57,8 +57,9 @@ impl std::fmt::Display for Error {
             ),
             Error::NotTaps { file, removing: false } => write!(
                 f,
-                "{} exists and was not written by tap (an earlier Copilot extension?); it was left alone. Remove it, or run `tap install copilot --force` to replace it (a backup is kept)",
-                file.display()
+                "{} exists and was not written by tap{}; it was left alone. Remove it, or run `tap install copilot --force` to replace it (a backup is kept)",
+                file.display(),
+                if file.ends_with("extension.mjs") { " (an earlier Copilot extension?)" } else { "" }
             ),
             Error::Settings { file, why, installed: true } => write!(
                 f,
@@ -230,17 +231,19 @@ pub struct FileChange {
     pub new: Option<String>,
 }
 
-/// What connecting or disconnecting would change, nothing written: the extension file and
-/// Copilot's settings, each only when it changes.
+/// What connecting or disconnecting would change, nothing written: the extension file,
+/// Copilot's settings and the skills, each only when it changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     pub extension: Option<FileChange>,
     pub settings: Option<FileChange>,
+    /// The skills and the session-start instructions ([`super::skills`]) that change.
+    pub skills: Vec<FileChange>,
 }
 
 impl Plan {
     pub fn unchanged(&self) -> bool {
-        self.extension.is_none() && self.settings.is_none()
+        self.extension.is_none() && self.settings.is_none() && self.skills.is_empty()
     }
 
     /// The changes as unified diffs, the extension's first: empty when nothing changes.
@@ -248,6 +251,7 @@ impl Plan {
         [&self.extension, &self.settings]
             .into_iter()
             .flatten()
+            .chain(&self.skills)
             .map(|c| match &c.new {
                 Some(new) => crate::write::diff(&c.path, c.old.as_deref(), new),
                 // A removed file: its lines against /dev/null.
@@ -295,6 +299,7 @@ pub fn plan(l: &Layout, connect: bool, profile: Option<&str>) -> Result<Plan, Er
         return Ok(Plan {
             extension: change(Some(super::extension_text(profile)), old, &l.file),
             settings: change(settings_new, settings_old, &l.settings),
+            skills: super::skills::changes(l, true)?,
         });
     }
     let turn_off = read(&l.record)?.is_some_and(|r| recorded_flag(&r))
@@ -312,6 +317,7 @@ pub fn plan(l: &Layout, connect: bool, profile: Option<&str>) -> Result<Plan, Er
             None
         },
         settings: change(settings_new, settings_old, &l.settings),
+        skills: super::skills::changes(l, false)?,
     })
 }
 
@@ -328,7 +334,7 @@ fn backup_path(file: &Path) -> PathBuf {
 }
 
 /// Temporary file + rename: Copilot never loads a half-written extension or settings file.
-fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+pub(super) fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)
@@ -361,6 +367,11 @@ mod tests {
             diff.contains("+  \"enabledFeatureFlags\": { \"EXTENSIONS\": true },"),
             "{diff}"
         );
+        assert!(
+            diff.contains("+name: tap-monitor"),
+            "the skills too: {diff}"
+        );
+        assert_eq!(p.skills.len(), 5, "four skills and the instructions");
         assert!(!l.file.exists(), "a plan writes nothing");
 
         assert_eq!(
@@ -371,6 +382,7 @@ mod tests {
             }
         );
         assert_eq!(enable_flag(&l).unwrap(), FlagOn::TurnedOn);
+        super::super::skills::install(&l, false).unwrap();
         assert!(plan(&l, true, Some("web")).unwrap().unchanged());
         assert_eq!(
             super::super::installed_profile(&l.file).as_deref(),
@@ -389,6 +401,7 @@ mod tests {
 
         let p = plan(&l, false, None).unwrap();
         assert_eq!(p.extension.as_ref().unwrap().new, None);
+        assert!(p.skills.iter().all(|c| c.new.is_none()) && p.skills.len() == 5);
         assert_eq!(
             p.settings.as_ref().unwrap().new.as_deref(),
             Some(
@@ -402,6 +415,7 @@ mod tests {
         );
         assert_eq!(remove_extension(&l).unwrap(), Removed::Removed);
         assert_eq!(disable_flag(&l).unwrap(), FlagOff::TurnedOff);
+        super::super::skills::remove(&l).unwrap();
         assert!(!l.dir.exists());
         assert!(plan(&l, false, None).unwrap().unchanged());
     }

@@ -13,10 +13,12 @@
 //! - `.tap-install.json`: what install changed that uninstall must undo (the feature flag).
 //! - `.state/`: the extension's hand-over files across its own reloads.
 //!
-//! And `<COPILOT_HOME>/settings.json`, whose extensions feature flag ([`settings`]) must be on.
+//! And `<COPILOT_HOME>/settings.json`, whose extensions feature flag ([`settings`]) must be on;
+//! and the agent skills with the session-start instructions, as the CLI's own ([`skills`]).
 
 mod install;
 pub mod settings;
+pub mod skills;
 
 pub use install::{
     disable_flag, enable_flag, plan, remove_extension, write_extension, Error, ExtensionWrite,
@@ -28,8 +30,33 @@ use crate::status::{Report, State};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-/// The extension, embedded so the installed file matches this tap.
-const SOURCE: &str = include_str!("../../../../extensions/copilot/extension.mjs");
+/// `(name, text)` of one module of the extension.
+macro_rules! module {
+    ($name:literal) => {
+        (
+            $name,
+            include_str!(concat!("../../../../extensions/copilot/", $name, ".mjs")),
+        )
+    };
+}
+
+/// The extension's modules (`extensions/copilot/`), embedded so the installed file matches
+/// this tap: each after the modules it imports, the entry (`extension.mjs`, whose first line
+/// is [`MARKER`]) last. [`source`] joins them into the one installed file.
+const MODULES: [(&str, &str); 12] = [
+    module!("limits"),
+    module!("environment"),
+    module!("gateway_discovery"),
+    module!("reload_state"),
+    module!("tool_sets"),
+    module!("tool_results"),
+    module!("agent_report"),
+    module!("deliveries"),
+    module!("hooks"),
+    module!("host"),
+    module!("session_events"),
+    module!("extension"),
+];
 /// The first line of every extension file tap writes starts with this.
 pub const MARKER: &str = "// tap-gateway copilot extension";
 /// The directory name under `extensions/`: the gateway's token file lives there too.
@@ -47,10 +74,47 @@ const STATE_DIR: &str = ".state";
 /// string) in place of `null`.
 const PROFILE_LINE: &str = "const INSTALLED_PROFILE = null;";
 
+/// The modules joined into one ES module: the entry's leading comment (the marker line
+/// first), every other module's `import` of a package or `node:` builtin once, then each
+/// module's code without its imports of sibling modules (`from "./…"`) and with `export `
+/// dropped from the start of its lines. One file, replaced atomically: a CLI starting during
+/// an upgrade never loads one version's modules with another's. The modules keep to what this
+/// needs: single-line imports, top-level names unique across modules (a unit test checks).
+fn source() -> String {
+    let (entry, rest) = MODULES.split_last().expect("modules");
+    let header: Vec<&str> = entry
+        .1
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .collect();
+    let mut imports: Vec<&str> = Vec::new();
+    let mut code = String::new();
+    for (i, (_, text)) in rest.iter().chain([entry]).enumerate() {
+        let skip = if i == rest.len() { header.len() } else { 0 };
+        for line in text.lines().skip(skip) {
+            if line.starts_with("import ") {
+                if !line.contains(" from \"./") && !imports.contains(&line) {
+                    imports.push(line);
+                }
+                continue;
+            }
+            code.push_str(line.strip_prefix("export ").unwrap_or(line));
+            code.push('\n');
+        }
+        code.push('\n');
+    }
+    format!(
+        "{}\n\n{}\n\n{}",
+        header.join("\n"),
+        imports.join("\n"),
+        code.trim_end()
+    ) + "\n"
+}
+
 /// The installed text: the source with this tap's version in its marker line and `profile`
 /// in [`PROFILE_LINE`].
 pub fn extension_text(profile: Option<&str>) -> String {
-    let text = SOURCE.replacen("__TAP_VERSION__", VERSION, 1);
+    let text = source().replacen("__TAP_VERSION__", VERSION, 1);
     match profile {
         None => text,
         Some(p) => {
@@ -85,6 +149,10 @@ pub struct Layout {
     pub settings: PathBuf,
     pub record: PathBuf,
     pub state: PathBuf,
+    /// The CLI's personal skills directory, where [`skills`] go.
+    pub skills: PathBuf,
+    /// tap's personal instructions file ([`skills`]).
+    pub instructions: PathBuf,
 }
 
 impl Layout {
@@ -95,6 +163,10 @@ impl Layout {
             record: dir.join(RECORD),
             state: dir.join(STATE_DIR),
             settings: copilot_home.join("settings.json"),
+            skills: copilot_home.join("skills"),
+            instructions: copilot_home
+                .join("instructions")
+                .join("tap.instructions.md"),
             dir,
             home: copilot_home,
         }
@@ -177,6 +249,18 @@ pub fn report(d: &Dirs) -> Report {
                     "Copilot's extensions feature is off in {}",
                     l.settings.display()
                 ));
+            } else if let Some(item) = skills::items(&l).into_iter().find(|i| {
+                matches!(
+                    skills::state(i),
+                    Ok(skills::State::Missing | skills::State::Stale)
+                )
+            }) {
+                // A user's own file at a skill's path is their choice, not drift.
+                r.state = State::Drifted;
+                r.detail = Some(format!(
+                    "{} is missing or from another tap (connecting installs it)",
+                    item.path.display()
+                ));
             } else {
                 r.state = State::Connected;
             }
@@ -191,7 +275,11 @@ mod tests {
 
     #[test]
     fn the_profile_line_is_written_and_read_back() {
-        assert_eq!(SOURCE.matches(PROFILE_LINE).count(), 1, "one line to fill");
+        assert_eq!(
+            source().matches(PROFILE_LINE).count(),
+            1,
+            "one line to fill"
+        );
         let plain = extension_text(None);
         assert_eq!(profile_in(&plain), None);
         let web = extension_text(Some("web-1.x"));
@@ -210,5 +298,39 @@ mod tests {
             }
         );
         assert_eq!(owner_of("export default {}\n"), Owner::Other);
+    }
+
+    #[test]
+    fn the_modules_join_into_one_module() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../extensions/copilot");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.unwrap().file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix(".mjs").map(String::from))
+            .collect();
+        files.sort();
+        let mut listed: Vec<String> = MODULES.iter().map(|(n, _)| n.to_string()).collect();
+        listed.sort();
+        assert_eq!(
+            files, listed,
+            "every module of extensions/copilot/ is joined"
+        );
+        let text = source();
+        assert!(text.starts_with(MARKER), "the marker line first");
+        let mut names = std::collections::HashSet::new();
+        for line in text.lines() {
+            assert!(!line.starts_with("export "), "{line}");
+            assert!(!line.contains("from \"./"), "{line}");
+            let decl = ["const ", "let ", "function ", "async function ", "class "]
+                .iter()
+                .find_map(|k| line.strip_prefix(k));
+            if let Some(rest) = decl {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                assert!(names.insert(name.clone()), "{name} declared twice");
+            }
+        }
     }
 }
