@@ -277,9 +277,17 @@ const clocks = new Map<number, { timer: ReturnType<typeof setInterval>; listener
  * "5 s ago"). A redraw of times already shown, not a poll: it asks the gateway nothing, and
  * all the components on a page share one timer per period. It is the panel's only
  * setInterval, and must stay free of gateway calls (tests/e2e/no-polling.test.mjs checks both).
+ *
+ * With `select`, `select(Date.now())` instead, and the component redraws only when that
+ * changes (e.g. the time bucket `now` falls in: the activity chart moves on at a bucket's
+ * end, not every second).
  */
-export function useNow(ms = 1000): number {
-  const [now, setNow] = useState(Date.now());
+export function useNow(ms = 1000, select: (now: number) => number = (now) => now): number {
+  const pick = useRef(select);
+  pick.current = select;
+  // The value last drawn: a tick that selects the same one draws nothing.
+  const drawn = useRef(Number.NaN);
+  const [, redraw] = useState(0);
   useEffect(() => {
     let clock = clocks.get(ms);
     if (!clock) {
@@ -291,15 +299,20 @@ export function useNow(ms = 1000): number {
       clock = { timer, listeners };
       clocks.set(ms, clock);
     }
-    clock.listeners.add(setNow);
+    const listener = (t: number) => {
+      if (!Object.is(pick.current(t), drawn.current)) redraw((n) => n + 1);
+    };
+    clock.listeners.add(listener);
     const held = clock;
     return () => {
-      held.listeners.delete(setNow);
+      held.listeners.delete(listener);
       if (held.listeners.size === 0) {
         clearInterval(held.timer);
         clocks.delete(ms);
       }
     };
   }, [ms]);
+  const now = select(Date.now());
+  drawn.current = now;
   return now;
 }

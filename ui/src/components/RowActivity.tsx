@@ -4,11 +4,12 @@
 //
 // One `activity.query` per page, grouped by the page's key (`by`), not one per row: the rows
 // look themselves up in its answer. It is asked again on `traces.changed` (throttled, in
-// `useActivity`), never on a timer. The window is chosen on each page and kept for the tab, so
-// going from page to page compares the same span of time.
+// `useActivity`), never on a timer; between queries the window moves on at each bucket's end
+// (`useSliding`). The window is chosen on each page and kept for the tab, so going from page
+// to page compares the same span of time.
 
 import { useState } from "preact/hooks";
-import { useActivity, WINDOWS, type ActivityParams, type ActivityReport, type ActivityRow, type ActivityWindow } from "../activity";
+import { isApproximate, useActivity, useSliding, WINDOWS, type ActivityParams, type ActivityReport, type ActivityRow, type ActivityWindow } from "../activity";
 import { Sparkline } from "./charts/Sparkline";
 import { count, latency } from "./charts/scale";
 import { tracesHref, type TraceFilter } from "../pages/overview/links";
@@ -38,7 +39,7 @@ export function useRowActivity(by: NonNullable<ActivityParams["by"]>, filter: Om
   const window = given ?? own;
   const { data, error } = useActivity({ window, by, ...filter });
   // The answer may still be the previous window's while the new one is on its way.
-  const report = data && data.window === window ? data : null;
+  const report = useSliding(data && data.window === window ? data : null);
   const byKey = new Map((report?.rows ?? []).map((r) => [r.key ?? "", r]));
   const empty: ActivityRow = { key: null, calls: 0, errors: 0, p50Ms: null, p95Ms: null, buckets: report?.total.buckets.map(() => ({ calls: 0, errors: 0, p50Ms: null, p95Ms: null })) ?? [] };
   return {
@@ -102,8 +103,9 @@ export function ActivityCell({ row, name, window, filter, as: Tag = "td" }: { ro
         )}
         {/* On a line of its own: the column stays narrow beside the tables' other columns. */}
         {row.calls > 0 && (
-          <span class="row-p95 muted" title={`p50 ${latency(row.p50Ms)}`}>
-            p95 {latency(row.p95Ms)}
+          <span class="row-p95 muted" title={`p50 ${latency(row.p50Ms)}${isApproximate(row) ? " (≈: counts calls that have since left the window)" : ""}`}>
+            p95 {isApproximate(row) ? "≈" : ""}
+            {latency(row.p95Ms)}
           </span>
         )}
       </span>

@@ -6,7 +6,7 @@ import { duration, fullTime } from "../format";
 import { HeldTools } from "./HeldTools";
 import { Attention } from "./overview/Attention";
 import { Activity } from "./overview/Activity";
-import { useActivity, type ActivityReport, type ActivityWindow } from "../activity";
+import { useActivity, useSliding, type ActivityReport, type ActivityWindow } from "../activity";
 import type { ActivityBy } from "../generated";
 
 /**
@@ -32,13 +32,16 @@ export function Overview({ state }: { state: PanelState }) {
   const lastHour = useRef<ActivityReport | null>(null);
   const fresh = same ? activity.data : ownHour.data;
   if (fresh && fresh.window === "1h") lastHour.current = fresh;
+  // Both move on at each bucket's end while nothing happens (no query: activity.ts).
+  const chart = useSliding(activity.data);
+  const hour = useSliding(lastHour.current);
 
   return (
     <>
       <SecretStorageNotice />
-      <Attention state={state} live={live} hour={lastHour.current} />
+      <Attention state={state} live={live} hour={hour} />
       <HeldTools live={live} />
-      <Activity choice={{ window, by, setWindow, setBy }} answer={activity} />
+      <Activity choice={{ window, by, setWindow, setBy }} answer={{ ...activity, data: chart }} />
       <section class="cards" aria-label="Gateway">
         <Card label="Health" value={live ? "Running" : "Unreachable"} tone={live ? "ok" : "warn"} />
         <Card label="Address" value={status.address} mono />

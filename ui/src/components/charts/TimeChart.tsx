@@ -133,7 +133,7 @@ export function TimeChart({ buckets, fromMs, bucketSecs, title, windowLabel }: T
   const xAt = (i: number) => ML + i * step;
 
   return (
-    <figure class="timechart" data-testid="timechart" data-bucket-secs={bucketSecs} data-calls={calls} data-errors={errors}>
+    <figure class="timechart" data-testid="timechart" data-bucket-secs={bucketSecs} data-from={fromMs} data-buckets={buckets.length} data-calls={calls} data-errors={errors}>
       <figcaption class="tc-legend small">
         <span>
           <i class="key key-calls" aria-hidden="true" /> calls per {per}

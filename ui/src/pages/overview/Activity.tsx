@@ -2,13 +2,14 @@
 // (15 min, 1 h, 24 h, 7 d) as one chart, then the same figures per provider or server, per
 // tool or per client, one row each with a sparkline. A row with errors in the window is red;
 // a row opens the Traces page filtered to it. From `activity.query` (aggregated by the
-// engine), refreshed by `traces.changed` at most once a second, never on a timer.
+// engine), refreshed by `traces.changed` at most once a second, never on a timer; between
+// queries the window moves on locally at each bucket's end (activity.ts `useSliding`).
 
 import { useEffect, useRef } from "preact/hooks";
 import type { ActivityBy } from "../../generated";
 import type { MethodState } from "../../method";
 import { reportLedger } from "../../ledger";
-import { rowName, WINDOWS, type ActivityReport, type ActivityRow, type ActivityWindow } from "../../activity";
+import { isApproximate, rowName, WINDOWS, type ActivityReport, type ActivityRow, type ActivityWindow } from "../../activity";
 import { TimeChart } from "../../components/charts/TimeChart";
 import { Sparkline } from "../../components/charts/Sparkline";
 import { bucketName, latency } from "../../components/charts/scale";
@@ -86,8 +87,14 @@ function Choice<T extends string>(props: { name: string; label: string; options:
   );
 }
 
+/** "≈" before a p50/p95 the engine gave for a window that has moved on since (the calls that
+ * left it still count there), until the next query. */
+const APPROX_TITLE = "Counts calls that have since left the window: exact again with the next call";
+const approx = (row: ActivityRow) => (isApproximate(row) ? "≈" : "");
+
 function Totals({ report, windowLabel }: { report: ActivityReport; windowLabel: string }) {
   const t = report.total;
+  const title = isApproximate(t) ? APPROX_TITLE : undefined;
   return (
     <p class="activity-totals" data-testid="activity-totals" data-calls={t.calls} data-errors={t.errors}>
       <span>
@@ -96,11 +103,11 @@ function Totals({ report, windowLabel }: { report: ActivityReport; windowLabel: 
       <span class={t.errors > 0 ? "error" : undefined}>
         <strong>{t.errors}</strong> {t.errors === 1 ? "error" : "errors"}
       </span>
-      <span>
-        p50 <strong>{latency(t.p50Ms)}</strong>
+      <span title={title}>
+        p50 <strong>{approx(t)}{latency(t.p50Ms)}</strong>
       </span>
-      <span>
-        p95 <strong>{latency(t.p95Ms)}</strong>
+      <span title={title}>
+        p95 <strong>{approx(t)}{latency(t.p95Ms)}</strong>
       </span>
       <span class="muted small">
         {windowLabel}, per {bucketName(report.bucketSecs)}
@@ -184,7 +191,8 @@ function Row({ r, by, window, windowLabel }: { r: ActivityRow; by: ActivityBy; w
       <td class={`num${bad ? " error strong" : ""}`} data-testid="row-errors">
         {r.errors}
       </td>
-      <td class="num nowrap" title={`p50 ${latency(r.p50Ms)}`}>
+      <td class="num nowrap" title={`p50 ${approx(r)}${latency(r.p50Ms)}${isApproximate(r) ? `. ${APPROX_TITLE}` : ""}`}>
+        {approx(r)}
         {latency(r.p95Ms)}
       </td>
     </tr>
