@@ -1,0 +1,24 @@
+// Limits and timeouts of the extension, named once.
+
+/** How long the first join waits for a project's tools (tap.config.json) before joining without them. */
+export const FIRST_TOOLS_WAIT_MS = 5000;
+/** Bound on reaching the gateway (socket, auth, register) before the first join. */
+export const CONNECT_TIMEOUT_MS = 3000;
+/** Reconnect backoff: doubles from the first value up to the second while the gateway is away. */
+export const RECONNECT_MIN_MS = 250;
+export const RECONNECT_MAX_MS = 5000;
+/** Tool-set changes closer together than this cause one reload. */
+export const RELOAD_DEBOUNCE_MS = 300;
+/** The gateway answers a precheck within about 5 s (its gate deadline); a little more here. */
+export const PRECHECK_TIMEOUT_MS = 6000;
+/** A callback transform may take 2 s per provider; prompts wait at most this long. */
+export const PROMPT_APPLY_TIMEOUT_MS = 8000;
+/** On exit, how long to wait for the gateway to confirm `session.end`. */
+export const END_WAIT_MS = 1500;
+// How long the CLI may take to say the session's mode or model (experimental `session.rpc`).
+export const REPORT_READ_MS = 2000;
+/** A saved reload state older than this is ignored: the gateway keeps a detached host 30 s. */
+export const RESUME_WINDOW_MS = 25000;
+/** The gateway's cut for a reported mode or model (MAX_HOST_REPORT_TEXT_LEN): a longer one
+ * would refuse the whole `session.state`, busy state included. */
+export const HOST_REPORT_TEXT_LEN = 128;
