@@ -2,6 +2,7 @@
 // extension API, sent with every `session.state` (docs/session-host-protocol.md, "Host
 // capabilities").
 
+import { canAnswerDialogs, COPILOT_MODES } from "./asks.mjs";
 import { HOST_REPORT_TEXT_LEN, REPORT_READ_MS } from "./limits.mjs";
 
 /** `session.state` with what the CLI told of the agent. */
@@ -19,17 +20,18 @@ export function setReport(host, changes) {
   if (host.registered) host.send(stateMessage(host));
 }
 
-/** What the CLI's extension API says of this session: `session.capabilities` (its UI:
- * `session.ui.confirm` and `.elicitation` both need `ui.elicitation`), and, through the
- * experimental `session.rpc`, the mode and the model. Each read is bounded: a CLI that
- * does not answer one leaves that field out. Modes are not listed: whether an extension
- * may call `session.rpc.mode.set` is not established, so Tap does not claim it can. */
+/** What the CLI's extension API says of this session: whether a user can answer its dialogs
+ * (`session.capabilities.ui.elicitation`, which `session.ui.confirm` and `.elicitation` both
+ * need, and only when interactive: asks.mjs), the modes `session.rpc.mode.set` switches to,
+ * and, through the experimental `session.rpc`, the mode and the model. Each read is
+ * bounded: a CLI that does not answer one leaves that field out. */
 export async function learnReport(host) {
   const s = host.session;
   const within = (p) => Promise.race([Promise.resolve().then(p), new Promise((r) => setTimeout(() => r(undefined), REPORT_READ_MS))]).catch(() => undefined);
-  const elicitation = s?.capabilities?.ui?.elicitation === true;
+  const dialogs = canAnswerDialogs(s?.capabilities);
+  const modes = typeof s?.rpc?.mode?.set === "function" ? COPILOT_MODES : [];
   // At once, before any tool call of this session can reach the gateway.
-  setReport(host, { capabilities: { ui: { confirm: elicitation, elicitation }, client: { name: "copilot-cli" } } });
+  setReport(host, { capabilities: { ui: { confirm: dialogs, elicitation: dialogs }, modes, client: { name: "copilot-cli" } } });
   const mode = await within(() => s.rpc.mode.get());
   if (typeof mode === "string") setReport(host, { mode });
   const model = await within(() => s.rpc.model.getCurrent());

@@ -21,15 +21,23 @@ export async function preToolUse(host, input) {
   return undefined;
 }
 
+/** The providers' `startup_context` not yet given, taken: the session's start context,
+ * given once with the first prompt after it arrived (the CLI has no hook to add context at a
+ * time of the extension's choosing; a start hook runs before the gateway could answer). */
+function takeStartContext(host) {
+  return host.startContext.splice(0).map((c) => `Startup context from the Tap provider ${c.provider}:\n${c.text}`);
+}
+
 export async function promptSubmitted(host, input) {
   if (!host.registered) return undefined;
+  let parts = takeStartContext(host);
   try {
     const sections = Object.fromEntries(SECTIONS.map((s) => [s, ""]));
     const a = await host.request({ type: "prompt.apply", sessionId: host.sessionId, prompt: input.prompt, sections }, PROMPT_APPLY_TIMEOUT_MS);
-    const parts = [a.sections?.custom_instructions, ...(a.context ?? []), a.sections?.safety].filter((p) => p && p.trim());
-    if (parts.length > 0) return { additionalContext: parts.join("\n\n") };
+    parts = [...parts, a.sections?.custom_instructions, ...(a.context ?? []), a.sections?.safety];
   } catch (e) {
     host.log(`Tap: prompt transforms and context were not applied (${e.message}).`, "warning");
   }
-  return undefined;
+  parts = parts.filter((p) => p && p.trim());
+  return parts.length > 0 ? { additionalContext: parts.join("\n\n") } : undefined;
 }

@@ -4,10 +4,11 @@
 
 import path from "node:path";
 import { stateMessage } from "./agent_report.mjs";
+import { askApproval, setMode, withdrawApproval } from "./asks.mjs";
 import { deliver } from "./deliveries.mjs";
 import { discover } from "./gateway_discovery.mjs";
 import { copilotSessionId, cwd, debug, HOST_NAME, profile } from "./environment.mjs";
-import { CONNECT_TIMEOUT_MS, END_WAIT_MS, RECONNECT_MAX_MS, RECONNECT_MIN_MS, RELOAD_DEBOUNCE_MS } from "./limits.mjs";
+import { CONNECT_TIMEOUT_MS, END_WAIT_MS, PROGRESS_TEXT_LEN, RECONNECT_MAX_MS, RECONNECT_MIN_MS, RELOAD_DEBOUNCE_MS } from "./limits.mjs";
 import { saveState } from "./reload_state.mjs";
 import { toCopilotResult } from "./tool_results.mjs";
 import { fromProviders, signature } from "./tool_sets.mjs";
@@ -24,11 +25,16 @@ export class Host {
     // session.state; read from the CLI once joined and kept across reloads.
     this.report = saved?.report ?? {};
     this.queued = saved?.queued ?? []; // deliveries and warnings to show once joined
+    // Providers' `startup_context` (session.context) not yet given to the model: the next
+    // prompt carries it (hooks.mjs), once.
+    this.startContext = saved?.startContext ?? [];
     this.ws = null;
     this.registered = false;
     this.nextId = 0;
     this.pending = new Map(); // requestId → {resolve, reject, timer}
     this.calls = new Map(); // callId → resolve
+    this.callTools = new Map(); // callId → tool name, for its progress lines
+    this.asked = new Set(); // approvalIds whose dialog is open (asks.mjs)
     this.session = null;
     this.joinedSignature = null;
     this.reloadTimer = null;
@@ -221,6 +227,7 @@ export class Host {
       case "tool.result": {
         const resolve = this.calls.get(msg.callId);
         this.calls.delete(msg.callId);
+        this.callTools.delete(msg.callId);
         resolve?.(msg);
         // A change waiting for this call: reloading at once lets it land before the CLI
         // starts its next turn (a queued inject's, say).
@@ -237,7 +244,16 @@ export class Host {
         this.firstTools?.resolve(); // a project provider that cannot start will not send tools
         return this.log(`Tap: ${msg.message}`, "warning");
       case "session.context":
+        this.startContext.push({ provider: msg.provider, text: msg.startupContext });
         return this.log(`Tap (${msg.provider}): ${msg.startupContext}`);
+      case "tool.progress":
+        return this.progress(msg);
+      case "approval.ask":
+        return void askApproval(this, msg);
+      case "approval.withdrawn":
+        return withdrawApproval(this, msg);
+      case "session.mode.set":
+        return void setMode(this, msg);
       case "session.ended":
         if (msg.sessionId === this.sessionId && !this.ending) {
           // "gateway stopping": the socket closes next and the reconnect registers again.
@@ -247,8 +263,18 @@ export class Host {
         if (answered) this.pending.delete(msg.requestId);
         return;
       default:
-        return; // tool.progress and anything newer: nothing to show
+        return; // anything newer: nothing to show
     }
+  }
+
+  /** A provider's `tool.progress` as a passing line in the timeline: the SDK gives an
+   * extension's tool no progress API (its `ToolInvocation` has none), and `ephemeral` keeps
+   * the lines out of the session's record. */
+  progress(msg) {
+    const tool = this.callTools.get(msg.callId);
+    if (!tool || !this.session || typeof msg.message !== "string") return;
+    const text = msg.message.length > PROGRESS_TEXT_LEN ? `${msg.message.slice(0, PROGRESS_TEXT_LEN)}…` : msg.message;
+    this.session.log(`[${tool}] ${text}`, { ephemeral: true }).catch(() => {});
   }
 
   async invoke(tool, args) {
@@ -257,6 +283,7 @@ export class Host {
     }
     const callId = this.id("call");
     const result = new Promise((resolve) => this.calls.set(callId, resolve));
+    this.callTools.set(callId, tool);
     this.send({ type: "tool.invoke", callId, sessionId: this.sessionId, tool, args: args && typeof args === "object" && !Array.isArray(args) ? args : {} });
     return toCopilotResult(await result);
   }
@@ -293,7 +320,8 @@ export class Host {
     // delivery lands in this one after the state is saved.
     this.ws?.close(1000, "extension reload");
     saveState({ sessionId: this.sessionId, resumeToken: this.resumeToken, tools: this.tools,
-                revision: this.revision, busy: this.busy, queued: this.queued, report: this.report });
+                revision: this.revision, busy: this.busy, queued: this.queued, report: this.report,
+                startContext: this.startContext });
     this.session.rpc.extensions.reload().catch((e) => {
       this.reloading = false;
       this.log(`Tap: could not reload the extension to change its tools: ${e.message}`, "error");

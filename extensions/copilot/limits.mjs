@@ -22,3 +22,14 @@ export const RESUME_WINDOW_MS = 25000;
 /** The gateway's cut for a reported mode or model (MAX_HOST_REPORT_TEXT_LEN): a longer one
  * would refuse the whole `session.state`, busy state included. */
 export const HOST_REPORT_TEXT_LEN = 128;
+/** A file result is attached for the model (`binaryResultsForLlm`) up to this size; a larger
+ * one is named by its path only (models refuse images past a few MiB). */
+export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+/** A `tool.progress` message in the timeline is cut here (one line, not a page). */
+export const PROGRESS_TEXT_LEN = 300;
+/** A `tool.execution_complete` event's `result.output` is cut here, and its `args` replaced
+ * by a cut preview past it: providers want what happened, not a copy of every file written. */
+export const EVENT_OUTPUT_LEN = 4000;
+/** How long switching the CLI's mode (`session.rpc.mode.set`, then reading it back) may take:
+ * under the gateway's wait for `session.mode.result`, so a slow CLI gets a clear answer. */
+export const MODE_SET_MS = 5000;

@@ -65,12 +65,34 @@ test("tap_get_session_state shows the Copilot session with what the CLI's extens
   assert.equal(state.cwd, workspace);
   assert.equal(state.host.kind, "sessionHost");
   assert.equal(state.host.capabilities.client.name, "copilot-cli");
-  // Both dialogs rest on the one capability the CLI reports (SessionCapabilities.ui.elicitation).
-  assert.equal(typeof state.host.capabilities.ui.elicitation, "boolean");
-  assert.equal(state.host.capabilities.ui.confirm, state.host.capabilities.ui.elicitation);
-  assert.equal(state.host.canChangeMode, false);
+  // Prompt mode (`copilot -p`): the CLI reports ui.elicitation, but no one can answer a
+  // dialog, so the extension says it cannot ask.
+  assert.deepEqual(state.host.capabilities.ui, { confirm: false, elicitation: false });
+  // The modes session.rpc.mode.set switches to.
+  assert.deepEqual(state.host.capabilities.modes, ["interactive", "plan", "autopilot"]);
+  assert.equal(state.host.canChangeMode, true);
   // Mode and model from the experimental session.rpc (1.0.102 answers both in prompt mode).
   console.log(`copilot reported: mode=${state.mode} model=${state.model} ui=${JSON.stringify(state.host.capabilities.ui)}`);
   assert.equal(state.mode, "interactive");
   assert.equal(state.model, "fake-model");
+});
+
+test("tap_verify_goal_output called through Copilot checks the workspace's files, and its verdict reaches the model", async () => {
+  fs.writeFileSync(path.join(workspace, "REPORT.md"), "# Report\nmigration: done\n");
+  const expectations = [
+    { id: "report", kind: "file", path: "REPORT.md", pattern: "migration: done" },
+    { id: "log", kind: "file", path: "missing.log" },
+  ];
+  const before = model.requests.length;
+  const r = await copilot(`CALL:tap_verify_goal_output${JSON.stringify({ expectations })}`, workspace);
+  const verdict = answered(r.stdout, "tap_verify_goal_output");
+  assert.equal(verdict.met, false, JSON.stringify(verdict));
+  const status = JSON.stringify(verdict);
+  assert.match(status, /"report"[^}]*"verified"|"verified"[^}]*"report"/, status);
+  assert.match(status, /"log"[^}]*"failed"|"failed"[^}]*"log"/, status);
+  // The model got the tool's own result (the fake model quotes the request's last message).
+  const last = model.requests.at(-1).messages.at(-1);
+  assert.ok(model.requests.length > before);
+  assert.equal(last.role, "tool");
+  assert.deepEqual(JSON.parse(last.content), verdict);
 });

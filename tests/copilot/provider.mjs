@@ -1,9 +1,10 @@
 // A scripted provider for the Copilot tests, as a project provider (run by the gateway from
 // tap.config.json: `node provider.mjs <config.json>`) or in the test process (`startProvider`).
 //
-// Config: { name, tools: [{name, reply, push?}], hello?: {extra hello fields}, onRelease?: push,
-//           record?: file }
-// - a tool answers `<reply> <args as JSON>`, pushing `push` first when it has one;
+// Config: { name, tools: [{name, reply, push?, progress?}], hello?: {extra hello fields},
+//           onRelease?: push, record?: file }
+// - a tool answers `<reply> <args as JSON>`, pushing `push` and sending `progress` as its
+//   `tool.progress` first when it has them;
 // - with `record`, every `hello.ack`, `session.event` and `session.lifecycle` it receives is
 //   appended to that file as a JSON line, so a test can see what a gateway-run provider saw;
 // - the tool `hold` answers only once the tool `release` is called (from `tap call`), which
@@ -54,6 +55,7 @@ export function startProvider(config, { url, token, session } = {}) {
       }
       const tool = config.tools.find((t) => t.name === msg.tool);
       if (tool?.push) send({ type: "push", ...tool.push });
+      if (tool?.progress) send({ type: "tool.progress", id: msg.id, message: tool.progress });
       reply(`${tool?.reply ?? "?"} ${JSON.stringify(msg.args ?? {})}`);
     } else if (msg.type === "session.lifecycle" && msg.state === "shutdown.pending") {
       send({ type: "shutdown.ready", sessionId: msg.sessionId });

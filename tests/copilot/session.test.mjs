@@ -27,7 +27,7 @@ function makeProject(root) {
   const config = {
     name: "proj",
     tools: [
-      { name: "weather", reply: "sunny in", push: { level: "surface", event: "WEATHER-SURFACE-EVENT" } },
+      { name: "weather", reply: "sunny in", push: { level: "surface", event: "WEATHER-SURFACE-EVENT" }, progress: "WEATHER-PROGRESS half way" },
       { name: "forbidden", reply: "should never run" },
       { name: "advised", reply: "advice taken" },
       { name: "hold" },
@@ -35,6 +35,7 @@ function makeProject(root) {
     ],
     hello: {
       context: "AMBIENT: the build is green",
+      startup_context: "STARTUP: monitoring 3 endpoints",
       hooks: {
         transforms: { custom_instructions: { action: "append", content: "TRANSFORM: use metric units" } },
         onPreToolUse: [
@@ -96,6 +97,10 @@ test("the first prompt calls a project provider's tool and the answer quotes its
   const text = requestText(first);
   assert.match(text, /TRANSFORM: use metric units/);
   assert.match(text, /AMBIENT: the build is green/);
+  // The provider's startup_context (session.context) reached the model at the session's start.
+  assert.match(text, /STARTUP: monitoring 3 endpoints/);
+  // Its tool.progress is a line in the timeline.
+  assert.match(r.stdout, /\[weather\] WEATHER-PROGRESS half way/, r.stdout);
 });
 
 test("a deny hook rule blocks a call with its reason", async () => {
@@ -136,9 +141,17 @@ test("a provider subscribed to session events gets the turn's user message and t
   const ms = ours();
   assert.deepEqual(ms.map(name), ["lifecycle started", "user.message", "tool.execution_complete", "lifecycle idle", "lifecycle shutdown.pending"]);
   assert.equal(ms[1].data.content, prompt);
-  assert.equal(ms[2].data.toolName, "weather");
-  assert.equal(ms[2].data.success, true);
-  assert.equal(typeof ms[2].data.toolCallId, "string");
+  // The spec's payload (Provider Interface, session.event table)...
+  const done = ms[2].data;
+  assert.equal(done.tool, "weather");
+  assert.equal(done.provider, "proj");
+  assert.deepEqual(done.args, { city: "Lima" });
+  assert.deepEqual(done.result, { type: "success", output: 'sunny in {"city":"Lima"}' });
+  assert.ok(Number.isInteger(done.durationMs) && done.durationMs >= 0, JSON.stringify(done));
+  // ...and Copilot's names, as before.
+  assert.equal(done.toolName, "weather");
+  assert.equal(done.success, true);
+  assert.equal(typeof done.toolCallId, "string");
 });
 
 test("mid-session: the session is in tap status while it runs, an inject push starts a turn, and the session leaves with the CLI", async () => {
@@ -335,6 +348,19 @@ test("a tool of an MCP server in the gateway's mcp.json is called from Copilot, 
     const plain = path.join(own, "plain");
     fs.mkdirSync(plain);
     await t.test("outside a project", () => callsEcho(plain));
+
+    // An image block is an attachment (ToolResultObject.binaryResultsForLlm), not JSON text.
+    await t.test("an image result is attached, its text is the text", async () => {
+      const before = model.requests.length;
+      const run = runCopilot({ cwd: plain, prompt: "CALL:good__image{}", copilotHome: gateway.copilotHome, tapHome: gateway.tapHome, modelUrl: model.url });
+      const r = await run.done;
+      assert.equal(r.code, 0, `copilot failed:\n${r.stdout}\n${r.stderr}\n${copilotLogs(gateway.copilotHome)}`);
+      // The CLI shows the attachment it got; the model gets the text (the offline model is
+      // not one the CLI sends images to: see docs/copilot.md).
+      assert.match(r.stdout, /\[Image: an image \[image\/png\] 1x1\]/, r.stdout);
+      const next = model.requests[before + 1];
+      assert.equal(textOf(next.messages.at(-1)), "a 1x1 PNG");
+    });
   } finally {
     await gateway?.stop();
     fs.rmSync(own, { recursive: true, force: true });
