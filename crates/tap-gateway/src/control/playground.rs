@@ -268,24 +268,12 @@ impl Playground {
 /// An MCP server's result with `isError: true`: the call failed (`TOOL_ERROR`, its text as
 /// the message), as a session host is told; the result object is shown beside it.
 fn tool_error(data: &Json) -> Option<PlaygroundCallError> {
-    if data.get("isError").and_then(Json::as_bool) != Some(true) {
+    if !traced::reported_failure(data) {
         return None;
     }
-    let text: Vec<&str> = data
-        .get("content")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(Json::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Json::as_str))
-        .collect();
-    let message = match text.join("\n") {
-        t if t.is_empty() => "the tool reported an error (isError), without text".to_string(),
-        t => t,
-    };
     Some(PlaygroundCallError {
-        code: ErrorCode::Other("TOOL_ERROR".into()),
-        message,
+        code: ErrorCode::Other(traced::TOOL_ERROR.into()),
+        message: traced::failure_text(data),
     })
 }
 
@@ -343,6 +331,6 @@ async fn run(
             std::future::ready(())
         })
         .await;
-    traced::end(root, &outcome);
+    traced::end_call(root, &outcome);
     (outcome, context, trace_id)
 }

@@ -68,7 +68,7 @@ impl HostConn {
                 std::future::ready(())
             })
             .await;
-            traced::end(root, &outcome);
+            traced::end_call(root, &outcome);
             let outcome = match mcp_result {
                 true => super::mcp_results::for_host(outcome),
                 false => outcome,

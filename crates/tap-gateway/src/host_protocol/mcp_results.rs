@@ -32,11 +32,11 @@ pub(super) fn for_host(outcome: Result<Json, CallError>) -> Result<Json, CallErr
             _ => None,
         })
         .collect();
-    let is_error = data.get("isError").and_then(Json::as_bool) == Some(true);
+    let is_error = crate::tools::traced::reported_failure(&data);
     let structured = data.get("structuredContent").is_some_and(|s| !s.is_null());
     match texts {
         Some(texts) if is_error => Err(CallError::new(
-            ErrorCode::Other("TOOL_ERROR".into()),
+            ErrorCode::Other(crate::tools::traced::TOOL_ERROR.into()),
             texts.join("\n"),
         )),
         Some(texts) if !structured => Ok(Json::String(texts.join("\n"))),

@@ -127,7 +127,7 @@ pub(crate) async fn call(
         }
     })
     .await;
-    traced::end(root, &outcome);
+    traced::end_call(root, &outcome);
     Ok(match outcome {
         Ok(data) if mcp_result => content::passed_through(data, context_text),
         Ok(data) => content::success(data, context_text),

@@ -31,7 +31,7 @@ pub(crate) async fn call_tool(core: &Arc<Core>, req: CallRequest) -> Result<Json
         "api",
     );
     let outcome = call_tool_in(core, req, &mut root).await;
-    super::traced::end(root, &outcome);
+    super::traced::end_call(root, &outcome);
     outcome
 }
 

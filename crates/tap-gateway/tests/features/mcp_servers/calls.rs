@@ -48,6 +48,34 @@ async fn a_fixture_servers_tools_reach_an_mcp_client_unchanged() {
     let list = control.ok("mcpServers.list", json!({})).await;
     let names = list["servers"][0]["tools"].as_array().unwrap().clone();
     assert!(names.contains(&json!("good__echo")), "{list}");
+
+    // The tool's own failure (`isError`) is a failed call in the traces and the figures,
+    // with its text; the calls that worked are not.
+    gw.handle.gateway().flush_history().await;
+    let failed = control
+        .ok("traces.list", json!({"tool": "good__fails"}))
+        .await;
+    let failed = &failed["traces"][0];
+    assert_eq!(failed["status"], "error", "{failed}");
+    assert_eq!(failed["errorCode"], "TOOL_ERROR", "{failed}");
+    let echoed = control
+        .ok("traces.list", json!({"tool": "good__echo"}))
+        .await;
+    assert_eq!(echoed["traces"][0]["status"], "ok", "{echoed}");
+    let figures = control
+        .ok("activity.query", json!({"window": "15m", "by": "tool"}))
+        .await;
+    let row = |tool: &str| {
+        figures["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"] == tool)
+            .cloned()
+            .unwrap_or_else(|| panic!("{tool}: {figures}"))
+    };
+    assert_eq!(row("good__fails")["errors"], 1, "{figures}");
+    assert_eq!(row("good__echo")["errors"], 0, "{figures}");
 }
 
 #[tokio::test]
