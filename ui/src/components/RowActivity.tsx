@@ -82,8 +82,7 @@ export const rowClass = (row: ActivityRow) => (row.errors > 0 ? "row-failing" : 
 
 /**
  * A table cell (or, `as="div"`, a block in a list item): the sparkline, `N calls · E errors`,
- * `p95 X`; a link to the row's traces when `filter` is given (traces.list cannot filter by
- * client, so client rows have none).
+ * `p95 X`; a link to the row's traces when `filter` is given.
  */
 export function ActivityCell({ row, name, window, filter, as: Tag = "td" }: { row: ActivityRow; name: string; window: ActivityWindow; filter?: TraceFilter; as?: "td" | "div" }) {
   const long = WINDOWS.find((w) => w.id === window)!.long;

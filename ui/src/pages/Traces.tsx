@@ -28,12 +28,14 @@ interface Filters {
   session: string;
   provider: string;
   tool: string;
+  /** A client's name as the activity's client rows carry it (`session.client`). */
+  client: string;
   status: "all" | SpanStatus;
   minMs: string;
   range: (typeof RANGES)[number]["id"];
 }
 
-const NO_FILTERS: Filters = { kind: "all", session: "all", provider: "all", tool: "", status: "all", minMs: "", range: "any" };
+const NO_FILTERS: Filters = { kind: "all", session: "all", provider: "all", tool: "", client: "", status: "all", minMs: "", range: "any" };
 
 /**
  * Filters given in the address (`#/traces?provider=good&status=error&range=1h`), as the
@@ -51,6 +53,7 @@ function fromQuery(q: URLSearchParams | undefined): Filters {
   f.session = q.get("session") || f.session;
   f.provider = q.get("provider") || f.provider;
   f.tool = q.get("tool") ?? f.tool;
+  f.client = q.get("client") ?? f.client;
   f.minMs = q.get("minMs") ?? f.minMs;
   return f;
 }
@@ -61,6 +64,7 @@ function params(f: Filters): TracesListParams {
   if (f.session !== "all") p.sessionId = f.session;
   if (f.provider !== "all") p.provider = f.provider;
   if (f.tool.trim()) p.tool = f.tool.trim();
+  if (f.client.trim()) p.client = f.client.trim();
   if (f.status !== "all") p.status = f.status;
   const min = Number(f.minMs);
   if (f.minMs.trim() && Number.isFinite(min) && min > 0) p.minDurationUs = Math.round(min * 1000);
@@ -118,7 +122,7 @@ export function Traces({ state, traceId, given }: { state: PanelState; traceId?:
 
   // Text and number filters apply after a pause in typing; the lists at once.
   useEffect(() => {
-    const wait = filters.tool !== applied.tool || filters.minMs !== applied.minMs;
+    const wait = filters.tool !== applied.tool || filters.client !== applied.client || filters.minMs !== applied.minMs;
     const t = setTimeout(() => setApplied(filters), wait ? DEBOUNCE_MS : 0);
     return () => clearTimeout(t);
   }, [filters]);
@@ -209,6 +213,10 @@ export function Traces({ state, traceId, given }: { state: PanelState; traceId?:
         <label class="field">
           <span>Tool</span>
           <input type="search" value={filters.tool} placeholder="tool name" onInput={(e) => set({ tool: (e.currentTarget as HTMLInputElement).value })} />
+        </label>
+        <label class="field">
+          <span>Client</span>
+          <input type="search" value={filters.client} placeholder="client name" onInput={(e) => set({ client: (e.currentTarget as HTMLInputElement).value })} />
         </label>
         <label class="field">
           <span>Kind</span>

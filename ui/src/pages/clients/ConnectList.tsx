@@ -213,7 +213,7 @@ function ClientRow({
           {client.file}
         </span>
       </div>
-      {calls && activity && <ActivityCell as="div" row={calls} name={name} window={activity.window} />}
+      {calls && activity && <ActivityCell as="div" row={calls} name={name} window={activity.window} filter={{ client: client.id }} />}
       {client.detail && <p class={`small ${client.state === "drifted" || client.state === "invalid" ? "warn-text" : "muted"}`}>{client.detail}</p>}
       <div class="client-actions">
         {client.editable ? (

@@ -151,12 +151,10 @@ function Rows({ report, by, window, windowLabel }: { report: ActivityReport; by:
   );
 }
 
-/** The Traces page for this row, or none (calls no provider answered; clients until traces.list filters by client). */
+/** The Traces page for this row, or none ("other": calls no provider answered, or from no client). */
 function rowHref(r: ActivityRow, by: ActivityBy, window: ActivityWindow): string | null {
   if (!r.key) return null;
-  if (by === "provider") return tracesHref({ provider: r.key, range: window });
-  if (by === "tool") return tracesHref({ tool: r.key, range: window });
-  return null;
+  return tracesHref({ [by]: r.key, range: window });
 }
 
 function Row({ r, by, window, windowLabel }: { r: ActivityRow; by: ActivityBy; window: ActivityWindow; windowLabel: string }) {
