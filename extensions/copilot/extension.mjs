@@ -17,9 +17,9 @@ import { learnReport } from "./agent_report.mjs";
 import { flushQueued } from "./deliveries.mjs";
 import { cwd, debug } from "./environment.mjs";
 import { hasProjectConfig } from "./gateway_discovery.mjs";
-import { preToolUse, promptSubmitted } from "./hooks.mjs";
+import { preToolUse, promptSubmitted, systemSections } from "./hooks.mjs";
 import { Host } from "./host.mjs";
-import { CONNECT_TIMEOUT_MS, FIRST_TOOLS_WAIT_MS } from "./limits.mjs";
+import { CONNECT_TIMEOUT_MS, FIRST_TOOLS_WAIT_MS, GATEWAY_START_WAIT_MS } from "./limits.mjs";
 import { takeSavedState } from "./reload_state.mjs";
 import { forwardSessionEvents } from "./session_events.mjs";
 import { fromProviders, signature } from "./tool_sets.mjs";
@@ -36,10 +36,10 @@ process.on("SIGTERM", () => host.end().finally(() => process.exit(0)));
 // Before joining: the tools the first prompt should see. After a reload the saved set is the
 // current one; on a fresh start a project with tap.config.json, or a gateway whose
 // every-session providers (its MCP servers) are adding tools, gets a bounded wait for them.
-const connected = await Promise.race([
-  host.connect(),
-  new Promise((r) => setTimeout(() => r(false), CONNECT_TIMEOUT_MS)),
-]);
+const connecting = host.connect();
+// A gateway this process just started gets the time to come up as well.
+const connectBound = host.gatewayStarted ? CONNECT_TIMEOUT_MS + GATEWAY_START_WAIT_MS : CONNECT_TIMEOUT_MS;
+const connected = await Promise.race([connecting, new Promise((r) => setTimeout(() => r(false), connectBound))]);
 if (!connected && !host.ws) host.reconnectLater();
 if (connected && !saved && fromProviders(host.tools).length === 0 && (hasProjectConfig(cwd) || host.toolsPending)) {
   let resolveFirst;
@@ -55,6 +55,7 @@ if (connected && !saved && fromProviders(host.tools).length === 0 && (hasProject
 host.joinedSignature = signature(host.tools);
 host.session = await joinSession({
   tools: host.copilotTools(),
+  systemMessage: systemSections(host),
   hooks: {
     onPreToolUse: (input) => preToolUse(host, input),
     onUserPromptSubmitted: (input) => promptSubmitted(host, input),

@@ -21,7 +21,8 @@ export function discover() {
     const token = fs.readFileSync(path.join(home, "host-token"), "utf8").trim();
     return { address: state.address, token };
   } catch (e) {
-    return { error: e.code === "ENOENT" ? `no gateway running for ${home}` : `cannot read ${home}: ${e.message}` };
+    if (e.code === "ENOENT") return { error: `no gateway running for ${home}`, missing: true };
+    return { error: `cannot read ${home}: ${e.message}` };
   }
 }
 

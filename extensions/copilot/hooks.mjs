@@ -1,10 +1,37 @@
 // The CLI's hooks asked of the gateway: before each tool use (`tool.precheck`) and on each
-// prompt (`prompt.apply`).
+// prompt (`prompt.apply` for the context), and the section transforms, which land in the
+// CLI's own system prompt sections (`joinSession({systemMessage})`, `systemSections`).
 
 import { PRECHECK_TIMEOUT_MS, PROMPT_APPLY_TIMEOUT_MS } from "./limits.mjs";
 
-/** The sections this host can place (as additional context); `safety` goes last. */
+/** The sections this host can place: the CLI's system prompt sections of the same names
+ * (SystemMessageSection in the SDK's types). */
 const SECTIONS = ["custom_instructions", "safety"];
+
+/** `joinSession`'s `systemMessage`: each section's transform callback. The CLI calls it
+ * with the section's text when it builds its system prompt (at the session's start and when
+ * the mode or model changes; not per prompt: checked with CLI 1.0.102), and waits for the
+ * answer: the providers' transforms of that text (`prompt.apply` with that one section and
+ * no prompt, bounded by PROMPT_APPLY_TIMEOUT_MS; unchanged when the gateway is away). */
+export function systemSections(host) {
+  const sections = {};
+  for (const name of SECTIONS) {
+    sections[name] = {
+      action: async (current) => {
+        host.placedSections.add(name);
+        if (!host.registered) return current;
+        try {
+          const a = await host.request({ type: "prompt.apply", sessionId: host.sessionId, sections: { [name]: current } }, PROMPT_APPLY_TIMEOUT_MS);
+          return typeof a.sections?.[name] === "string" ? a.sections[name] : current;
+        } catch (e) {
+          host.log(`Tap: the providers' ${name} transforms were not applied (${e.message}).`, "warning");
+          return current;
+        }
+      },
+    };
+  }
+  return { mode: "customize", sections };
+}
 
 export async function preToolUse(host, input) {
   if (!host.registered) return undefined;
@@ -32,7 +59,9 @@ export async function promptSubmitted(host, input) {
   if (!host.registered) return undefined;
   let parts = takeStartContext(host);
   try {
-    const sections = Object.fromEntries(SECTIONS.map((s) => [s, ""]));
+    // A section the CLI has not built into its system prompt (yet) is transformed from empty
+    // and goes with the context instead (safety last).
+    const sections = Object.fromEntries(SECTIONS.filter((s) => !host.placedSections.has(s)).map((s) => [s, ""]));
     const a = await host.request({ type: "prompt.apply", sessionId: host.sessionId, prompt: input.prompt, sections }, PROMPT_APPLY_TIMEOUT_MS);
     parts = [...parts, a.sections?.custom_instructions, ...(a.context ?? []), a.sections?.safety];
   } catch (e) {

@@ -7,8 +7,9 @@ import { stateMessage } from "./agent_report.mjs";
 import { askApproval, setMode, withdrawApproval } from "./asks.mjs";
 import { deliver } from "./deliveries.mjs";
 import { discover } from "./gateway_discovery.mjs";
+import { startGateway } from "./gateway_start.mjs";
 import { copilotSessionId, cwd, debug, HOST_NAME, profile } from "./environment.mjs";
-import { CONNECT_TIMEOUT_MS, END_WAIT_MS, PROGRESS_TEXT_LEN, RECONNECT_MAX_MS, RECONNECT_MIN_MS, RELOAD_DEBOUNCE_MS } from "./limits.mjs";
+import { CONNECT_TIMEOUT_MS, END_WAIT_MS, GATEWAY_START_POLL_MS, GATEWAY_START_WAIT_MS, PROGRESS_TEXT_LEN, RECONNECT_MAX_MS, RECONNECT_MIN_MS, RELOAD_DEBOUNCE_MS } from "./limits.mjs";
 import { saveState } from "./reload_state.mjs";
 import { toCopilotResult } from "./tool_results.mjs";
 import { fromProviders, signature } from "./tool_sets.mjs";
@@ -35,6 +36,7 @@ export class Host {
     this.calls = new Map(); // callId → resolve
     this.callTools = new Map(); // callId → tool name, for its progress lines
     this.asked = new Set(); // approvalIds whose dialog is open (asks.mjs)
+    this.placedSections = new Set(); // sections the CLI built into its system prompt (hooks.mjs)
     this.session = null;
     this.joinedSignature = null;
     this.reloadTimer = null;
@@ -82,11 +84,27 @@ export class Host {
     this.log(`Tap: ${reason}; Tap tools are unavailable until it is reachable (retrying in the background).`, "warning");
   }
 
-  /** Connects (resuming when it can) and registers; resolves true when the session is registered. */
+  /** Connects (resuming when it can) and registers; resolves true when the session is
+   * registered. Without a gateway, starts one when `tap` is installed (gateway_start.mjs). */
   connect() {
     const found = discover();
     debug("connect:", found.error ?? found.address);
+    if (found.missing && !this.reloading && !this.ending) {
+      const started = startGateway();
+      if (started) {
+        debug(started);
+        if (!this.gatewayStarted) this.log(`Tap: no Tap gateway was running; ${started} (it stops by itself once no session uses it).`);
+        this.gatewayStarted = true;
+        this.joining = waitForGateway().then((f) => (f.error ? this.away(f.error) : this.open(f)));
+        return this.joining;
+      }
+    }
     if (found.error) return Promise.resolve(this.away(found.error));
+    return this.open(found);
+  }
+
+  /** Opens the session socket to the gateway `found` and registers. */
+  open(found) {
     this.joining = new Promise((resolve) => {
       let settled = false;
       const done = (ok) => {
@@ -355,4 +373,15 @@ export class Host {
     if (this.registered) this.send({ type: "session.event", sessionId: this.sessionId, event, data });
   }
 
+}
+
+/** The gateway just started, once it has written its files (bounded by GATEWAY_START_WAIT_MS);
+ * else the last reason it cannot be found. */
+async function waitForGateway() {
+  const deadline = Date.now() + GATEWAY_START_WAIT_MS;
+  for (;;) {
+    const found = discover();
+    if (!found.missing || Date.now() >= deadline) return found;
+    await new Promise((r) => setTimeout(r, GATEWAY_START_POLL_MS));
+  }
 }

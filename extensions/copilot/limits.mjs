@@ -33,3 +33,10 @@ export const EVENT_OUTPUT_LEN = 4000;
 /** How long switching the CLI's mode (`session.rpc.mode.set`, then reading it back) may take:
  * under the gateway's wait for `session.mode.result`, so a slow CLI gets a clear answer. */
 export const MODE_SET_MS = 5000;
+/** After starting `tap gateway --exit-when-idle`, how long the first join waits for it to
+ * come up (its gateway.json), checking every GATEWAY_START_POLL_MS. */
+export const GATEWAY_START_WAIT_MS = 5000;
+export const GATEWAY_START_POLL_MS = 100;
+/** A gateway is started at most this often by one extension process (one that cannot start
+ * is not started again at every reconnect). */
+export const GATEWAY_START_EVERY_MS = 30000;

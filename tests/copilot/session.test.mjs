@@ -37,7 +37,10 @@ function makeProject(root) {
       context: "AMBIENT: the build is green",
       startup_context: "STARTUP: monitoring 3 endpoints",
       hooks: {
-        transforms: { custom_instructions: { action: "append", content: "TRANSFORM: use metric units" } },
+        transforms: {
+          custom_instructions: { action: "append", content: "TRANSFORM: use metric units" },
+          safety: { action: "append", content: "SAFETY-TRANSFORM: never push to main" },
+        },
         onPreToolUse: [
           { match: { tool: "forbidden" }, action: "deny", reason: "forbidden by the project's policy" },
           { match: { tool: "advised" }, action: "context", content: "HOOK-CONTEXT: the quota resets at noon" },
@@ -93,9 +96,13 @@ test("the first prompt calls a project provider's tool and the answer quotes its
   assert.match(r.stdout, /\[proj\] WEATHER-SURFACE-EVENT/, r.stdout);
   const first = model.requests[before];
   assert.ok(first.tools.some((t) => t.function?.name === "weather"), "weather offered on the first request");
-  // The prompt transform and the ambient context reached the model with the prompt.
+  // The prompt transforms landed in the CLI's own system prompt sections, after the
+  // section's text (append); the ambient context reached the model with the prompt.
+  const system = first.messages.filter((m) => m.role === "system").map(textOf).join("\n");
+  assert.match(system, /\S[\s\S]*TRANSFORM: use metric units/, system.slice(-2000));
+  assert.match(system, /SAFETY-TRANSFORM: never push to main/);
   const text = requestText(first);
-  assert.match(text, /TRANSFORM: use metric units/);
+  assert.doesNotMatch(first.messages.filter((m) => m.role !== "system").map(textOf).join("\n"), /TRANSFORM: use metric units/);
   assert.match(text, /AMBIENT: the build is green/);
   // The provider's startup_context (session.context) reached the model at the session's start.
   assert.match(text, /STARTUP: monitoring 3 endpoints/);
@@ -367,7 +374,9 @@ test("a tool of an MCP server in the gateway's mcp.json is called from Copilot, 
   }
 });
 
-test("without a gateway the CLI still works, says so once, and starts no gateway", async () => {
+// With `tap` on PATH the extension starts a gateway instead (gateway_start.test.mjs): here the
+// CLI's PATH has none (the suite's tap is TAP_BIN, in a directory of its own).
+test("without a gateway and with no tap on PATH the CLI still works, says so once, and starts no gateway", async () => {
   const lonely = tempDir("tap-copilot-");
   try {
     const copilotHome = path.join(lonely, "copilot");

@@ -43,10 +43,11 @@ macro_rules! module {
 /// The extension's modules (`extensions/copilot/`), embedded so the installed file matches
 /// this tap: each after the modules it imports, the entry (`extension.mjs`, whose first line
 /// is [`MARKER`]) last. [`source`] joins them into the one installed file.
-const MODULES: [(&str, &str); 13] = [
+const MODULES: [(&str, &str); 14] = [
     module!("limits"),
     module!("environment"),
     module!("gateway_discovery"),
+    module!("gateway_start"),
     module!("reload_state"),
     module!("tool_sets"),
     module!("tool_results"),
