@@ -397,6 +397,19 @@ export async function saveWebviewScreenshot(browser, file) {
   let block = null;
   for (let i = 0; i < WEBVIEW_CAPTURE_TRIES; i++) {
     await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+    // WebKitWebDriver's capture waits for the webview's next paint, and a page where nothing
+    // moves never paints again: the held-tools popup (no countdown ticking, no scrollbar
+    // fading) made it wait past the HTTP timeout. A second and a half of a change nobody can
+    // see (opacity 1 and 0.999, the same 8-bit colours) gives it paints to wait for.
+    await browser.execute(() => {
+      const root = document.documentElement;
+      const end = performance.now() + 1500;
+      const step = () => {
+        root.style.opacity = root.style.opacity === "0.999" || performance.now() >= end ? "" : "0.999";
+        if (performance.now() < end) requestAnimationFrame(step);
+      };
+      requestAnimationFrame(step);
+    });
     const png = Buffer.from(await browser.takeScreenshot(), "base64");
     block = largestForeignBlock(PNG.sync.read(png));
     if (!block || block.share <= MAX_FOREIGN_BLOCK) {

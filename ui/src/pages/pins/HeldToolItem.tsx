@@ -42,7 +42,7 @@ export function HeldToolItem({ h, live, onDone, children }: { h: HeldTool; live:
       )}
       <div class="held-actions">
         {h.reason !== "unreadable" && (
-          <button type="button" disabled={!live} onClick={accept}>
+          <button type="button" class="btn" disabled={!live} onClick={accept}>
             Accept
           </button>
         )}
