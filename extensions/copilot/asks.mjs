@@ -3,6 +3,7 @@
 // and switching the session's mode (`session.mode.set` → `session.mode.result`).
 
 import fs from "node:fs";
+import { debug } from "./environment.mjs";
 import { MODE_SET_MS } from "./limits.mjs";
 
 /** The modes the CLI's extension API can switch to (`session.rpc.mode.set`, SessionMode in
@@ -46,13 +47,14 @@ export async function askApproval(host, msg) {
         required: ["answer"],
       },
     });
+    debug("approval dialog", id, "answered:", JSON.stringify(r));
     if (r?.action === "accept" && values.includes(r.content?.answer)) answer = r.content.answer;
     else if (r?.action === "decline") answer = "deny";
   } catch (e) {
     host.log(`Tap: could not ask about ${msg.tool} here (${e.message}); answer in the Tap tray, panel or \`tap approvals\`.`, "warning");
   }
-  if (!host.asked.delete(id)) return; // withdrawn while the dialog was open
-  send(answer);
+  if (!host.asked.delete(id)) return debug("approval", id, "withdrawn meanwhile; dropped:", answer);
+  debug("approval", id, "->", answer, send(answer) ? "sent" : "not sent (disconnected)");
 }
 
 /** `approval.withdrawn`: decided elsewhere or timed out; an answer to it is dropped. */
