@@ -84,3 +84,34 @@ test("interactive: the approval is asked in the CLI's dialog; choosing Approve o
     if (run.child.exitCode === null) run.kill();
   }
 });
+
+test("interactive: an approval decided in Tap while the CLI's dialog is open goes on; the dialog's late answer is dropped", async () => {
+  const work = path.join(dir, "withdrawn");
+  fs.mkdirSync(work);
+  const debugFile = path.join(dir, "withdrawn-debug.log");
+  const run = runInteractiveCopilot({ cwd: work, firstPrompt: 'CALL:tap_set_session_mode{"mode":"autopilot"}', copilotHome: gw.copilotHome,
+                                      tapHome: gw.tapHome, modelUrl: model.url, debugFile });
+  const log = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, "utf8") : "");
+  try {
+    const session = await waitFor(async () =>
+      (await gw.status()).sessions.find((s) => s.hostName === "copilot" && s.cwd === work), "the interactive session in tap status", PATIENCE_MS);
+    run.sessionId = session.id;
+    await waitFor(() => /<- approval\.ask/.test(log()) && /Approve once/.test(run.screen), "the approval dialog on the CLI's screen", PATIENCE_MS);
+    const call = await waiting("tap_set_session_mode");
+    const approved = await gw.tap(["approvals", "approve", call.id]);
+    assert.equal(approved.code, 0, approved.stdout + approved.stderr);
+    // The gateway tells the host; the call goes on without the dialog's answer.
+    await waitFor(() => /<- approval\.withdrawn/.test(log()), "approval.withdrawn at the extension", PATIENCE_MS);
+    await waitFor(() => run.events().some((e) => e.type === "session.mode_changed" && e.data.newMode === "autopilot"), "the CLI switched to autopilot", PATIENCE_MS);
+    // The SDK cannot close the dialog: the user answers it late, and nothing is sent.
+    run.send("");
+    await waitFor(() => /withdrawn meanwhile; dropped: once/.test(log()), "the late answer dropped", PATIENCE_MS);
+    assert.doesNotMatch(log(), /-> once sent/);
+    await run.exit();
+  } catch (e) {
+    e.message += `\n--- screen ---\n${run.screen.slice(-3000)}\n--- debug ---\n${log()}\n--- logs ---\n${copilotLogs(gw.copilotHome)}`;
+    throw e;
+  } finally {
+    if (run.child.exitCode === null) run.kill();
+  }
+});
