@@ -4,7 +4,8 @@
 // Config: { name, tools: [{name, reply, push?, progress?}], hello?: {extra hello fields},
 //           onRelease?: push, record?: file }
 // - a tool answers `<reply> <args as JSON>`, pushing `push` and sending `progress` as its
-//   `tool.progress` first when it has them;
+//   `tool.progress` first when it has them; a tool with `file: {name, base64, mimeType}`
+//   writes those bytes into its persistDir and answers with that file (a file result);
 // - with `record`, every `hello.ack`, `session.event` and `session.lifecycle` it receives is
 //   appended to that file as a JSON line, so a test can see what a gateway-run provider saw;
 // - the tool `hold` answers only once the tool `release` is called (from `tap call`), which
@@ -13,11 +14,13 @@
 
 import WebSocket from "ws";
 import fs from "node:fs";
+import path from "node:path";
 
 export function startProvider(config, { url, token, session } = {}) {
   const ws = new WebSocket(url ?? process.env.TAP_GATEWAY_URL);
   const calls = [];
   let held = null;
+  let persistDir; // from hello.ack: where a file result is written
   let bound;
   const ready = new Promise((resolve, reject) => {
     bound = resolve;
@@ -37,6 +40,7 @@ export function startProvider(config, { url, token, session } = {}) {
       send({ type: "hello", name: config.name, protocolVersion: 2,
              ...(session ? { session } : {}), tools, ...(config.hello ?? {}) });
     } else if (msg.type === "hello.ack") {
+      persistDir = msg.persistDir;
       bound(msg);
     } else if (msg.type === "tool.call") {
       calls.push(msg);
@@ -56,6 +60,13 @@ export function startProvider(config, { url, token, session } = {}) {
       const tool = config.tools.find((t) => t.name === msg.tool);
       if (tool?.push) send({ type: "push", ...tool.push });
       if (tool?.progress) send({ type: "tool.progress", id: msg.id, message: tool.progress });
+      if (tool?.file) {
+        const bytes = Buffer.from(tool.file.base64, "base64");
+        const file = path.join(persistDir, tool.file.name);
+        fs.mkdirSync(persistDir, { recursive: true });
+        fs.writeFileSync(file, bytes);
+        return send({ type: "tool.result", id: msg.id, file: { path: file, mimeType: tool.file.mimeType, size: bytes.length, ttl: 60 } });
+      }
       reply(`${tool?.reply ?? "?"} ${JSON.stringify(msg.args ?? {})}`);
     } else if (msg.type === "session.lifecycle" && msg.state === "shutdown.pending") {
       send({ type: "shutdown.ready", sessionId: msg.sessionId });

@@ -18,6 +18,8 @@ import {
 } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** A 1x1 PNG, for a provider's file result. */
+const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 let dir, gw, model, project;
 
 /** A project whose tap.config.json starts the scripted provider `proj` for each session. */
@@ -30,6 +32,7 @@ function makeProject(root) {
       { name: "weather", reply: "sunny in", push: { level: "surface", event: "WEATHER-SURFACE-EVENT" }, progress: "WEATHER-PROGRESS half way" },
       { name: "forbidden", reply: "should never run" },
       { name: "advised", reply: "advice taken" },
+      { name: "snapshot", file: { name: "snapshot.png", mimeType: "image/png", base64: PNG_1X1 } },
       { name: "hold" },
       { name: "release" },
     ],
@@ -108,6 +111,15 @@ test("the first prompt calls a project provider's tool and the answer quotes its
   assert.match(text, /STARTUP: monitoring 3 endpoints/);
   // Its tool.progress is a line in the timeline.
   assert.match(r.stdout, /\[weather\] WEATHER-PROGRESS half way/, r.stdout);
+});
+
+test("a provider's file result reaches the CLI as an attached image, with its path as the text", async () => {
+  const before = model.requests.length;
+  const r = await finished(copilot("CALL:snapshot{}"));
+  // The CLI shows the attachment it got (the offline model is not one it sends images to).
+  assert.match(r.stdout, /\[Image: [^\]]*snapshot\.png \[image\/png\] 1x1\]/, r.stdout);
+  const next = model.requests[before + 1];
+  assert.match(textOf(next.messages.at(-1)), /^File result: \S*snapshot\.png \(image\/png, 70 bytes, readable until /);
 });
 
 test("a deny hook rule blocks a call with its reason", async () => {
