@@ -132,3 +132,55 @@ pub struct ClientChange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
+
+/// `skills.list`'s result: the agent skills this gateway ships (`skills/` in its source,
+/// docs/skills.md), each served to MCP sessions as a prompt and installed as a client's own
+/// skill where the client has skills (the Copilot CLI, by `tap install copilot`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SkillsList {
+    /// In the gateway's order (goal, loop, monitor, orchestrate).
+    pub skills: Vec<SkillInfo>,
+}
+
+/// One skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SkillInfo {
+    /// Its name (`tap-goal`, …): also its MCP prompt's name.
+    pub name: String,
+    /// Its front matter's description: what a model reads to choose it.
+    pub description: String,
+    /// Where a client could have it as its own skill, and whether it does.
+    pub installed: Vec<SkillInstall>,
+}
+
+/// A skill's place in one client's skills.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SkillInstall {
+    /// The client, as `clients.list` names it (`copilot`).
+    pub client: String,
+    /// The skill's file there.
+    pub path: String,
+    /// Whether the file there is this gateway's skill.
+    pub state: SkillInstallState,
+}
+
+/// Whether a client has the skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "kebab-case")]
+pub enum SkillInstallState {
+    /// This gateway's text is there.
+    Installed,
+    /// Another tap's text, or edited: connecting the client again replaces it.
+    Outdated,
+    /// Not there: connecting the client installs it.
+    Missing,
+    /// A file tap did not write is there: the client's agent gets that one instead.
+    Shadowed,
+}

@@ -299,6 +299,9 @@ control_methods! {
     ClientsConnect(clients_connect) = "clients.connect" (crate::clients::ClientConnect) -> crate::clients::ClientChange;
     /// Removes the `tap` entry (and only it) from a client's file; `dryRun`: the diff only.
     ClientsDisconnect(clients_disconnect) = "clients.disconnect" (crate::clients::ClientDisconnect) -> crate::clients::ClientChange;
+    /// The agent skills (served as MCP prompts), each with where it is installed as a
+    /// client's own skill (the Copilot CLI's).
+    SkillsList(skills_list) = "skills.list" (Empty) -> crate::clients::SkillsList;
     /// Opens a playground session: joins the session with this id or label, or registers
     /// one labelled `name`. Held until `playground.close` or until this connection closes.
     PlaygroundOpen(playground_open) = "playground.open" (PlaygroundOpenParams) -> PlaygroundSession;

@@ -62,6 +62,7 @@ import type { ProfilesList } from "./ProfilesList";
 import type { ProviderId } from "./ProviderId";
 import type { SettingsPatch } from "./SettingsPatch";
 import type { SettingsResult } from "./SettingsResult";
+import type { SkillsList } from "./SkillsList";
 import type { Snapshot } from "./Snapshot";
 import type { StreamsFollowParams } from "./StreamsFollowParams";
 import type { StreamsHistory } from "./StreamsHistory";
@@ -133,6 +134,7 @@ export type ControlMethods = {
   "clients.list": { params: Empty; result: ClientsList };
   "clients.connect": { params: ClientConnect; result: ClientChange };
   "clients.disconnect": { params: ClientDisconnect; result: ClientChange };
+  "skills.list": { params: Empty; result: SkillsList };
   "playground.open": { params: PlaygroundOpenParams; result: PlaygroundSession };
   "playground.close": { params: PlaygroundSessionRef; result: Empty };
   "playground.tools": { params: PlaygroundSessionRef; result: PlaygroundTools };
@@ -141,7 +143,7 @@ export type ControlMethods = {
 };
 
 /** Every method name, in declaration order. */
-export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","approvals.list","approvals.approve","approvals.deny","approvals.grants","approvals.revoke","approvals.history","policy.list","policy.set","policy.remove","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","activity.query","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
+export const CONTROL_METHODS = ["auth","snapshot","status","pairing.list","pairing.deny","pairing.denyAll","pairing.revoke","pairing.configure","approvals.list","approvals.approve","approvals.deny","approvals.grants","approvals.revoke","approvals.history","policy.list","policy.set","policy.remove","ui.login","streams.history","provider.disconnect","diagnostics","diagnostics.follow","logs.recent","logs.follow","streams.follow","unfollow","settings.get","settings.set","traces.list","traces.get","traces.follow","activity.query","events.list","ledger.sessions","emitters.list","emitters.follow","emitters.start","emitters.stop","emitters.runs","emitters.testFilter","mcpServers.list","mcpServers.reload","mcpServers.restart","mcpServers.signIn","mcpServers.signOut","profiles.list","profiles.set","profiles.remove","clientTokens.list","clientTokens.create","clientTokens.revoke","pins.list","pins.accept","pins.forget","pins.setEnabled","clients.list","clients.connect","clients.disconnect","skills.list","playground.open","playground.close","playground.tools","playground.call","playground.cancel"] as const;
 
 /** The control protocol version this gateway speaks. */
 export const CONTROL_PROTOCOL_VERSION = 1;

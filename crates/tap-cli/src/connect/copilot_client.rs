@@ -31,6 +31,7 @@ pub fn connect(profile: Option<&str>, dry_run: bool) -> ExitCode {
         "Copilot's extensions feature would be turned on in {} unless it is on.",
         l.settings.display()
     );
+    skills_dry_run(&l, true);
     eprintln!("tap: dry run: nothing was changed");
     ExitCode::SUCCESS
 }
@@ -49,6 +50,29 @@ pub fn disconnect(dry_run: bool) -> ExitCode {
         None => "is not installed; nothing to remove",
     };
     println!("The Tap extension at {} {what}.", l.file.display());
+    skills_dry_run(&l, false);
     eprintln!("tap: dry run: nothing was changed");
     ExitCode::SUCCESS
+}
+
+/// One line per skill or instructions file that connecting (`true`) or disconnecting would
+/// change, or leave because tap did not write it.
+fn skills_dry_run(l: &copilot::Layout, connect: bool) {
+    use copilot::skills::State;
+    for item in copilot::skills::items(l) {
+        let what = match (copilot::skills::state(&item), connect) {
+            (Ok(State::Current), true) => continue,
+            (Ok(State::Missing), false) => continue,
+            (Ok(State::Missing), true) => "would be installed",
+            (Ok(State::Stale), true) => "would be updated to this tap's",
+            (Ok(State::Current | State::Stale), false) => "would be removed",
+            (Ok(State::Other), true) => "would not be replaced: tap did not write it (`tap install copilot --force` replaces it, keeping a backup)",
+            (Ok(State::Other), false) => "was not written by tap and would be left alone",
+            (Err(e), _) => {
+                println!("{e}");
+                continue;
+            }
+        };
+        println!("{} {what}.", item.path.display());
+    }
 }

@@ -1,8 +1,9 @@
 //! `tap install copilot --check`: the failures that Copilot itself reports only in
-//! `<COPILOT_HOME>/logs/` or not at all (extension missing or stale, feature flag off, a second
-//! copy of the extension whose tools clash, the gateway unreachable).
+//! `<COPILOT_HOME>/logs/` or not at all (extension missing or stale, skills or instructions
+//! missing or shadowed, feature flag off, a second copy of the extension whose tools clash, the
+//! gateway unreachable).
 
-use super::{owner, settings, Layout, Owner, EXTENSION_DIR, MARKER};
+use super::{owner, settings, skills, Layout, Owner, EXTENSION_DIR, MARKER};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -66,6 +67,39 @@ pub async fn run(home: &Path, l: &Layout) -> ExitCode {
             )
         };
         report(known, text);
+    }
+    for item in skills::items(l) {
+        let what = match item.name {
+            "instructions" => "session-start instructions".to_string(),
+            skill => format!("skill {skill}"),
+        };
+        match skills::state(&item) {
+            Ok(skills::State::Current) => {
+                report(true, format!("{what} {}", item.path.display()))
+            }
+            Ok(skills::State::Missing) => report(
+                false,
+                format!(
+                    "no {what} at {}: run `tap install copilot`",
+                    item.path.display()
+                ),
+            ),
+            Ok(skills::State::Stale) => report(
+                false,
+                format!(
+                    "{what} {} is another tap's or edited: run `tap install copilot` to replace it",
+                    item.path.display()
+                ),
+            ),
+            Ok(skills::State::Other) => report(
+                false,
+                format!(
+                    "{} was not written by tap, so the agent gets it instead of Tap's {what}: `tap install copilot --force` replaces it (keeping a backup)",
+                    item.path.display()
+                ),
+            ),
+            Err(e) => report(false, e.to_string()),
+        }
     }
     let text = std::fs::read_to_string(&l.settings).unwrap_or_default();
     match settings::flag(&text) {

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tap_connect::copilot::{self as files, Error};
 pub use tap_connect::copilot::{
-    installed_profile, owner, settings, ExtensionWrite, FlagOff, FlagOn, Layout, Owner, Removed,
-    EXTENSION_DIR, MARKER,
+    installed_profile, owner, settings, skills, ExtensionWrite, FlagOff, FlagOn, Layout, Owner,
+    Removed, EXTENSION_DIR, MARKER,
 };
 
 /// The layout under `--copilot-home DIR`, else `$COPILOT_HOME`, else `~/.copilot`.
@@ -33,6 +33,12 @@ pub fn install(copilot_home: Option<PathBuf>, force: bool, profile: Option<&str>
         Ok(l) => l,
         Err(code) => return code,
     };
+    // A user's own file where a skill goes refuses the install before anything is written.
+    if !force {
+        if let Err(e) = files::skills::changes(&l, true) {
+            return failed(e);
+        }
+    }
     match files::write_extension(&l, profile, force) {
         Err(e) => return failed(e),
         Ok(ExtensionWrite::Already) => println!(
@@ -65,6 +71,10 @@ pub fn install(copilot_home: Option<PathBuf>, force: bool, profile: Option<&str>
             "Turned on Copilot's experimental extensions feature (enabledFeatureFlags.EXTENSIONS in {}); `tap uninstall copilot` turns it off again.",
             l.settings.display()
         ),
+    }
+    match files::skills::install(&l, force) {
+        Err(e) => return failed(e),
+        Ok(done) => print_skills_written(&done),
     }
     println!("New Copilot CLI sessions connect to the Tap gateway; check with `tap install copilot --check`.");
     ExitCode::SUCCESS
@@ -103,7 +113,53 @@ pub fn uninstall(copilot_home: Option<PathBuf>) -> ExitCode {
         ),
         Ok(FlagOff::LeftAsIs(e)) => println!("Left {} as it is ({e}).", l.settings.display()),
     }
+    match files::skills::remove(&l) {
+        Err(e) => return failed(e),
+        Ok(done) => {
+            for (item, r) in done {
+                match r {
+                    skills::Removal::NotThere => {}
+                    skills::Removal::Removed => {
+                        println!("Removed {} ({}).", item.path.display(), what(item.name))
+                    }
+                    skills::Removal::LeftAlone => {
+                        println!("Left {} alone: tap did not write it.", item.path.display())
+                    }
+                }
+            }
+        }
+    }
     ExitCode::SUCCESS
+}
+
+/// How messages name an installed file: a skill, or the instructions.
+fn what(name: &str) -> String {
+    match name {
+        "instructions" => "Tap's session-start instructions".into(),
+        skill => format!("the {skill} skill"),
+    }
+}
+
+/// One line for the skills and instructions together when nothing needed writing, else one
+/// per file written.
+fn print_skills_written(done: &[(skills::Item, skills::Written)]) {
+    if done.iter().all(|(_, w)| *w == skills::Written::Already) {
+        println!("Tap's skills and session-start instructions are already installed.");
+        return;
+    }
+    for (item, w) in done {
+        if let skills::Written::Written { updated, moved } = w {
+            if let Some(backup) = moved {
+                println!(
+                    "Moved the existing {} to {}.",
+                    item.path.display(),
+                    backup.display()
+                );
+            }
+            let verb = if *updated { "Updated" } else { "Installed" };
+            println!("{verb} {} at {}.", what(item.name), item.path.display());
+        }
+    }
 }
 
 /// `tap install copilot --check`.

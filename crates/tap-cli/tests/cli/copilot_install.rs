@@ -166,7 +166,8 @@ async fn check_passes_with_the_extension_installed_and_a_live_gateway() {
     let out = gw.run(&["install", "copilot", "--check"]).await;
     assert_eq!(out.code(), Some(0), "{out:?}");
     let lines: Vec<_> = out.stdout.lines().collect();
-    assert_eq!(lines.len(), 3, "{}", out.stdout);
+    // The extension, four skills, the instructions, the flag, the gateway.
+    assert_eq!(lines.len(), 8, "{}", out.stdout);
     assert!(
         lines.iter().all(|l| l.starts_with("ok    ")),
         "{}",

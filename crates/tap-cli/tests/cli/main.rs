@@ -14,6 +14,7 @@ mod connect_clients;
 mod connect_support;
 mod copilot_install;
 mod copilot_profile;
+mod copilot_skills;
 mod copilot_token_takeover;
 mod emitters_cli;
 mod export_workspace_cli;

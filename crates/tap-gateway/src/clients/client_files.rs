@@ -258,6 +258,7 @@ fn connect_copilot(core: &Core, d: &Dirs, p: &ClientConnect) -> Result<ClientCha
     }
     copilot::write_extension(&l, profile, false).map_err(copilot_failed)?;
     copilot::enable_flag(&l).map_err(copilot_failed)?;
+    copilot::skills::install(&l, false).map_err(copilot_failed)?;
     tracing::info!(client = copilot::WORD, profile = ?p.profile, "client connected");
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
     Ok(ClientChange {
@@ -270,8 +271,8 @@ fn connect_copilot(core: &Core, d: &Dirs, p: &ClientConnect) -> Result<ClientCha
     })
 }
 
-/// The Copilot CLI's `clients.disconnect`: removes tap's extension, and turns Copilot's
-/// extensions feature off again when connecting turned it on.
+/// The Copilot CLI's `clients.disconnect`: removes tap's extension and skills, and turns
+/// Copilot's extensions feature off again when connecting turned it on.
 fn disconnect_copilot(core: &Core, d: &Dirs, dry_run: bool) -> Result<ClientChange, Error> {
     let l = copilot::Layout::new(d.copilot.clone());
     let plan = copilot::plan(&l, false, None).map_err(copilot_failed)?;
@@ -294,6 +295,8 @@ fn disconnect_copilot(core: &Core, d: &Dirs, dry_run: bool) -> Result<ClientChan
         )),
         _ => None,
     };
+    // tap's skills and instructions only: a user's file at their paths stays.
+    copilot::skills::remove(&l).map_err(copilot_failed)?;
     tracing::info!(client = copilot::WORD, "client disconnected");
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
     Ok(ClientChange {

@@ -10,7 +10,9 @@ use tap_protocol::approvals::{
     ApprovalAnswered, ApprovalApprove, ApprovalDeny, ApprovalsHistory, ApprovalsHistoryParams,
     ApprovalsList, GrantRef, GrantsList, PolicyList, PolicyRuleRef, PolicySet,
 };
-use tap_protocol::clients::{ClientChange, ClientConnect, ClientDisconnect, ClientsList};
+use tap_protocol::clients::{
+    ClientChange, ClientConnect, ClientDisconnect, ClientsList, SkillsList,
+};
 use tap_protocol::control::{
     AuthParams, ControlError, ControlHandler, Empty, Later, PairingConfigure,
     PairingConfigureResult, PairingDenyAllResult, PairingId, PairingList, PlaygroundCallParams,
@@ -271,6 +273,12 @@ impl ControlHandler for Methods<'_> {
 
     fn clients_disconnect(&mut self, p: ClientDisconnect) -> Answer<ClientChange> {
         self.gw.clients_disconnect(&p).map_err(ControlError::from)
+    }
+
+    // The skills are the MCP prompts' files; where each is installed is a few small files.
+    fn skills_list(&mut self, _: Empty) -> Answer<SkillsList> {
+        let dirs = self.gw.core().config.client_dirs.as_ref();
+        Ok(crate::mcp::skills::list(dirs.map(|d| d.copilot.as_path())))
     }
 
     fn pins_list(&mut self, _: Empty) -> Answer<PinsList> {

@@ -25,7 +25,7 @@ mod prompts;
 mod resources;
 mod server_items;
 mod sessions;
-mod skills;
+pub(crate) mod skills;
 mod tools;
 mod watch;
 mod ws;

@@ -5,6 +5,7 @@
 //! prompt's name and description, the rest is the prompt.
 
 use std::sync::OnceLock;
+use tap_protocol::clients::{SkillInfo, SkillInstall, SkillInstallState, SkillsList};
 
 /// One skill: its file's front matter and body, and the one argument its prompt takes.
 pub(crate) struct Skill {
@@ -71,6 +72,39 @@ impl Skill {
             Some(r) => format!("{}\n\n## The request\n\n{r}\n", self.body.trim_end()),
             None => self.body.to_string(),
         }
+    }
+}
+
+/// `skills.list`: each skill, with its state among the Copilot CLI's skills under
+/// `copilot_home` (none: the gateway has no home directory, so no client's files).
+pub(crate) fn list(copilot_home: Option<&std::path::Path>) -> SkillsList {
+    use tap_connect::copilot::{skills as files, Layout, WORD};
+    let installs = copilot_home
+        .map(|h| files::items(&Layout::new(h.to_path_buf())))
+        .unwrap_or_default();
+    SkillsList {
+        skills: all()
+            .iter()
+            .map(|s| SkillInfo {
+                name: s.name.into(),
+                description: s.description.into(),
+                installed: installs
+                    .iter()
+                    .filter(|i| i.name == s.name)
+                    .map(|i| SkillInstall {
+                        client: WORD.into(),
+                        path: i.path.display().to_string(),
+                        state: match files::state(i) {
+                            Ok(files::State::Current) => SkillInstallState::Installed,
+                            Ok(files::State::Stale) => SkillInstallState::Outdated,
+                            Ok(files::State::Other) => SkillInstallState::Shadowed,
+                            // Unreadable counts as not there: connecting says why.
+                            Ok(files::State::Missing) | Err(_) => SkillInstallState::Missing,
+                        },
+                    })
+                    .collect(),
+            })
+            .collect(),
     }
 }
 
