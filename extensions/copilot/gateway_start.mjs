@@ -9,9 +9,6 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { debug, extDir } from "./environment.mjs";
-import { GATEWAY_START_EVERY_MS } from "./limits.mjs";
-
-let lastStart = 0;
 
 /** The `tap` to start: on PATH, else the one `tap install copilot` recorded in
  * `.tap-install.json` (`tap`), when it still exists. */
@@ -32,13 +29,11 @@ export function findTap() {
 }
 
 /** Starts `tap gateway --exit-when-idle` detached (it outlives this process by design: the
- * CLI's next session may use it), unless one was started within GATEWAY_START_EVERY_MS.
- * Returns what happened in a few words, or null when there is no `tap` to start. */
+ * CLI's next session may use it). Asked only when the session starts (host.mjs), never on
+ * a reconnect. Returns what happened in a few words, or null when there is no `tap`. */
 export function startGateway() {
-  if (Date.now() - lastStart < GATEWAY_START_EVERY_MS) return "started already";
   const tap = findTap();
   if (!tap) return null;
-  lastStart = Date.now();
   debug("starting a gateway:", tap);
   try {
     const child = spawn(tap, ["gateway", "--exit-when-idle"], { detached: true, stdio: "ignore", env: process.env });

@@ -36,6 +36,7 @@ export class Host {
     this.calls = new Map(); // callId → resolve
     this.callTools = new Map(); // callId → tool name, for its progress lines
     this.asked = new Set(); // approvalIds whose dialog is open (asks.mjs)
+    this.mayStartGateway = !saved; // a process a reload started finds the gateway running
     this.placedSections = new Set(); // sections the CLI built into its system prompt (hooks.mjs)
     this.session = null;
     this.joinedSignature = null;
@@ -89,7 +90,11 @@ export class Host {
   connect() {
     const found = discover();
     debug("connect:", found.error ?? found.address);
-    if (found.missing && !this.reloading && !this.ending) {
+    // Only when the session starts: a gateway that goes away later was stopped or is
+    // restarting (the desktop app's), and one started now would take its place.
+    const mayStart = this.mayStartGateway;
+    this.mayStartGateway = false;
+    if (found.missing && mayStart && !this.reloading && !this.ending) {
       const started = startGateway();
       if (started) {
         debug(started);

@@ -37,6 +37,3 @@ export const MODE_SET_MS = 5000;
  * come up (its gateway.json), checking every GATEWAY_START_POLL_MS. */
 export const GATEWAY_START_WAIT_MS = 5000;
 export const GATEWAY_START_POLL_MS = 100;
-/** A gateway is started at most this often by one extension process (one that cannot start
- * is not started again at every reconnect). */
-export const GATEWAY_START_EVERY_MS = 30000;
