@@ -185,6 +185,29 @@ impl HostClient {
         ))
     }
 
+    /// Answers an `approval.ask` (`approval.answer`); the gateway says nothing back, except
+    /// an `error` event when the approval is of a session another host owns.
+    pub fn answer_approval(
+        &self,
+        approval_id: &str,
+        answer: tap_protocol::host::HostApprovalAnswer,
+    ) -> Result<(), ClientError> {
+        self.send(&HostRequest::ApprovalAnswer(
+            tap_protocol::host::ApprovalAnswer {
+                approval_id: approval_id.to_string(),
+                answer,
+            },
+        ))
+    }
+
+    /// Answers a `session.mode.set` (`session.mode.result`).
+    pub fn mode_result(
+        &self,
+        result: tap_protocol::host::SessionModeResult,
+    ) -> Result<(), ClientError> {
+        self.send(&HostRequest::SessionModeResult(result))
+    }
+
     /// Starts an invocation and returns its `callId` without waiting.
     pub fn start_invoke(
         &self,

@@ -359,6 +359,15 @@ pub(crate) const APPROVAL_PROGRESS_EVERY: Duration = Duration::from_secs(10);
 /// in an MCP client shows (`approvals/in_client.rs`): a client's dialog is small, and the
 /// panel shows them all.
 pub(crate) const MAX_CLIENT_PROMPT_ARGS_CHARS: usize = 300;
+/// Characters of the whole text an approval asked in an MCP client or a session host shows
+/// (tool, provider, arguments' summary, a rule's reason, who else can answer): a rule's
+/// `reason` is the user's own text and otherwise unbounded.
+pub(crate) const MAX_APPROVAL_PROMPT_CHARS: usize = 2000;
+/// How long `tap_set_session_mode`, once the user approved, waits for the host's
+/// `session.mode.result` before it says the host did not answer.
+pub(crate) const SESSION_MODE_SET_TIMEOUT: Duration = Duration::from_secs(10);
+/// Characters of a host's `session.mode.result` `message` the tool's result repeats.
+pub(crate) const MAX_MODE_RESULT_MESSAGE_CHARS: usize = 500;
 
 // ---------------------------------------------------------------- profiles
 

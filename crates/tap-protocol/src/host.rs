@@ -10,8 +10,10 @@
 //!
 //! One file per capability, everything re-exported from here: the two message enums
 //! (`messages`), the connection's own messages (`connection`: auth, `error`), `sessions`
-//! (and what a host reports of one: `capabilities`), `tools`, `prompt`, `streams` and `status`.
+//! (and what a host reports of one: `capabilities`), `tools`, `prompt`, `streams`, `status`,
+//! and what the gateway asks of the host's user (`asks`: approvals, a mode change).
 
+mod asks;
 mod capabilities;
 mod connection;
 mod messages;
@@ -21,6 +23,7 @@ mod status;
 mod streams;
 mod tools;
 
+pub use asks::*;
 pub use capabilities::*;
 pub use connection::*;
 pub use messages::*;

@@ -527,6 +527,8 @@ fn host_variant_type(m: &HostRequest) -> &'static str {
         HostRequest::StreamsHistory(_) => "streams.history",
         HostRequest::ToolPrecheck(_) => "tool.precheck",
         HostRequest::PromptApply(_) => "prompt.apply",
+        HostRequest::ApprovalAnswer(_) => "approval.answer",
+        HostRequest::SessionModeResult(_) => "session.mode.result",
     }
 }
 

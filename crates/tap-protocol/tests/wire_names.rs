@@ -85,6 +85,9 @@ fn host_event_expected(m: &HostEvent) -> &'static str {
         HostEvent::ToolDecision(_) => "tool.decision",
         HostEvent::SessionWarning(_) => "session.warning",
         HostEvent::Error(_) => "error",
+        HostEvent::ApprovalAsk(_) => "approval.ask",
+        HostEvent::ApprovalWithdrawn(_) => "approval.withdrawn",
+        HostEvent::SessionModeSet(_) => "session.mode.set",
     }
 }
 
@@ -137,6 +140,8 @@ fn peer_to_gateway_types_keep_their_order() {
             "streams.history",
             "prompt.apply",
             "tool.precheck",
+            "approval.answer",
+            "session.mode.result",
         ]
     );
 }

@@ -8,7 +8,7 @@
 //! the panel masks them (`ui/src/pages/approvals/args.ts`): the client shows it in its
 //! own window, and the model's context may hold it too.
 
-use crate::limits::MAX_CLIENT_PROMPT_ARGS_CHARS;
+use crate::limits::{MAX_APPROVAL_PROMPT_CHARS, MAX_CLIENT_PROMPT_ARGS_CHARS};
 use regex::Regex;
 use serde_json::{json, Value};
 use std::sync::LazyLock;
@@ -19,8 +19,9 @@ use tap_protocol::Json;
 /// The form's one field.
 pub(crate) const FIELD: &str = "answer";
 
-/// The choices, as the form's `oneOf` and as read back: (value, title).
-const CHOICES: [(&str, &str); 5] = [
+/// The choices, as the form's `oneOf`, a host's `approval.ask` `choices`, and as read back:
+/// (value, title).
+pub(crate) const CHOICES: [(&str, &str); 5] = [
     ("once", "Approve once"),
     ("session", "Approve for this session"),
     ("hour", "Approve for 1 hour"),
@@ -86,8 +87,11 @@ pub(crate) fn summary(args: &Json) -> String {
     }
 }
 
-/// The `elicitation/create` params for waiting call `call` (its `id` set).
-pub(crate) fn form(call: &WaitingCall, timeout: Duration) -> Json {
+/// What the user reads about waiting call `call` (its `id` set), in the MCP client's form
+/// and in a session host's dialog (`in_host.rs`) alike: the tool, its provider, the
+/// arguments' [`summary`], why it was asked, who else can answer and when it is denied;
+/// cut at [`MAX_APPROVAL_PROMPT_CHARS`] (a rule's reason is the user's own text, unbounded).
+pub(crate) fn prompt_text(call: &WaitingCall, timeout: Duration) -> String {
     let mut message = format!(
         "Tap: approve the call to '{}' of {}?\nArguments: {}\n",
         call.tool,
@@ -103,6 +107,12 @@ pub(crate) fn form(call: &WaitingCall, timeout: Duration) -> Json {
         call.id,
         timeout.as_secs()
     ));
+    crate::text::cut(&message, MAX_APPROVAL_PROMPT_CHARS)
+}
+
+/// The `elicitation/create` params for waiting call `call` (its `id` set).
+pub(crate) fn form(call: &WaitingCall, timeout: Duration) -> Json {
+    let message = prompt_text(call, timeout);
     let choices: Vec<Value> = CHOICES
         .iter()
         .map(|(v, t)| json!({"const": v, "title": t}))
@@ -137,6 +147,18 @@ pub(crate) enum ClientAnswer {
     Left(String),
 }
 
+/// What choosing [`CHOICES`] value `value` means (`None`: not one of them).
+pub(crate) fn chosen(value: &str) -> Option<ClientAnswer> {
+    Some(match value {
+        "once" => ClientAnswer::Approve(AnswerScope::Call, None),
+        "session" => ClientAnswer::Approve(AnswerScope::Session, None),
+        "hour" => ClientAnswer::Approve(AnswerScope::Minutes, Some(60)),
+        "always" => ClientAnswer::Approve(AnswerScope::Always, None),
+        "deny" => ClientAnswer::Deny,
+        _ => return None,
+    })
+}
+
 /// Reads the client's `elicitation/create` result (or why there is none).
 pub(crate) fn read(result: Result<Json, String>) -> ClientAnswer {
     let result = match result {
@@ -146,18 +168,14 @@ pub(crate) fn read(result: Result<Json, String>) -> ClientAnswer {
     match result.get("action").and_then(Value::as_str) {
         Some("decline") => ClientAnswer::Deny,
         Some("cancel") => ClientAnswer::Left("the client's prompt was dismissed".into()),
-        Some("accept") => match result
+        Some("accept") => result
             .get("content")
             .and_then(|c| c.get(FIELD))
             .and_then(Value::as_str)
-        {
-            Some("once") => ClientAnswer::Approve(AnswerScope::Call, None),
-            Some("session") => ClientAnswer::Approve(AnswerScope::Session, None),
-            Some("hour") => ClientAnswer::Approve(AnswerScope::Minutes, Some(60)),
-            Some("always") => ClientAnswer::Approve(AnswerScope::Always, None),
-            Some("deny") => ClientAnswer::Deny,
-            _ => ClientAnswer::Left("the client's answer is not one of the form's".into()),
-        },
+            .and_then(chosen)
+            .unwrap_or_else(|| {
+                ClientAnswer::Left("the client's answer is not one of the form's".into())
+            }),
         _ => ClientAnswer::Left("the client answered something else".into()),
     }
 }

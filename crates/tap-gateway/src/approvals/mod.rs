@@ -6,7 +6,9 @@
 //! - `grants.rs`: `$TAP_HOME/grants.json`, remembered answers, indexed by tool;
 //! - `arg_patterns.rs`: a rule's or grant's argument patterns (JSON pointer + bounded regex);
 //! - `waiting.rs`: calls waiting for the user, each with exactly one outcome;
-//! - `in_client.rs`: the form asked in the calling MCP client (`approvalsInClient`).
+//! - `in_client.rs`: the form asked in the calling MCP client (`approvalsInClient`);
+//!   The same is asked in the session host's own dialog (`approval.ask`,
+//!   `state::approval_asks`); [`AskedInHost`] keeps which calls were.
 //!
 //! The decision order ([`Approvals::decide`]): a remembered deny, then a grant, then the
 //! first rule in file order, then the defaults (a tool annotated `destructiveHint: true` is
@@ -34,7 +36,7 @@ use tap_protocol::approvals::{
 };
 use tap_protocol::{ErrorCode, Json};
 
-pub(crate) use waiting::Answer;
+pub(crate) use waiting::{Answer, Answered};
 
 /// What is known about a call when it is decided.
 #[derive(Debug, Clone, Copy)]
@@ -86,6 +88,31 @@ pub(crate) struct Verdict {
     pub reason: Option<String>,
 }
 
+/// The waiting calls asked in their session's host: only those take the host's answer (a
+/// host that answers what it was not asked is what the per-profile opt-in guards against).
+#[derive(Default)]
+pub(crate) struct AskedInHost(Mutex<std::collections::HashSet<String>>);
+
+impl AskedInHost {
+    fn ids(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Call `id` was asked in its host.
+    pub fn note(&self, id: &str) {
+        self.ids().insert(id.to_string());
+    }
+
+    /// Its wait ended.
+    pub fn forget(&self, id: &str) {
+        self.ids().remove(id);
+    }
+
+    pub fn was_asked(&self, id: &str) -> bool {
+        self.ids().contains(id)
+    }
+}
+
 /// Approvals of one gateway: policy, grants and waiting calls, each under its own lock
 /// (never held across an await).
 pub(crate) struct Approvals {
@@ -96,6 +123,8 @@ pub(crate) struct Approvals {
     /// Read on every call, written on an answer or a revoke.
     grants: RwLock<Grants>,
     pub waiting: waiting::Waiting,
+    /// Waiting calls asked in their session's host (`state::approval_asks`).
+    pub in_host: AskedInHost,
     /// For `policy.changed` when the calling client's answer makes a grant.
     events: Events,
 }
@@ -113,6 +142,7 @@ impl Approvals {
             policy: RwLock::new(Arc::new(policy)),
             timeout_set: Mutex::new(set),
             waiting: waiting::Waiting::new(events.clone()),
+            in_host: AskedInHost::default(),
             events,
         }
     }
@@ -189,6 +219,7 @@ impl Approvals {
             p.scope,
             p.minutes,
             &p.args_pattern,
+            "user",
         )?;
         Ok(ApprovalAnswered { grant })
     }
@@ -196,32 +227,33 @@ impl Approvals {
     /// `approvals.deny`: denies waiting call `id`, remembering it if asked.
     pub fn deny(&self, p: &ApprovalDeny) -> Result<ApprovalAnswered, Error> {
         let scope = p.remember.unwrap_or(AnswerScope::Call);
-        let grant = self.answer(&p.id, GrantDecision::Deny, scope, p.minutes, &[])?;
+        let grant = self.answer(&p.id, GrantDecision::Deny, scope, p.minutes, &[], "user")?;
         Ok(ApprovalAnswered { grant })
     }
 
-    /// The calling client's answer to waiting call `id` (`in_client.rs`), given exactly as
-    /// the panel gives one. `true` when it decided the call; `false` when it was no answer,
-    /// or another answer came first or the wait ended (that outcome stands).
-    pub fn client_answered(&self, id: &str, answer: &in_client::ClientAnswer) -> bool {
+    /// The calling client's (`by` = `client`, `in_client.rs`) or the session host's
+    /// (`host`, `in_host.rs`) answer to waiting call `id`, given exactly as the panel gives
+    /// one. `true` when it decided the call; `false` when it was no answer, or another
+    /// answer came first or the wait ended (that outcome stands).
+    pub fn client_answered(
+        &self,
+        id: &str,
+        answer: &in_client::ClientAnswer,
+        by: &'static str,
+    ) -> bool {
         use in_client::ClientAnswer;
         let answered = match answer {
-            ClientAnswer::Approve(scope, minutes) => self.approve(&ApprovalApprove {
-                id: id.to_string(),
-                scope: *scope,
-                minutes: *minutes,
-                args_pattern: vec![],
-            }),
-            ClientAnswer::Deny => self.deny(&ApprovalDeny {
-                id: id.to_string(),
-                remember: None,
-                minutes: None,
-            }),
+            ClientAnswer::Approve(scope, minutes) => {
+                self.answer(id, GrantDecision::Allow, *scope, *minutes, &[], by)
+            }
+            ClientAnswer::Deny => {
+                self.answer(id, GrantDecision::Deny, AnswerScope::Call, None, &[], by)
+            }
             ClientAnswer::Left(_) => return false,
         };
         match answered {
-            Ok(a) => {
-                if a.grant.is_some() {
+            Ok(grant) => {
+                if grant.is_some() {
                     // As the control plane's answer does: the panel shows the new grant.
                     self.events.emit(crate::events::GatewayEvent::PolicyChanged);
                 }
@@ -238,6 +270,7 @@ impl Approvals {
         scope: AnswerScope,
         minutes: Option<u64>,
         args: &[tap_protocol::approvals::ArgPattern],
+        by: &'static str,
     ) -> Result<Option<Grant>, Error> {
         let bad = |m: String| Error::new(ErrorCode::InvalidJson, m);
         let lasts = match (scope, minutes) {
@@ -264,7 +297,7 @@ impl Approvals {
         // Taking the waiting call decides who answers it: a second answer, or one after it
         // timed out or its caller left, finds nothing.
         let taken = self.waiting.take(id)?;
-        let grant = if scope == AnswerScope::Call {
+        let grant = if scope == AnswerScope::Call || taken.once {
             None
         } else {
             let grant = Grant {
@@ -291,7 +324,7 @@ impl Approvals {
             GrantDecision::Allow => Answer::Approved(grant.as_ref().map(|g| g.id.clone())),
             GrantDecision::Deny => Answer::Denied(grant.as_ref().map(|g| g.id.clone())),
         };
-        self.waiting.settle(taken, answer);
+        self.waiting.settle(taken, answer, by);
         Ok(grant)
     }
 

@@ -18,17 +18,29 @@ pub(crate) enum Answer {
     Denied(Option<String>),
 }
 
+/// An answer and where it was given: the trace's `approval.by` (`user` for the tray,
+/// panel and CLI, `client` for the calling MCP client, `host` for the session host).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Answered {
+    pub answer: Answer,
+    pub by: &'static str,
+}
+
 struct Entry {
     call: WaitingCall,
     /// Orders `list` (oldest first).
     seq: u64,
-    answer: oneshot::Sender<Answer>,
+    /// Every answer acts as `once`: it makes no grant (`tap_set_session_mode`).
+    once: bool,
+    answer: oneshot::Sender<Answered>,
 }
 
 /// A waiting call taken out of the table: its outcome is the taker's to give.
 pub(crate) struct Taken {
     pub call: WaitingCall,
-    answer: oneshot::Sender<Answer>,
+    /// Every answer acts as `once`.
+    pub once: bool,
+    answer: oneshot::Sender<Answered>,
 }
 
 /// The table of waiting calls.
@@ -41,7 +53,7 @@ pub(crate) struct Waiting {
 /// caller went away), it takes the entry out as `gone`.
 pub(crate) struct Ticket<'a> {
     pub id: String,
-    pub answer: oneshot::Receiver<Answer>,
+    pub answer: oneshot::Receiver<Answered>,
     table: &'a Waiting,
 }
 
@@ -81,7 +93,17 @@ impl Waiting {
 
     /// Adds a waiting call (its `id` is set here) and announces it; refused beyond
     /// [`MAX_WAITING_APPROVALS`].
-    pub fn add(&self, mut call: WaitingCall) -> Result<Ticket<'_>, Error> {
+    pub fn add(&self, call: WaitingCall) -> Result<Ticket<'_>, Error> {
+        self.add_with(call, false)
+    }
+
+    /// As [`Waiting::add`], for a call that is asked every time: whatever scope its answer
+    /// names, it acts as `once` and makes no grant.
+    pub fn add_once(&self, call: WaitingCall) -> Result<Ticket<'_>, Error> {
+        self.add_with(call, true)
+    }
+
+    fn add_with(&self, mut call: WaitingCall, once: bool) -> Result<Ticket<'_>, Error> {
         let (tx, rx) = oneshot::channel();
         {
             let mut guard = self.lock();
@@ -107,6 +129,7 @@ impl Waiting {
                 Entry {
                     call: call.clone(),
                     seq: *seq,
+                    once,
                     answer: tx,
                 },
             );
@@ -124,6 +147,7 @@ impl Waiting {
     fn remove(&self, id: &str) -> Option<Taken> {
         self.lock().1.remove(id).map(|e| Taken {
             call: e.call,
+            once: e.once,
             answer: e.answer,
         })
     }
@@ -145,13 +169,18 @@ impl Waiting {
         })
     }
 
-    /// Gives a taken call its answer.
-    pub fn settle(&self, taken: Taken, answer: Answer) {
+    /// Waiting call `id`, if it still waits.
+    pub fn get(&self, id: &str) -> Option<WaitingCall> {
+        self.lock().1.get(id).map(|e| e.call.clone())
+    }
+
+    /// Gives a taken call its answer, given `by` (the trace's `approval.by`).
+    pub fn settle(&self, taken: Taken, answer: Answer, by: &'static str) {
         let outcome = match answer {
             Answer::Approved(_) => ApprovalOutcome::Approved,
             Answer::Denied(_) => ApprovalOutcome::Denied,
         };
-        let _ = taken.answer.send(answer);
+        let _ = taken.answer.send(Answered { answer, by });
         self.resolved(&taken.call.id, outcome);
     }
 

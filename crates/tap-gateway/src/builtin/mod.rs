@@ -19,6 +19,7 @@ mod evidence;
 mod goal_tools;
 mod record_tools;
 pub(crate) mod search_tools;
+pub(crate) mod session_mode;
 mod session_state;
 mod stream_tools;
 
@@ -86,6 +87,7 @@ pub(crate) async fn call(
         crate::state::goal_defs::AUDIT_CLAIMS => goal_tools::audit(core, session_id, &a).await,
         crate::state::record_defs::QUERY_RECORDS => record_tools::query(core, session_id, &a).await,
         crate::state::record_defs::GET_SESSION_STATE => session_state::get(core, session_id),
+        crate::state::mode_defs::SET_SESSION_MODE => session_mode::set(core, session_id, &a).await,
         crate::state::search_defs::FIND_TOOLS => search_tools::find(core, session_id, &a),
         // `tap_call_tool` is the call path's own (`tools::call`): it calls another tool.
         other => Err(Error::new(

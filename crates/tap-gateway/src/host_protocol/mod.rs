@@ -224,6 +224,13 @@ impl HostConn {
             }
             HostRequest::ToolInvoke(call) => self.invoke(host_id, call),
             HostRequest::ToolPrecheck(p) => self.precheck(host_id, p),
+            HostRequest::ApprovalAnswer(a) => {
+                crate::state::approval_asks::answered(&self.core, &host_id, a)
+            }
+            HostRequest::SessionModeResult(r) => {
+                crate::builtin::session_mode::result(&self.core, &host_id, r);
+                Ok(())
+            }
             HostRequest::ToolCancel(c) => {
                 let state = self.core.state();
                 if let Some(token) = state

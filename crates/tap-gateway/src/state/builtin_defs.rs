@@ -211,6 +211,7 @@ pub(crate) fn all() -> Vec<ToolDef> {
     ];
     defs.extend(super::goal_defs::all());
     defs.extend(super::record_defs::all());
+    defs.extend(super::mode_defs::all());
     defs.sort_by(|a, b| a.name.cmp(&b.name));
     defs
 }

@@ -3,7 +3,7 @@ use crate::socket::outbound::OutSender;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use tap_protocol::host::HostEvent;
+use tap_protocol::host::{HostEvent, SessionModeResult};
 use tap_protocol::limits::HOST_OUTBOX_CAP;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
@@ -43,6 +43,9 @@ pub(crate) struct HostEntry {
     /// deliveries (`mcp/listening.rs`). `None` for a session host, which shows them
     /// whenever its socket is attached.
     pub listeners: Option<Arc<AtomicUsize>>,
+    /// `session.mode.set` requests sent to this host and waiting for its
+    /// `session.mode.result` (`builtin/session_mode.rs`), by `requestId`.
+    pub mode_requests: HashMap<String, tokio::sync::oneshot::Sender<SessionModeResult>>,
 }
 
 impl HostEntry {
@@ -62,6 +65,7 @@ impl HostEntry {
             invocations: HashMap::new(),
             answers: RecentAnswers::default(),
             listeners: None,
+            mode_requests: HashMap::new(),
         }
     }
 

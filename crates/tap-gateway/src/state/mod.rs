@@ -4,6 +4,7 @@
 
 pub(crate) mod activity;
 pub(crate) mod answers;
+pub(crate) mod approval_asks;
 pub(crate) mod binding;
 pub(crate) mod builtin_defs;
 pub(crate) mod call_table;
@@ -18,6 +19,7 @@ pub(crate) mod instances;
 pub(crate) mod link;
 pub(crate) mod mcp_binding;
 pub(crate) mod mcp_server_peers;
+pub(crate) mod mode_defs;
 pub(crate) mod pairing_registry;
 pub(crate) mod pairing_store;
 pub(crate) mod project_config;

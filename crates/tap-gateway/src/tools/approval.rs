@@ -7,19 +7,23 @@
 //! A session whose profile says `approvalsInClient` is also asked in the MCP client that
 //! made the call, when it declared elicitation (`approvals::in_client`): that client's
 //! answer is given exactly as the panel gives one (`Approvals::approve`/`deny`), so
-//! whoever answers first decides, and `approval.by` says `client`.
+//! whoever answers first decides, and `approval.by` says `client`. Its session host is
+//! asked too, when it declared a dialog (`state::approval_asks`: `approval.ask`), and
+//! `approval.by` then says `host`.
 
 use super::route::Route;
 use crate::approvals::in_client::{self, ClientAnswer};
-use crate::approvals::{Answer, By, CallFacts, Verdict};
+use crate::approvals::{Answer, Answered, By, CallFacts, Verdict};
 use crate::limits::APPROVAL_PROGRESS_EVERY;
 use crate::request::{CallError, CallRequest};
+use crate::state::approval_asks as in_host;
 use crate::state::mcp_binding::{ClientAsk, ClientAsker};
 use crate::state::Core;
 use crate::trace::OpenSpan;
 use std::sync::Arc;
 use std::time::SystemTime;
 use tap_protocol::approvals::{ApprovalOutcome, PolicyAction, WaitingCall};
+use tap_protocol::host::WithdrawnOutcome;
 use tap_protocol::ErrorCode;
 
 /// Who the session is: what rules match besides the tool and its arguments.
@@ -161,7 +165,7 @@ async fn wait(
     span.session(&req.session_id);
     span.tool(&req.tool);
     span.provider(&route.by.provider_name);
-    // What the client's form shows, when it is asked.
+    // What the client's form and the host's dialog show, when they are asked.
     let mut shown = in_client.then(|| call.clone());
     let mut ticket = match core.approvals.waiting.add(call) {
         Ok(t) => t,
@@ -175,23 +179,28 @@ async fn wait(
     let id = ticket.id.clone();
     span.set("approval.id", id.as_str());
     root.set("approval.id", id.as_str());
+    if let Some(c) = shown.as_mut() {
+        c.id = id.clone();
+    }
     // Asked in the calling client too, beside the tray: its answer races the others'.
     let mut client_ask = match in_client {
         true => calling_client(core, &req.session_id, root.context().trace_id),
         false => None,
     }
-    .map(|asker| {
-        let mut call = shown.take().expect("taken once");
-        call.id = id.clone();
-        asker.ask(ClientAsk::Elicitation, in_client::form(&call, timeout))
-    });
+    .zip(shown.as_ref())
+    .map(|(asker, call)| asker.ask(ClientAsk::Elicitation, in_client::form(call, timeout)));
     if client_ask.is_some() {
         span.set("approval.client_asked", true);
     }
-    let mut by_client = false;
-    let where_ = match client_ask.is_some() {
-        true => "in this client's prompt, the Tap tray or panel",
-        false => "in the Tap tray or panel",
+    // And in the session's host, whose answer comes on its own connection.
+    let host_ask = shown.as_ref().and_then(|c| in_host::ask(core, c, timeout));
+    if host_ask.is_some() {
+        span.set("approval.host_asked", true);
+    }
+    let where_ = match (client_ask.is_some(), host_ask.is_some()) {
+        (true, _) => "in this client's prompt, the Tap tray or panel",
+        (false, true) => "in this session's own dialog, the Tap tray or panel",
+        (false, false) => "in the Tap tray or panel",
     };
     let how = format!(
         "Waiting for the user to approve '{}' (approval {id}): answer {where_}, or run `tap approvals approve {id}` (or `tap approvals deny {id}`). Denied if nobody answers within {} s.",
@@ -206,6 +215,9 @@ async fn wait(
             answer = &mut ticket.answer => break answer.ok(),
             _ = tokio::time::sleep_until(deadline) => {
                 if ticket.give_up(ApprovalOutcome::TimedOut) {
+                    if let Some(h) = host_ask {
+                        h.ended(WithdrawnOutcome::TimedOut, false);
+                    }
                     let message = format!(
                         "The user did not approve the call to '{}' within {} s (approval {id}): denied. To let it through next time, answer while it waits: `tap approvals approve ID` as its progress and `tap status` say, or the Tap tray or panel; or allow it without asking with a rule (`tap policy set`).",
                         req.tool, timeout.as_secs()
@@ -239,8 +251,10 @@ async fn wait(
                             p.offer(format!("{why}: the call still waits. {how}"));
                         }
                     }
-                    // Given as the panel gives one; `false`: another answer came first.
-                    answer => by_client = core.approvals.client_answered(&id, &answer),
+                    // Given as the panel gives one; the answer arrives on the ticket.
+                    answer => {
+                        core.approvals.client_answered(&id, &answer, "client");
+                    }
                 }
                 continue;
             }
@@ -248,9 +262,22 @@ async fn wait(
         // An answer came first: it is on the channel now.
         break (&mut ticket.answer).await.ok();
     };
-    let by = if by_client { "client" } else { "user" };
+    if let Some(h) = host_ask {
+        let (outcome, by) = match &outcome {
+            Some(Answered {
+                answer: Answer::Approved(_),
+                by,
+            }) => (WithdrawnOutcome::Approved, *by),
+            Some(Answered { by, .. }) => (WithdrawnOutcome::Denied, *by),
+            None => (WithdrawnOutcome::Denied, "session-ended"),
+        };
+        h.ended(outcome, by == "host");
+    }
     match outcome {
-        Some(Answer::Approved(grant)) => {
+        Some(Answered {
+            answer: Answer::Approved(grant),
+            by,
+        }) => {
             root.set("approval.decision", "allow");
             root.set("approval.by", by);
             if let Some(g) = grant {
@@ -259,7 +286,10 @@ async fn wait(
             span.ok();
             Ok(())
         }
-        Some(Answer::Denied(grant)) => {
+        Some(Answered {
+            answer: Answer::Denied(grant),
+            by,
+        }) => {
             root.set("approval.decision", "deny");
             root.set("approval.by", by);
             if let Some(g) = &grant {

@@ -12,6 +12,7 @@ mod approvals;
 mod approvals_control;
 mod approvals_history;
 mod approvals_in_client;
+mod approvals_in_host;
 mod child_env;
 mod clients_control;
 mod clients_copilot;

@@ -1,11 +1,12 @@
 //! The two message enums, one per direction: every message's wire `type` and payload.
 
 use super::{
-    Delivery, HostAuth, HostAuthOk, HostError, HostSessionEvent, HostToolCancel, HostToolProgress,
-    HostToolResult, PromptApplied, PromptApply, RequestRef, SessionContext, SessionEnd,
-    SessionEnded, SessionRegister, SessionRegistered, SessionStateReport, SessionTools,
-    SessionWarning, StatusReply, StreamsHistoryReply, StreamsHistoryRequest, ToolDecision,
-    ToolInvoke, ToolPrecheck,
+    ApprovalAnswer, ApprovalAsk, ApprovalWithdrawn, Delivery, HostAuth, HostAuthOk, HostError,
+    HostSessionEvent, HostToolCancel, HostToolProgress, HostToolResult, PromptApplied, PromptApply,
+    RequestRef, SessionContext, SessionEnd, SessionEnded, SessionModeResult, SessionModeSet,
+    SessionRegister, SessionRegistered, SessionStateReport, SessionTools, SessionWarning,
+    StatusReply, StreamsHistoryReply, StreamsHistoryRequest, ToolDecision, ToolInvoke,
+    ToolPrecheck,
 };
 use crate::wire::wire_messages;
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,10 @@ wire_messages! {
         "prompt.apply" => PromptApply(PromptApply),
         /// Ask for the pre-tool-use decision (hook rules) before using a tool.
         "tool.precheck" => ToolPrecheck(ToolPrecheck),
+        /// The user's answer to an `approval.ask`.
+        "approval.answer" => ApprovalAnswer(ApprovalAnswer),
+        /// Whether the host switched the mode a `session.mode.set` asked for.
+        "session.mode.result" => SessionModeResult(SessionModeResult),
     }
 }
 
@@ -51,6 +56,8 @@ impl HostRequest {
             Self::StreamsHistory(m) => Some(&m.request_id),
             Self::PromptApply(m) => Some(&m.request_id),
             Self::ToolPrecheck(m) => Some(&m.request_id),
+            Self::SessionModeResult(m) => Some(&m.request_id),
+            Self::ApprovalAnswer(_) => None,
             Self::Auth(_) | Self::SessionState(_) | Self::SessionEvent(_) => None,
         }
     }
@@ -87,6 +94,12 @@ wire_messages! {
         /// Something about the session the user should see: its `tap.config.json` could not be
         /// used, or one of its project providers failed for good.
         "session.warning" => SessionWarning(SessionWarning),
+        /// A call of a session this host owns waits for the user's approval: ask them.
+        "approval.ask" => ApprovalAsk(ApprovalAsk),
+        /// An asked approval was decided elsewhere or its wait ended.
+        "approval.withdrawn" => ApprovalWithdrawn(ApprovalWithdrawn),
+        /// The user approved switching the session's mode: switch it.
+        "session.mode.set" => SessionModeSet(SessionModeSet),
         /// A request was refused.
         "error" => Error(HostError),
     }
