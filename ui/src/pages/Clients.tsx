@@ -8,6 +8,7 @@ import { ProfileList } from "./clients/ProfileList";
 import { ProfileEditor } from "./clients/ProfileEditor";
 import { NewProfile } from "./clients/NewProfile";
 import { ClientTokens } from "./clients/ClientTokens";
+import { SkillsList } from "./clients/SkillsList";
 
 /**
  * Clients: every MCP client on this machine with its state, Connect / Repair / Disconnect
@@ -17,7 +18,8 @@ import { ClientTokens } from "./clients/ClientTokens";
  * they cost a client's context against every tool; `#/clients/NAME` opens one's editor.
  * Asked again on `status.changed` (a provider or MCP server came or went, so the tools
  * changed), never on a timer. Below, the client tokens of the MCP HTTP endpoint
- * (`clients/ClientTokens.tsx`).
+ * (`clients/ClientTokens.tsx`), then the agent skills and where each is installed
+ * (`clients/SkillsList.tsx`).
  */
 export function Clients({ state, selected }: { state: PanelState; selected?: string }) {
   const live = state.phase.kind === "live";
@@ -89,6 +91,7 @@ export function Clients({ state, selected }: { state: PanelState; selected?: str
         </div>
       )}
       <ClientTokens profiles={list?.profiles.filter((p) => !p.error).map((p) => p.name) ?? []} live={live} address={state.status?.address ?? null} />
+      <SkillsList />
     </div>
   );
 }
