@@ -60,6 +60,7 @@ mod push_budgets;
 mod queued_deliveries;
 mod records_tools;
 mod session_events;
+mod session_mode;
 mod sessions;
 mod settings;
 mod slow_consumers;
