@@ -247,6 +247,14 @@ mod tests {
             );
             assert!(is_taps(&marked), "{name}");
             assert_eq!(marked.replacen(&marker_line(), "", 1), text);
+            // The CLI parses the front matter as YAML and silently skips a skill whose plain
+            // scalar holds ": " (Copilot CLI 1.0.102 dropped tap-orchestrate for it).
+            let description = text.lines().nth(2).unwrap();
+            let value = description.strip_prefix("description: ").unwrap();
+            assert!(
+                !value.contains(": ") && !value.contains(" #"),
+                "{name}: {value}"
+            );
         }
     }
 
