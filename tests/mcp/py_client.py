@@ -17,7 +17,9 @@ Commands arrive as JSON lines on stdin; every observation leaves as a JSON line 
   {"op": "elicit_answer", "action", "content"?}    -> answers the oldest elicitation shown
                                                       (TAP_PY_CLIENT_ELICIT=1: the client declares
                                                       elicitation and shows each request as
-                                                      {"op": "elicitation", "message", "schema"})
+                                                      {"op": "elicitation", "message", "schema"}, and
+                                                      {"op": "elicitation_withdrawn"} when the server
+                                                      cancels one unanswered)
   {"op": "exit"}
 """
 
@@ -147,7 +149,12 @@ def asking_user(answers_in):
         from mcp import types
         emit(op="elicitation", message=params.message,
              schema=getattr(params, "requested_schema", None))
-        answer = await answers_in.receive()
+        try:
+            answer = await answers_in.receive()
+        except anyio.get_cancelled_exc_class():
+            # The server withdrew its request (notifications/cancelled): the dialog closes.
+            emit(op="elicitation_withdrawn")
+            raise
         return types.ElicitResult(action=answer["action"], content=answer.get("content"))
     return elicitation
 

@@ -11,10 +11,11 @@
 use crate::limits::MCP_CLIENT_ASK_TIMEOUT;
 use crate::state::mcp_binding::{Binding, ClientAsk, ClientAsker};
 use rmcp::model::{
-    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, GetExtensions,
-    RequestId, ServerRequest,
+    CancelledNotification, CancelledNotificationParam, ClientResult, CreateMessageRequest,
+    CreateMessageRequestParams, ElicitRequest, GetExtensions, RequestId, ServerNotification,
+    ServerRequest,
 };
-use rmcp::service::OriginatingRequestId;
+use rmcp::service::{OriginatingRequestId, PeerRequestOptions};
 use rmcp::{Peer, RoleServer};
 use std::future::Future;
 use std::pin::Pin;
@@ -89,24 +90,69 @@ impl ClientAsker for PeerAsker {
 /// Sends `request` to the client marked as belonging to its request `origin`. On a task of
 /// its own: rmcp would otherwise mark it with the request the current task serves, which
 /// here is the MCP server's own request to the gateway (`mcp_servers/client.rs`), an id the
-/// client never sent.
+/// client never sent. Given up before the client answers (the approval was decided in the
+/// tray, or timed out; the ask's own timeout), the client is told with
+/// `notifications/cancelled` for that request, so it can close its dialog.
 async fn send(
     peer: Peer<RoleServer>,
     mut request: ServerRequest,
     origin: Option<RequestId>,
 ) -> Result<ClientResult, String> {
-    if let Some(origin) = origin {
+    if let Some(origin) = &origin {
         request
             .extensions_mut()
-            .insert(OriginatingRequestId(origin));
+            .insert(OriginatingRequestId(origin.clone()));
     }
-    // Aborted when the ask is given up (its timeout), so no request waits on for ever.
-    AbortOnDropHandle::new(tokio::spawn(
-        async move { peer.send_request(request).await },
-    ))
+    let sender = peer.clone();
+    // Aborted when the ask is given up while sending.
+    let handle = AbortOnDropHandle::new(tokio::spawn(async move {
+        sender
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+    }))
     .await
     .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    let mut withdraw = Withdraw {
+        peer: Some(peer),
+        id: handle.id.clone(),
+        origin,
+    };
+    let answer = handle.await_response().await.map_err(|e| e.to_string());
+    // Answered (or the client went away): nothing to withdraw.
+    withdraw.peer = None;
+    answer
+}
+
+/// Dropped while its request is unanswered: sends the client `notifications/cancelled`.
+struct Withdraw {
+    peer: Option<Peer<RoleServer>>,
+    id: RequestId,
+    origin: Option<RequestId>,
+}
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let mut note = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some("answered elsewhere, or no longer waited for".into()),
+        ));
+        // On the stream of the client's request, as the ask itself was.
+        if let Some(origin) = self.origin.take() {
+            note.extensions.insert(OriginatingRequestId(origin));
+        }
+        rt.spawn(async move {
+            let _ = peer
+                .send_notification(ServerNotification::CancelledNotification(note))
+                .await;
+        });
+    }
 }
 
 /// Capabilities `peer` declared: (sampling, elicitation).

@@ -275,3 +275,29 @@ async fn without_the_setting_or_the_capability_the_client_is_never_asked() {
     // The client prints a request when it gets it, before the call's result (same stream).
     assert_eq!(plain.held("elicitation"), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tray_answers_first_and_the_clients_form_is_withdrawn() {
+    let gw = TestGateway::start().await;
+    write_profiles(&gw);
+    let (mut c, mut p) = setup(&gw, "work", "asks", true).await;
+    start(&mut c, "1", T1, json!({})).await;
+    c.expect("elicitation").await;
+    let waiting = gw.handle.gateway().approvals_list().waiting;
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    gw.handle
+        .gateway()
+        .approvals_approve(&tap_protocol::approvals::ApprovalApprove {
+            id: waiting[0].id.clone(),
+            scope: tap_protocol::approvals::AnswerScope::Call,
+            minutes: None,
+            args_pattern: vec![],
+        })
+        .unwrap();
+    // The client's pending elicitation/create is cancelled (notifications/cancelled), so
+    // its dialog closes; the call goes through as the tray said.
+    c.expect("elicitation_withdrawn").await;
+    runs(&mut p).await;
+    assert_eq!(text_of(&c.outcome("1").await), "ran");
+    assert_eq!(root_of(&gw, T1).await["approval.by"], "user");
+}
