@@ -1,6 +1,7 @@
 //! The MCP facade with real MCP clients (PyPI `mcp`, both generations) over Streamable
 //! HTTP, against a gateway in this process and raw providers on real sockets.
 
+mod client_state;
 mod fast_path;
 mod fast_session_path;
 mod goal_skill;
