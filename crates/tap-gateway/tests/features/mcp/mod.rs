@@ -7,6 +7,7 @@ mod fast_session_path;
 mod goal_skill;
 mod http_refusals;
 mod profiles;
+mod queued_on_attach;
 mod resources;
 mod search_surface;
 mod sessions;
