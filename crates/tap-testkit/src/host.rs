@@ -68,6 +68,23 @@ pub async fn second_session(host: &HostClient, label: &str) -> SessionInfo {
     .unwrap()
 }
 
+/// Calls `tool` in `session` through `host` and waits for its result.
+pub async fn call_tool(
+    host: &HostClient,
+    session: &str,
+    tool: &str,
+    args: Value,
+) -> HostToolResult {
+    result_of(invoke(host, session, tool, args)).await
+}
+
+/// The data of a call that must succeed (the test fails with the result otherwise).
+pub async fn call_ok(host: &HostClient, session: &str, tool: &str, args: Value) -> Value {
+    let r = call_tool(host, session, tool, args).await;
+    assert!(r.error.is_none(), "{tool}: {r:?}");
+    r.data.unwrap_or_default()
+}
+
 /// Starts an invocation from `host`; the receiver yields its one `tool.result`.
 pub fn invoke(
     host: &HostClient,

@@ -6,24 +6,12 @@
 
 use serde_json::{json, Value};
 use std::io::Write;
-use tap_client::HostClient;
-use tap_protocol::host::{HostEvent, HostToolResult, SessionRegister};
+use tap_protocol::host::{HostEvent, SessionRegister};
 use tap_protocol::provider::PushLevel;
 use tap_testkit::*;
 
 async fn gateway() -> TestGateway {
     TestGateway::for_emitters().await
-}
-
-async fn call(host: &HostClient, session: &str, tool: &str, args: Value) -> HostToolResult {
-    result_of(invoke(host, session, tool, args)).await
-}
-
-/// The data of a call that must succeed.
-async fn ok(host: &HostClient, session: &str, tool: &str, args: Value) -> Value {
-    let r = call(host, session, tool, args).await;
-    assert!(r.error.is_none(), "{tool}: {r:?}");
-    r.data.unwrap_or_default()
 }
 
 fn builtin_names() -> Vec<String> {
@@ -132,7 +120,7 @@ async fn every_session_has_the_built_in_tools_from_its_first_tool_set_and_provid
 async fn the_agent_posts_notes_into_a_stream_and_reads_them_back() {
     let gw = gateway().await;
     let (host, s) = gw.host_with_session().await;
-    let posted = ok(
+    let posted = call_ok(
         &host,
         &s.id,
         "tap_post",
@@ -145,7 +133,7 @@ async fn the_agent_posts_notes_into_a_stream_and_reads_them_back() {
         "a post is kept, not shown: {posted}"
     );
 
-    let h = ok(
+    let h = call_ok(
         &host,
         &s.id,
         "tap_stream_history",
@@ -156,7 +144,7 @@ async fn the_agent_posts_notes_into_a_stream_and_reads_them_back() {
     assert_eq!(events[0]["event"], "use the ledger", "{h}");
     assert_eq!(events[0]["metadata"]["source"], "planner", "{h}");
 
-    let l = ok(&host, &s.id, "tap_list_streams", json!({})).await;
+    let l = call_ok(&host, &s.id, "tap_list_streams", json!({})).await;
     let stream = l["streams"]
         .as_array()
         .unwrap()
@@ -178,10 +166,10 @@ async fn the_agent_posts_notes_into_a_stream_and_reads_them_back() {
     assert_eq!(page["events"][0]["text"], "use the ledger", "{page}");
 
     // Bad input gets a clear error, nothing is stored.
-    let r = call(&host, &s.id, "tap_post", json!({"message": "where?"})).await;
+    let r = call_tool(&host, &s.id, "tap_post", json!({"message": "where?"})).await;
     assert_eq!(code(&r), Some("INVALID_JSON"));
     assert!(r.error.unwrap().contains("'channel'"));
-    let r = call(
+    let r = call_tool(
         &host,
         &s.id,
         "tap_post",
@@ -189,7 +177,7 @@ async fn the_agent_posts_notes_into_a_stream_and_reads_them_back() {
     )
     .await;
     assert_eq!(code(&r), Some("INVALID_JSON"), "over the message limit");
-    let r = call(
+    let r = call_tool(
         &host,
         &s.id,
         "tap_stream_history",
@@ -203,7 +191,7 @@ async fn the_agent_posts_notes_into_a_stream_and_reads_them_back() {
 async fn the_agent_runs_emitters_and_cannot_touch_the_users_without_force() {
     let gw = gateway().await;
     let (mut host, s) = gw.host_with_session().await;
-    let started = ok(
+    let started = call_ok(
         &host,
         &s.id,
         "tap_start_emitter",
@@ -216,7 +204,7 @@ async fn the_agent_runs_emitters_and_cannot_touch_the_users_without_force() {
     assert_eq!(started["emitter"]["lifespan"], "temporary", "{started}");
     let d = next_delivery(&mut host).await;
     assert_eq!((d.event.as_str(), d.stream.as_str()), ("FAIL 2", "checks"));
-    let l = ok(&host, &s.id, "tap_list_emitters", json!({})).await;
+    let l = call_ok(&host, &s.id, "tap_list_emitters", json!({})).await;
     assert_eq!(l["emitters"][0]["name"], "checks", "{l}");
 
     // The user's emitter (from the panel or the CLI) is protected from the agent.
@@ -226,9 +214,9 @@ async fn the_agent_runs_emitters_and_cannot_touch_the_users_without_force() {
         json!({"sessionId": s.id, "name": "watch", "command": "sleep 600"}),
     )
     .await;
-    let r = call(&host, &s.id, "tap_stop_emitter", json!({"name": "watch"})).await;
+    let r = call_tool(&host, &s.id, "tap_stop_emitter", json!({"name": "watch"})).await;
     assert_eq!(code(&r), Some("UNAUTHORIZED"), "{r:?}");
-    let r = call(
+    let r = call_tool(
         &host,
         &s.id,
         "tap_start_emitter",
@@ -236,7 +224,7 @@ async fn the_agent_runs_emitters_and_cannot_touch_the_users_without_force() {
     )
     .await;
     assert_eq!(code(&r), Some("UNAUTHORIZED"), "replacing it: {r:?}");
-    let r = call(
+    let r = call_tool(
         &host,
         &s.id,
         "tap_set_event_filter",
@@ -244,7 +232,7 @@ async fn the_agent_runs_emitters_and_cannot_touch_the_users_without_force() {
     )
     .await;
     assert_eq!(code(&r), Some("UNAUTHORIZED"), "its filter: {r:?}");
-    let stopped = ok(
+    let stopped = call_ok(
         &host,
         &s.id,
         "tap_stop_emitter",
@@ -254,7 +242,7 @@ async fn the_agent_runs_emitters_and_cannot_touch_the_users_without_force() {
     assert_eq!(stopped["emitter"]["name"], "watch");
 
     // A bad filter starts nothing and says which rule.
-    let r = call(
+    let r = call_tool(
         &host,
         &s.id,
         "tap_start_emitter",
@@ -270,7 +258,7 @@ async fn the_agent_runs_emitters_and_cannot_touch_the_users_without_force() {
 async fn the_injector_decides_what_of_a_streams_lines_reaches_the_session() {
     let gw = gateway().await;
     let (mut host, s) = gw.host_with_session().await;
-    let off = ok(
+    let off = call_ok(
         &host,
         &s.id,
         "tap_disable_injector",
@@ -279,7 +267,7 @@ async fn the_injector_decides_what_of_a_streams_lines_reaches_the_session() {
     .await;
     assert_eq!(off["sessionInjector"]["enabled"], false, "{off}");
     let filter = json!([{"match": "fail", "outcome": "inject"}]);
-    ok(
+    call_ok(
         &host,
         &s.id,
         "tap_start_emitter",
@@ -295,15 +283,15 @@ async fn the_injector_decides_what_of_a_streams_lines_reaches_the_session() {
     .await;
 
     // On again, showing everything: the next run's line arrives, the first never did.
-    ok(
+    call_ok(
         &host,
         &s.id,
         "tap_enable_injector",
         json!({"channel": "ci", "delivery": "all"}),
     )
     .await;
-    ok(
-        &host,
+    call_ok(
+&host,
         &s.id,
         "tap_start_emitter",
         json!({"name": "ci", "every": "1h", "command": "echo FAIL second; echo fine", "eventFilter": filter}),
@@ -330,7 +318,7 @@ async fn a_new_filter_applies_to_the_next_line_of_a_running_command() {
         .unwrap()
         .success());
     let (host, s) = gw.host_with_session().await;
-    ok(
+    call_ok(
         &host,
         &s.id,
         "tap_start_emitter",
@@ -356,7 +344,7 @@ async fn a_new_filter_applies_to_the_next_line_of_a_running_command() {
         }
     })
     .await;
-    let changed = ok(
+    let changed = call_ok(
         &host,
         &s.id,
         "tap_set_event_filter",
@@ -407,7 +395,7 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
     };
     let a = host.register_session(open("a")).await.unwrap();
 
-    let started = ok(
+    let started = call_ok(
         &host,
         &a.id,
         "tap_start_emitter",
@@ -450,7 +438,7 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
     );
 
     // An injector made persistent is written under `streams`.
-    ok(
+    call_ok(
         &host,
         &a.id,
         "tap_enable_injector",
@@ -470,7 +458,7 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
         (e["lifespan"].as_str(), e["ownership"].as_str()),
         (Some("persistent"), Some("modelOwned"))
     );
-    let l = ok(&host, &b.id, "tap_list_streams", json!({})).await;
+    let l = call_ok(&host, &b.id, "tap_list_streams", json!({})).await;
     let alpha = l["streams"]
         .as_array()
         .unwrap()
@@ -487,7 +475,7 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
         .all(|e| e.name != "zeta"));
 
     // Stopping it persistently removes the entry; the user's entry needs force.
-    ok(
+    call_ok(
         &host,
         &b.id,
         "tap_stop_emitter",
@@ -497,7 +485,7 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
     let file = read();
     assert_eq!(file["emitters"].as_array().unwrap().len(), 1, "{file}");
     assert_eq!(file["emitters"][0]["name"], "zeta");
-    let r = call(
+    let r = call_tool(
         &host,
         &b.id,
         "tap_stop_emitter",
@@ -509,7 +497,7 @@ async fn a_persistent_emitter_is_written_to_the_project_config_and_started_by_th
 
     // A definition that is not valid writes nothing.
     let before = std::fs::read_to_string(&config).unwrap();
-    let r = call(
+    let r = call_tool(
         &host,
         &b.id,
         "tap_start_emitter",

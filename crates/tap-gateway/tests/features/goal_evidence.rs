@@ -10,19 +10,9 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tap_client::HostClient;
-use tap_protocol::host::{HostToolResult, SessionRegister};
+use tap_protocol::host::SessionRegister;
 use tap_protocol::provider::SessionInfo;
 use tap_testkit::*;
-
-async fn call(host: &HostClient, session: &str, tool: &str, args: Value) -> HostToolResult {
-    result_of(invoke(host, session, tool, args)).await
-}
-
-async fn ok(host: &HostClient, session: &str, tool: &str, args: Value) -> Value {
-    let r = call(host, session, tool, args).await;
-    assert!(r.error.is_none(), "{tool}: {r:?}");
-    r.data.unwrap_or_default()
-}
 
 /// A session whose workspace is `dir` (or none).
 async fn session(host: &HostClient, label: &str, cwd: Option<&Path>) -> SessionInfo {
@@ -70,7 +60,7 @@ async fn a_goal_is_checked_against_files_streams_and_supplied_output_and_recorde
     let (_dir, root) = workspace();
     let host = gw.host().await;
     let s = session(&host, "goal", Some(&root)).await;
-    ok(
+    call_ok(
         &host,
         &s.id,
         "tap_post",
@@ -78,8 +68,8 @@ async fn a_goal_is_checked_against_files_streams_and_supplied_output_and_recorde
     )
     .await;
 
-    let a = ok(
-        &host,
+    let a = call_ok(
+&host,
         &s.id,
         "tap_verify_goal_output",
         json!({"goal": "ship the report", "expectations": [
@@ -137,7 +127,7 @@ async fn a_goal_is_checked_against_files_streams_and_supplied_output_and_recorde
     assert_eq!(a["recorded"], "goals@emitters");
 
     // The results are kept in the session's goals stream, and in the ledger.
-    let h = ok(
+    let h = call_ok(
         &host,
         &s.id,
         "tap_stream_history",
@@ -173,15 +163,15 @@ async fn a_goal_is_checked_against_files_streams_and_supplied_output_and_recorde
     );
 
     // A goal whose expectations all hold is met, and so recorded.
-    let a = ok(
-        &host,
+    let a = call_ok(
+&host,
         &s.id,
         "tap_verify_goal_output",
         json!({"expectations": [{"kind": "stream", "stream": "goals", "pattern": "^goal not met"}]}),
     )
     .await;
     assert_eq!(a["met"], true, "{a}");
-    let h = ok(
+    let h = call_ok(
         &host,
         &s.id,
         "tap_stream_history",
@@ -201,15 +191,15 @@ async fn claims_are_verified_contradicted_or_unverified_by_their_evidence() {
     let host = gw.host().await;
     let s = session(&host, "audit", Some(&root)).await;
     let other = session(&host, "other", Some(&root)).await;
-    ok(
+    call_ok(
         &host,
         &other.id,
         "tap_post",
         json!({"channel": "deploys", "message": "deployed v2"}),
     )
     .await;
-    let a = ok(
-        &host,
+    let a = call_ok(
+&host,
         &s.id,
         "tap_audit_claims",
         json!({"claims": [
@@ -264,7 +254,7 @@ async fn claims_are_verified_contradicted_or_unverified_by_their_evidence() {
         (&a["verified"], &a["contradicted"], &a["unverified"]),
         (&json!(1), &json!(2), &json!(2))
     );
-    let h = ok(
+    let h = call_ok(
         &host,
         &s.id,
         "tap_stream_history",
@@ -283,7 +273,7 @@ async fn a_stream_is_searched_past_its_memory_in_the_ledger() {
     let gw = TestGateway::start().await;
     let host = gw.host().await;
     let s = session(&host, "long", None).await;
-    ok(
+    call_ok(
         &host,
         &s.id,
         "tap_post",
@@ -291,7 +281,7 @@ async fn a_stream_is_searched_past_its_memory_in_the_ledger() {
     )
     .await;
     for i in 0..250 {
-        ok(
+        call_ok(
             &host,
             &s.id,
             "tap_post",
@@ -299,7 +289,7 @@ async fn a_stream_is_searched_past_its_memory_in_the_ledger() {
         )
         .await;
     }
-    let mem = ok(
+    let mem = call_ok(
         &host,
         &s.id,
         "tap_stream_history",
@@ -311,7 +301,7 @@ async fn a_stream_is_searched_past_its_memory_in_the_ledger() {
         events.iter().all(|e| e["event"] != "first: marker"),
         "evicted from memory"
     );
-    let a = ok(
+    let a = call_ok(
         &host,
         &s.id,
         "tap_verify_goal_output",
@@ -362,7 +352,7 @@ async fn file_evidence_stays_inside_the_workspace() {
     let secret = outside.path().join("secret.txt").display().to_string();
     let host = gw.host().await;
     let s = session(&host, "fenced", Some(&root.join("out"))).await;
-    let a = ok(
+    let a = call_ok(
         &host,
         &s.id,
         "tap_verify_goal_output",
@@ -391,7 +381,7 @@ async fn file_evidence_stays_inside_the_workspace() {
     );
 
     let s = session(&host, "root", Some(&root)).await;
-    let a = ok(
+    let a = call_ok(
         &host,
         &s.id,
         "tap_audit_claims",
@@ -440,7 +430,7 @@ async fn file_evidence_stays_inside_the_workspace() {
 
     // A session without a working directory checks no file, and says why.
     let s = session(&host, "nowhere", None).await;
-    let a = ok(
+    let a = call_ok(
         &host,
         &s.id,
         "tap_verify_goal_output",
@@ -479,7 +469,7 @@ async fn hostile_arguments_are_bounded() {
     let s = session(&host, "hostile", Some(&root)).await;
 
     let started = Instant::now();
-    let a = ok(
+    let a = call_ok(
         &host,
         &s.id,
         "tap_verify_goal_output",
@@ -526,7 +516,7 @@ async fn hostile_arguments_are_bounded() {
         let host = &host;
         let id = s.id.clone();
         async move {
-            let r = call(host, &id, "tap_verify_goal_output", args).await;
+            let r = call_tool(host, &id, "tap_verify_goal_output", args).await;
             (code(&r).map(str::to_string), r.error.unwrap_or_default())
         }
     };
@@ -536,7 +526,7 @@ async fn hostile_arguments_are_bounded() {
     assert_eq!(c.as_deref(), Some("INVALID_JSON"));
     // Too many checks across claims, each claim within bounds.
     let claim = json!({"claim": "c", "evidence": [one.clone(), one.clone()]});
-    let r = call(
+    let r = call_tool(
         &host,
         &s.id,
         "tap_audit_claims",
@@ -591,7 +581,7 @@ async fn hostile_arguments_are_bounded() {
         "an output past its bound"
     );
     // Nothing refused was recorded.
-    let h = ok(
+    let h = call_ok(
         &host,
         &s.id,
         "tap_stream_history",

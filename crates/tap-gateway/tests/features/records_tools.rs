@@ -16,12 +16,6 @@ use tap_protocol::host::{
 use tap_protocol::provider::SessionInfo;
 use tap_testkit::*;
 
-async fn ok(host: &HostClient, session: &str, tool: &str, args: Value) -> Value {
-    let r = result_of(invoke(host, session, tool, args)).await;
-    assert!(r.error.is_none(), "{tool}: {r:?}");
-    r.data.unwrap_or_default()
-}
-
 /// The error code and message of a call that must fail.
 async fn refused(host: &HostClient, session: &str, tool: &str, args: Value) -> (String, String) {
     let r = result_of(invoke(host, session, tool, args.clone())).await;
@@ -40,7 +34,7 @@ async fn open(host: &HostClient, label: &str, cwd: &std::path::Path) -> SessionI
 }
 
 async fn post(host: &HostClient, s: &str, stream: &str, message: &str) {
-    ok(
+    call_ok(
         host,
         s,
         "tap_post",
@@ -59,7 +53,7 @@ fn texts(answer: &Value) -> Vec<String> {
 }
 
 async fn query(host: &HostClient, s: &str, args: Value) -> Value {
-    ok(host, s, "tap_query_records", args).await
+    call_ok(host, s, "tap_query_records", args).await
 }
 
 #[tokio::test]
@@ -329,7 +323,7 @@ async fn query_records_bounds_big_events_and_reads_traces_spans_and_runs() {
     assert_eq!(c, "INVALID_JSON");
 
     // Emitter runs.
-    ok(
+    call_ok(
         &host,
         &me.id,
         "tap_start_emitter",
@@ -377,14 +371,14 @@ async fn session_state_shows_what_the_host_reported_and_the_session_holds() {
         .await
         .unwrap();
     let _p = gw.bound("greeter", &s.id, json!([tool("greet")])).await;
-    ok(
+    call_ok(
         &host,
         &s.id,
         "tap_start_emitter",
         json!({"name": "watch", "command": "sleep 30", "every": "5m"}),
     )
     .await;
-    let state = ok(&host, &s.id, "tap_get_session_state", json!({})).await;
+    let state = call_ok(&host, &s.id, "tap_get_session_state", json!({})).await;
     assert_eq!(state["sessionId"], s.id.as_str());
     assert_eq!(state["label"], "copilot");
     assert_eq!(state["cwd"], work.path().display().to_string());
@@ -424,7 +418,7 @@ async fn session_state_shows_what_the_host_reported_and_the_session_holds() {
         let host = &host;
         let s = &s;
         async move {
-            let st = ok(host, &s.id, "tap_get_session_state", json!({})).await;
+            let st = call_ok(host, &s.id, "tap_get_session_state", json!({})).await;
             (st["mode"] == "plan").then_some(st)
         }
     })
@@ -456,7 +450,7 @@ async fn session_state_shows_what_the_host_reported_and_the_session_holds() {
     .await;
     let e = expect_skipping(&mut raw, "error", &["session.tools"]).await;
     assert_eq!(e["code"], "PAYLOAD_TOO_LARGE", "{e}");
-    let st = ok(&host, "raw-1", "tap_get_session_state", json!({})).await;
+    let st = call_ok(&host, "raw-1", "tap_get_session_state", json!({})).await;
     assert_eq!(st["state"], "idle");
     assert_eq!(st["mode"], Value::Null);
     assert_eq!(
