@@ -42,6 +42,7 @@ mod live_events;
 mod malformed_results;
 mod mcp;
 mod mcp_servers;
+mod monitor_skill;
 mod multi_instance;
 mod otlp_export;
 mod pairing;
