@@ -46,7 +46,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use tap_protocol::ledger::{EventsListParams, SpanStatus, TracesListParams};
+use tap_protocol::ledger::EventsListParams;
 
 /// mimalloc, not glibc's malloc, for Rust's allocations: a gateway left running for days
 /// sees bursts (a flood of calls fills the ledger's queue, large results), and glibc keeps
@@ -162,7 +162,7 @@ enum Command {
     /// Traces from the gateway's history: each push, tool call, … as a tree of timed spans.
     Traces {
         #[command(subcommand)]
-        command: TracesCommand,
+        command: traces_cmd::TracesCommand,
     },
     /// Emitters: background commands and scheduled prompts whose output lines feed a
     /// session's streams through a filter.
@@ -392,58 +392,6 @@ enum StreamsCommand {
     },
 }
 
-#[derive(Subcommand)]
-enum TracesCommand {
-    /// Traces, newest first: time, duration, status, name, session, provider/tool, id.
-    List {
-        /// Only traces in this session.
-        #[arg(long)]
-        session: Option<String>,
-        /// Only traces that reached this provider (by name).
-        #[arg(long, value_name = "NAME")]
-        provider: Option<String>,
-        /// Only calls of this tool.
-        #[arg(long, value_name = "NAME")]
-        tool: Option<String>,
-        /// Only calls from sessions of this client (an MCP client's name, `copilot-cli`, …).
-        #[arg(long)]
-        client: Option<String>,
-        /// Only traces whose root span has this name (`push`, `tool.call`, …).
-        #[arg(long)]
-        name: Option<String>,
-        /// Only traces that succeeded or failed.
-        #[arg(long, value_enum)]
-        status: Option<StatusArg>,
-        /// Only traces that started in the last DURATION (`10m`, `2h`, `3d`).
-        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
-        since: Option<Duration>,
-        /// Only traces that took at least DURATION (`250ms`, `2s`).
-        #[arg(long, value_name = "DURATION", value_parser = durations::parse)]
-        min_duration: Option<Duration>,
-        /// At most N traces (default 100, at most 1000).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
-        limit: Option<u32>,
-        /// Print a JSON array of the traces.
-        #[arg(long)]
-        json: bool,
-    },
-    /// One trace as a waterfall: spans under their parents, timed bars, errors, events.
-    Show {
-        /// The trace id (32 hex digits, from `tap traces list`).
-        trace_id: String,
-        /// Print the trace's spans as JSON.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-/// `--status` of `tap traces list`.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum StatusArg {
-    Ok,
-    Error,
-}
-
 fn main() -> ExitCode {
     closed_stdout::install();
     let cli = Cli::parse();
@@ -538,40 +486,7 @@ fn main() -> ExitCode {
                     streams_export::export(&home, filter, page_size, target).await
                 }
             },
-            Command::Traces { command } => match command {
-                TracesCommand::List {
-                    session,
-                    provider,
-                    tool,
-                    client,
-                    name,
-                    status,
-                    since,
-                    min_duration,
-                    limit,
-                    json,
-                } => {
-                    let params = TracesListParams {
-                        session_id: session,
-                        provider,
-                        tool,
-                        client,
-                        name,
-                        status: status.map(|s| match s {
-                            StatusArg::Ok => SpanStatus::Ok,
-                            StatusArg::Error => SpanStatus::Error,
-                        }),
-                        min_duration_us: min_duration.map(durations::micros),
-                        since_us: since.map(durations::since_us),
-                        before_us: None,
-                        limit,
-                    };
-                    traces_cmd::list(&home, params, json).await
-                }
-                TracesCommand::Show { trace_id, json } => {
-                    traces_cmd::show(&home, &trace_id, json).await
-                }
-            },
+            Command::Traces { command } => traces_cmd::run(&home, command).await,
             Command::Emitters { command } => emitters_cmd::run(&home, command).await,
             Command::Pairing { command } => match command {
                 PairingCommand::List { json } => pairing_cmd::list(&home, json).await,
