@@ -129,6 +129,18 @@ pub async fn next_delivery(host: &mut HostClient) -> Delivery {
     }
 }
 
+/// Every event the host got until now: a `status.get` answered proves the gateway sent
+/// everything before it, and the client queued it before routing the answer.
+pub async fn host_events_so_far(host: &mut HostClient) -> Vec<HostEvent> {
+    host.status().await.unwrap();
+    let mut seen = vec![];
+    while let Ok(Some(e)) = tokio::time::timeout(std::time::Duration::ZERO, host.next_event()).await
+    {
+        seen.push(e);
+    }
+    seen
+}
+
 /// Next `session.tools` for `session` whose providers' tool names are exactly `want`
 /// (sorted; [`next_host_event`] has left the built-in ones aside).
 pub async fn tools_published(host: &mut HostClient, session: &str, want: &[&str]) -> SessionTools {

@@ -6,7 +6,6 @@
 //! through.
 
 use serde_json::{json, Value};
-use std::time::Duration;
 use tap_client::HostClient;
 use tap_gateway::GatewayEvent;
 use tap_protocol::approvals::{AnswerScope, ApprovalApprove, WaitingCall};
@@ -85,17 +84,6 @@ async fn asked(host: &mut HostClient) -> ApprovalAsk {
         HostEvent::ApprovalAsk(a) => a,
         _ => unreachable!(),
     }
-}
-
-/// Every event the host got until now: a `status.get` answered proves the gateway sent
-/// everything before it, and the client queued it before routing the answer.
-async fn got_so_far(host: &mut HostClient) -> Vec<HostEvent> {
-    host.status().await.unwrap();
-    let mut seen = vec![];
-    while let Ok(Some(e)) = tokio::time::timeout(Duration::ZERO, host.next_event()).await {
-        seen.push(e);
-    }
-    seen
 }
 
 /// The root span's attributes of trace `trace`.
@@ -195,7 +183,7 @@ async fn the_host_approves_for_the_session_and_the_next_call_is_not_asked() {
     // own answer decided).
     let rx = start(&host, &s, T2, json!({}));
     runs(&mut p, rx).await;
-    let seen = got_so_far(&mut host).await;
+    let seen = host_events_so_far(&mut host).await;
     assert!(
         !seen.iter().any(|e| matches!(
             e,
@@ -238,7 +226,7 @@ async fn dismissed_keeps_waiting_and_the_tray_wins_and_the_host_is_told() {
     host.answer_approval(&ask.approval_id, HostApprovalAnswer::Dismissed)
         .unwrap();
     // Still waiting after the dismissal was handled (the status round trip orders it).
-    let seen = got_so_far(&mut host).await;
+    let seen = host_events_so_far(&mut host).await;
     assert!(
         !seen.iter().any(|e| matches!(e, HostEvent::Error(_))),
         "{seen:?}"
@@ -261,7 +249,7 @@ async fn dismissed_keeps_waiting_and_the_tray_wins_and_the_host_is_told() {
     // A late answer is ignored: no error, no grant, nothing reaches the provider.
     host.answer_approval(&ask.approval_id, HostApprovalAnswer::Always)
         .unwrap();
-    let seen = got_so_far(&mut host).await;
+    let seen = host_events_so_far(&mut host).await;
     assert!(
         !seen.iter().any(|e| matches!(e, HostEvent::Error(_))),
         "{seen:?}"
@@ -291,7 +279,7 @@ async fn without_the_setting_or_the_capability_the_host_is_never_asked() {
         // Not asked: an answer from the host (which owns the session) is not taken either.
         host.answer_approval(&w.id, HostApprovalAnswer::Once)
             .unwrap();
-        let seen = got_so_far(&mut host).await;
+        let seen = host_events_so_far(&mut host).await;
         assert!(
             !seen
                 .iter()
@@ -335,7 +323,7 @@ async fn another_hosts_answer_is_refused_and_an_unknown_approval_ignored() {
     // An approval nobody knows: no error frame.
     host.answer_approval("a-00000000", HostApprovalAnswer::Deny)
         .unwrap();
-    let seen = got_so_far(&mut host).await;
+    let seen = host_events_so_far(&mut host).await;
     assert!(
         !seen.iter().any(|e| matches!(e, HostEvent::Error(_))),
         "{seen:?}"

@@ -50,16 +50,6 @@ async fn mode_set(host: &mut HostClient) -> SessionModeSet {
     }
 }
 
-/// Every event the host got until now (a `status.get` answered orders them).
-async fn got_so_far(host: &mut HostClient) -> Vec<HostEvent> {
-    host.status().await.unwrap();
-    let mut seen = vec![];
-    while let Ok(Some(e)) = tokio::time::timeout(Duration::ZERO, host.next_event()).await {
-        seen.push(e);
-    }
-    seen
-}
-
 fn approve(id: &str, scope: AnswerScope) -> ApprovalApprove {
     ApprovalApprove {
         id: id.into(),
@@ -157,7 +147,7 @@ async fn asked_every_time_approved_the_host_switches_denied_it_hears_nothing() {
     let r = result_of(rx).await;
     assert_eq!(code(&r), Some("DENIED"));
     assert!(r.error.unwrap().contains("did not approve"));
-    let seen = got_so_far(&mut host).await;
+    let seen = host_events_so_far(&mut host).await;
     assert!(
         !seen
             .iter()
