@@ -36,6 +36,9 @@ export class CallDispatcher {
     return Object.entries(this.tools).map(([name, t]) => {
       const out: Record<string, unknown> = { name, description: t.description ?? "", parameters: t.parameters ?? {} };
       if (t.timeout !== undefined) out.timeout = t.timeout;
+      if (t.title !== undefined) out.title = t.title;
+      if (t.annotations !== undefined) out.annotations = t.annotations;
+      if (t.resultFormat !== undefined) out.resultFormat = t.resultFormat;
       return out;
     });
   }

@@ -30,6 +30,15 @@ export interface ToolDefinition<A = any> {
   parameters?: JsonSchema;
   /** Milliseconds, 1 … 3,600,000; the gateway's default is 120 s. */
   timeout?: number;
+  /** A human title (MCP's `title`). This and the two below are the Tap gateway's additions to
+   * the spec's tool definition (docs/provider-protocol.md); other gateways ignore them. */
+  title?: string;
+  /** MCP tool annotations: `destructiveHint: true` makes the gateway ask the user before each
+   * call (docs/approvals.md), `readOnlyHint`, `idempotentHint`, `openWorldHint`. */
+  annotations?: Record<string, unknown>;
+  /** `"mcp"`: the handler returns an MCP `CallToolResult` (`{content: [...], isError?}`), which
+   * MCP clients receive unchanged: the way to give them an image. */
+  resultFormat?: "mcp";
   handler: ToolHandler<A>;
 }
 

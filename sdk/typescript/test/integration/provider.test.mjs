@@ -243,3 +243,34 @@ test("file results and subscribed session events", async () => {
   assert.deepEqual(await ev, { sessionId: s, event: "user.message", data: { content: "fix it" } });
   assert.deepEqual(await named, { content: "fix it" });
 });
+
+test("annotations and resultFormat reach the gateway: destructiveHint is asked, an MCP result stays one", async () => {
+  const s = await host.register("s-annotated");
+  let removed = 0;
+  const png = "iVBORw0KGgo=";
+  await provider({
+    name: "t-annotated", session: s,
+    tools: {
+      remove: { title: "Remove a file", annotations: { destructiveHint: true }, handler: () => { removed++; return "removed"; } },
+      picture: { resultFormat: "mcp", handler: () => ({ content: [{ type: "image", data: png, mimeType: "image/png" }] }) },
+    },
+  });
+  await host.toolsInclude(s, "remove");
+
+  // The gateway's default policy asks before a destructive tool: the call waits until denied.
+  const call = tap(gw, ["call", "--session", s, "remove"]);
+  const waiting = await waitFor(async () => {
+    const list = JSON.parse((await tap(gw, ["approvals", "list", "--json"]).done).stdout);
+    return list.waiting.find((a) => a.tool === "remove");
+  }, "the remove call waiting for approval");
+  assert.deepEqual(waiting.annotations, { destructiveHint: true });
+  assert.equal(waiting.why, "default: destructiveHint");
+  assert.equal((await tap(gw, ["approvals", "deny", waiting.id]).done).code, 0);
+  const denied = await call.done;
+  assert.equal(JSON.parse(denied.stdout).errorCode, "DENIED");
+  assert.equal(removed, 0, "a denied call never reaches the handler");
+
+  // resultFormat "mcp": a session host gets the MCP result object (its image block) as is.
+  const r = await host.invoke(s, "picture").result;
+  assert.deepEqual(r.data, { content: [{ type: "image", data: png, mimeType: "image/png" }] });
+});
