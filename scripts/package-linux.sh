@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the desktop app's Linux packages with Tauri's bundler: the `.deb` (default) and,
 # where GitHub is reachable, the `.AppImage`. Both hold `tap-desktop`, `tap`, the icons and
-# the desktop entry. Prints the path of each package on stdout, one a line.
+# the desktop entry. Prints the path of each package on stdout, one a line. Next to them
+# (bundle/extension/), the browser extension's zip (extensions/browser, docs/browser.md),
+# named on stderr only, so `deb=$(scripts/package-linux.sh)` still gets the one path.
 #
 #   scripts/package-linux.sh [--debug] [--bundles deb|appimage|deb,appimage]
 #
@@ -48,6 +50,20 @@ tauri_profile=()
   --ci --bundles "$bundles" --config "$extra" >&2)
 
 bundle_dir="$CARGO_TARGET_DIR/$profile/bundle"
+
+step "the browser extension's zip (extensions/browser/build.mjs --zip)"
+# It carries the TypeScript SDK's browser build, which build.mjs rebuilds when stale (tsc is
+# one of the SDK's dev dependencies).
+if [ ! -d sdk/typescript/node_modules/typescript ]; then
+  npm ci --prefix sdk/typescript --no-audit --no-fund --silent >&2
+fi
+extension_version=$(node -p 'require("./extensions/browser/manifest.json").version')
+extension_zip="$bundle_dir/extension/tap-gateway-browser-extension_$extension_version.zip"
+extension_dir=$(mktemp -d)
+trap 'rm -rf "$extension_dir"' EXIT
+mkdir -p "$bundle_dir/extension"
+node extensions/browser/build.mjs "$extension_dir" --zip "$extension_zip" >&2
+echo "browser extension: $extension_zip" >&2
 for kind in ${bundles//,/ }; do
   case "$kind" in
     deb) ls -t "$bundle_dir"/deb/*.deb | head -1 ;;

@@ -30,6 +30,12 @@ agents_install_log=$(mktemp)
 trap 'rm -f "$conformance_install_log" "$agents_install_log"' EXIT
 scripts/test-agents.sh --install-only >"$agents_install_log" 2>&1 &
 agents_install=$!
+# And the browser extension's tests' packages (Vite, React, playwright-core, the MCP SDK;
+# ~90 MB into tests/browser/node_modules: scripts/test-browser.sh).
+browser_install_log=$(mktemp)
+trap 'rm -f "$conformance_install_log" "$agents_install_log" "$browser_install_log"' EXIT
+scripts/test-browser.sh --install-only >"$browser_install_log" 2>&1 &
+browser_install=$!
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -37,7 +43,7 @@ step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
 log=$(mktemp)
-trap 'rm -f "$log" "$conformance_install_log" "$agents_install_log"' EXIT
+trap 'rm -f "$log" "$conformance_install_log" "$agents_install_log" "$browser_install_log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
@@ -102,6 +108,17 @@ fi
 step "panel end-to-end tests (Chromium)"
 # The debug `tap` binary cargo test just built; the gateway serves ui/dist.
 TAP_BIN="$CARGO_TARGET_DIR/debug/tap" npm run --silent --prefix ui test:e2e 2>&1 | tee -a "$log" || status=$?
+
+step "browser extension end-to-end tests (Chromium with the unpacked extension, a Vite + React app)"
+# Pairing through the panel's code, the tools from tap call and an MCP client, approvals,
+# revocation, a hostile page (docs/browser.md); about a minute once installed.
+if wait "$browser_install"; then
+  TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-browser.sh 2>&1 | tee -a "$log" || status=$?
+else
+  cat "$browser_install_log"
+  echo "# fail 1 (tests/browser did not install)" | tee -a "$log"
+  status=1
+fi
 
 step "desktop app end-to-end tests (Xvfb, D-Bus, tray, WebDriver)"
 # tests/desktop/run.sh makes its own display, session bus and HOME.
