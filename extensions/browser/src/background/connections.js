@@ -1,0 +1,246 @@
+// One gateway connection per shared tab (provider "browser", instance "tab-<id>"), and the
+// pairing they share. Only one connection pairs at a time: the others wait until its token is
+// stored and then connect with it (one pairing, many connections), so the tray never shows
+// several codes for one extension. A token that stops working (revoked) closes every
+// connection and starts one pairing again.
+import { Provider } from "../../vendor/tap-sdk/browser.js";
+import { L, PROVIDER_NAME, cut, hasToken, saveLocal, state, tokenKey } from "./state.js";
+import { toolsFor } from "./tools.js";
+
+/** tabId → {provider, bound}. */
+const conns = new Map();
+/** tabId → retry timer after a failed start. */
+const retries = new Map();
+/** Failed starts in a row, for the retry backoff. */
+let failures = 0;
+/** The tab whose connection is pairing (no token yet), if any. */
+let pairingTab = null;
+/** Set while we forget the token ourselves (unpair), so it is not taken for a revoke. */
+let forgetting = false;
+/** The tab that was focused last: its connection sends the keep-alive traffic. */
+let focusedTab = null;
+let keepAlive = null;
+
+/** Listeners for "something the popup shows changed". */
+const changed = new Set();
+export const onChange = (fn) => changed.add(fn);
+const notify = () => { for (const fn of changed) fn(); };
+
+export function connectionOf(tabId) {
+  const c = conns.get(tabId);
+  return c?.bound ? c.provider : undefined;
+}
+
+export function connectionState(tabId) {
+  const c = conns.get(tabId);
+  if (!c) return retries.has(tabId) ? "retrying" : "none";
+  return c.bound ? "connected" : c.provider.state;
+}
+
+/** The SDK's token store: the worker's memory, written through to chrome.storage.local. */
+const storage = {
+  getItem: (key) => state.sdkStore[key] ?? null,
+  setItem(key, value) {
+    state.sdkStore[key] = String(value);
+    state.revoked = false;
+    state.pairingBlocked = false;
+    state.pairError = "";
+    void saveLocal();
+    queueMicrotask(sync); // the others may connect now, with this token
+    notify();
+  },
+  removeItem(key) {
+    delete state.sdkStore[key];
+    void saveLocal();
+    if (forgetting) return;
+    // The SDK forgets a stored token the gateway refused: revoked by the user, or a gateway
+    // that restarted without remembering it. Every connection holds the same token, so close
+    // them all now (before their own retries each open a pairing request) and pair once.
+    state.revoked = true;
+    closeAll("pairing revoked");
+    queueMicrotask(sync);
+    notify();
+  },
+};
+
+function platformFor(url) {
+  // As the SDK's connectProvider builds it (sdk/typescript/src/browser.ts), with the
+  // Provider object in our hands from the start: unsharing a tab must be able to close a
+  // connection that is still pairing or waiting for a session.
+  return {
+    canPair: true,
+    url: () => ({ url, source: "the extension's gateway URL" }),
+    async token() {
+      const t = storage.getItem(tokenKey(url));
+      return t ? { token: t, source: "stored pairing token" } : null;
+    },
+    socket: (u) => new WebSocket(u),
+    savePairingToken: (t) => storage.setItem(tokenKey(url), t),
+    forgetPairingToken: () => storage.removeItem(tokenKey(url)),
+  };
+}
+
+/** What the popup's code field resolves; the SDK sends it in `auth.confirm`. */
+function askCode(tabId) {
+  return new Promise((resolve, reject) => {
+    state.codeWanted?.reject(new Error("another pairing started"));
+    state.codeWanted = { tabId, resolve, reject };
+    notify();
+  });
+}
+
+/** The popup's #pair-submit. */
+export function submitCode(code) {
+  const w = state.codeWanted;
+  if (!w) return false;
+  state.codeWanted = null;
+  state.pairError = "";
+  w.resolve(code);
+  notify();
+  return true;
+}
+
+async function open(tabId) {
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+  } catch {
+    return; // closed meanwhile: sharing.js unshares it
+  }
+  const s = state.shared.get(tabId);
+  if (!s || conns.has(tabId)) return;
+  const url = state.url;
+  const pairing = !hasToken();
+  const provider = new Provider({
+    name: PROVIDER_NAME,
+    instance: `tab-${tabId}`,
+    metadata: { title: cut(tab.title || s.origin, L.MAX_TITLE_CHARS), url: cut(tab.url, L.MAX_URL_CHARS), origin: s.origin, tabId },
+    tools: toolsFor(tabId),
+    url,
+    filters: { "browser-errors": [{ match: "favicon\\.ico", outcome: "drop" }] },
+    onPairingCode: () => askCode(tabId),
+  }, platformFor(url));
+  const entry = { provider, bound: false };
+  conns.set(tabId, entry);
+  if (pairing) pairingTab = tabId;
+  provider.on("bound", () => {
+    entry.bound = true;
+    failures = 0;
+    state.gatewayDown = false;
+    notify();
+  });
+  provider.on("disconnected", () => { entry.bound = false; notify(); });
+  provider.on("error", (e) => console.warn(`tab ${tabId}: ${e.code}: ${e.message}`));
+  provider.ready.catch((e) => failed(tabId, entry, e));
+  if (!keepAlive) keepAlive = setInterval(tick, L.KEEPALIVE_INTERVAL_MS);
+  notify();
+  await provider.connect();
+}
+
+/** The first connection of a tab failed for good (the SDK does not retry those). */
+function failed(tabId, entry, e) {
+  if (conns.get(tabId) !== entry) return; // closed by us
+  conns.delete(tabId);
+  const wasPairing = pairingTab === tabId;
+  if (wasPairing) pairingTab = null;
+  if (state.codeWanted?.tabId === tabId) state.codeWanted = null;
+  const msg = String(e?.message ?? e);
+  if (e?.code === "DISCONNECTED" && /reach|refused|unreachable/i.test(msg)) {
+    state.gatewayDown = true;
+  } else if (wasPairing && /wrong pairing code/i.test(msg)) {
+    // The gateway ends a request on a wrong code; a new one (a new code) starts at once.
+    state.pairError = "Wrong code: type the new code shown in your Tap tray";
+  } else if (wasPairing) {
+    // Denied in the tray, expired, abandoned: asking again by itself would nag the user.
+    // Opening the popup or sharing a tab asks again.
+    state.pairError = `Pairing did not complete: ${cut(msg, 300)}`;
+    state.pairingBlocked = true;
+  } else {
+    console.warn(`tab ${tabId}: could not connect: ${msg}`);
+  }
+  if (!state.pairingBlocked || !wasPairing) {
+    const wait = Math.min(L.CONNECT_RETRY_MS * 2 ** Math.min(failures++, 4), L.CONNECT_RETRY_MS * 10);
+    retries.set(tabId, setTimeout(() => { retries.delete(tabId); sync(); }, state.pairError && wasPairing ? 0 : wait));
+  }
+  notify();
+}
+
+/** Opens what is missing and closes what is no longer shared. */
+export function sync() {
+  for (const [tabId, c] of conns) {
+    if (!state.shared.has(tabId)) close(tabId, c, "tab no longer shared");
+  }
+  for (const tabId of state.shared.keys()) {
+    if (conns.has(tabId) || retries.has(tabId)) continue;
+    if (!hasToken()) {
+      if (pairingTab !== null || state.pairingBlocked) continue;
+    }
+    void open(tabId);
+  }
+  if (conns.size === 0 && keepAlive) {
+    clearInterval(keepAlive);
+    keepAlive = null;
+  }
+  notify();
+}
+
+function close(tabId, c, reason) {
+  conns.delete(tabId);
+  if (pairingTab === tabId) pairingTab = null;
+  if (state.codeWanted?.tabId === tabId) {
+    state.codeWanted.reject(new Error(reason));
+    state.codeWanted = null;
+  }
+  void c.provider.close(reason);
+}
+
+export function closeAll(reason) {
+  for (const [tabId, c] of [...conns]) close(tabId, c, reason);
+  for (const t of retries.values()) clearTimeout(t);
+  retries.clear();
+}
+
+/** The popup's #unpair: forget the token and close every connection. */
+export function unpair() {
+  forgetting = true;
+  try {
+    closeAll("unpaired by the user");
+    for (const key of Object.keys(state.sdkStore)) delete state.sdkStore[key];
+    void saveLocal();
+  } finally {
+    forgetting = false;
+  }
+  state.revoked = false;
+  state.pairError = "";
+  notify();
+}
+
+/** The popup opened or a tab was shared: a blocked pairing may be tried again. */
+export function userIsHere() {
+  if (state.pairingBlocked) {
+    state.pairingBlocked = false;
+    sync();
+  }
+}
+
+/** The gateway URL changed: every connection starts again at the new address. */
+export function reconnectAll() {
+  closeAll("gateway URL changed");
+  failures = 0;
+  state.gatewayDown = false;
+  state.pairingBlocked = false;
+  sync();
+}
+
+/** Any message a connection sends makes its tab the gateway's default target: say so on focus. */
+export function tabFocused(tabId) {
+  focusedTab = tabId;
+  connectionOf(tabId)?.query([PROVIDER_NAME], 1).catch(() => undefined);
+}
+
+function tick() {
+  // Traffic on one socket is enough to keep the worker alive; the focused tab's keeps the
+  // gateway's "most recently active" instance the one the user looks at.
+  const id = conns.has(focusedTab) ? focusedTab : conns.keys().next().value;
+  if (id !== undefined) connectionOf(id)?.query([PROVIDER_NAME], 1).catch(() => undefined);
+}

@@ -1,0 +1,90 @@
+// Every limit of the browser extension, named once, each with why.
+//
+// One file for three places: the service worker imports it (`import "../limits.js"`, a module
+// with no exports), and the worker injects it before the page scripts with
+// `executeScript({files: ["src/limits.js", "src/page/isolated.js"]})` (ISOLATED world) and
+// `["src/limits.js", "src/page/main.js"]` (MAIN world). So it has no import/export and no
+// top-level `const` (a second injection into the same page must not throw): it sets
+// `globalThis.__tapLimits` once. Readers take `globalThis.__tapLimits.NAME`.
+// In the MAIN world the page can set `__tapLimits` first: main.js's bounds are only a
+// courtesy there; the isolated world and the worker enforce the real ones.
+globalThis.__tapLimits ??= Object.freeze({
+  // ---- helper "ext": service worker, popup, tool schemas -------------------------------
+
+  // Tool arguments (the worker's parameter schemas declare these; the page code may read
+  // them too instead of naming its own).
+  /** browser_outline: nodes when `maxNodes` is not given (a useful first look, ~30 KB). */
+  OUTLINE_DEFAULT_NODES: 300,
+  /** browser_outline: most nodes one call may ask for (the answer stays well under 1 MiB). */
+  OUTLINE_MAX_NODES: 2000,
+  /** browser_outline: depth when `maxDepth` is not given. */
+  OUTLINE_DEFAULT_DEPTH: 12,
+  /** browser_outline: deepest `maxDepth` accepted (deeper trees are wrappers of wrappers). */
+  OUTLINE_MAX_DEPTH: 64,
+  /** browser_query: matches when `limit` is not given. */
+  QUERY_DEFAULT_LIMIT: 20,
+  /** browser_query: most matches one call may ask for. */
+  QUERY_MAX_LIMIT: 100,
+  /** browser_console: entries when `limit` is not given. */
+  CONSOLE_DEFAULT_LIMIT: 100,
+  /** browser_console / browser_failed_requests: most entries one call may ask for. */
+  LOG_MAX_LIMIT: 500,
+  /** browser_failed_requests: entries when `limit` is not given. */
+  FAILED_REQUESTS_DEFAULT_LIMIT: 100,
+  /** A CSS selector argument: longer ones are refused by the schema (no real selector is this long). */
+  MAX_SELECTOR_CHARS: 2000,
+  /** browser_query's `text` argument. */
+  MAX_QUERY_TEXT_CHARS: 1000,
+  /** browser_styles: properties one call may name. */
+  MAX_STYLE_PROPERTIES: 100,
+  /** browser_type: text typed in one call. */
+  MAX_TYPE_TEXT_CHARS: 10000,
+  /** browser_evaluate: the expression's length. */
+  MAX_EVALUATE_EXPRESSION_CHARS: 20000,
+  /** browser_navigate's URL, and any URL the worker keeps (failed requests, metadata). */
+  MAX_URL_CHARS: 2048,
+  /** Per-tool timeout declared to the gateway: page calls are DOM reads, a hung page must not hold a call for the gateway's 120 s default. */
+  PAGE_TOOL_TIMEOUT_MS: 20000,
+
+  // What the worker passes on from the page (the MAIN world is the page's: never trusted to be small).
+  /** Longest string kept in any tool answer from the page; longer ones are cut with a marker. */
+  MAX_RESULT_STRING_CHARS: 20000,
+  /** Longest list kept in any tool answer from the page (cut; the object gets `truncated: true` where it has room). */
+  MAX_RESULT_LIST_ITEMS: 2000,
+  /** Deepest nesting kept in any tool answer from the page. */
+  MAX_RESULT_DEPTH: 32,
+  /** A tool answer from the page over this many bytes of JSON is refused PAYLOAD_TOO_LARGE (the SDK's own cap is 5 MiB). */
+  MAX_RESULT_BYTES: 2 * 1024 * 1024,
+  /** browser_screenshot: base64 characters of the PNG; bigger ones (huge HiDPI windows) are refused PAYLOAD_TOO_LARGE under the SDK's 5 MiB. */
+  MAX_SCREENSHOT_BASE64_CHARS: 4 * 1024 * 1024,
+
+  // Connections and pushes.
+  /** Tabs shared at once: each is one WebSocket and one gateway instance. */
+  MAX_SHARED_TABS: 20,
+  /** `metadata.title` sent in `hello` (the gateway's label in the `target` description). */
+  MAX_TITLE_CHARS: 200,
+  /** Failed requests remembered per shared tab (oldest dropped, counted in `dropped`). */
+  MAX_FAILED_REQUESTS_PER_TAB: 300,
+  /** Pushes to the `browser-errors` stream per tab per minute; the rest are dropped (counted). */
+  MAX_ERROR_PUSHES_PER_MINUTE: 30,
+  /** The event text of one push (a console error's text, a URL). */
+  MAX_PUSH_EVENT_CHARS: 2000,
+  /** "Ask the agent": the question the user typed. */
+  MAX_ASK_QUESTION_CHARS: 4000,
+  /** "Ask the agent": the element context added to the prompt (selector, text, component). */
+  MAX_ASK_CONTEXT_CHARS: 2000,
+  /** One message from a content script, as JSON: bigger ones are ignored (a page cannot make the worker parse megabytes). */
+  MAX_CONTENT_MESSAGE_BYTES: 64 * 1024,
+  /** With shared tabs, the focused tab's connection sends a message this often: WebSocket traffic keeps an MV3 worker alive (Chrome 116+), which idles out after 30 s. */
+  KEEPALIVE_INTERVAL_MS: 20000,
+  /** After a connection could not start (gateway down, DUPLICATE_INSTANCE of a dying old connection), wait this long before trying again. */
+  CONNECT_RETRY_MS: 3000,
+  /** The gateway URL typed in the popup. */
+  MAX_GATEWAY_URL_CHARS: 200,
+  /** A pairing code typed in the popup (the gateway's are 6 digits). */
+  MAX_PAIRING_CODE_CHARS: 32,
+  /** The popup lists at most this many tabs (the rest are counted). */
+  MAX_POPUP_TABS: 200,
+
+  // ---- helper "page": isolated.js, main.js ---------------------------------------------
+});
