@@ -106,8 +106,11 @@ else
 fi
 
 step "panel end-to-end tests (Chromium)"
-# The debug `tap` binary cargo test just built; the gateway serves ui/dist.
-TAP_BIN="$CARGO_TARGET_DIR/debug/tap" npm run --silent --prefix ui test:e2e 2>&1 | tee -a "$log" || status=$?
+# The debug `tap` binary cargo test just built; the gateway serves ui/dist, which build_ui
+# built above (`npm run test:e2e` would build it again: 12 s). Two files at a time: each has
+# its own gateway and Chromium, and they mostly wait on them (333 s one at a time, 237 s two
+# at a time on 2 cores, 2026-11-29).
+(cd ui && TAP_BIN="$CARGO_TARGET_DIR/debug/tap" node --experimental-websocket --test --test-concurrency=2 tests/e2e/) 2>&1 | tee -a "$log" || status=$?
 
 step "browser extension end-to-end tests (Chromium with the unpacked extension, a Vite + React app)"
 # Pairing through the panel's code, the tools from tap call and an MCP client, approvals,
