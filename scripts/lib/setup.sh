@@ -1,7 +1,9 @@
 # Shared set-up for scripts/run.sh and scripts/test.sh. Idempotent: each step checks
 # before it installs, so a second run costs seconds.
 
-step() { printf '\n==> %s\n' "$*" >&2; }
+# Each step says when it started ($SECONDS: since the script began), so a CI log shows
+# where the minutes go.
+step() { printf '\n==> %s [%ss]\n' "$*" "$SECONDS" >&2; }
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
