@@ -3,6 +3,10 @@
 # pinned CLI into a cache reused across runs (its ~235 MB unpack goes to XDG_CACHE_HOME there),
 # builds `tap`, and runs tests/copilot/ against a fake model on loopback. One test looks at the
 # session in the panel with Debian's Chromium (installed when missing, as for the panel's tests).
+#
+#   scripts/test-copilot.sh                 install when needed, then test
+#   scripts/test-copilot.sh --install-only  only the install (scripts/test.sh runs it in the
+#                                           background while the Rust steps run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COPILOT_VERSION=1.0.102 # verified; newer versions may change the extension API
@@ -13,6 +17,7 @@ if [ "$(node -p "try{require('$cache/node_modules/@github/copilot/package.json')
   npm install --no-audit --no-fund --silent --prefix "$cache" "@github/copilot@$COPILOT_VERSION"
 fi
 npm install --no-audit --no-fund --silent --prefix tests/copilot
+[ "${1:-}" = "--install-only" ] && exit 0
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 source scripts/lib/setup.sh
 setup_chromium

@@ -37,13 +37,19 @@ trap 'rm -f "$conformance_install_log" "$agents_install_log" "$browser_install_l
 scripts/test-browser.sh --install-only >"$browser_install_log" 2>&1 &
 browser_install=$!
 
+# And the Copilot CLI (~235 MB unpacked, into a cache reused across runs: scripts/test-copilot.sh).
+copilot_install_log=$(mktemp)
+trap 'rm -f "$conformance_install_log" "$agents_install_log" "$browser_install_log" "$copilot_install_log"' EXIT
+scripts/test-copilot.sh --install-only >"$copilot_install_log" 2>&1 &
+copilot_install=$!
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
 log=$(mktemp)
-trap 'rm -f "$log" "$conformance_install_log" "$agents_install_log" "$browser_install_log"' EXIT
+trap 'rm -f "$log" "$conformance_install_log" "$agents_install_log" "$browser_install_log" "$copilot_install_log"' EXIT
 status=0
 cargo test --workspace --locked 2>&1 | tee "$log" || status=$?
 
@@ -92,7 +98,13 @@ else
 fi
 
 step "the Copilot CLI extension with the real Copilot CLI, offline (fake model on loopback)"
-scripts/test-copilot.sh 2>&1 | tee -a "$log" || status=$?
+if wait "$copilot_install"; then
+  scripts/test-copilot.sh 2>&1 | tee -a "$log" || status=$?
+else
+  cat "$copilot_install_log"
+  echo "# fail 1 (the Copilot CLI did not install)" | tee -a "$log"
+  status=1
+fi
 
 step "real agent CLIs connected by tap connect, offline: Gemini CLI and opencode (fake model on loopback)"
 # A provider's tool and an MCP server's tool through the config `tap connect` wrote, and a
