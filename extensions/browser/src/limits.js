@@ -79,6 +79,8 @@ globalThis.__tapLimits ??= Object.freeze({
   KEEPALIVE_INTERVAL_MS: 20000,
   /** After a connection could not start (gateway down, DUPLICATE_INSTANCE of a dying old connection), wait this long before trying again. */
   CONNECT_RETRY_MS: 3000,
+  /** The popup's check that a gateway answers at the URL (GET /healthz on loopback: fast or not there). */
+  HEALTH_CHECK_TIMEOUT_MS: 2000,
   /** The gateway URL typed in the popup. */
   MAX_GATEWAY_URL_CHARS: 200,
   /** A pairing code typed in the popup (the gateway's are 6 digits). */

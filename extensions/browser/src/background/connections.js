@@ -244,3 +244,21 @@ function tick() {
   const id = conns.has(focusedTab) ? focusedTab : conns.keys().next().value;
   if (id !== undefined) connectionOf(id)?.query([PROVIDER_NAME], 1).catch(() => undefined);
 }
+
+/**
+ * Whether a Tap gateway answers at the URL (its /healthz), for the popup's status when no
+ * connection says so. A bound connection already proves it.
+ */
+export async function checkGateway() {
+  if ([...conns.values()].some((c) => c.bound)) {
+    state.gatewayDown = false;
+    return;
+  }
+  const url = `${state.url.replace(/^ws:/, "http:")}/healthz`;
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(L.HEALTH_CHECK_TIMEOUT_MS), credentials: "omit", cache: "no-store" });
+    state.gatewayDown = (await r.json())?.service !== "tap-gateway";
+  } catch {
+    state.gatewayDown = true;
+  }
+}

@@ -2,7 +2,7 @@
 // popup page (opened as the action's popup, or as a tab by the tests). Content scripts share
 // the extension id, so the sender's URL is what tells the popup apart.
 import { L, hasToken, loopbackUrl, pageOrigin, saveLocal, state, statusText } from "./state.js";
-import { connectionState, reconnectAll, submitCode, unpair, userIsHere } from "./connections.js";
+import { checkGateway, connectionState, reconnectAll, submitCode, unpair, userIsHere } from "./connections.js";
 import { share, unshare, unshareAll } from "./sharing.js";
 import { callPage } from "./page-bridge.js";
 
@@ -40,6 +40,7 @@ export async function onPopupMessage(msg) {
   switch (msg.type) {
     case "popup.state":
       if (msg.opened) userIsHere();
+      if (msg.opened || state.gatewayDown) await checkGateway();
       return view();
     case "popup.share": {
       const id = tabIdOf(msg);
@@ -77,6 +78,7 @@ export async function onPopupMessage(msg) {
         await saveLocal();
         reconnectAll();
       }
+      await checkGateway();
       return view();
     }
     case "popup.unpair":
