@@ -89,4 +89,60 @@ globalThis.__tapLimits ??= Object.freeze({
   MAX_POPUP_TABS: 200,
 
   // ---- helper "page": isolated.js, main.js ---------------------------------------------
+  // (page code also reads the tool-argument limits above: OUTLINE_*, QUERY_*, CONSOLE_DEFAULT_LIMIT,
+  // LOG_MAX_LIMIT, MAX_SELECTOR_CHARS, MAX_TYPE_TEXT_CHARS, MAX_ASK_QUESTION_CHARS, ...)
+  /** Console entries kept per page (a ring: the oldest go first, counted in `dropped`). */
+  MAX_CONSOLE_ENTRIES: 500,
+  /** One console entry's text (arguments formatted and joined); longer text is cut with a marker. */
+  MAX_CONSOLE_TEXT_CHARS: 2000,
+  /** A console entry's source ("url:line:col"). */
+  MAX_CONSOLE_SOURCE_CHARS: 500,
+  /** One `__tap_console__` event's JSON detail: bigger ones (only a page forging them makes these) are dropped unparsed. */
+  MAX_CONSOLE_DETAIL_CHARS: 16000,
+  /** Console errors forwarded to the worker per second (the rest stay in the ring only): a flood costs the worker nothing. */
+  MAX_CONSOLE_FORWARDS_PER_SECOND: 5,
+  /** Entries main.js keeps from before isolated.js listens (a navigation's first scripts run between the two injections). */
+  MAX_EARLY_CONSOLE_ENTRIES: 50,
+  /** An element's text, accessible name or value in outline, query and picked answers. */
+  MAX_NODE_TEXT_CHARS: 300,
+  /** Attributes listed per element (the rest counted). */
+  MAX_ATTRIBUTES: 30,
+  /** One attribute's value (a data: URL in `src` is megabytes). */
+  MAX_ATTRIBUTE_VALUE_CHARS: 300,
+  /** Elements one outline walks: a page of a million nodes answers in bounded time, `truncated: true`. */
+  MAX_OUTLINE_VISITED: 20000,
+  /** Nodes one text query reads (same reason). */
+  MAX_QUERY_VISITED: 50000,
+  /** One computed style value (grid templates and font stacks can be long). */
+  MAX_STYLE_VALUE_CHARS: 500,
+  /** The selector shown in the inspector's label and Ask box (display only). */
+  MAX_LABEL_CHARS: 120,
+  /** An error message returned by a page method. */
+  MAX_ERROR_MESSAGE_CHARS: 1000,
+  /** Page values (React props and state, evaluate's result, logged objects): nesting kept. */
+  MAX_VALUE_DEPTH: 5,
+  /** Page values: values copied in one serialisation (the budget that bounds the whole answer). */
+  MAX_VALUE_NODES: 400,
+  /** Page values: one string. */
+  MAX_VALUE_STRING_CHARS: 1000,
+  /** Page values: entries of one object, array, Map or Set (the rest counted). */
+  MAX_VALUE_ENTRIES: 50,
+  /** React: values copied from each owner's props (owners are context, the component is the subject). */
+  MAX_OWNER_VALUE_NODES: 40,
+  /** React: hooks listed for one function component. */
+  MAX_REACT_HOOKS: 50,
+  /** React: owners (or enclosing components in production builds) listed. */
+  MAX_REACT_OWNERS: 20,
+  /** React: child components listed in a tree answer, all levels together. */
+  MAX_REACT_CHILDREN: 50,
+  /** React: levels of child components listed. */
+  MAX_REACT_CHILD_DEPTH: 4,
+  /** React: fibers or DOM parents stepped through in one walk (a cycle in page-forged fibers ends here). */
+  MAX_REACT_FIBER_STEPS: 5000,
+  /** React: elements scanned for a root container when no root was seen committing. */
+  MAX_REACT_ROOT_SCAN: 5000,
+  /** React: roots remembered from commits (our hook only; a page mounting roots in a loop stops here). */
+  MAX_REACT_ROOTS: 32,
+  /** browser_evaluate: how long a returned promise may take (under PAGE_TOOL_TIMEOUT_MS, so the answer says TIMEOUT). */
+  EVALUATE_TIMEOUT_MS: 10000,
 });

@@ -1,0 +1,164 @@
+// Pages for page.test.mjs (the page scripts without the extension): a plain page with
+// something of every kind the tools read, a React app built from the registry's react and
+// react-dom (this folder's node_modules, the versions the extension's e2e app uses), and a
+// static server for them on 127.0.0.1:0.
+//
+// React 19 ships CommonJS only (no UMD build any more), so `reactBundle` wraps the CJS
+// modules that `react` and `react-dom/client` require in a tiny module table, with
+// `process.env.NODE_ENV` set to "development" or "production": the same files a bundler
+// would take, loaded by a classic <script>.
+
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { once } from "node:events";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const NODE_MODULES = path.join(HERE, "node_modules");
+export const EXTENSION = path.resolve(HERE, "../../extensions/browser");
+export const SCRIPTS = {
+  limits: path.join(EXTENSION, "src/limits.js"),
+  main: path.join(EXTENSION, "src/page/main.js"),
+  isolated: path.join(EXTENSION, "src/page/isolated.js"),
+};
+
+export const reactInstalled = () => existsSync(path.join(NODE_MODULES, "react/package.json")) && existsSync(path.join(NODE_MODULES, "react-dom/package.json"));
+export const reactVersion = () => JSON.parse(readFileSync(path.join(NODE_MODULES, "react/package.json"), "utf8")).version;
+
+/** One classic script defining `window.React` and `window.ReactDOMClient` from the CJS builds. */
+export function reactBundle(env) {
+  const ids = new Map(); // absolute file -> module number
+  const sources = [];
+  const requires = [];
+  const resolve = (from, req) => {
+    if (req.startsWith(".")) {
+      const p = path.resolve(path.dirname(from), req);
+      return p.endsWith(".js") ? p : `${p}.js`;
+    }
+    const [pkg, ...sub] = req.split("/");
+    return path.join(NODE_MODULES, pkg, sub.length ? `${sub.join("/")}.js` : "index.js");
+  };
+  const add = (file) => {
+    if (ids.has(file)) return ids.get(file);
+    const id = sources.length;
+    ids.set(file, id);
+    const src = readFileSync(file, "utf8");
+    sources.push(src);
+    requires.push({});
+    for (const m of src.matchAll(/require\(["']([^"']+)["']\)/g)) requires[id][m[1]] = add(resolve(file, m[1]));
+    return id;
+  };
+  const react = add(resolve(HERE, "react"));
+  const client = add(resolve(HERE, "react-dom/client"));
+  const table = sources.map((src, i) => `function (module, exports, require) {\n${src}\n}`).join(",\n");
+  return `(function () {
+  var process = { env: { NODE_ENV: ${JSON.stringify(env)} } };
+  var defs = [${table}];
+  var requires = ${JSON.stringify(requires)};
+  var cache = [];
+  function load(id) {
+    if (cache[id]) return cache[id].exports;
+    var module = (cache[id] = { exports: {} });
+    defs[id].call(module.exports, module, module.exports, function (r) {
+      if (!(r in requires[id])) throw new Error("not bundled: " + r);
+      return load(requires[id][r]);
+    });
+    return module.exports;
+  }
+  window.React = load(${react});
+  window.ReactDOMClient = load(${client});
+})();`;
+}
+
+// The React app: a class component, function components with every common hook, forwardRef,
+// memo, a controlled input, and props that are functions, elements, cycles, deep and long.
+const APP = `
+const { Component, createElement: h, forwardRef, memo, useEffect, useMemo, useReducer, useRef, useState } = React;
+class Counter extends Component {
+  constructor(props) { super(props); this.state = { count: 3, label: "clicks" }; }
+  render() { return h("button", { id: "class-btn", onClick: () => this.setState({ count: this.state.count + 1 }) }, "Count " + this.state.count); }
+}
+function Badge({ tone }) { return h("span", { className: "badge" }, tone); }
+const FancyInput = forwardRef(function FancyInput(props, ref) { return h("input", { ref, id: "fancy", placeholder: props.hint }); });
+const PureLabel = memo(function PureLabel({ text }) { return h("em", { id: "pure" }, text); });
+function TodoItem({ todo, onToggle, icon, config }) {
+  const [done, setDone] = useState(todo.done);
+  const [total, add] = useReducer((s, n) => s + n, 10);
+  const ref = useRef(null);
+  useEffect(() => {}, [done]);
+  const doubled = useMemo(() => total * 2, [total]);
+  return h("li", { id: "todo-" + todo.id, ref, onClick: () => { setDone(!done); add(1); } },
+    h("span", { className: "title" }, todo.title + " " + doubled), h(Badge, { tone: done ? "done" : "open" }));
+}
+function Search() {
+  const [q, setQ] = useState("");
+  return h("label", null, "Search ", h("input", { id: "search", value: q, onChange: (e) => setQ(e.target.value) }), h("output", { id: "echo" }, q));
+}
+function App() {
+  const cyclic = { name: "loop" };
+  cyclic.self = cyclic;
+  const config = { cyclic, deep: { a: { b: { c: { d: { e: { f: 1 } } } } } }, long: "x".repeat(5000), many: Array.from({ length: 500 }, (_, i) => i) };
+  const [todos] = useState([{ id: 1, title: "Write tests", done: false }, { id: 2, title: "Ship", done: true }]);
+  return h("main", null,
+    h("h1", null, "Todos"),
+    h("ul", { id: "list" }, todos.map((t) => h(TodoItem, { key: t.id, todo: t, onToggle: function toggleTodo() {}, icon: h(Badge, { tone: "x" }), config }))),
+    h(Counter), h(FancyInput, { hint: "type here" }), h(PureLabel, { text: "pure" }), h(Search));
+}
+ReactDOMClient.createRoot(document.getElementById("root")).render(h(App));
+`;
+
+// The plain page: landmarks, headings, a labelled input, a link, hidden things, a list long
+// enough to cut, a button that counts the clicks and keys that reach the page.
+const PLAIN = `<!doctype html><html><head><meta charset="utf-8"><title>Plain fixture</title>
+<style>#save { color: rgb(200, 0, 0); padding: 4px 8px; display: inline-block } .gone { display: none } .ghost { visibility: hidden }</style>
+</head><body>
+<header><nav aria-label="Main"><a href="/plain.html#docs">Docs</a></nav></header>
+<main>
+  <h1>Settings</h1>
+  <p>Change your <b>profile</b> here.</p>
+  <label for="name">Name</label> <input id="name" value="Ada">
+  <input id="pw" type="password" value="secret">
+  <button id="save" data-testid="save-button" onclick="window.saveClicks = (window.saveClicks || 0) + 1">Save changes</button>
+  <div class="gone"><button>Hidden button</button></div>
+  <div class="ghost">Invisible text</div>
+  <section aria-label="Items"><ul id="items"></ul></section>
+</main>
+<script>
+  console.warn("early warning from the page");
+  window.saveClicks = 0;
+  window.pageClicks = 0;
+  window.pageKeys = [];
+  document.addEventListener("click", () => window.pageClicks++);
+  document.addEventListener("keydown", (e) => window.pageKeys.push(e.key));
+  const ul = document.getElementById("items");
+  for (let i = 0; i < 400; i++) { const li = document.createElement("li"); li.textContent = "Item " + i; ul.append(li); }
+</script>
+</body></html>`;
+
+const REACT_PAGE = (env) => `<!doctype html><html><head><meta charset="utf-8"><title>React fixture</title></head>
+<body><div id="root"></div><script src="/react.js?env=${env}"></script><script src="/app.js"></script></body></html>`;
+
+/** Serves the fixtures on 127.0.0.1:0; resolves with {url, close}. */
+export async function serveFixtures() {
+  const bundles = new Map();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const send = (type, body) => {
+      res.writeHead(200, { "content-type": `${type}; charset=utf-8`, "cache-control": "no-store" });
+      res.end(body);
+    };
+    if (url.pathname === "/plain.html") return send("text/html", PLAIN);
+    if (url.pathname === "/react.html") return send("text/html", REACT_PAGE(url.searchParams.get("env") ?? "development"));
+    if (url.pathname === "/app.js") return send("text/javascript", APP);
+    if (url.pathname === "/react.js") {
+      const env = url.searchParams.get("env") === "production" ? "production" : "development";
+      if (!bundles.has(env)) bundles.set(env, reactBundle(env));
+      return send("text/javascript", bundles.get(env));
+    }
+    res.writeHead(404).end();
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
