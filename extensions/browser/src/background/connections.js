@@ -9,6 +9,8 @@ import { toolsFor } from "./tools.js";
 
 /** tabId → {provider, bound}. */
 const conns = new Map();
+/** Tabs whose connection is being set up (before it is in `conns`). */
+const opening = new Set();
 /** tabId → retry timer after a failed start. */
 const retries = new Map();
 /** Failed starts in a row, for the retry backoff. */
@@ -100,17 +102,33 @@ export function submitCode(code) {
   return true;
 }
 
-async function open(tabId) {
+/**
+ * Starts a tab's connection. What decides who pairs is set here, synchronously: the tab look-up
+ * below awaits, and a second `sync` meanwhile must see this tab as the one pairing.
+ */
+function open(tabId) {
+  const pairing = !hasToken();
+  if (pairing) pairingTab = tabId;
+  opening.add(tabId);
+  start(tabId)
+    .catch((e) => console.warn(`tab ${tabId}: ${e?.message ?? e}`))
+    .finally(() => opening.delete(tabId));
+}
+
+async function start(tabId) {
   let tab;
   try {
     tab = await chrome.tabs.get(tabId);
   } catch {
-    return; // closed meanwhile: sharing.js unshares it
+    tab = null; // closed meanwhile: sharing.js unshares it
   }
   const s = state.shared.get(tabId);
-  if (!s || conns.has(tabId)) return;
+  if (!tab || !s || conns.has(tabId)) {
+    if (pairingTab === tabId) pairingTab = null;
+    queueMicrotask(sync); // another tab may pair instead
+    return;
+  }
   const url = state.url;
-  const pairing = !hasToken();
   const provider = new Provider({
     name: PROVIDER_NAME,
     instance: `tab-${tabId}`,
@@ -122,7 +140,6 @@ async function open(tabId) {
   }, platformFor(url));
   const entry = { provider, bound: false };
   conns.set(tabId, entry);
-  if (pairing) pairingTab = tabId;
   provider.on("bound", () => {
     entry.bound = true;
     failures = 0;
@@ -171,11 +188,9 @@ export function sync() {
     if (!state.shared.has(tabId)) close(tabId, c, "tab no longer shared");
   }
   for (const tabId of state.shared.keys()) {
-    if (conns.has(tabId) || retries.has(tabId)) continue;
-    if (!hasToken()) {
-      if (pairingTab !== null || state.pairingBlocked) continue;
-    }
-    void open(tabId);
+    if (conns.has(tabId) || retries.has(tabId) || opening.has(tabId)) continue;
+    if (!hasToken() && (pairingTab !== null || state.pairingBlocked)) continue;
+    open(tabId);
   }
   if (conns.size === 0 && keepAlive) {
     clearInterval(keepAlive);
