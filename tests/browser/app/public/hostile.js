@@ -64,6 +64,8 @@ async function attack() {
   document.dispatchEvent(new CustomEvent("__tap_console__", { detail: JSON.stringify({ level: "error", text: "forged console entry", time: Date.now() }) }));
   document.dispatchEvent(new CustomEvent("__tap_console__", { detail: "{not json" }));
   document.dispatchEvent(new CustomEvent("__tap_console__", { detail: JSON.stringify({ level: "error", text: "x".repeat(1_000_000) }) }));
+  // A real console error of a megabyte: page data the extension keeps, cut to its limit.
+  console.error("y".repeat(1_000_000));
   // 4. The MAIN world's helpers: replace them with ones that report being called.
   report.channels.tapMainBefore = typeof globalThis.__tapMain;
   try {

@@ -1,0 +1,113 @@
+// The extension's actions on the real React app are asked through the gateway's approvals
+// (issue 41): approved, the page changes; denied, it does not, and the extension never sees
+// the call. Actions aimed at another origin than the one the tab was shared on are refused.
+// A pairing revoked with `tap pairing revoke` stops the extension: its tools leave the
+// session and the popup says to pair again, which works with a new code.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { codeFromPanel, pairAndShare, setup, statusIs, tabRow, waitFor, waitForShared, WAIT_MS } from "./support.mjs";
+
+let h, popup, app, tabId, target;
+
+before(async () => {
+  h = await setup({ sessionLabel: "browser-actions" });
+  app = await h.openApp({ tab: "app" });
+  popup = await h.popup();
+  tabId = await h.tabIdOf(app, popup);
+  target = `tab-${tabId}`;
+  await pairAndShare(h, popup, tabId);
+});
+
+after(async () => {
+  await h?.close();
+});
+
+/** Calls `tool` (it waits for approval), answers it with `verb`, and resolves with the call's output. */
+async function asked(tool, args, verb) {
+  const call = h.callAsync(tool, { target, ...args });
+  const waiting = await h.waiting(tool);
+  assert.match(JSON.stringify(waiting), /destructive/i, `asked because of destructiveHint: ${JSON.stringify(waiting)}`);
+  await h.answer(verb, waiting.id);
+  const r = await call.done;
+  let json;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { ...r, json };
+}
+
+test("browser_type then browser_click, each asked and approved: the app greets the typed name", async () => {
+  const typed = await asked("browser_type", { selector: "#name", text: "Ada" }, "approve");
+  assert.equal(typed.code, 0, typed.stdout + typed.stderr);
+  assert.equal(typed.json.typed, 3);
+  assert.equal(await app.inputValue("#name"), "Ada");
+  const clicked = await asked("browser_click", { selector: "#greet" }, "approve");
+  assert.equal(clicked.code, 0, clicked.stdout + clicked.stderr);
+  assert.deepEqual(clicked.json, { clicked: "#greet" });
+  await app.locator("#greeting", { hasText: "Hello, Ada!" }).waitFor({ timeout: WAIT_MS });
+});
+
+test("a denied click never reaches the page: the counter stays", async () => {
+  const before = await app.textContent("#count");
+  const denied = await asked("browser_click", { selector: "#increment" }, "deny");
+  assert.notEqual(denied.code, 0, denied.stdout);
+  assert.match(denied.stdout + denied.stderr, /DENIED|denied/);
+  // The counter's state, through the extension's own read tool (a later answer than the denial).
+  const tree = await h.callOk("browser_react_tree", { target, selector: "#count" });
+  assert.deepEqual(tree.state, { count: Number(before) });
+  assert.equal(await app.textContent("#count"), before);
+});
+
+test("browser_evaluate approved returns the page's value", async () => {
+  const r = await asked("browser_evaluate", { expression: "document.querySelector('#greeting').textContent" }, "approve");
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(r.json.value, "Hello, Ada!");
+});
+
+test("browser_navigate to another origin is refused FORBIDDEN even when approved; the tab stays", async () => {
+  const other = h.appUrl("/notes.html").replace("127.0.0.1", "localhost"); // same server, another origin
+  const r = await asked("browser_navigate", { url: other }, "approve");
+  assert.equal(r.json?.errorCode, "FORBIDDEN", r.stdout + r.stderr);
+  assert.equal(new URL(app.url()).hostname, "127.0.0.1");
+  assert.equal(await app.title(), "Tap test app");
+});
+
+test("a tab that left the shared origin: every action is refused FORBIDDEN until shared again", async () => {
+  // The user (not the agent) follows a link to another origin in the shared tab.
+  await app.goto(h.appUrl("/notes.html", { tab: "app" }).replace("127.0.0.1", "localhost"));
+  const r = await asked("browser_click", { selector: "h1" }, "approve");
+  assert.equal(r.json?.errorCode, "FORBIDDEN", r.stdout + r.stderr);
+  assert.match(r.json.error, /share it again/);
+  await app.goto(h.appUrl("/", { tab: "app" }));
+  await app.locator("#greeting").waitFor({ timeout: WAIT_MS });
+});
+
+test("a revoked pairing stops the extension: its tools leave, the popup says pair again, and a new code pairs it", async () => {
+  const paired = (await h.gateway.pairings()).filter((p) => p.state === "paired");
+  assert.equal(paired.length, 1, JSON.stringify(paired));
+  assert.equal(paired[0].origin, `chrome-extension://${h.extensionId}`);
+  const revoked = await h.gateway.tap(["pairing", "revoke", paired[0].id]);
+  assert.equal(revoked.code, 0, revoked.stdout + revoked.stderr);
+
+  await waitFor(async () => !(await h.toolNames()).includes("browser_outline"), "the browser tools to leave the session");
+  const r = await h.call("browser_outline", { target });
+  assert.notEqual(r.code, 0, r.stdout);
+  await popup.bringToFront();
+  await statusIs(popup, "Pairing revoked: pair again");
+  await popup.locator("#pair-form").waitFor({ state: "visible", timeout: WAIT_MS });
+
+  // Pairing again, as the first time: a new request in the panel, its code typed in the popup.
+  const panel = await h.panelPairing();
+  const { code, request } = await codeFromPanel(panel, h.extensionId);
+  await popup.locator("#code").fill(code);
+  await popup.locator("#pair-submit").click();
+  await statusIs(popup, "Paired");
+  await request.waitFor({ state: "detached", timeout: WAIT_MS });
+  await panel.close();
+  await waitForShared(h, popup, tabId);
+  assert.equal((await h.callOk("browser_outline", { target, maxNodes: 1 })).title, "Tap test app");
+  assert.equal((await tabRow(popup, tabId).locator("button.share").textContent()).trim(), "Stop sharing");
+});
