@@ -324,25 +324,67 @@
     return undefined;
   }
 
-  /** The current (last committed) host fiber of the nearest React-rendered element at or above `el`. */
+  /** A host fiber of the nearest React-rendered element at or above `el` (either of its two alternates). */
   function hostFiber(el) {
     let node = el;
     for (let steps = 0; node && steps < L("MAX_REACT_FIBER_STEPS"); steps++) {
       const fiber = expando(node, ["__reactFiber$", "__reactInternalInstance$"]);
-      if (fiber) {
-        // The expando is the fiber of the first render; after updates the alternate may be the
-        // committed one. React keeps the committed props in `__reactProps$`: pick the match.
-        const props = expando(node, ["__reactProps$", "__reactEventHandlers$"]);
-        return fiber.alternate && fiber.memoizedProps !== props && fiber.alternate.memoizedProps === props ? fiber.alternate : fiber;
-      }
+      if (fiber) return fiber;
       node = node.parentNode || (node instanceof ShadowRoot ? node.host : null);
     }
     return null;
   }
 
+  /**
+   * Which of a fiber and its alternate is the committed one. The DOM expando keeps the fiber
+   * of the first render, and after updates its props and state are stale; this is React's own
+   * findCurrentFiberUsingSlowPath (react-reconciler's ReactFiberTreeReflection): climb both
+   * alternates' parents to the root and see which child the committed tree holds.
+   */
+  function committed(fiber) {
+    const alternate = fiber.alternate;
+    if (!alternate) return fiber;
+    let a = fiber;
+    let b = alternate;
+    const findIn = (parent, x, y) => {
+      for (let c = parent.child, i = 0; c && i < L("MAX_REACT_FIBER_STEPS"); c = c.sibling, i++) {
+        if (c === x) return x;
+        if (c === y) return y;
+      }
+      return null;
+    };
+    for (let steps = 0; steps < L("MAX_REACT_FIBER_STEPS"); steps++) {
+      const parentA = a.return;
+      if (!parentA) break;
+      const parentB = parentA.alternate;
+      if (!parentB) {
+        if (!parentA.return) break;
+        a = b = parentA.return;
+        continue;
+      }
+      if (parentA.child === parentB.child) {
+        // Both parents hold the same child list: the alternate found there is the committed one.
+        const found = findIn(parentA, a, b);
+        return found === b ? alternate : fiber;
+      }
+      if (a.return !== b.return) {
+        a = parentA;
+        b = parentB;
+      } else {
+        // Same parent pointer: whichever parent lists `a` (or `b`) pairs with it.
+        const inA = findIn(parentA, a, b);
+        const inB = inA ? null : findIn(parentB, a, b);
+        if (inA === a || inB === b) [a, b] = [parentA, parentB];
+        else if (inA === b || inB === a) [a, b] = [parentB, parentA];
+        else break; // unmounted
+      }
+    }
+    return a.tag === HOST_ROOT && a.stateNode?.current !== a ? alternate : fiber;
+  }
+
   function componentAbove(fiber) {
     for (let steps = 0; fiber && steps < L("MAX_REACT_FIBER_STEPS"); steps++) {
-      if (COMPONENT_TAGS.has(fiber.tag)) return fiber;
+      if (COMPONENT_TAGS.has(fiber.tag)) return committed(fiber);
       fiber = fiber.return;
     }
     return null;
@@ -414,7 +456,7 @@
     if ("_debugOwner" in fiber) {
       let o = fiber._debugOwner;
       while (o && out.length < max) {
-        if (typeof o.tag === "number") out.push({ name: componentName(o), props: o.memoizedProps });
+        if (typeof o.tag === "number") out.push({ name: componentName(o), props: committed(o).memoizedProps });
         else out.push({ name: String(o.name ?? "Anonymous"), props: o.props });
         o = o._debugOwner ?? o.owner;
       }
