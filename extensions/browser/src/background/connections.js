@@ -244,6 +244,8 @@ export function reconnectAll() {
   failures = 0;
   state.gatewayDown = false;
   state.pairingBlocked = false;
+  state.revoked = false; // that was the other gateway's pairing
+  state.pairError = "";
   sync();
 }
 

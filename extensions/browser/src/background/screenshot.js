@@ -8,7 +8,9 @@ import { sharedTab } from "./page-bridge.js";
 export async function screenshot(tabId) {
   const { tab } = await sharedTab(tabId);
   if (!tab.active) {
-    throw new TapError("NOT_VISIBLE", "The tab is not the one its window shows: bring it to the front (or ask the user to) and try again");
+    // Retryable: for a call without `target` the gateway tries once on another shared tab,
+    // which may be the one on screen (docs/write-a-provider.md, several instances).
+    throw new TapError("NOT_VISIBLE", "The tab is not the one its window shows: bring it to the front (or ask the user to) and try again", { retryable: true });
   }
   let dataUrl;
   try {
