@@ -14,17 +14,19 @@
 
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
+import { PNG } from "pngjs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { chromiumPath, goTo, openPanel } from "../js-support/browser.mjs";
 import { startGateway, tapBin } from "../js-support/gateway.mjs";
 import { remove, run, start, tempDir } from "../js-support/process.mjs";
+import { MAX_FOREIGN_BLOCK, largestForeignBlock } from "../js-support/uniform-blocks.mjs";
 import { waitFor, WAIT_MS } from "../js-support/wait.mjs";
 import { buildApp, serveDir } from "./app-build.mjs";
 
@@ -95,7 +97,9 @@ export async function setup({ sessionLabel = "browser-test" } = {}) {
     remove(dir);
   };
   try {
-    const extensionDir = await buildExtension(path.join(dir, "extension"));
+    // TAP_BROWSER_EXTENSION_DIR: an extension built beforehand (an unzipped release, or a
+    // copy changed on purpose to see a test fail) instead of building extensions/browser.
+    const extensionDir = process.env.TAP_BROWSER_EXTENSION_DIR || (await buildExtension(path.join(dir, "extension")));
     const app = await serveDir(await appDir(dir));
     closers.push(() => app.close());
     const refusedPort = await closedPort();
@@ -312,9 +316,24 @@ export async function waitForShared(h, popup, tabId) {
   }, `tab-${tabId} in list_browser_instances`);
 }
 
-/** Writes docs/screenshots/NAME.png from a PNG buffer (TAP_SCREENSHOTS=1 runs only). */
+/**
+ * Writes docs/screenshots/NAME.png from a PNG buffer (TAP_SCREENSHOTS=1 runs only), after the
+ * docs' check that nothing large and flat is drawn over the page (tests/js-support/uniform-blocks.mjs).
+ */
 export async function saveScreenshot(name, png) {
-  const { writeFile } = await import("node:fs/promises");
+  const block = largestForeignBlock(PNG.sync.read(png));
+  assert.ok(!block || block.share <= MAX_FOREIGN_BLOCK, `${name}.png: a flat block over the page: ${JSON.stringify(block)}`);
   await mkdir(SCREENSHOTS, { recursive: true });
   await writeFile(path.join(SCREENSHOTS, `${name}.png`), png);
+}
+
+/** The popup as Chromium shows it from the toolbar: as tall as its content (at most 600 px). */
+export async function popupScreenshot(popup) {
+  const height = await popup.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+  await popup.setViewportSize({ width: POPUP_VIEWPORT.width, height: Math.min(600, height) });
+  try {
+    return await popup.screenshot();
+  } finally {
+    await popup.setViewportSize(POPUP_VIEWPORT);
+  }
 }

@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { PNG } from "pngjs";
 import { largestForeignBlock } from "../js-support/uniform-blocks.mjs";
-import { clickShare, pairAndShare, saveScreenshot, setup, tabRow, waitFor, waitForShared, WAIT_MS } from "./support.mjs";
+import { clickShare, pairAndShare, popupScreenshot, saveScreenshot, setup, tabRow, waitFor, waitForShared, WAIT_MS } from "./support.mjs";
 import { shadowControls } from "./inspector.mjs";
 
 let h, popup, app, tabId, target;
@@ -67,7 +67,7 @@ test("a second tab is listed but not shared until the user clicks: no badge, not
   assert.equal(await h.badge(popup, notesId), "");
   assert.doesNotMatch(JSON.stringify(await h.callOk("list_browser_instances")), new RegExp(`tab-${notesId}\\b`));
   assert.equal((await tabRow(popup, tabId).locator("button.share").textContent()).trim(), "Stop sharing");
-  if (SCREENSHOTS) await saveScreenshot("browser-popup", await popup.screenshot());
+  if (SCREENSHOTS) await saveScreenshot("browser-popup", await popupScreenshot(popup));
   await notes.close();
 });
 
