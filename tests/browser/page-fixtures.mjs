@@ -17,10 +17,11 @@ import { fileURLToPath } from "node:url";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const NODE_MODULES = path.join(HERE, "node_modules");
 export const EXTENSION = path.resolve(HERE, "../../extensions/browser");
+// The worker's file lists, in injection order (contract: "Worker ↔ page").
+const file = (f) => path.join(EXTENSION, "src", f);
 export const SCRIPTS = {
-  limits: path.join(EXTENSION, "src/limits.js"),
-  main: path.join(EXTENSION, "src/page/main.js"),
-  isolated: path.join(EXTENSION, "src/page/isolated.js"),
+  main: ["limits.js", "page/values.js", "page/react.js", "page/main.js"].map(file),
+  isolated: ["limits.js", "page/dom.js", "page/console-ring.js", "page/inspector.js", "page/isolated.js"].map(file),
 };
 
 export const reactInstalled = () => existsSync(path.join(NODE_MODULES, "react/package.json")) && existsSync(path.join(NODE_MODULES, "react-dom/package.json"));

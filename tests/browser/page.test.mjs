@@ -23,10 +23,10 @@ import { SCRIPTS, reactInstalled, reactVersion, serveFixtures } from "./page-fix
 // The limits the scripts run with, read from the file they read them from.
 const L = (() => {
   const ctx = vm.createContext({});
-  vm.runInContext(readFileSync(SCRIPTS.limits, "utf8"), ctx);
+  vm.runInContext(readFileSync(SCRIPTS.main[0], "utf8"), ctx);
   return ctx.__tapLimits;
 })();
-const SOURCE = { limits: readFileSync(SCRIPTS.limits, "utf8"), isolated: readFileSync(SCRIPTS.isolated, "utf8") };
+const ISOLATED_SOURCES = SCRIPTS.isolated.map((f) => readFileSync(f, "utf8"));
 
 let browser;
 let server;
@@ -39,6 +39,10 @@ after(async () => {
   await server?.close();
 });
 
+async function injectMain(page) {
+  for (const path of SCRIPTS.main) await page.addScriptTag({ path });
+}
+
 /**
  * A page with main.js in its MAIN world (`mainFirst`: before the page's scripts) and
  * isolated.js in an isolated world. `call(method, args)` runs `__tapPage[method]`;
@@ -48,15 +52,9 @@ async function open(url, { mainFirst = false } = {}) {
   const page = await browser.newPage();
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
-  if (mainFirst) {
-    await page.addInitScript({ path: SCRIPTS.limits });
-    await page.addInitScript({ path: SCRIPTS.main });
-  }
+  if (mainFirst) for (const path of SCRIPTS.main) await page.addInitScript({ path });
   await page.goto(`${server.url}${url}`);
-  if (!mainFirst) {
-    await page.addScriptTag({ path: SCRIPTS.limits });
-    await page.addScriptTag({ path: SCRIPTS.main });
-  }
+  if (!mainFirst) await injectMain(page);
   const cdp = await page.context().newCDPSession(page);
   const { frameTree } = await cdp.send("Page.getFrameTree");
   const { executionContextId } = await cdp.send("Page.createIsolatedWorld", { frameId: frameTree.frame.id, worldName: "tap-page-test" });
@@ -68,8 +66,7 @@ async function open(url, { mainFirst = false } = {}) {
   await run(`globalThis.__sent = []; globalThis.chrome = { runtime: { sendMessage(m) {
     globalThis.__sent.push(JSON.parse(JSON.stringify(m))); return Promise.resolve({ ok: true }); } } };`);
   const injectIsolated = async () => {
-    await run(SOURCE.limits);
-    await run(SOURCE.isolated);
+    for (const source of ISOLATED_SOURCES) await run(source);
   };
   await injectIsolated();
   const call = (method, args = {}) => run(`globalThis.__tapPage.${method}(${JSON.stringify(args)})`);
@@ -335,8 +332,7 @@ describe("a plain page", () => {
     await p.run("globalThis.__first = globalThis.__tapPage");
     await p.injectIsolated();
     assert.equal(await p.run("globalThis.__first === globalThis.__tapPage"), true);
-    await p.page.addScriptTag({ path: SCRIPTS.limits });
-    await p.page.addScriptTag({ path: SCRIPTS.main });
+    await injectMain(p.page);
     const t0 = Date.now();
     await p.page.evaluate(() => console.error("once"));
     assert.equal((await p.ok("consoleEntries", { since: t0 })).entries.length, 1, "console wrapped once");
@@ -345,6 +341,8 @@ describe("a plain page", () => {
     assert.deepEqual(await p.ok("unshare"), { unshared: true });
     assert.equal(await p.run("typeof globalThis.__tapPage"), "undefined");
     assert.equal(await overlay(p.cdp), null, "the overlay is gone");
+    await p.run(ISOLATED_SOURCES.at(-1));
+    assert.equal(await p.run("typeof globalThis.__tapPage"), "undefined", "isolated.js without the files before it defines nothing");
     await p.injectIsolated();
     await p.fails("picked", {}, "NOT_FOUND");
     assert.equal((await p.ok("consoleEntries")).entries.length, 0);
