@@ -1,13 +1,17 @@
-// Calls into a shared tab: injects the page scripts (limits first, then isolated.js or
-// main.js; both are idempotent) and runs `__tapPage[method]` (ISOLATED world, invisible to
+// Calls into a shared tab: injects the page scripts (limits first, then the page files of
+// each world, all idempotent) and runs `__tapPage[method]` (ISOLATED world, invisible to
 // the page) or `__tapMain[method]` (MAIN world, the page's own: only page data, never
 // authority). Every call first checks that the tab is still on the origin it was shared on.
 import { TapError } from "../../vendor/tap-sdk/browser.js";
 import { pageOrigin, state } from "./state.js";
 
-const FILES = {
-  ISOLATED: ["src/limits.js", "src/page/isolated.js"],
-  MAIN: ["src/limits.js", "src/page/main.js"],
+/**
+ * The page scripts, in injection order per world (the order the page files' headers name:
+ * each leaves its part for the last one, which defines the API).
+ */
+export const PAGE_FILES = {
+  ISOLATED: ["src/limits.js", "src/page/dom.js", "src/page/console-ring.js", "src/page/inspector.js", "src/page/isolated.js"],
+  MAIN: ["src/limits.js", "src/page/values.js", "src/page/react.js", "src/page/main.js"],
 };
 
 export const LEFT_ORIGIN = "the tab left the origin it was shared on: share it again";
@@ -32,7 +36,7 @@ export async function sharedTab(tabId) {
 /** Injects both page scripts into the tab's top frame (share, and each committed navigation). */
 export async function inject(tabId) {
   for (const world of ["MAIN", "ISOLATED"]) {
-    await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world, files: FILES[world], injectImmediately: true });
+    await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world, files: PAGE_FILES[world], injectImmediately: true });
   }
 }
 
