@@ -15,7 +15,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-export const NODE_MODULES = path.join(HERE, "node_modules");
+// TAP_PAGE_REACT_NODE_MODULES: run the React cases against another install of react and
+// react-dom (17 and 18 have been checked this way; 17 has no react-dom/client: legacy render).
+export const NODE_MODULES = process.env.TAP_PAGE_REACT_NODE_MODULES || path.join(HERE, "node_modules");
 export const EXTENSION = path.resolve(HERE, "../../extensions/browser");
 // The worker's file lists, in injection order (contract: "Worker ↔ page").
 const file = (f) => path.join(EXTENSION, "src", f);
@@ -27,7 +29,7 @@ export const SCRIPTS = {
 export const reactInstalled = () => existsSync(path.join(NODE_MODULES, "react/package.json")) && existsSync(path.join(NODE_MODULES, "react-dom/package.json"));
 export const reactVersion = () => JSON.parse(readFileSync(path.join(NODE_MODULES, "react/package.json"), "utf8")).version;
 
-/** One classic script defining `window.React` and `window.ReactDOMClient` from the CJS builds. */
+/** One classic script defining `window.React` and `window.ReactDOMClient` (17: `ReactDOM`) from the CJS builds. */
 export function reactBundle(env) {
   const ids = new Map(); // absolute file -> module number
   const sources = [];
@@ -51,7 +53,8 @@ export function reactBundle(env) {
     return id;
   };
   const react = add(resolve(HERE, "react"));
-  const client = add(resolve(HERE, "react-dom/client"));
+  const hasClient = existsSync(resolve(HERE, "react-dom/client"));
+  const dom = add(resolve(HERE, hasClient ? "react-dom/client" : "react-dom"));
   const table = sources.map((src, i) => `function (module, exports, require) {\n${src}\n}`).join(",\n");
   return `(function () {
   var process = { env: { NODE_ENV: ${JSON.stringify(env)} } };
@@ -68,7 +71,7 @@ export function reactBundle(env) {
     return module.exports;
   }
   window.React = load(${react});
-  window.ReactDOMClient = load(${client});
+  window.${hasClient ? "ReactDOMClient" : "ReactDOM"} = load(${dom});
 })();`;
 }
 
@@ -106,7 +109,9 @@ function App() {
     h("ul", { id: "list" }, todos.map((t) => h(TodoItem, { key: t.id, todo: t, onToggle: function toggleTodo() {}, icon: h(Badge, { tone: "x" }), config }))),
     h(Counter), h(FancyInput, { hint: "type here" }), h(PureLabel, { text: "pure" }), h(Search));
 }
-ReactDOMClient.createRoot(document.getElementById("root")).render(h(App));
+const container = document.getElementById("root");
+if (window.ReactDOMClient) ReactDOMClient.createRoot(container).render(h(App));
+else ReactDOM.render(h(App), container); // React 17
 `;
 
 // The plain page: landmarks, headings, a labelled input, a link, hidden things, a list long
