@@ -4,7 +4,7 @@
 // At every start the shared tabs come back from chrome.storage.session and reconnect.
 import { loaded, state } from "./state.js";
 import { tabFocused } from "./connections.js";
-import { committed, restoreShared, unshare } from "./sharing.js";
+import { committed, replaced, restoreShared, unshare } from "./sharing.js";
 import { fromPopup, onPopupMessage } from "./popup-api.js";
 import { onPageMessage } from "./page-messages.js";
 
@@ -28,8 +28,8 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   void loaded.then(() => unshare(tabId));
 });
 
-chrome.tabs.onReplaced.addListener((_added, removed) => {
-  void loaded.then(() => unshare(removed)); // prerendered or discarded: a new tab id, not shared
+chrome.tabs.onReplaced.addListener((added, removed) => {
+  void loaded.then(() => replaced(added, removed));
 });
 
 chrome.tabs.onActivated.addListener(({ tabId }) => {

@@ -82,6 +82,24 @@ export async function committed(details) {
   }
 }
 
+/**
+ * tabs.onReplaced: Chrome swapped the tab's contents for a prerendered or restored one under a
+ * new tab id. The old id is gone; the share moves to the new id only if it shows the same
+ * origin (the user shared that site in that tab), as a new instance.
+ */
+export async function replaced(added, removed) {
+  const was = state.shared.get(removed);
+  if (!was) return;
+  await unshare(removed);
+  let tab;
+  try {
+    tab = await chrome.tabs.get(added);
+  } catch {
+    return;
+  }
+  if (pageOrigin(tab.url) === was.origin) await share(added);
+}
+
 /** After a worker restart: the shared tabs that still exist get their watchers and badge back. */
 export async function restoreShared() {
   for (const tabId of [...state.shared.keys()]) {
