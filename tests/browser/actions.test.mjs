@@ -2,7 +2,8 @@
 // (issue 41): approved, the page changes; denied, it does not, and the extension never sees
 // the call. Actions aimed at another origin than the one the tab was shared on are refused.
 // A pairing revoked with `tap pairing revoke` stops the extension: its tools leave the
-// session and the popup says to pair again, which works with a new code.
+// session and the popup says to pair again, which works with a new code. Unpair in the popup
+// unshares and forgets the token.
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -75,7 +76,7 @@ test("browser_navigate to another origin is refused FORBIDDEN even when approved
   assert.equal(await app.title(), "Tap test app");
 });
 
-test("a tab that left the shared origin: every action is refused FORBIDDEN until shared again", async () => {
+test("a tab that left the shared origin: actions are refused FORBIDDEN while it is away; back on the origin it answers again", async () => {
   // The user (not the agent) follows a link to another origin in the shared tab.
   await app.goto(h.appUrl("/notes.html", { tab: "app" }).replace("127.0.0.1", "localhost"));
   const r = await asked("browser_click", { selector: "h1" }, "approve");
@@ -83,6 +84,8 @@ test("a tab that left the shared origin: every action is refused FORBIDDEN until
   assert.match(r.json.error, /share it again/);
   await app.goto(h.appUrl("/", { tab: "app" }));
   await app.locator("#greeting").waitFor({ timeout: WAIT_MS });
+  // The worker injects the page scripts again on the shared origin's navigation.
+  await waitFor(async () => (await h.call("browser_outline", { target, maxNodes: 1 })).json?.title === "Tap test app", "the outline after coming back");
 });
 
 test("a revoked pairing stops the extension: its tools leave, the popup says pair again, and a new code pairs it", async () => {
@@ -110,4 +113,21 @@ test("a revoked pairing stops the extension: its tools leave, the popup says pai
   await waitForShared(h, popup, tabId);
   assert.equal((await h.callOk("browser_outline", { target, maxNodes: 1 })).title, "Tap test app");
   assert.equal((await tabRow(popup, tabId).locator("button.share").textContent()).trim(), "Stop sharing");
+});
+
+test("Unpair in the popup: the tab is unshared, the token forgotten, and sharing again asks for a new code", async () => {
+  await popup.bringToFront();
+  await popup.locator("#unpair").click();
+  await statusIs(popup, "Not paired");
+  await waitFor(async () => !(await h.toolNames()).includes("browser_outline"), "the browser tools to leave the session");
+  assert.equal(await h.badge(popup, tabId), "");
+  assert.equal((await tabRow(popup, tabId).locator("button.share").textContent()).trim(), "Share");
+  const stored = JSON.stringify(await popup.evaluate(() => chrome.storage.local.get(null)));
+  assert.doesNotMatch(stored, /ext-[A-Za-z0-9_-]{8,}/, "no token left in the extension's storage");
+
+  await tabRow(popup, tabId).locator("button.share").click();
+  await popup.locator("#pair-form").waitFor({ state: "visible", timeout: WAIT_MS });
+  const panel = await h.panelPairing();
+  await codeFromPanel(panel, h.extensionId); // a new request, its code in the panel
+  await panel.close();
 });
