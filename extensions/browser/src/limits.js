@@ -75,7 +75,7 @@ globalThis.__tapLimits ??= Object.freeze({
   MAX_ASK_CONTEXT_CHARS: 2000,
   /** One message from a content script, as JSON: bigger ones are ignored (a page cannot make the worker parse megabytes). */
   MAX_CONTENT_MESSAGE_BYTES: 64 * 1024,
-  /** With shared tabs, the focused tab's connection sends a message this often: WebSocket traffic keeps an MV3 worker alive (Chrome 116+), which idles out after 30 s. */
+  /** With shared tabs, the worker does something this often (the focused tab's connection sends a message; an extension API call): an MV3 worker idles out after 30 s without events, traffic or API calls. */
   KEEPALIVE_INTERVAL_MS: 20000,
   /** After a connection could not start (gateway down, DUPLICATE_INSTANCE of a dying old connection), wait this long before trying again. */
   CONNECT_RETRY_MS: 3000,

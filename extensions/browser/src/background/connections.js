@@ -23,11 +23,6 @@ let forgetting = false;
 let focusedTab = null;
 let keepAlive = null;
 
-/** Listeners for "something the popup shows changed". */
-const changed = new Set();
-export const onChange = (fn) => changed.add(fn);
-const notify = () => { for (const fn of changed) fn(); };
-
 export function connectionOf(tabId) {
   const c = conns.get(tabId);
   return c?.bound ? c.provider : undefined;
@@ -49,7 +44,6 @@ const storage = {
     state.pairError = "";
     void saveLocal();
     queueMicrotask(sync); // the others may connect now, with this token
-    notify();
   },
   removeItem(key) {
     delete state.sdkStore[key];
@@ -61,7 +55,6 @@ const storage = {
     state.revoked = true;
     closeAll("pairing revoked");
     queueMicrotask(sync);
-    notify();
   },
 };
 
@@ -87,7 +80,6 @@ function askCode(tabId) {
   return new Promise((resolve, reject) => {
     state.codeWanted?.reject(new Error("another pairing started"));
     state.codeWanted = { tabId, resolve, reject };
-    notify();
   });
 }
 
@@ -98,7 +90,6 @@ export function submitCode(code) {
   state.codeWanted = null;
   state.pairError = "";
   w.resolve(code);
-  notify();
   return true;
 }
 
@@ -144,13 +135,10 @@ async function start(tabId) {
     entry.bound = true;
     failures = 0;
     state.gatewayDown = false;
-    notify();
   });
-  provider.on("disconnected", () => { entry.bound = false; notify(); });
+  provider.on("disconnected", () => { entry.bound = false; });
   provider.on("error", (e) => console.warn(`tab ${tabId}: ${e.code}: ${e.message}`));
   provider.ready.catch((e) => failed(tabId, entry, e));
-  if (!keepAlive) keepAlive = setInterval(tick, L.KEEPALIVE_INTERVAL_MS);
-  notify();
   await provider.connect();
 }
 
@@ -162,11 +150,13 @@ function failed(tabId, entry, e) {
   if (wasPairing) pairingTab = null;
   if (state.codeWanted?.tabId === tabId) state.codeWanted = null;
   const msg = String(e?.message ?? e);
+  let now = false;
   if (e?.code === "DISCONNECTED" && /reach|refused|unreachable/i.test(msg)) {
     state.gatewayDown = true;
   } else if (wasPairing && /wrong pairing code/i.test(msg)) {
     // The gateway ends a request on a wrong code; a new one (a new code) starts at once.
     state.pairError = "Wrong code: type the new code shown in your Tap tray";
+    now = true;
   } else if (wasPairing) {
     // Denied in the tray, expired, abandoned: asking again by itself would nag the user.
     // Opening the popup or sharing a tab asks again.
@@ -176,10 +166,9 @@ function failed(tabId, entry, e) {
     console.warn(`tab ${tabId}: could not connect: ${msg}`);
   }
   if (!state.pairingBlocked || !wasPairing) {
-    const wait = Math.min(L.CONNECT_RETRY_MS * 2 ** Math.min(failures++, 4), L.CONNECT_RETRY_MS * 10);
-    retries.set(tabId, setTimeout(() => { retries.delete(tabId); sync(); }, state.pairError && wasPairing ? 0 : wait));
+    const wait = now ? 0 : Math.min(L.CONNECT_RETRY_MS * 2 ** Math.min(failures++, 4), L.CONNECT_RETRY_MS * 10);
+    retries.set(tabId, setTimeout(() => { retries.delete(tabId); sync(); }, wait));
   }
-  notify();
 }
 
 /** Opens what is missing and closes what is no longer shared. */
@@ -192,11 +181,11 @@ export function sync() {
     if (!hasToken() && (pairingTab !== null || state.pairingBlocked)) continue;
     open(tabId);
   }
-  if (conns.size === 0 && keepAlive) {
+  if (state.shared.size > 0 && !keepAlive) keepAlive = setInterval(tick, L.KEEPALIVE_INTERVAL_MS);
+  if (state.shared.size === 0 && keepAlive) {
     clearInterval(keepAlive);
     keepAlive = null;
   }
-  notify();
 }
 
 function close(tabId, c, reason) {
@@ -227,7 +216,6 @@ export function unpair() {
   }
   state.revoked = false;
   state.pairError = "";
-  notify();
 }
 
 /** The popup opened or a tab was shared: a blocked pairing may be tried again. */
@@ -256,10 +244,14 @@ export function tabFocused(tabId) {
 }
 
 function tick() {
-  // Traffic on one socket is enough to keep the worker alive; the focused tab's keeps the
-  // gateway's "most recently active" instance the one the user looks at.
+  // While tabs are shared the worker must stay up (its memory holds the connections). Traffic
+  // on one socket keeps it alive (Chrome 116+), and the focused tab's keeps the gateway's "most
+  // recently active" instance the one the user looks at. A connection still waiting for a
+  // session or a pairing code has nothing to send, so an extension API call (which also resets
+  // the idle timer, Chrome 110+) covers that time.
   const id = conns.has(focusedTab) ? focusedTab : conns.keys().next().value;
   if (id !== undefined) connectionOf(id)?.query([PROVIDER_NAME], 1).catch(() => undefined);
+  chrome.runtime.getPlatformInfo().catch(() => undefined);
 }
 
 /**

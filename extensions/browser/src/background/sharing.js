@@ -69,7 +69,8 @@ export async function unshareAll() {
 
 /** webNavigation.onCommitted: a shared tab's top frame loaded a new document. */
 export async function committed(details) {
-  if (details.frameId !== 0) return;
+  // A prerendered document is not what the tab shows (yet): only the active top frame counts.
+  if (details.frameId !== 0 || (details.documentLifecycle && details.documentLifecycle !== "active")) return;
   const s = state.shared.get(details.tabId);
   if (!s) return;
   s.currentOrigin = pageOrigin(details.url);
