@@ -109,9 +109,18 @@ function App() {
     h("ul", { id: "list" }, todos.map((t) => h(TodoItem, { key: t.id, todo: t, onToggle: function toggleTodo() {}, icon: h(Badge, { tone: "x" }), config }))),
     h(Counter), h(FancyInput, { hint: "type here" }), h(PureLabel, { text: "pure" }), h(Search));
 }
-const container = document.getElementById("root");
-if (window.ReactDOMClient) ReactDOMClient.createRoot(container).render(h(App));
-else ReactDOM.render(h(App), container); // React 17
+// A second root for the bounds: more hooks, children and owners than an answer lists.
+function ManyHooks() {
+  const values = [];
+  for (let i = 0; i < 70; i++) values.push(useState(i)[0]); // a constant count: a legal loop of hooks
+  return h("div", { id: "many" }, values.length);
+}
+function WideList() { return h("div", { id: "wide-list" }, Array.from({ length: 80 }, (_, i) => h(Badge, { key: i, tone: "w" + i }))); }
+function Nest({ n }) { return n > 0 ? h(Nest, { n: n - 1 }) : h("i", { id: "deepest-nest" }, "deep"); }
+function Bounds() { return h("div", null, h(ManyHooks), h(WideList), h(Nest, { n: 30 })); }
+const render = (el, id) => window.ReactDOMClient ? ReactDOMClient.createRoot(document.getElementById(id)).render(el) : ReactDOM.render(el, document.getElementById(id)); // React 17: legacy render
+render(h(App), "root");
+render(h(Bounds), "bounds");
 `;
 
 // The plain page: landmarks, headings, a labelled input, a link, hidden things, a list long
@@ -131,6 +140,7 @@ const PLAIN = `<!doctype html><html><head><meta charset="utf-8"><title>Plain fix
   <section aria-label="Items"><ul id="items"></ul></section>
 </main>
 <script>
+  for (let i = 0; i < 100; i++) console.debug("early debug " + i);
   console.warn("early warning from the page");
   window.saveClicks = 0;
   window.pageClicks = 0;
@@ -142,8 +152,39 @@ const PLAIN = `<!doctype html><html><head><meta charset="utf-8"><title>Plain fix
 </script>
 </body></html>`;
 
+// A hostile page for the bounds: 100 attributes of 10,000 characters, a million-character
+// text, a long font stack, 1,000 nested divs (at 3,000 Chromium's renderer itself crashes), 60,000 rows, a text past the query's scan, and
+// a button carrying a forged React fiber whose parent is itself.
+const HUGE = `<!doctype html><html><head><meta charset="utf-8"><title>Huge fixture</title></head><body><script>
+  const big = document.createElement("div");
+  big.id = "attrs";
+  for (let i = 0; i < 100; i++) big.setAttribute("data-a" + i, "v".repeat(10000));
+  big.textContent = "T".repeat(1000000);
+  big.style.fontFamily = Array.from({ length: 300 }, (_, i) => "Font" + i).join(", ");
+  document.body.append(big);
+  let deep = document.body;
+  for (let i = 0; i < 1000; i++) { const d = document.createElement("div"); deep.append(d); deep = d; }
+  deep.className = "deepest";
+  deep.textContent = "deepest text";
+  const wide = document.createElement("section");
+  wide.id = "wide";
+  for (let i = 0; i < 60000; i++) { const p = document.createElement("p"); p.textContent = "row " + i; wide.append(p); }
+  document.body.append(wide);
+  const needle = document.createElement("b");
+  needle.textContent = "needle-after-the-limit";
+  document.body.append(needle);
+  const forged = document.createElement("button");
+  forged.id = "forged";
+  forged.textContent = "forged";
+  const fiber = { tag: 5, type: { render: null } };
+  fiber.return = fiber;
+  fiber.type.type = fiber.type;
+  forged.__reactFiber$evil = fiber;
+  document.body.append(forged);
+</script></body></html>`;
+
 const REACT_PAGE = (env) => `<!doctype html><html><head><meta charset="utf-8"><title>React fixture</title></head>
-<body><div id="root"></div><script src="/react.js?env=${env}"></script><script src="/app.js"></script></body></html>`;
+<body><div id="root"></div><div id="bounds"></div><script src="/react.js?env=${env}"></script><script src="/app.js"></script></body></html>`;
 
 /** Serves the fixtures on 127.0.0.1:0; resolves with {url, close}. */
 export async function serveFixtures() {
@@ -155,6 +196,7 @@ export async function serveFixtures() {
       res.end(body);
     };
     if (url.pathname === "/plain.html") return send("text/html", PLAIN);
+    if (url.pathname === "/huge.html") return send("text/html", HUGE);
     if (url.pathname === "/react.html") return send("text/html", REACT_PAGE(url.searchParams.get("env") ?? "development"));
     if (url.pathname === "/app.js") return send("text/javascript", APP);
     if (url.pathname === "/react.js") {

@@ -262,6 +262,9 @@ describe("a plain page", () => {
     assert.ok(all.entries.some((e) => e.level === "info"));
     const early = await p.ok("consoleEntries", { levels: ["warn"] });
     assert.equal(early.entries[0].text, "early warning from the page");
+    const debug = (await p.ok("consoleEntries", { levels: ["debug"] })).entries;
+    assert.equal(debug.length, L.MAX_EARLY_CONSOLE_ENTRIES - 1, "main.js kept the last MAX_EARLY_CONSOLE_ENTRIES of the 101 logged before isolated.js");
+    assert.equal(debug.at(-1).text, "early debug 99");
     const forwarded = (await p.sent()).filter((m) => m.type === "tap.console").map((m) => m.entry.text);
     assert.ok(forwarded.some((t) => t.includes("kaboom")) && forwarded.some((t) => t.includes("nope")), JSON.stringify(forwarded));
     assert.ok(!forwarded.some((t) => t.startsWith("plain")), "only errors are forwarded");
@@ -362,6 +365,62 @@ describe("a plain page", () => {
     assert.equal((await p.inMain("reactTree", { selector: "#save" })).error.code, "NOT_REACT");
     assert.deepEqual(p.page.errors.filter((e) => !/kaboom|nope/.test(e)), []);
   });
+
+  test("evaluate: a promise that never settles ends at EVALUATE_TIMEOUT_MS", async () => {
+    // A page may plant `__tapLimits` before main.js (limits.js only fills it when absent): here
+    // the test does, with a short timeout, to see the named limit end the wait.
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${server.url}/plain.html`);
+      await page.evaluate((limits) => { globalThis.__tapLimits = Object.freeze(limits); }, { ...L, EVALUATE_TIMEOUT_MS: 300 });
+      await injectMain(page);
+      const t0 = Date.now();
+      const r = await page.evaluate(() => globalThis.__tapMain.evaluate({ expression: "new Promise(() => {})" }));
+      assert.equal(r.error.code, "TIMEOUT");
+      assert.ok(Date.now() - t0 < 5000);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe("a hostile page: every answer bounded", () => {
+  let p;
+  before(async () => {
+    p = await open("/huge.html");
+  });
+  after(() => p.page.close());
+  const small = (r) => assert.ok(JSON.stringify(r).length < L.MAX_RESULT_BYTES, `${JSON.stringify(r).length} bytes`);
+
+  test("outline and query stop at their scan limits; texts, attributes, selectors and styles are cut", async () => {
+    const o = await p.ok("outline");
+    assert.ok(o.nodes.length <= L.OUTLINE_DEFAULT_NODES && o.truncated);
+    small(o);
+    const rows = await p.ok("outline", { selector: "#wide", maxNodes: L.OUTLINE_MAX_NODES });
+    assert.equal(rows.nodes.length, L.OUTLINE_MAX_NODES);
+    assert.ok(rows.truncated);
+    small(rows);
+    const [attrs] = (await p.ok("query", { selector: "#attrs" })).matches;
+    assert.equal(Object.keys(attrs.attributes).length, L.MAX_ATTRIBUTES + 1);
+    assert.equal(attrs.attributes["…"], `${102 - L.MAX_ATTRIBUTES} more attributes`);
+    assert.ok(Object.values(attrs.attributes).every((v) => v.length < L.MAX_ATTRIBUTE_VALUE_CHARS + 30));
+    assert.ok(attrs.text.length < L.MAX_NODE_TEXT_CHARS + 30);
+    const font = (await p.ok("styles", { selector: "#attrs", properties: ["font-family"] })).styles["font-family"];
+    assert.ok(font.startsWith("Font0") && font.length < L.MAX_STYLE_VALUE_CHARS + 30, font.length);
+    const [deepest] = (await p.ok("query", { selector: ".deepest" })).matches;
+    assert.equal(deepest.text, "deepest text");
+    assert.ok(deepest.selector.startsWith("…") && deepest.selector.length < L.MAX_SELECTOR_CHARS + 30, deepest.selector.length);
+    const found = await p.ok("query", { text: "row 1" });
+    assert.equal(found.matches.length, L.QUERY_DEFAULT_LIMIT);
+    small(found);
+    assert.equal((await p.ok("query", { text: "needle-after-the-limit" })).total, 0, "past MAX_QUERY_VISITED nodes a text query does not look");
+    assert.equal((await p.ok("query", { selector: "b" })).total, 1, "a selector still finds it");
+  });
+
+  test("a forged fiber whose parent is itself: the walk ends, no React", async () => {
+    const r = await p.inMain("reactTree", { selector: "#forged" });
+    assert.equal(r.error.code, "NOT_REACT");
+  });
 });
 
 // React: development and production builds; main.js before React (our hook on Window.prototype
@@ -449,6 +508,20 @@ for (const { env, mainFirst } of reactCases) {
       await p.ok("click", { selector: "#class-btn" });
       assert.equal(await p.page.textContent("#class-btn"), "Count 5");
       assert.deepEqual(p.page.errors, []);
+    });
+
+    test("hooks, child components and owners are cut at their limits", async () => {
+      const many = (await p.inMain("reactTree", { selector: "#many" })).ok;
+      assert.equal(many.component, "ManyHooks");
+      assert.equal(many.hooks.length, L.MAX_REACT_HOOKS);
+      assert.equal(many.hooksTruncated, true);
+      assert.equal(many.state.length, L.MAX_REACT_HOOKS);
+      const wide = (await p.inMain("reactTree", { selector: "#wide-list" })).ok;
+      assert.equal(wide.children.length, L.MAX_REACT_CHILDREN);
+      const nest = (await p.inMain("reactTree", { selector: "#deepest-nest" })).ok;
+      assert.equal(nest.component, "Nest");
+      assert.equal(nest.owners.length, L.MAX_REACT_OWNERS);
+      assert.ok(nest.owners.every((o) => o.name === "Nest"));
     });
 
     if (mainFirst) {

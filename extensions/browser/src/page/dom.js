@@ -37,27 +37,64 @@
     }
   }
 
-  /** A selector that matches only `el`: `#id` when unique, else a child path from the nearest unique id (or body). */
-  function selectorOf(el, cache) {
-    if (cache?.has(el)) return cache.get(el);
-    let sel;
+  /**
+   * `tag`, or `tag:nth-of-type(i)` when the parent has other children of that tag. With a
+   * cache, each parent's children are counted once: an outline of a list of 60,000 rows
+   * would otherwise count all of them for every row it shows.
+   */
+  function segment(el, cache) {
     const parent = el.parentElement;
-    const tag = CSS.escape(el.localName);
-    if (el.id && isUniqueId(el)) sel = `#${CSS.escape(el.id)}`;
-    else if (!parent || el === document.body) sel = tag;
-    else {
-      let index = 0;
-      let count = 0;
+    let index = cache?.index.get(parent);
+    if (!index) {
+      index = { position: new Map(), count: new Map() };
       for (let s = parent.firstElementChild; s; s = s.nextElementSibling) {
-        if (s.localName === el.localName) {
-          count++;
-          if (s === el) index = count;
-        }
+        const n = (index.count.get(s.localName) ?? 0) + 1;
+        index.count.set(s.localName, n);
+        if (cache || s === el) index.position.set(s, n);
+        if (!cache && s === el && n > 1) break; // already known to need nth-of-type
       }
-      sel = `${selectorOf(parent, cache)} > ${count > 1 ? `${tag}:nth-of-type(${index})` : tag}`;
+      cache?.index.set(parent, index);
     }
-    sel = cut(sel, L.MAX_SELECTOR_CHARS);
-    cache?.set(el, sel);
+    const tag = CSS.escape(el.localName);
+    return index.count.get(el.localName) > 1 ? `${tag}:nth-of-type(${index.position.get(el)})` : tag;
+  }
+
+  /**
+   * A selector that matches only `el`: `#id` when unique, else a child path from the nearest
+   * unique id (or body). Climbs without recursion and stops once the path is longer than
+   * MAX_SELECTOR_CHARS (a hostile page nests 100,000 divs): such a path starts with "…" and
+   * is no longer usable, but its answer stays bounded. `cache` (`newCache()`) spares an outline
+   * from climbing the same ancestors and counting the same siblings again.
+   */
+  const newCache = () => ({ selector: new Map(), index: new Map() });
+
+  function selectorOf(el, cache) {
+    const chain = [];
+    let length = 0;
+    let base = "";
+    for (let n = el; n; n = n.parentElement) {
+      if (cache?.selector.has(n)) {
+        base = cache.selector.get(n);
+        break;
+      }
+      if ((n.id && isUniqueId(n)) || !n.parentElement || n === document.body) {
+        base = n.id && isUniqueId(n) ? `#${CSS.escape(n.id)}` : CSS.escape(n.localName);
+        cache?.selector.set(n, base);
+        break;
+      }
+      const seg = segment(n, cache);
+      chain.push([n, seg]);
+      length += seg.length + 3;
+      if (length > L.MAX_SELECTOR_CHARS) {
+        base = "…";
+        break;
+      }
+    }
+    let sel = base;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      sel = cut(`${sel} > ${chain[i][1]}`, L.MAX_SELECTOR_CHARS);
+      cache?.selector.set(chain[i][0], sel);
+    }
     return sel;
   }
 
@@ -85,7 +122,7 @@
     return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
   }
 
-  const describe = (el) => ({ selector: selectorOf(el), tag: el.localName, text: textOf(el), attributes: attributesOf(el), box: boxOf(el) });
+  const describe = (el, cache) => ({ selector: selectorOf(el, cache), tag: el.localName, text: textOf(el), attributes: attributesOf(el), box: boxOf(el) });
 
   const visible = (el) => el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
 
@@ -172,7 +209,7 @@
     const maxDepth = count(args.maxDepth, "maxDepth", L.OUTLINE_DEFAULT_DEPTH, L.OUTLINE_MAX_DEPTH);
     const root = args.selector === undefined ? document.body ?? document.documentElement : find(args.selector);
     const nodes = [];
-    const cache = new Map();
+    const cache = newCache();
     let truncated = false;
     let visited = 0;
     const stack = [[root, 0]];
@@ -233,7 +270,8 @@
       }
       found = byText(args.text);
     }
-    return { matches: found.slice(0, limit).map(describe), total: found.length };
+    const cache = newCache();
+    return { matches: found.slice(0, limit).map((el) => describe(el, cache)), total: found.length };
   }
 
   /**

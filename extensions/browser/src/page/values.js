@@ -52,14 +52,15 @@
 
   const REACT_ELEMENT_TYPES = new Set([Symbol.for("react.element"), Symbol.for("react.transitional.element")]);
 
-  function typeName(type) {
+  /** A component type's name; `depth` stops a page's self-wrapping type objects. */
+  function typeName(type, depth = 0) {
     if (typeof type === "string") return type;
-    if (typeof type === "function") return type.displayName || type.name || "Anonymous";
-    if (type && typeof type === "object") {
+    if (typeof type === "function") return String(type.displayName || type.name || "Anonymous");
+    if (type && typeof type === "object" && depth < 5) {
       if (typeof type.displayName === "string" && type.displayName) return type.displayName;
-      if (type.render) return typeName(type.render); // forwardRef
-      if (type.type) return typeName(type.type); // memo
-      if (type._context) return `${typeName(type._context)}.Consumer`;
+      if (type.render) return typeName(type.render, depth + 1); // forwardRef
+      if (type.type) return typeName(type.type, depth + 1); // memo
+      if (type._context) return `${typeName(type._context, depth + 1)}.Consumer`;
       if (type.Provider || type.$$typeof === Symbol.for("react.context")) return "Context";
     }
     return "Anonymous";
