@@ -97,6 +97,8 @@ test("browser_query by selector and by text, browser_styles of a match", async (
   const styles = await read("browser_styles", { selector: "h1", properties: ["color", "display"] });
   assert.equal(styles.styles.color, "rgb(29, 78, 137)"); // #1d4e89 in app.css
   assert.equal(styles.styles.display, "block");
+  const h1 = await app.locator("h1").boundingBox();
+  assert.deepEqual([styles.box.x, styles.box.y, styles.box.width, styles.box.height].map(Math.round), [h1.x, h1.y, h1.width, h1.height].map(Math.round));
   const bad = await h.call("browser_query", { target, selector: "#todo-title", text: "both" });
   assert.notEqual(bad.code, 0, "selector and text together are refused");
 });
@@ -156,8 +158,26 @@ test("Ask the agent from the inspector reaches the session as an inject with the
   assert.match(text, /TodoList/, "the component");
 });
 
-test("console and failed requests: the app's error, its 404 and its refused fetch, from tap call", async () => {
+test("Escape ends a pick without picking: the overlay goes, the picked element stays the one picked before", async () => {
+  const before = await read("browser_picked_element");
+  await popup.bringToFront();
+  await tabRow(popup, tabId).locator("button.pick").click();
+  await app.bringToFront();
+  const host = app.locator("div[data-tap-inspector]");
+  await waitFor(async () => (await host.getAttribute("data-tap-state")) === "picking", "the inspector to pick");
+  const box = await app.locator("#count").boundingBox();
+  await app.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+  await app.keyboard.press("Escape");
+  await waitFor(async () => (await host.getAttribute("data-tap-state")) !== "picking", "the pick to end");
+  const after = await read("browser_picked_element");
+  assert.equal(after.selector, before.selector);
+  assert.equal(after.pickedAt, before.pickedAt);
+});
+
+test("console and failed requests: the app's error, its 404 and its refused fetch, from tap call; the stream's filter drops favicon.ico", async () => {
   const since = Date.now();
+  // What Chromium does for a page without an icon, after the share (its own request came before).
+  assert.equal(await app.evaluate(() => fetch("/favicon.ico").then((r) => r.status)), 404);
   await app.click("#log-error");
   await app.click("#fetch-missing");
   await app.waitForFunction(() => document.getElementById("last-fetch").textContent.endsWith(": 404"));
@@ -185,6 +205,17 @@ test("console and failed requests: the app's error, its 404 and its refused fetc
     return JSON.stringify(events).includes("boom from the app") && JSON.stringify(events).includes("missing.json") && events;
   }, "the errors on the browser-errors stream");
   assert.ok(history.length >= 2);
+  // The stream's default filter drops favicon.ico failures (stored with outcome drop: the
+  // agent is never shown them), pushed before missing.json's; the tool still lists it.
+  const all = await read("browser_failed_requests", { since });
+  assert.ok(all.requests.some((q) => q.url.endsWith("/favicon.ico") && q.status === 404), JSON.stringify(all.requests));
+  const outcomes = Object.fromEntries(history.map((e) => [new URL(e.metadata.url).pathname.replace(/^\/$/, e.metadata.kind), e.outcome]));
+  assert.equal(outcomes["/favicon.ico"], "drop", JSON.stringify(history));
+  assert.equal(outcomes["/missing.json"], "keep");
+  // `since` after them: none of them.
+  const later = Date.now() + 1;
+  assert.deepEqual((await read("browser_console", { since: later, levels: ["error"] })).entries, []);
+  assert.deepEqual((await read("browser_failed_requests", { since: later })).requests, []);
 });
 
 test("a screenshot from tap call is a PNG of the page: its size, and not one flat colour", async () => {
