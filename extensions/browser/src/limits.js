@@ -37,12 +37,16 @@ globalThis.__tapLimits ??= Object.freeze({
   MAX_QUERY_TEXT_CHARS: 1000,
   /** browser_styles: properties one call may name. */
   MAX_STYLE_PROPERTIES: 100,
+  /** browser_styles: one property name (the longest standard ones are ~40). */
+  MAX_STYLE_PROPERTY_CHARS: 100,
   /** browser_type: text typed in one call. */
   MAX_TYPE_TEXT_CHARS: 10000,
   /** browser_evaluate: the expression's length. */
   MAX_EVALUATE_EXPRESSION_CHARS: 20000,
   /** browser_navigate's URL, and any URL the worker keeps (failed requests, metadata). */
   MAX_URL_CHARS: 2048,
+  /** How much of a refused argument an error message quotes back. */
+  MAX_ECHO_CHARS: 100,
   /** Per-tool timeout declared to the gateway: page calls are DOM reads, a hung page must not hold a call for the gateway's 120 s default. */
   PAGE_TOOL_TIMEOUT_MS: 20000,
 
@@ -51,6 +55,8 @@ globalThis.__tapLimits ??= Object.freeze({
   MAX_RESULT_STRING_CHARS: 20000,
   /** Longest list kept in any tool answer from the page (cut; the object gets `truncated: true` where it has room). */
   MAX_RESULT_LIST_ITEMS: 2000,
+  /** An object key in a tool answer from the page. */
+  MAX_RESULT_KEY_CHARS: 200,
   /** Deepest nesting kept in any tool answer from the page. */
   MAX_RESULT_DEPTH: 32,
   /** A tool answer from the page over this many bytes of JSON is refused PAYLOAD_TOO_LARGE (the SDK's own cap is 5 MiB). */
@@ -73,12 +79,22 @@ globalThis.__tapLimits ??= Object.freeze({
   MAX_ASK_QUESTION_CHARS: 4000,
   /** "Ask the agent": the element context added to the prompt (selector, text, component). */
   MAX_ASK_CONTEXT_CHARS: 2000,
+  /** "Ask the agent": the picked element's text quoted in that context. */
+  MAX_ASK_ELEMENT_TEXT_CHARS: 300,
+  /** "Ask the agent": owner components named in that context. */
+  MAX_ASK_OWNERS: 8,
+  /** A push's short event text when its prompt carries the whole (the ask's question as the stream shows it). */
+  MAX_PUSH_TITLE_CHARS: 200,
+  /** A network error's name from chrome.webRequest (net::ERR_… names are short). */
+  MAX_NET_ERROR_CHARS: 200,
   /** One message from a content script, as JSON: bigger ones are ignored (a page cannot make the worker parse megabytes). */
   MAX_CONTENT_MESSAGE_BYTES: 64 * 1024,
   /** With shared tabs, the worker does something this often (the focused tab's connection sends a message; an extension API call): an MV3 worker idles out after 30 s without events, traffic or API calls. */
   KEEPALIVE_INTERVAL_MS: 20000,
-  /** After a connection could not start (gateway down, DUPLICATE_INSTANCE of a dying old connection), wait this long before trying again. */
+  /** After a connection could not start (gateway down, DUPLICATE_INSTANCE of a dying old connection), wait this long before trying again; doubled on each failure in a row… */
   CONNECT_RETRY_MS: 3000,
+  /** …up to this (a gateway started later is found within half a minute). */
+  CONNECT_RETRY_MAX_MS: 30000,
   /** The popup's check that a gateway answers at the URL (GET /healthz on loopback: fast or not there). */
   HEALTH_CHECK_TIMEOUT_MS: 2000,
   /** The gateway URL typed in the popup. */
@@ -87,6 +103,10 @@ globalThis.__tapLimits ??= Object.freeze({
   MAX_PAIRING_CODE_CHARS: 32,
   /** The popup lists at most this many tabs (the rest are counted). */
   MAX_POPUP_TABS: 200,
+  /** The open popup asks the worker for its state this often (this also keeps the worker up while the user reads a code). */
+  POPUP_POLL_MS: 1000,
+  /** An error text shown in the popup (a pairing failure's message from the gateway). */
+  MAX_POPUP_ERROR_CHARS: 300,
 
   // ---- helper "page": isolated.js, main.js ---------------------------------------------
   // (page code also reads the tool-argument limits above: OUTLINE_*, QUERY_*, CONSOLE_DEFAULT_LIMIT,

@@ -20,7 +20,7 @@ export function bound(value, depth = 0) {
   let cutKeys = 0;
   for (const [k, v] of Object.entries(value)) {
     if (n++ >= L.MAX_RESULT_LIST_ITEMS) { cutKeys++; continue; }
-    out[cut(k, 200)] = bound(v, depth + 1);
+    out[cut(k, L.MAX_RESULT_KEY_CHARS)] = bound(v, depth + 1);
   }
   if (cutKeys > 0) out["…"] = `[cut ${cutKeys} keys]`;
   // A list cut here makes its object truncated, as the contract's answers say.
@@ -42,6 +42,6 @@ export function boundedAnswer(value, what) {
 export function sinceMs(since) {
   if (since === undefined || since === null) return 0;
   const t = typeof since === "number" ? since : Date.parse(since);
-  if (!Number.isFinite(t)) throw new TapError("INVALID_JSON", `'since' must be ms since the epoch or an ISO date, got ${JSON.stringify(since).slice(0, 100)}`);
+  if (!Number.isFinite(t)) throw new TapError("INVALID_JSON", `'since' must be ms since the epoch or an ISO date, got ${cut(JSON.stringify(since), L.MAX_ECHO_CHARS)}`);
   return t;
 }

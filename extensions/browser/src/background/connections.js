@@ -160,13 +160,13 @@ function failed(tabId, entry, e) {
   } else if (wasPairing) {
     // Denied in the tray, expired, abandoned: asking again by itself would nag the user.
     // Opening the popup or sharing a tab asks again.
-    state.pairError = `Pairing did not complete: ${cut(msg, 300)}`;
+    state.pairError = `Pairing did not complete: ${cut(msg, L.MAX_POPUP_ERROR_CHARS)}`;
     state.pairingBlocked = true;
   } else {
     console.warn(`tab ${tabId}: could not connect: ${msg}`);
   }
   if (!state.pairingBlocked || !wasPairing) {
-    const wait = now ? 0 : Math.min(L.CONNECT_RETRY_MS * 2 ** Math.min(failures++, 4), L.CONNECT_RETRY_MS * 10);
+    const wait = now ? 0 : Math.min(L.CONNECT_RETRY_MS * 2 ** Math.min(failures++, 10), L.CONNECT_RETRY_MAX_MS);
     retries.set(tabId, setTimeout(() => { retries.delete(tabId); sync(); }, wait));
   }
 }

@@ -29,7 +29,7 @@ function record(tabId, d, extra) {
 export function watchRequests(tabId) {
   if (logs.has(tabId)) return;
   const filter = { urls: ["<all_urls>"], tabId };
-  const onError = (d) => record(tabId, d, { error: cut(d.error, 200) });
+  const onError = (d) => record(tabId, d, { error: cut(d.error, L.MAX_NET_ERROR_CHARS) });
   const onDone = (d) => { if (d.statusCode >= 400) record(tabId, d, { status: d.statusCode }); };
   chrome.webRequest.onErrorOccurred.addListener(onError, filter);
   chrome.webRequest.onCompleted.addListener(onDone, filter);

@@ -13,7 +13,7 @@ export function pushError(tabId, kind, text, metadata = {}) {
   if (!p) return;
   const now = Date.now();
   let b = budgets.get(tabId);
-  if (!b || now - b.start >= 60_000) {
+  if (!b || now - b.start >= 60_000 /* the minute of MAX_ERROR_PUSHES_PER_MINUTE */) {
     b = { start: now, count: 0, dropped: b?.dropped ?? 0 };
     budgets.set(tabId, b);
   }
@@ -48,17 +48,17 @@ export async function ask(tabId, question, element) {
   const parts = [];
   if (typeof el.selector === "string") parts.push(`element: ${el.selector}`);
   if (typeof el.tag === "string") parts.push(`tag: ${el.tag}`);
-  if (typeof el.text === "string" && el.text) parts.push(`text: ${JSON.stringify(cut(el.text, 300))}`);
+  if (typeof el.text === "string" && el.text) parts.push(`text: ${JSON.stringify(cut(el.text, L.MAX_ASK_ELEMENT_TEXT_CHARS))}`);
   const react = el.react && typeof el.react === "object" ? el.react : null;
   if (react && typeof react.component === "string") {
-    const owners = Array.isArray(react.owners) ? react.owners.filter((o) => typeof o === "string").slice(0, 8) : [];
+    const owners = Array.isArray(react.owners) ? react.owners.filter((o) => typeof o === "string").slice(0, L.MAX_ASK_OWNERS) : [];
     parts.push(`React component: ${react.component}${owners.length ? ` (in ${owners.join(" < ")})` : ""}`);
   }
   const context = cut(parts.join("\n"), L.MAX_ASK_CONTEXT_CHARS);
   const prompt = `The user asks about an element they picked in browser tab tab-${tabId} (${s?.origin ?? "?"}):\n\n${q}\n\n${context}\n\n` +
     `Use the browser tools with target "tab-${tabId}" (browser_picked_element, browser_react_tree, browser_styles) to look at it.`;
   try {
-    await p.push("inject", `Question from tab-${tabId}: ${cut(q, 200)}`, {
+    await p.push("inject", `Question from tab-${tabId}: ${cut(q, L.MAX_PUSH_TITLE_CHARS)}`, {
       stream: "browser", prompt,
       metadata: { kind: "ask", tabId, origin: s?.origin, selector: typeof el.selector === "string" ? cut(el.selector, L.MAX_SELECTOR_CHARS) : undefined },
     });

@@ -4,7 +4,7 @@
 // (click, type, navigate, evaluate) declare destructiveHint, so the gateway's default policy
 // asks the user before each call. Every answer passes bounds.js.
 import { TapError } from "../../vendor/tap-sdk/browser.js";
-import { L, pageOrigin } from "./state.js";
+import { L, cut, pageOrigin } from "./state.js";
 import { boundedAnswer, sinceMs } from "./bounds.js";
 import { callPage, sharedTab } from "./page-bridge.js";
 import { failedRequests } from "./network.js";
@@ -55,7 +55,7 @@ export function toolsFor(tabId) {
       "Computed styles and box of one element: the properties named, or a default set of layout and typography properties.",
       obj({
         selector,
-        properties: { type: "array", items: { type: "string", minLength: 1, maxLength: 100 }, maxItems: L.MAX_STYLE_PROPERTIES, description: "CSS property names (default: ~30 layout and typography properties)" },
+        properties: { type: "array", items: { type: "string", minLength: 1, maxLength: L.MAX_STYLE_PROPERTY_CHARS }, maxItems: L.MAX_STYLE_PROPERTIES, description: "CSS property names (default: ~30 layout and typography properties)" },
       }, ["selector"]),
       page("styles")),
 
@@ -120,10 +120,10 @@ export function toolsFor(tabId) {
         try {
           target = new URL(url, tab.url).href;
         } catch {
-          throw new TapError("INVALID_JSON", `Not a URL: ${JSON.stringify(url).slice(0, 200)}`);
+          throw new TapError("INVALID_JSON", `Not a URL: ${cut(JSON.stringify(url), L.MAX_ECHO_CHARS)}`);
         }
         if (pageOrigin(target) !== shared.origin) {
-          throw new TapError("FORBIDDEN", `Only URLs of ${shared.origin} (the origin this tab was shared on), not ${pageOrigin(target) ?? target.slice(0, 100)}`);
+          throw new TapError("FORBIDDEN", `Only URLs of ${shared.origin} (the origin this tab was shared on), not ${pageOrigin(target) ?? cut(target, L.MAX_ECHO_CHARS)}`);
         }
         await chrome.tabs.update(tabId, { url: target });
         return { url: target };

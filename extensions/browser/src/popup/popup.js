@@ -1,8 +1,12 @@
 // The popup: pairing status and code, the tabs to share, the gateway address. All state is
 // the worker's; this page asks for it (`popup.state`) every second while open, which also
 // keeps the worker awake while the user reads a pairing code.
+import "../limits.js";
+
+const L = globalThis.__tapLimits;
 const $ = (id) => document.getElementById(id);
-const POLL_MS = 1000;
+$("code").maxLength = L.MAX_PAIRING_CODE_CHARS;
+$("gateway-url").maxLength = L.MAX_GATEWAY_URL_CHARS;
 
 function send(msg) {
   return chrome.runtime.sendMessage(msg).catch((e) => ({ error: String(e?.message ?? e) }));
@@ -111,4 +115,4 @@ async function poll() {
 }
 
 render(await send({ type: "popup.state", opened: true }));
-setInterval(poll, POLL_MS);
+setInterval(poll, L.POPUP_POLL_MS);
