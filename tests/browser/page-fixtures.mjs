@@ -183,10 +183,17 @@ const HUGE = `<!doctype html><html><head><meta charset="utf-8"><title>Huge fixtu
   document.body.append(forged);
 </script></body></html>`;
 
+/** Chromium's flag that sends `page.test` to the fixture server's 127.0.0.1. */
+export const HOST_RULE = "--host-resolver-rules=MAP page.test 127.0.0.1";
+
 const REACT_PAGE = (env) => `<!doctype html><html><head><meta charset="utf-8"><title>React fixture</title></head>
 <body><div id="root"></div><div id="bounds"></div><script src="/react.js?env=${env}"></script><script src="/app.js"></script></body></html>`;
 
-/** Serves the fixtures on 127.0.0.1:0; resolves with {url, close}. */
+/**
+ * Serves the fixtures on 127.0.0.1:0; resolves with {url, close}. `url` is on the name
+ * `page.test` (see HOST_RULE), so pages are not a secure context: most shared tabs are plain
+ * http, where APIs like crypto.randomUUID do not exist.
+ */
 export async function serveFixtures() {
   const bundles = new Map();
   const server = createServer((req, res) => {
@@ -196,6 +203,11 @@ export async function serveFixtures() {
       res.end(body);
     };
     if (url.pathname === "/plain.html") return send("text/html", PLAIN);
+    if (url.pathname === "/csp.html") {
+      // No 'unsafe-eval': evaluate must say the page forbids it.
+      res.setHeader("content-security-policy", "script-src 'self' 'unsafe-inline'");
+      return send("text/html", "<!doctype html><title>CSP fixture</title><p>strict</p>");
+    }
     if (url.pathname === "/huge.html") return send("text/html", HUGE);
     if (url.pathname === "/react.html") return send("text/html", REACT_PAGE(url.searchParams.get("env") ?? "development"));
     if (url.pathname === "/app.js") return send("text/javascript", APP);
@@ -208,5 +220,5 @@ export async function serveFixtures() {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://page.test:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }

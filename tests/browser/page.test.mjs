@@ -16,9 +16,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
 import { chromium } from "playwright-core";
-import { launchChromium } from "../js-support/browser.mjs";
+import { chromiumPath } from "../js-support/browser.mjs";
 import { waitFor } from "../js-support/wait.mjs";
-import { SCRIPTS, reactInstalled, reactVersion, serveFixtures } from "./page-fixtures.mjs";
+import { HOST_RULE, SCRIPTS, reactInstalled, reactVersion, serveFixtures } from "./page-fixtures.mjs";
 
 // The limits the scripts run with, read from the file they read them from.
 const L = (() => {
@@ -32,7 +32,10 @@ let browser;
 let server;
 before(async () => {
   server = await serveFixtures();
-  browser = await launchChromium(chromium);
+  browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", HOST_RULE],
+  });
 });
 after(async () => {
   await browser?.close();
@@ -124,7 +127,8 @@ describe("a plain page", () => {
   test("outline: roles, names and own text of visible elements, hidden ones left out, bounded", async () => {
     const o = await p.ok("outline");
     assert.equal(o.title, "Plain fixture");
-    assert.match(o.url, /\/plain\.html$/);
+    assert.match(o.url, /^http:\/\/page\.test:\d+\/plain\.html$/);
+    assert.equal(await p.page.evaluate(() => isSecureContext), false, "an http page like most shared tabs");
     const by = (sel) => o.nodes.find((n) => n.selector === sel);
     assert.deepEqual(by("#save"), { depth: by("#save").depth, tag: "button", selector: "#save", role: "button", name: "Save changes" });
     assert.equal(by("#name").role, "textbox");
@@ -364,6 +368,21 @@ describe("a plain page", () => {
     assert.equal((await p.inMain("reactTree", {})).error.code, "NOT_REACT");
     assert.equal((await p.inMain("reactTree", { selector: "#save" })).error.code, "NOT_REACT");
     assert.deepEqual(p.page.errors.filter((e) => !/kaboom|nope/.test(e)), []);
+  });
+
+  test("evaluate on a page whose CSP forbids eval: EVAL_BLOCKED", async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${server.url}/csp.html`);
+      await injectMain(page);
+      // Called from a timer, not inside page.evaluate: CDP's own evaluations may eval whatever
+      // the CSP says (Runtime.evaluate's allowUnsafeEvalBlockedByCSP), an extension's may not.
+      await page.evaluate(() => setTimeout(async () => { window.__result = await globalThis.__tapMain.evaluate({ expression: "1 + 1" }); }));
+      const r = await waitFor(() => page.evaluate(() => window.__result), "evaluate's answer");
+      assert.equal(r.error?.code, "EVAL_BLOCKED", JSON.stringify(r));
+    } finally {
+      await page.close();
+    }
   });
 
   test("evaluate: a promise that never settles ends at EVALUATE_TIMEOUT_MS", async () => {

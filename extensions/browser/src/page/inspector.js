@@ -24,6 +24,7 @@
 
 
   const replies = new Map();
+  let requests = 0;
   function onReactReply(e) {
     try {
       const r = JSON.parse(String(e.detail));
@@ -35,7 +36,9 @@
 
   /** main.js's summary of the component rendering `el`, or undefined (no React, or no main.js). */
   function reactOf(el) {
-    const id = crypto.randomUUID();
+    // Not crypto.randomUUID: it exists only in secure contexts, and most shared tabs are
+    // plain http. The id only pairs a reply with its request; it is no secret from the page.
+    const id = `${++requests}:${Math.random()}`;
     replies.set(id, null);
     try {
       el.dispatchEvent(new CustomEvent("__tap_react__", { detail: JSON.stringify({ id }), bubbles: true, composed: true }));
