@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The browser extension (extensions/browser, issue 41) end to end: real Chromium (Debian's,
 # headless) with the unpacked extension, a real React app built by Vite (development mode),
-# and the real `tap gateway` with its panel. tests/browser/*.test.mjs, one Chromium per file.
+# and the real `tap gateway` with its panel. tests/browser/*.test.mjs, one Chromium per file,
+# each loading the extension's zip (built once, as scripts/package-linux.sh ships it) unzipped.
 #
 #   scripts/test-browser.sh [--install-only] [FILE…]
 #
@@ -43,11 +44,15 @@ if [ ! -d sdk/typescript/node_modules/typescript ]; then
   npm ci --prefix sdk/typescript --no-audit --no-fund --silent
 fi
 
-step "tests/browser: build the test app once (Vite, development mode)"
-app_dir=$(mktemp -d)
-trap 'rm -rf "$app_dir"' EXIT
-node tests/browser/app-build.mjs "$app_dir" >&2
-export TAP_BROWSER_APP_DIR="$app_dir"
+step "tests/browser: build the test app once (Vite, development mode) and the extension's zip"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+node tests/browser/app-build.mjs "$work/app" >&2
+export TAP_BROWSER_APP_DIR="$work/app"
+# The tests load what users get: the zip scripts/package-linux.sh ships, unzipped.
+node extensions/browser/build.mjs "$work/extension-build" --zip "$work/extension.zip" >&2
+python3 -m zipfile -e "$work/extension.zip" "$work/extension"
+export TAP_BROWSER_EXTENSION_DIR="$work/extension"
 
 step "tests/browser: the extension in Chromium (TAP_BIN=$TAP_BIN)"
 files=("$@")
