@@ -18,7 +18,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 // TAP_PAGE_REACT_NODE_MODULES: run the React cases against another install of react and
 // react-dom (17 and 18 have been checked this way; 17 has no react-dom/client: legacy render).
 export const NODE_MODULES = process.env.TAP_PAGE_REACT_NODE_MODULES || path.join(HERE, "node_modules");
-export const EXTENSION = path.resolve(HERE, "../../extensions/browser");
+// What users get when scripts/test-browser.sh built it (the zip, unzipped), else the sources.
+export const EXTENSION = process.env.TAP_BROWSER_EXTENSION_DIR || path.resolve(HERE, "../../extensions/browser");
 // The worker's file lists, in injection order (contract: "Worker ↔ page").
 const file = (f) => path.join(EXTENSION, "src", f);
 export const SCRIPTS = {

@@ -15,7 +15,6 @@
   const parts = (globalThis.__tapPageParts ??= {});
   const { invalid, cut, count } = parts.dom;
 
-
   const LEVELS = ["error", "warn", "log", "info", "debug"];
   const ring = [];
   let dropped = 0;
@@ -94,7 +93,6 @@
     const entries = all.slice(-limit).map((e) => ({ ...e }));
     return { entries, dropped: dropped + (all.length - entries.length), forwardsDropped };
   }
-
 
   function start() {
     document.addEventListener("__tap_console__", onConsole);

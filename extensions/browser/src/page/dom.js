@@ -322,6 +322,5 @@
     return { selector: selectorOf(el), box: boxOf(el), styles: out };
   }
 
-
   parts.dom = { PageError, invalid, cut, ours, selectorOf, describe, boxOf, visible, find, count, outline, query, styles };
 })();

@@ -22,7 +22,6 @@
   const { send } = parts.consoleRing;
   let host = null; // the overlay's host element
 
-
   const replies = new Map();
   let requests = 0;
   function onReactReply(e) {
@@ -48,8 +47,6 @@
       replies.delete(id);
     }
   }
-
-
 
   let picked = null; // {el, pickedAt, snapshot}
   let ui = null; // the overlay's parts while it exists
@@ -164,11 +161,12 @@
 
   function onKeyDown(e) {
     if (!e.isTrusted || e.key !== "Escape" || !ui) return;
-    if (host.getAttribute("data-tap-state") === "picking") {
-      swallow(e);
-      e.stopImmediatePropagation();
-      stopPicking();
-    }
+    const state = host.getAttribute("data-tap-state");
+    if (state !== "picking" && state !== "asking") return;
+    swallow(e);
+    e.stopImmediatePropagation();
+    if (state === "picking") stopPicking();
+    else closeAsk(); // the user clicked back into the page, then pressed Escape
   }
 
   function reposition() {
@@ -284,7 +282,6 @@
     if (!picked) throw new PageError("NOT_FOUND", "Nothing picked yet: click Pick element in the Tap extension's popup");
     return currentPicked();
   }
-
 
   const listeners = [
     [document, "__tap_react_reply__", onReactReply, true],

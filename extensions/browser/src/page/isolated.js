@@ -28,7 +28,6 @@
   const { consoleEntries } = parts.consoleRing;
   const { pickStart, pickStop, picked } = parts.inspector;
 
-
   function actionable(el, selector) {
     if (!visible(el)) throw new PageError("NOT_VISIBLE", `${cut(selector, 200)} is not visible`);
     if (el.matches(":disabled")) throw new PageError("DISABLED", `${cut(selector, 200)} is disabled`);
@@ -82,7 +81,6 @@
     }
     return { typed: [...args.text].length };
   }
-
 
   // ---- wiring ------------------------------------------------------------------------
 

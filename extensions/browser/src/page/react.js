@@ -20,7 +20,6 @@
   if (!parts?.values) return;
   const { L, stringify, dispatch, PageError, cut, errorOf, typeName, serialize } = parts.values;
 
-
   const HOOK = "__REACT_DEVTOOLS_GLOBAL_HOOK__";
   const committedRoots = new Set();
   if (!(HOOK in globalThis)) {
@@ -322,8 +321,11 @@
         fiber = componentFor(el);
       } else {
         // Nothing picked: the first component of the first root, an overview of the app.
-        const root = rootFibers(1)[0];
-        fiber = root && firstComponent(root);
+        // (a root seen committing may have unmounted since: the first that still renders)
+        for (const root of rootFibers(L("MAX_REACT_ROOTS"))) {
+          fiber = firstComponent(root);
+          if (fiber) break;
+        }
         if (!fiber) {
           if (!reactOnPage()) throw new PageError("NOT_REACT", "This page does not use React (no React-rendered element found)");
           throw new PageError("NOT_FOUND", "Nothing picked yet and no React component found: pass a selector");
