@@ -7,6 +7,7 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { goTo, openPanel } from "../js-support/browser.mjs";
 import { codeFromPanel, pairAndShare, setup, statusIs, tabRow, waitFor, waitForShared, WAIT_MS } from "./support.mjs";
 
 let h, popup, app, tabId, target;
@@ -60,6 +61,25 @@ test("a denied click never reaches the page: the counter stays", async () => {
   const tree = await h.callOk("browser_react_tree", { target, selector: "#count" });
   assert.deepEqual(tree.state, { count: Number(before) });
   assert.equal(await app.textContent("#count"), before);
+});
+
+test("from the MCP client: a click waits, the user approves it once on the panel's Approvals page, the counter goes up", async () => {
+  const client = await h.mcp();
+  const before = Number(await app.textContent("#count"));
+  const panel = await openPanel(h.ctx, h.gateway, { timeout: WAIT_MS });
+  await goTo(panel, "Approvals", WAIT_MS);
+  const result = client.callTool({ name: "browser_click", arguments: { target, selector: "#increment" } });
+  const card = panel.getByTestId("waiting-call");
+  await card.waitFor({ timeout: WAIT_MS });
+  assert.match(await card.innerText(), /browser_click/);
+  assert.equal(Number(await app.textContent("#count")), before, "nothing happens before the answer");
+  await card.getByRole("button", { name: /^Approve once/ }).click();
+  const res = await result;
+  assert.ok(!res.isError, JSON.stringify(res.content));
+  assert.deepEqual(JSON.parse(res.content.find((c) => c.type === "text").text), { clicked: "#increment" });
+  await app.locator("#count", { hasText: String(before + 1) }).waitFor({ timeout: WAIT_MS });
+  assert.deepEqual(panel.errors, []);
+  await panel.close();
 });
 
 test("browser_evaluate approved returns the page's value", async () => {

@@ -273,6 +273,9 @@ test("unsharing removes the tab's tools at once; sharing again brings them back"
   assert.equal(await h.badge(popup, tabId), "");
   const gone = await h.call("list_browser_instances");
   assert.notEqual(gone.code, 0, gone.stdout);
+  const client = await h.mcp();
+  const names = (await client.listTools()).tools.map((t) => t.name);
+  assert.ok(!names.some((n) => n.startsWith("browser_") || n === "list_browser_instances"), `an MCP client's tools: ${names}`);
   await clickShare(popup, tabId);
   await waitForShared(h, popup, tabId);
   assert.equal((await read("browser_outline", { maxNodes: 1 })).title, "Tap test app");
