@@ -79,8 +79,9 @@ export async function closedPort() {
 
 /**
  * Starts everything for one test file: { dir, app, appUrl(path, query), gateway, session,
- * ctx, extensionId, extensionDir, refusedPort, panel(), popup(), openApp(), tabIdOf(page),
- * call(), callAsync(), mcp(), close() }. `sessionLabel` labels the session.
+ * ctx, extensionId, extensionDir, refusedPort, openTab(), openApp(), panelPairing(), popup(),
+ * tabIdOf(), badge(), call(), callOk(), callAsync(), waiting(), answer(), toolNames(), mcp(),
+ * close() }. `sessionLabel` labels the session. close() stops and removes all of it.
  */
 export async function setup({ sessionLabel = "browser-test" } = {}) {
   assert.ok(existsSync(path.join(UI_DIST, "index.html")), `${UI_DIST}/index.html is missing: run \`npm run build --prefix ui\` first`);
