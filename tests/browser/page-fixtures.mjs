@@ -138,6 +138,8 @@ const PLAIN = `<!doctype html><html><head><meta charset="utf-8"><title>Plain fix
   <button id="save" data-testid="save-button" onclick="window.saveClicks = (window.saveClicks || 0) + 1">Save changes</button>
   <div class="gone"><button>Hidden button</button></div>
   <div class="ghost">Invisible text</div>
+  <form id="search-form" onsubmit="event.preventDefault(); window.submitted = this.q.value"><input name="q" id="q"></form>
+  <div id="notes" contenteditable="true">old note</div>
   <section aria-label="Items"><ul id="items"></ul></section>
 </main>
 <script>

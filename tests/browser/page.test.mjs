@@ -190,6 +190,10 @@ describe("a plain page", () => {
     assert.equal(await p.page.evaluate(() => window.saveClicks), 1);
     assert.deepEqual(await p.ok("type", { selector: "#name", text: "Grace Hopper" }), { typed: 12 });
     assert.equal(await p.page.inputValue("#name"), "Grace Hopper");
+    assert.deepEqual(await p.ok("type", { selector: "#q", text: "tap gateway", submit: true }), { typed: 11 });
+    assert.equal(await p.page.evaluate(() => window.submitted), "tap gateway", "submit: Enter submits the field's form");
+    assert.deepEqual(await p.ok("type", { selector: "#notes", text: "new note ✓" }), { typed: 10 });
+    assert.equal(await p.page.textContent("#notes"), "new note ✓", "a contenteditable's content replaced");
     await p.fails("click", { selector: ".gone button" }, "NOT_VISIBLE");
     await p.fails("type", { selector: "#save", text: "x" }, "INVALID_JSON");
     await p.fails("type", { selector: "#name", text: "x".repeat(L.MAX_TYPE_TEXT_CHARS + 1) }, "INVALID_JSON");
