@@ -12,6 +12,13 @@ function send(msg) {
   return chrome.runtime.sendMessage(msg).catch((e) => ({ error: String(e?.message ?? e) }));
 }
 
+/** A shared tab's connection, in the user's words (the SDK's states, and the worker's own). */
+const CONNECTION = {
+  none: "Waiting for the pairing", retrying: "Gateway not reachable: retrying", connecting: "Connecting",
+  authenticating: "Connecting", pairing: "Waiting for the code", unbound: "Waiting for a Tap session",
+  binding: "Connecting", shuttingDown: "Session ending", closed: "Closed",
+};
+
 let urlEdited = false;
 let shownTabs = "";
 
@@ -25,10 +32,11 @@ function tabItem(t) {
   title.title = t.title;
   const origin = document.createElement("span");
   origin.className = "origin";
-  let note = "";
-  if (t.shared && t.onOrigin === false) note = " · left the shared origin: tools refused";
-  else if (t.shared && t.connection && t.connection !== "connected") note = ` · ${t.connection}`;
-  origin.textContent = (t.origin ?? "") + note;
+  origin.textContent = t.origin ?? "";
+  const note = document.createElement("span");
+  note.className = "state";
+  if (t.shared && t.onOrigin === false) note.textContent = "Left the origin it was shared on: its tools are refused";
+  else if (t.shared && t.connection && t.connection !== "connected") note.textContent = CONNECTION[t.connection] ?? t.connection;
   const buttons = document.createElement("span");
   buttons.className = "buttons";
   const share = document.createElement("button");
@@ -50,7 +58,7 @@ function tabItem(t) {
     });
     buttons.append(pick);
   }
-  li.append(title, buttons, origin);
+  li.append(title, origin, buttons, note);
   return li;
 }
 
@@ -60,6 +68,13 @@ function render(v) {
     return;
   }
   $("status").textContent = v.status;
+  let hint = "";
+  if (!v.paired && !v.wantCode && !v.status.startsWith("Gateway")) {
+    hint = v.tabs.some((t) => t.shared)
+      ? "Open this popup again to ask your Tap tray for a new code."
+      : "Share a tab below: your Tap tray then shows a code to type here.";
+  }
+  $("hint").textContent = hint;
   const form = $("pair-form");
   const wasHidden = form.hidden;
   form.hidden = !v.wantCode;
