@@ -32,8 +32,17 @@ chrome.tabs.onReplaced.addListener((added, removed) => {
   void loaded.then(() => replaced(added, removed));
 });
 
+// The gateway's default target is the instance that spoke last: the tab the user turned to.
 chrome.tabs.onActivated.addListener(({ tabId }) => {
   void loaded.then(() => { if (state.shared.has(tabId)) tabFocused(tabId); });
+});
+
+chrome.windows.onFocusChanged.addListener((windowId) => {
+  if (windowId === chrome.windows.WINDOW_ID_NONE) return;
+  void loaded
+    .then(() => chrome.tabs.query({ active: true, windowId }))
+    .then(([tab]) => { if (tab && state.shared.has(tab.id)) tabFocused(tab.id); })
+    .catch(() => undefined);
 });
 
 // The token lives in storage.local: keep content scripts (ours, in shared pages) away from it
