@@ -6,8 +6,6 @@
 import { L, cut, pageOrigin, state } from "./state.js";
 import { ask, pushError } from "./pushes.js";
 
-const LEVELS = new Set(["error", "warn", "log", "info", "debug"]);
-
 function fromSharedTab(sender) {
   const tabId = sender.tab?.id;
   if (sender.id !== chrome.runtime.id || typeof tabId !== "number" || sender.frameId !== 0) return null;
@@ -30,7 +28,7 @@ export async function onPageMessage(msg, sender) {
   if (size > L.MAX_CONTENT_MESSAGE_BYTES) return undefined;
   if (msg.type === "tap.console") {
     const e = msg.entry && typeof msg.entry === "object" ? msg.entry : null;
-    if (!e || e.level !== "error" || !LEVELS.has(e.level)) return undefined;
+    if (!e || e.level !== "error") return undefined; // only errors go to the stream
     const text = cut(String(e.text ?? ""), L.MAX_PUSH_EVENT_CHARS);
     pushError(tabId, "console", `console.error: ${text}`, {
       level: e.level, url: cut(sender.url, L.MAX_URL_CHARS),
