@@ -13,7 +13,7 @@ import { largestForeignBlock } from "../js-support/uniform-blocks.mjs";
 import { clickShare, pairAndShare, popupScreenshot, saveScreenshot, setup, tabRow, waitFor, waitForShared, WAIT_MS } from "./support.mjs";
 import { shadowControls } from "./inspector.mjs";
 
-let h, popup, app, tabId, target;
+let h, popup, app, tabId, target, notesTab;
 const SCREENSHOTS = process.env.TAP_SCREENSHOTS === "1";
 
 before(async () => {
@@ -68,6 +68,23 @@ test("a second tab is listed but not shared until the user clicks: no badge, not
   assert.doesNotMatch(JSON.stringify(await h.callOk("list_browser_instances")), new RegExp(`tab-${notesId}\\b`));
   assert.equal((await tabRow(popup, tabId).locator("button.share").textContent()).trim(), "Stop sharing");
   if (SCREENSHOTS) await saveScreenshot("browser-popup", await popupScreenshot(popup));
+  notesTab = { page: notes, id: notesId };
+});
+
+test("sharing the second tab needs no new code: two instances of one pairing, each call routed by target", async () => {
+  const { page: notes, id: notesId } = notesTab;
+  await tabRow(popup, notesId).locator("button.share").click();
+  await waitForShared(h, popup, notesId);
+  assert.equal(await popup.locator("#pair-form").isVisible(), false, "no code asked");
+  assert.equal((await h.gateway.pairings()).length, 1, "still one pairing");
+  const instances = JSON.stringify(await h.callOk("list_browser_instances"));
+  assert.match(instances, new RegExp(`tab-${tabId}\\b`));
+  assert.match(instances, new RegExp(`tab-${notesId}\\b`));
+  assert.equal((await h.callOk("browser_outline", { target: `tab-${notesId}`, maxNodes: 3 })).title, "Release notes");
+  assert.equal((await h.callOk("browser_outline", { target, maxNodes: 3 })).title, "Tap test app");
+  await tabRow(popup, notesId).locator("button.share", { hasText: "Stop sharing" }).click();
+  await waitFor(async () => !JSON.stringify((await h.call("list_browser_instances")).json).includes(`tab-${notesId}`), "the notes tab to leave");
+  assert.equal((await read("browser_outline", { maxNodes: 1 })).title, "Tap test app", "the app's tab still shared");
   await notes.close();
 });
 
