@@ -40,7 +40,7 @@ export async function onPopupMessage(msg) {
   switch (msg.type) {
     case "popup.state":
       if (msg.opened) userIsHere();
-      if (msg.opened || state.gatewayDown) await checkGateway();
+      await checkGateway(); // at once when a connection is bound; else a loopback /healthz
       return view();
     case "popup.share": {
       const id = tabIdOf(msg);
