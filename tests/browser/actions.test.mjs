@@ -108,6 +108,22 @@ test("a tab that left the shared origin: actions are refused FORBIDDEN while it 
   await waitFor(async () => (await h.call("browser_outline", { target, maxNodes: 1 })).json?.title === "Tap test app", "the outline after coming back");
 });
 
+test("a pairing the user remembers in the panel survives a gateway restart: the extension reconnects with its token, no new code", async () => {
+  const panel = await h.panelPairing();
+  const row = panel.locator(`tr[data-pairing-id]`).filter({ hasText: `chrome-extension://${h.extensionId}` });
+  await row.getByRole("checkbox", { name: "Remember browser across restarts" }).check();
+  await waitFor(async () => (await h.gateway.pairings())[0]?.remember === true, "pairing.configure from the panel");
+  await panel.close();
+
+  await h.gateway.restart(); // same port and TAP_HOME; its sessions end with it
+  h.session = await h.gateway.openSession("browser-actions-2");
+  await waitFor(async () => (await h.call("browser_outline", { target, maxNodes: 1 })).json?.title === "Tap test app", "the tab in the new session");
+  await popup.bringToFront();
+  await statusIs(popup, "Paired");
+  assert.equal(await popup.locator("#pair-form").isVisible(), false, "no code asked");
+  assert.deepEqual((await h.gateway.pairings()).map((p) => p.state), ["paired"]);
+});
+
 test("a revoked pairing stops the extension: its tools leave, the popup says pair again, and a new code pairs it", async () => {
   const paired = (await h.gateway.pairings()).filter((p) => p.state === "paired");
   assert.equal(paired.length, 1, JSON.stringify(paired));

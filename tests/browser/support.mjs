@@ -182,7 +182,7 @@ export async function setup({ sessionLabel = "browser-test" } = {}) {
       },
       /** `tap call --session S TOOL ARGS`: { code, stdout, stderr, json }. */
       async call(tool, args = {}) {
-        const r = await gateway.tap(["call", "--session", session.id, tool, JSON.stringify(args)], 60000);
+        const r = await gateway.tap(["call", "--session", h.session.id, tool, JSON.stringify(args)], 60000);
         try {
           r.json = JSON.parse(r.stdout);
         } catch {
@@ -199,7 +199,7 @@ export async function setup({ sessionLabel = "browser-test" } = {}) {
       },
       /** `tap call` left running (an approval holds it): { child, output, done: Promise<{code, stdout, stderr}> }. */
       callAsync(tool, args = {}) {
-        const p = start(tapBin(), ["call", "--session", session.id, tool, JSON.stringify(args)], { env: gateway.env }, `tap call ${tool}`);
+        const p = start(tapBin(), ["call", "--session", h.session.id, tool, JSON.stringify(args)], { env: gateway.env }, `tap call ${tool}`);
         p.done = p.output.exited.then((code) => ({ code, stdout: p.output.stdout, stderr: p.output.stderr }));
         closers.push(() => p.stop("SIGKILL", 1000));
         return p;
@@ -219,13 +219,13 @@ export async function setup({ sessionLabel = "browser-test" } = {}) {
       /** The session's tool names now (`tap status --json`). */
       async toolNames() {
         const status = await gateway.status();
-        const s = (status.sessions ?? []).find((x) => x.id === session.id);
+        const s = (status.sessions ?? []).find((x) => x.id === h.session.id);
         return (s?.tools ?? []).map((t) => (typeof t === "string" ? t : t.name));
       },
       /** The official MCP TypeScript SDK's client on the session's endpoint (`/mcp/<session>`, host token). */
       async mcp() {
         const client = new Client({ name: "tap-browser-test", version: "1.0.0" });
-        const transport = new StreamableHTTPClientTransport(new URL(`/mcp/${session.id}`, gateway.httpBase), {
+        const transport = new StreamableHTTPClientTransport(new URL(`/mcp/${h.session.id}`, gateway.httpBase), {
           requestInit: { headers: { Authorization: `Bearer ${gateway.hostToken}` } },
         });
         await client.connect(transport);
