@@ -51,6 +51,7 @@ node tests/browser/app-build.mjs "$work/app" >&2
 export TAP_BROWSER_APP_DIR="$work/app"
 # The tests load what users get: the zip scripts/package-linux.sh ships, unzipped.
 node extensions/browser/build.mjs "$work/extension-build" --zip "$work/extension.zip" >&2
+command -v python3 >/dev/null 2>&1 || apt_install python3 # its zipfile module unzips
 python3 -m zipfile -e "$work/extension.zip" "$work/extension"
 export TAP_BROWSER_EXTENSION_DIR="$work/extension"
 
