@@ -32,6 +32,7 @@ mod json_text;
 pub mod ledger;
 pub mod limits;
 pub mod logs;
+pub mod masking;
 pub mod mcp_servers;
 pub mod pairing;
 pub mod pins;

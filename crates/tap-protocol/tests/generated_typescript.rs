@@ -102,7 +102,43 @@ fn render() -> BTreeMap<PathBuf, String> {
     );
     files.insert("ControlMethods.ts".into(), methods);
     files.insert("index.ts".into(), index);
+    files.insert("masking.ts".into(), masking_ts());
     files
+}
+
+/// `masking.ts`: the approval prompts' masking patterns (`tap_protocol::masking`) as
+/// `RegExp`s. Each pattern is written as a JSON string, which is a valid JavaScript string
+/// literal with every backslash escaped.
+fn masking_ts() -> String {
+    use tap_protocol::masking;
+    let regexp = |pattern: &str, ignore_case: bool| {
+        let flags = if ignore_case { "i" } else { "" };
+        format!(
+            "new RegExp({}, {})",
+            serde_json::to_string(pattern).unwrap(),
+            serde_json::to_string(flags).unwrap()
+        )
+    };
+    let mut out = String::from(
+        "// Generated from crates/tap-protocol/src/masking.rs by tests/generated_typescript.rs. Do not edit.\n",
+    );
+    out.push_str(&format!(
+        "\n/** A key whose value is a secret whatever it holds (matched on the key with every character\n * other than A-Z, a-z, 0-9 and _ read as _). */\nexport const SECRET_KEY = {};\n",
+        regexp(masking::SECRET_KEY, true)
+    ));
+    out.push_str("\n/** Values that look like secrets whatever their key. */\nexport const SECRET_VALUE: readonly RegExp[] = [\n");
+    for shape in masking::SECRET_SHAPES {
+        out.push_str(&format!(
+            "  {}, // {}\n",
+            regexp(shape.pattern, shape.ignore_case),
+            shape.what
+        ));
+    }
+    out.push_str(&format!(
+        "];\n\n/** What a masked value shows, before its length. */\nexport const MASK_PREFIX = {};\n",
+        serde_json::to_string(masking::MASK_PREFIX).unwrap()
+    ));
+    out
 }
 
 fn committed(dir: &Path) -> BTreeMap<PathBuf, String> {

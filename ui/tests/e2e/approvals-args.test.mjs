@@ -9,11 +9,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
-const source = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/pages/approvals/args.ts");
-const { outputText } = ts.transpileModule(await readFile(source, "utf8"), {
-  compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-});
-const { showArgs, isSecretKey, looksSecret, FOLD_CHARS, FOLD_ITEMS } = await import(`data:text/javascript;base64,${Buffer.from(outputText).toString("base64")}`);
+const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
+/** A TypeScript module of src/ as a data: URL, its one import (the generated patterns) linked. */
+async function load(file, imports = {}) {
+  let { outputText } = ts.transpileModule(await readFile(path.join(src, file), "utf8"), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  for (const [specifier, url] of Object.entries(imports)) outputText = outputText.replace(`"${specifier}"`, JSON.stringify(url));
+  return `data:text/javascript;base64,${Buffer.from(outputText).toString("base64")}`;
+}
+const masking = await load("generated/masking.ts");
+const { showArgs, isSecretKey, looksSecret, FOLD_CHARS, FOLD_ITEMS } = await import(await load("pages/approvals/args.ts", { "../../generated/masking": masking }));
 
 test("values under secret-sounding keys are masked, with their length", () => {
   const shown = showArgs({

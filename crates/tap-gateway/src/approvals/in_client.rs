@@ -5,7 +5,7 @@
 //! and whoever answers first decides (`waiting.rs`).
 //!
 //! The form shows the tool, its provider and a short summary of the arguments, masked as
-//! the panel masks them (`ui/src/pages/approvals/args.ts`): the client shows it in its
+//! the panel masks them (both from `tap_protocol::masking`): the client shows it in its
 //! own window, and the model's context may hold it too.
 
 use crate::limits::{MAX_APPROVAL_PROMPT_CHARS, MAX_CLIENT_PROMPT_ARGS_CHARS};
@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use std::sync::LazyLock;
 use std::time::Duration;
 use tap_protocol::approvals::{AnswerScope, WaitingCall};
+use tap_protocol::masking;
 use tap_protocol::Json;
 
 /// The form's one field.
@@ -29,30 +30,32 @@ pub(crate) const CHOICES: [(&str, &str); 5] = [
     ("deny", "Deny"),
 ];
 
-/// Keys whose values are secrets whatever they hold (as `args.ts`'s `SECRET_KEY`).
+/// [`masking::SECRET_KEY`], compiled.
 static SECRET_KEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(token|secret|passw(or)?d|passphrase|authorization|auth_?header|api_?key|apikey|access_?key|private_?key|client_?secret|credential|cookie|session_?key|signature)").expect("valid")
+    regex::RegexBuilder::new(masking::SECRET_KEY)
+        .case_insensitive(true)
+        .build()
+        .expect("valid")
 });
 
-/// Values that look like secrets whatever their key (as `args.ts`'s `SECRET_VALUE`).
+/// Every one of [`masking::SECRET_SHAPES`] in one pattern.
 static SECRET_VALUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})|(?i:\bbasic\s+[A-Za-z0-9+/=]{8,})",
-        r"|\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}|\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]{16,}",
-        r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|\bglpat-[A-Za-z0-9_-]{16,}",
-        r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{30,}",
-        r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
-    ))
-    .expect("valid")
+    let alternatives: Vec<String> = masking::SECRET_SHAPES
+        .iter()
+        .map(|s| {
+            let flags = if s.ignore_case { "i" } else { "" };
+            format!("(?{flags}:{})", s.pattern)
+        })
+        .collect();
+    Regex::new(&alternatives.join("|")).expect("valid")
 });
 
 fn masked(value: &Value) -> Value {
     let len = match value {
         Value::String(s) => s.chars().count(),
-        other => other.to_string().len(),
+        other => other.to_string().chars().count(),
     };
-    Value::String(format!("••••• masked ({len} chars)"))
+    Value::String(masking::mask_text(len))
 }
 
 /// `args` with secret-looking values masked: by key (a number or a flag under such a key
@@ -67,7 +70,12 @@ fn mask(args: &Value, secret: bool) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(|v| mask(v, false)).collect()),
         Value::Object(map) => Value::Object(
             map.iter()
-                .map(|(k, v)| (k.clone(), mask(v, SECRET_KEY.is_match(k))))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        mask(v, SECRET_KEY.is_match(&masking::key_for_matching(k))),
+                    )
+                })
                 .collect(),
         ),
     }
@@ -193,14 +201,24 @@ mod tests {
             "headers": {"Authorization": "Bearer abcdefghijkl"},
             "note": "use ghp_abcdefghijklmnopqrstuvwxyz please",
             "list": ["sk-abcdefghijklmnopqrstuvwxyz", "plain"],
+            // Keys are read with their punctuation as `_`, as the panel reads them.
+            "X-Api-Key": "k3y-value",
+            "auth header": "h3ader-value",
         });
         let s = summary(&args);
         assert!(s.contains("/tmp/x") && s.contains("plain"), "{s}");
         assert!(s.contains("\"max_tokens\":5"), "{s}");
-        for secret in ["abc\"", "abcdefghijkl", "ghp_", "sk-abc"] {
+        for secret in [
+            "abc\"",
+            "abcdefghijkl",
+            "ghp_",
+            "sk-abc",
+            "k3y-value",
+            "h3ader-value",
+        ] {
             assert!(!s.contains(secret), "{secret} in {s}");
         }
-        assert_eq!(s.matches("masked").count(), 4, "{s}");
+        assert_eq!(s.matches("masked").count(), 6, "{s}");
         let long = summary(&json!({"body": "x".repeat(1000)}));
         assert!(
             long.chars().count() < MAX_CLIENT_PROMPT_ARGS_CHARS + 80,

@@ -8,27 +8,11 @@
 // or a known key format, whatever its key). Folding keeps a long file body or a 500-item list
 // from pushing the buttons off the prompt; `fold: null` shows everything (still masked).
 //
-// Plain TypeScript without imports, so tests/e2e/approvals-args.test.mjs can run it in Node.
+// What is masked is defined once, in Rust (crates/tap-protocol/src/masking.rs), which the gateway
+// also uses for the prompts it sends to MCP clients and session hosts; ../../generated/masking.ts
+// is generated from it. tests/e2e/approvals-args.test.mjs runs this module in Node.
 
-/** Keys whose values are secrets whatever they hold (matched on the key's letters only). */
-const SECRET_KEY =
-  /(token|secret|passw(or)?d|passphrase|authorization|auth_?header|api_?key|apikey|access_?key|private_?key|client_?secret|credential|cookie|session_?key|signature)/i;
-
-/** Values that look like secrets whatever their key. */
-const SECRET_VALUE: readonly RegExp[] = [
-  /\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/i, // an Authorization header's value
-  /\bbasic\s+[A-Za-z0-9+/=]{8,}/i,
-  /\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}/, // OpenAI, Anthropic (sk-ant-…), Stripe-like keys
-  /\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]{16,}/, // Stripe
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/,
-  /\bglpat-[A-Za-z0-9_-]{16,}/, // GitLab
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/, // Slack
-  /\bAKIA[0-9A-Z]{16}\b/, // AWS access key id
-  /\bAIza[0-9A-Za-z_-]{30,}/, // Google API key
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, // a JWT
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-];
+import { MASK_PREFIX, SECRET_KEY, SECRET_VALUE } from "../../generated/masking";
 
 /** Strings longer than this are folded (characters kept, the rest counted). */
 export const FOLD_CHARS = 160;
@@ -56,8 +40,9 @@ export function looksSecret(value: string): boolean {
 
 /** What a masked value shows instead of itself. */
 export function maskText(value: unknown): string {
-  const len = typeof value === "string" ? value.length : JSON.stringify(value ?? null).length;
-  return `••••• masked (${len} chars)`;
+  // Characters as the gateway counts them (code points), not UTF-16 units.
+  const len = [...(typeof value === "string" ? value : JSON.stringify(value ?? null))].length;
+  return `${MASK_PREFIX} (${len} chars)`;
 }
 
 /**
