@@ -15,6 +15,10 @@ export function fromPopup(sender) {
 
 async function tabsView() {
   const all = (await chrome.tabs.query({})).filter((t) => pageOrigin(t.url) || state.shared.has(t.id));
+  // The tab the user opened the popup on comes first: that is the one they mean to share.
+  const [current] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  const i = all.findIndex((t) => t.id === current?.id);
+  if (i > 0) all.unshift(...all.splice(i, 1));
   return {
     tabs: all.slice(0, L.MAX_POPUP_TABS).map((t) => {
       const s = state.shared.get(t.id);
