@@ -13,7 +13,7 @@ import { PNG } from "pngjs";
 import { MAX_FOREIGN_BLOCK, largestForeignBlock } from "../js-support/uniform-blocks.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const DOCS = ["README.md", "docs/desktop.md", "docs/panel.md"];
+const DOCS = ["README.md", "docs/browser.md", "docs/desktop.md", "docs/panel.md"];
 
 /** Every docs/screenshots/*.png the README and the docs show. */
 async function shown() {
