@@ -126,7 +126,10 @@ async function start(tabId) {
     metadata: { title: cut(tab.title || s.origin, L.MAX_TITLE_CHARS), url: cut(tab.url, L.MAX_URL_CHARS), origin: s.origin, tabId },
     tools: toolsFor(tabId),
     url,
-    filters: { "browser-errors": [{ match: "favicon\\.ico", outcome: "drop" }] },
+    // Default filter of the errors stream (the user changes it with the gateway's stream
+    // filters): a missing favicon and a request the page itself cancelled are not errors
+    // worth the agent's attention; browser_failed_requests still lists them.
+    filters: { "browser-errors": [{ match: "favicon\\.ico", outcome: "drop" }, { match: "failed: net::ERR_ABORTED$", outcome: "drop" }] },
     onPairingCode: () => askCode(tabId),
   }, platformFor(url));
   const entry = { provider, bound: false };
