@@ -2,7 +2,8 @@
 // token everywhere a page can look, talks to the extension by every channel a page has
 // (chrome.runtime with the extension's id, window.postMessage, DOM events shaped like the
 // extension's own messages, the console channel's event with forged and oversized entries),
-// replaces the MAIN world's helpers, and floods the console with 20,000 errors. Nothing
+// replaces the MAIN world's helpers, floods the console with 20,000 errors, and grows to 25,000
+// elements of long text. Nothing
 // changes: no call, no inject, no share, no pairing; the token is nowhere in the page; the
 // console tool's answers and the error pushes stay within their limits; the gateway and the
 // extension's worker keep answering.
@@ -13,7 +14,7 @@ import "../../extensions/browser/src/limits.js";
 import { pairAndShare, setup, statusIs, tabRow, waitFor, WAIT_MS } from "./support.mjs";
 
 const L = globalThis.__tapLimits;
-for (const name of ["LOG_MAX_LIMIT", "CONSOLE_DEFAULT_LIMIT", "MAX_CONSOLE_ENTRIES", "MAX_CONSOLE_TEXT_CHARS", "MAX_RESULT_BYTES", "MAX_ERROR_PUSHES_PER_MINUTE"]) {
+for (const name of ["LOG_MAX_LIMIT", "CONSOLE_DEFAULT_LIMIT", "MAX_CONSOLE_ENTRIES", "MAX_CONSOLE_TEXT_CHARS", "MAX_RESULT_BYTES", "MAX_ERROR_PUSHES_PER_MINUTE", "OUTLINE_MAX_NODES", "OUTLINE_MAX_DEPTH", "QUERY_MAX_LIMIT", "MAX_NODE_TEXT_CHARS", "MAX_ATTRIBUTE_VALUE_CHARS", "PAGE_TOOL_TIMEOUT_MS"]) {
   assert.equal(typeof L[name], "number", `extensions/browser/src/limits.js names ${name}`);
 }
 let h, popup, page, tabId, target, token;
@@ -116,6 +117,31 @@ test("a console flood of 20,000 errors: bounded answers and pushes, the gateway 
   t.diagnostic(`${r.json.entries.length} entries kept, ${r.json.dropped} dropped, ${pushed} pushes, ${Date.now() - started} ms`);
   assert.ok(pushed > 0, "the flood's first errors were pushed");
   assert.ok(pushed <= L.MAX_ERROR_PUSHES_PER_MINUTE, `${pushed} pushes for 20,000 errors`);
+});
+
+test("a page of 25,000 long elements: outline and query answer in bounded time and size, cut and marked", async (t) => {
+  const clicked = Date.now();
+  await page.click("#grow");
+  await page.locator("#growth[data-grown='25000']").waitFor({ timeout: WAIT_MS });
+  const started = Date.now();
+  t.diagnostic(`grown in ${started - clicked} ms`);
+  const r = await h.call("browser_outline", { target, maxNodes: L.OUTLINE_MAX_NODES, maxDepth: L.OUTLINE_MAX_DEPTH });
+  assert.equal(r.code, 0, r.stdout.slice(0, 500) + r.stderr);
+  assert.ok(r.json.nodes.length <= L.OUTLINE_MAX_NODES, `${r.json.nodes.length} nodes`);
+  assert.equal(r.json.truncated, true);
+  const longest = Math.max(...r.json.nodes.map((n) => Math.max((n.text ?? "").length, (n.name ?? "").length)));
+  assert.ok(longest <= L.MAX_NODE_TEXT_CHARS + 20, `a node text of ${longest} chars`);
+  assert.ok(r.stdout.length < L.MAX_RESULT_BYTES, `${r.stdout.length} bytes`);
+  const q = await h.callOk("browser_query", { target, text: "needle", limit: L.QUERY_MAX_LIMIT });
+  assert.ok(q.matches.length <= L.QUERY_MAX_LIMIT && q.matches.length > 0, `${q.matches.length} matches`);
+  for (const m of q.matches) {
+    assert.ok(m.text.length <= L.MAX_NODE_TEXT_CHARS + 20, `a match text of ${m.text.length}`);
+    for (const v of Object.values(m.attributes ?? {})) assert.ok(String(v).length <= L.MAX_ATTRIBUTE_VALUE_CHARS + 20);
+  }
+  const tooMany = await h.call("browser_outline", { target, maxNodes: L.OUTLINE_MAX_NODES + 1 });
+  assert.notEqual(tooMany.code, 0, "a maxNodes above the limit is refused");
+  t.diagnostic(`outline (${r.stdout.length} bytes), query and a refusal in ${Date.now() - started} ms`);
+  assert.ok(Date.now() - started < L.PAGE_TOOL_TIMEOUT_MS, `${Date.now() - started} ms`);
 });
 
 /** Events on this session's browser-errors stream so far. */

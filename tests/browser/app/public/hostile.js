@@ -1,8 +1,9 @@
 // Everything a page can try against the extension that shares it, without any privilege:
 // look for the extension's token, talk to the extension by every channel a page has, replace
 // the MAIN world's helpers, forge the console channel's events, and flood the console.
-// `#attack` runs the attempts and writes what it found into #report; `#flood` logs
-// 20,000 errors. The test (tests/browser/hostile.test.mjs) judges the results.
+// `#attack` runs the attempts and writes what it found into #report; `#flood` logs 20,000
+// errors; `#grow` adds 25,000 elements of long text and attributes. The test
+// (tests/browser/hostile.test.mjs) judges the results.
 "use strict";
 
 const EXTENSION_ID = new URLSearchParams(location.search).get("ext") ?? "";
@@ -83,5 +84,27 @@ function flood(n = 20000) {
   document.getElementById("report").dataset.flooded = String(n);
 }
 
+/**
+ * 25,000 visible elements (more than one outline walks: MAX_OUTLINE_VISITED), each with a
+ * long text and a long attribute, "needle" in every one.
+ */
+function grow(n = 25000) {
+  // Longer than the extension's cuts (300 chars), and one string each, shared by every element.
+  const long = "needle " + "n".repeat(400);
+  const attribute = "a".repeat(400);
+  const frag = document.createDocumentFragment();
+  for (let i = 0; i < n; i++) {
+    const el = document.createElement("span");
+    el.textContent = long;
+    el.setAttribute("data-long", attribute);
+    el.style.cssText = "display:inline-block;width:2px;height:2px;overflow:hidden";
+    frag.append(el);
+  }
+  const growth = document.getElementById("growth");
+  growth.append(frag);
+  growth.dataset.grown = String(n);
+}
+
 document.getElementById("attack").addEventListener("click", () => attack());
+document.getElementById("grow").addEventListener("click", () => grow());
 document.getElementById("flood").addEventListener("click", () => flood());
