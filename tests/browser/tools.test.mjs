@@ -3,7 +3,10 @@
 // inspector (real mouse), and `tap call` and the official MCP client get the real outline, the
 // picked element with its React component's props and state, the page's console error, the
 // failed fetches (a 404 and a refused connection) and a screenshot that is a picture of the
-// page. "Ask the agent" from the inspector reaches the session as an inject.
+// page. "Ask the agent" from the inspector reaches the session as an inject; Escape ends a
+// pick. A second tab is shared only when the user clicks, with no new code, and calls reach
+// the tab their target names; the browser-errors stream's filter drops favicon.ico failures;
+// unsharing removes the tools at once.
 // TAP_SCREENSHOTS=1 also writes docs/screenshots/browser-popup.png and browser-inspector.png.
 
 import { after, before, test } from "node:test";
