@@ -37,9 +37,6 @@ export const UI_DIST = path.join(ROOT, "ui/dist");
 export const SCREENSHOTS = path.join(ROOT, "docs/screenshots");
 export { WAIT_MS, waitFor };
 
-/** The popup's size when a user opens it from the toolbar (Chromium caps a popup at 800x600). */
-export const POPUP_VIEWPORT = { width: 380, height: 520 };
-
 /** The Chromium flags the contract names for an unpacked extension, headless. */
 export function extensionArgs(dir) {
   return ["--no-sandbox", "--disable-gpu", "--disable-background-networking", `--disable-extensions-except=${dir}`, `--load-extension=${dir}`];
@@ -155,13 +152,16 @@ export async function setup({ sessionLabel = "browser-test" } = {}) {
         await goTo(panel, "Pairing", WAIT_MS);
         return panel;
       },
-      /** The extension's popup page in a tab of the popup's size (a user clicking the toolbar icon). */
+      /**
+       * The extension's popup page in a tab (what a user gets from the toolbar icon; its body
+       * has the popup's fixed width). Not resized: in headless Chromium a tab's viewport size
+       * changed the size of the next tab's captureVisibleTab.
+       */
       async popup() {
         const page = await ctx.newPage();
         page.errors = [];
         page.on("pageerror", (e) => page.errors.push(e.message));
         page.on("console", (m) => m.type() === "error" && page.errors.push(`console: ${m.text()}`));
-        await page.setViewportSize(POPUP_VIEWPORT);
         await page.goto(`chrome-extension://${extensionId}/src/popup/popup.html`);
         await page.locator("#status").waitFor({ timeout: WAIT_MS });
         return page;
@@ -328,13 +328,11 @@ export async function saveScreenshot(name, png) {
   await writeFile(path.join(SCREENSHOTS, `${name}.png`), png);
 }
 
-/** The popup as Chromium shows it from the toolbar: as tall as its content (at most 600 px). */
+/** The popup as Chromium shows it from the toolbar: its body's box (fixed width, as tall as its content, at most 600 px). */
 export async function popupScreenshot(popup) {
-  const height = await popup.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
-  await popup.setViewportSize({ width: POPUP_VIEWPORT.width, height: Math.min(600, height) });
-  try {
-    return await popup.screenshot();
-  } finally {
-    await popup.setViewportSize(POPUP_VIEWPORT);
-  }
+  const box = await popup.evaluate(() => {
+    const r = document.body.getBoundingClientRect();
+    return { x: 0, y: 0, width: Math.ceil(r.right), height: Math.min(600, Math.ceil(r.bottom)) };
+  });
+  return popup.screenshot({ clip: box });
 }
