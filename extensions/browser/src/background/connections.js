@@ -7,6 +7,8 @@ import { Provider } from "../../vendor/tap-sdk/browser.js";
 import { L, PROVIDER_NAME, cut, hasToken, saveLocal, state, tokenKey } from "./state.js";
 import { toolsFor } from "./tools.js";
 
+/** When a connection last bound (ms): a gateway started after it has restarted since. */
+let lastBoundAt = 0;
 /** tabId → {provider, bound}. */
 const conns = new Map();
 /** Tabs whose connection is being set up (before it is in `conns`). */
@@ -55,6 +57,7 @@ const storage = {
     state.revoked = true;
     closeAll("pairing revoked");
     queueMicrotask(sync);
+    void explainLostToken();
   },
 };
 
@@ -136,6 +139,7 @@ async function start(tabId) {
   conns.set(tabId, entry);
   provider.on("bound", () => {
     entry.bound = true;
+    lastBoundAt = Date.now();
     failures = 0;
     state.gatewayDown = false;
   });
@@ -255,6 +259,23 @@ function tick() {
   const id = conns.has(focusedTab) ? focusedTab : conns.keys().next().value;
   if (id !== undefined) connectionOf(id)?.query([PROVIDER_NAME], 1).catch(() => undefined);
   chrome.runtime.getPlatformInfo().catch(() => undefined);
+}
+
+/**
+ * A refused token is shown as revoked (the popup's wording); when the gateway in fact
+ * restarted since we were last bound (a pairing it was not asked to remember is gone then),
+ * #pair-error says so, since revoking is something the user would have done.
+ */
+async function explainLostToken() {
+  try {
+    const r = await fetch(`${state.url.replace(/^ws:/, "http:")}/healthz`, { signal: AbortSignal.timeout(L.HEALTH_CHECK_TIMEOUT_MS), credentials: "omit", cache: "no-store" });
+    const { uptimeMs } = await r.json();
+    if (typeof uptimeMs === "number" && lastBoundAt && uptimeMs < Date.now() - lastBoundAt) {
+      state.pairError = "The gateway restarted and did not keep this pairing: type the new code shown in your Tap tray";
+    }
+  } catch {
+    /* no gateway to ask: the status says so */
+  }
 }
 
 /**
