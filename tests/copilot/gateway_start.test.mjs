@@ -72,3 +72,34 @@ test("with no gateway running, a session starts one with the tap on PATH, gets i
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("with no tap on PATH, the session starts the tap `tap install copilot` recorded", async () => {
+  const dir = tempDir("tap-copilot-start-recorded-");
+  const model = await startFakeModel();
+  let pid;
+  try {
+    const copilotHome = path.join(dir, "copilot");
+    const tapHome = path.join(dir, "tap");
+    fs.mkdirSync(tapHome);
+    fs.writeFileSync(path.join(tapHome, "settings.json"), JSON.stringify({ port: await freePort() }));
+    assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
+    const record = JSON.parse(fs.readFileSync(path.join(copilotHome, "extensions/tap/.tap-install.json"), "utf8"));
+    assert.equal(fs.realpathSync(record.tap), fs.realpathSync(tapBin()), JSON.stringify(record));
+    const work = path.join(dir, "work");
+    fs.mkdirSync(work);
+
+    // Every directory that holds a `tap` left out of PATH: only the record can name it.
+    const hasTap = (d) => { try { return fs.statSync(path.join(d, "tap")).isFile(); } catch { return false; } };
+    const PATH = (process.env.PATH ?? "").split(path.delimiter).filter((d) => d && !hasTap(d)).join(path.delimiter);
+    const r = await runCopilot({ cwd: work, prompt: "CALL:tap_get_session_state{}", copilotHome, tapHome, modelUrl: model.url, env: { PATH } }).done;
+    assert.equal(r.code, 0, `copilot failed:\n${r.stdout}\n${r.stderr}\n${copilotLogs(copilotHome)}`);
+    assert.match(r.stdout, /Tap: no Tap gateway was running; started .*tap gateway --exit-when-idle/, r.stdout);
+    assert.match(r.stdout, /RESULT\(tap_get_session_state\): \{/, r.stdout);
+    pid = JSON.parse(fs.readFileSync(path.join(tapHome, "gateway.json"), "utf8")).pid;
+  } finally {
+    // Not waited out here: the test above checks the idle exit.
+    if (pid && alive(pid)) process.kill(pid, "SIGTERM");
+    await model.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -78,7 +78,16 @@ async fn uninstall_leaves_the_feature_on_when_it_was_on_before_install() {
             installed.stdout
         );
         assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
-        assert!(!home.join("extensions/tap/.tap-install.json").exists());
+        // The record names the tap that installed (for the extension to start a gateway
+        // with), and says the flag was not install's doing.
+        let record: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(home.join("extensions/tap/.tap-install.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record["enabledExtensionsFlag"], false, "{record}");
+        let tap_path = std::path::PathBuf::from(record["tap"].as_str().unwrap());
+        assert_eq!(tap_path.file_name().unwrap(), "tap", "{record}");
+        assert!(tap_path.is_file(), "{record}");
         let removed = tap(dir.path(), &["uninstall", "copilot"]).await;
         assert_eq!(removed.code(), Some(0), "{removed:?}");
         assert!(

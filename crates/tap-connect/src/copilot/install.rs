@@ -139,25 +139,47 @@ pub enum FlagOn {
     TurnedOn,
 }
 
-/// Turns Copilot's extensions feature on unless it is on, and records that it did.
-pub fn enable_flag(l: &Layout) -> Result<FlagOn, Error> {
+/// Turns Copilot's extensions feature on unless it is on, and writes the install record:
+/// whether install turned the flag on (so that uninstall turns it off again; a flag an
+/// earlier install turned on stays recorded as such), and `tap`, the `tap` binary the
+/// extension starts a gateway with when none runs and no `tap` is on the CLI's `PATH`.
+/// Without either there is nothing to record and no record is written.
+pub fn enable_flag(l: &Layout, tap: Option<&Path>) -> Result<FlagOn, Error> {
     let text = read(&l.settings)?.unwrap_or_default();
     let bad = |why: String| Error::Settings {
         file: l.settings.clone(),
         why,
         installed: true,
     };
-    match settings::flag(&text).map_err(bad)? {
-        settings::Flag::On | settings::Flag::OnByExperimental => Ok(FlagOn::Already),
+    let done = match settings::flag(&text).map_err(bad)? {
+        settings::Flag::On | settings::Flag::OnByExperimental => FlagOn::Already,
         settings::Flag::Off => {
             let new = settings::set_flag(&text, true).map_err(bad)?;
             write_atomic(&l.settings, &new).map_err(Error::io("write", &l.settings))?;
-            let record = json!({"enabledExtensionsFlag": true, "version": VERSION});
-            write_atomic(&l.record, &format!("{record}\n"))
-                .map_err(Error::io("write", &l.record))?;
-            Ok(FlagOn::TurnedOn)
+            FlagOn::TurnedOn
         }
+    };
+    let turned_on = done == FlagOn::TurnedOn || read(&l.record)?.is_some_and(|r| recorded_flag(&r));
+    if turned_on || tap.is_some() {
+        let mut record = json!({"enabledExtensionsFlag": turned_on, "version": VERSION});
+        if let Some(tap) = tap {
+            record["tap"] = json!(tap.to_string_lossy());
+        }
+        write_atomic(&l.record, &format!("{record}\n")).map_err(Error::io("write", &l.record))?;
     }
+    Ok(done)
+}
+
+/// The `tap` binary to record for the extension, found from the running program: itself
+/// when it is `tap` (`tap install copilot`, `tap gateway`), else a `tap` beside it (the
+/// desktop app, installed next to the CLI), else none.
+pub fn tap_beside(exe: &Path) -> Option<PathBuf> {
+    let name = if cfg!(windows) { "tap.exe" } else { "tap" };
+    if exe.file_name().is_some_and(|n| n == name) {
+        return Some(exe.to_path_buf());
+    }
+    let sibling = exe.parent()?.join(name);
+    sibling.is_file().then_some(sibling)
 }
 
 /// What removing the extension file did.
@@ -381,7 +403,7 @@ mod tests {
                 moved: None
             }
         );
-        assert_eq!(enable_flag(&l).unwrap(), FlagOn::TurnedOn);
+        assert_eq!(enable_flag(&l, None).unwrap(), FlagOn::TurnedOn);
         super::super::skills::install(&l, false).unwrap();
         assert!(plan(&l, true, Some("web")).unwrap().unchanged());
         assert_eq!(
@@ -418,6 +440,35 @@ mod tests {
         super::super::skills::remove(&l).unwrap();
         assert!(!l.dir.exists());
         assert!(plan(&l, false, None).unwrap().unchanged());
+    }
+
+    #[test]
+    fn the_record_keeps_a_flag_install_turned_on_and_names_the_tap_given() {
+        let (dir, l) = layout();
+        std::fs::create_dir_all(&l.dir).unwrap();
+        let record = || -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(&l.record).unwrap()).unwrap()
+        };
+        assert_eq!(enable_flag(&l, None).unwrap(), FlagOn::TurnedOn);
+        assert_eq!(record()["enabledExtensionsFlag"], true);
+        assert!(record().get("tap").is_none());
+        // Installed again by a tap elsewhere: the flag is on now, but still install's doing.
+        let tap = dir.path().join("bin/tap");
+        assert_eq!(enable_flag(&l, Some(&tap)).unwrap(), FlagOn::Already);
+        assert_eq!(record()["enabledExtensionsFlag"], true);
+        assert_eq!(record()["tap"], json!(tap.to_string_lossy()));
+        assert_eq!(disable_flag(&l).unwrap(), FlagOff::TurnedOff);
+        assert!(!l.record.exists());
+
+        // A `tap` beside another program is found; none beside it, none.
+        std::fs::create_dir_all(tap.parent().unwrap()).unwrap();
+        assert_eq!(tap_beside(&dir.path().join("bin/tap-desktop")), None);
+        std::fs::write(&tap, "").unwrap();
+        assert_eq!(
+            tap_beside(&dir.path().join("bin/tap-desktop")),
+            Some(tap.clone())
+        );
+        assert_eq!(tap_beside(&tap), Some(tap));
     }
 
     #[test]

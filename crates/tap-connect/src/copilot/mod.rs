@@ -10,7 +10,8 @@
 //!   profile is written into it ([`PROFILE_LINE`]): one file, replaced atomically, so the
 //!   profile and the code that sends it never disagree, and uninstall leaves nothing of it
 //!   behind.
-//! - `.tap-install.json`: what install changed that uninstall must undo (the feature flag).
+//! - `.tap-install.json`: what install changed that uninstall must undo (the feature flag),
+//!   and the `tap` the extension starts a gateway with when none runs and none is on `PATH`.
 //! - `.state/`: the extension's hand-over files across its own reloads.
 //!
 //! And `<COPILOT_HOME>/settings.json`, whose extensions feature flag ([`settings`]) must be on;
@@ -21,8 +22,8 @@ pub mod settings;
 pub mod skills;
 
 pub use install::{
-    disable_flag, enable_flag, plan, remove_extension, write_extension, Error, ExtensionWrite,
-    FileChange, FlagOff, FlagOn, Plan, Removed,
+    disable_flag, enable_flag, plan, remove_extension, tap_beside, write_extension, Error,
+    ExtensionWrite, FileChange, FlagOff, FlagOn, Plan, Removed,
 };
 
 use crate::clients::Dirs;
