@@ -43,6 +43,20 @@ trap 'rm -f "$conformance_install_log" "$agents_install_log" "$browser_install_l
 scripts/test-copilot.sh --install-only >"$copilot_install_log" 2>&1 &
 copilot_install=$!
 
+# Runs a test command whose dependencies were installed in the background (PID, its LOG):
+# the command when the install succeeded, else the install's output and one failing line.
+after_install() {
+  local pid=$1 install_log=$2 what=$3
+  shift 3
+  if wait "$pid"; then
+    "$@" 2>&1 | tee -a "$log" || status=$?
+  else
+    cat "$install_log"
+    echo "# fail 1 ($what did not install)" | tee -a "$log"
+    status=1
+  fi
+}
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy -D warnings"
@@ -98,24 +112,12 @@ else
 fi
 
 step "the Copilot CLI extension with the real Copilot CLI, offline (fake model on loopback)"
-if wait "$copilot_install"; then
-  scripts/test-copilot.sh 2>&1 | tee -a "$log" || status=$?
-else
-  cat "$copilot_install_log"
-  echo "# fail 1 (the Copilot CLI did not install)" | tee -a "$log"
-  status=1
-fi
+after_install "$copilot_install" "$copilot_install_log" "the Copilot CLI" scripts/test-copilot.sh
 
 step "real agent CLIs connected by tap connect, offline: Gemini CLI and opencode (fake model on loopback)"
 # A provider's tool and an MCP server's tool through the config `tap connect` wrote, and a
 # profile hiding a tool (docs/clients.md, "Tested with"); about 15 s once installed.
-if wait "$agents_install"; then
-  scripts/test-agents.sh 2>&1 | tee -a "$log" || status=$?
-else
-  cat "$agents_install_log"
-  echo "# fail 1 (the agent CLIs did not install)" | tee -a "$log"
-  status=1
-fi
+after_install "$agents_install" "$agents_install_log" "the agent CLIs" scripts/test-agents.sh
 
 step "panel end-to-end tests (Chromium)"
 # The debug `tap` binary cargo test just built; the gateway serves ui/dist, which build_ui
@@ -127,13 +129,8 @@ step "panel end-to-end tests (Chromium)"
 step "browser extension end-to-end tests (Chromium with the unpacked extension, a Vite + React app)"
 # Pairing through the panel's code, the tools from tap call and an MCP client, approvals,
 # revocation, a hostile page (docs/browser.md); about a minute once installed.
-if wait "$browser_install"; then
-  TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-browser.sh 2>&1 | tee -a "$log" || status=$?
-else
-  cat "$browser_install_log"
-  echo "# fail 1 (tests/browser did not install)" | tee -a "$log"
-  status=1
-fi
+after_install "$browser_install" "$browser_install_log" "tests/browser" \
+  env TAP_BIN="$CARGO_TARGET_DIR/debug/tap" scripts/test-browser.sh
 
 step "desktop app end-to-end tests (Xvfb, D-Bus, tray, WebDriver)"
 # tests/desktop/run.sh makes its own display, session bus and HOME.
