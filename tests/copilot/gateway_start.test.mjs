@@ -39,19 +39,26 @@ function alive(pid) {
   }
 }
 
+/** A Copilot home with the extension installed by `tap install copilot`, a TAP_HOME whose
+ * saved port is free (no gateway runs for it), and a working directory. */
+async function installed(dir) {
+  const copilotHome = path.join(dir, "copilot");
+  const tapHome = path.join(dir, "tap");
+  fs.mkdirSync(tapHome);
+  const port = await freePort();
+  fs.writeFileSync(path.join(tapHome, "settings.json"), JSON.stringify({ port }));
+  assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
+  const work = path.join(dir, "work");
+  fs.mkdirSync(work);
+  return { copilotHome, tapHome, work, port };
+}
+
 test("with no gateway running, a session starts one with the tap on PATH, gets its tools, and the gateway exits when idle after the CLI", async () => {
   const dir = tempDir("tap-copilot-start-");
   const model = await startFakeModel();
   let pid;
   try {
-    const copilotHome = path.join(dir, "copilot");
-    const tapHome = path.join(dir, "tap");
-    fs.mkdirSync(tapHome);
-    const port = await freePort();
-    fs.writeFileSync(path.join(tapHome, "settings.json"), JSON.stringify({ port }));
-    assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
-    const work = path.join(dir, "work");
-    fs.mkdirSync(work);
+    const { copilotHome, tapHome, work, port } = await installed(dir);
 
     const PATH = `${path.dirname(tapBin())}${path.delimiter}${process.env.PATH}`;
     const r = await runCopilot({ cwd: work, prompt: "CALL:tap_get_session_state{}", copilotHome, tapHome, modelUrl: model.url, env: { PATH } }).done;
@@ -78,15 +85,9 @@ test("with no tap on PATH, the session starts the tap `tap install copilot` reco
   const model = await startFakeModel();
   let pid;
   try {
-    const copilotHome = path.join(dir, "copilot");
-    const tapHome = path.join(dir, "tap");
-    fs.mkdirSync(tapHome);
-    fs.writeFileSync(path.join(tapHome, "settings.json"), JSON.stringify({ port: await freePort() }));
-    assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
+    const { copilotHome, tapHome, work } = await installed(dir);
     const record = JSON.parse(fs.readFileSync(path.join(copilotHome, "extensions/tap/.tap-install.json"), "utf8"));
     assert.equal(fs.realpathSync(record.tap), fs.realpathSync(tapBin()), JSON.stringify(record));
-    const work = path.join(dir, "work");
-    fs.mkdirSync(work);
 
     // Every directory that holds a `tap` left out of PATH: only the record can name it.
     const hasTap = (d) => { try { return fs.statSync(path.join(d, "tap")).isFile(); } catch { return false; } };
