@@ -3,7 +3,8 @@
 // the call. Actions aimed at another origin than the one the tab was shared on are refused.
 // A pairing revoked with `tap pairing revoke` stops the extension: its tools leave the
 // session and the popup says to pair again, which works with a new code. Unpair in the popup
-// unshares and forgets the token.
+// unshares and forgets the token; a wrong code gets a new request; a pairing remembered in
+// the panel survives a gateway restart, and a stopped gateway shows in the popup.
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -166,4 +167,45 @@ test("Unpair in the popup: the tab is unshared, the token forgotten, and sharing
   const panel = await h.panelPairing();
   await codeFromPanel(panel, h.extensionId); // a new request, its code in the panel
   await panel.close();
+});
+
+test("a wrong code: the popup says so, the panel shows a new request, and its code pairs", async () => {
+  // Unpair above left a request waiting for its code.
+  await popup.bringToFront();
+  await popup.locator("#pair-form").waitFor({ state: "visible", timeout: WAIT_MS });
+  const panel = await h.panelPairing();
+  const first = await codeFromPanel(panel, h.extensionId);
+  const firstId = await first.request.getAttribute("data-pairing-id");
+  const wrong = first.code.replace(/\d/g, (d) => String((Number(d) + 1) % 10));
+  await popup.locator("#code").fill(wrong);
+  await popup.locator("#pair-submit").click();
+  await popup.locator("#pair-error", { hasText: /wrong code/i }).waitFor({ timeout: WAIT_MS });
+  // The gateway ended that request; the extension's next one is another, with another code.
+  await waitFor(async () => {
+    const id = await first.request.getAttribute("data-pairing-id", { timeout: 1000 }).catch(() => null);
+    return id && id !== firstId;
+  }, "a new request in the panel");
+  const second = await codeFromPanel(panel, h.extensionId);
+  await popup.locator("#code").fill(second.code);
+  await popup.locator("#pair-submit").click();
+  await statusIs(popup, "Paired");
+  await panel.close();
+  await waitForShared(h, popup, tabId);
+});
+
+test("the gateway stops under a shared tab: the popup says it is not running; started again, the tab is back", async (t) => {
+  const remember = (await h.gateway.pairings()).find((p) => p.state === "paired");
+  const panel = await h.panelPairing();
+  await panel.locator(`tr[data-pairing-id="${remember.id}"]`).getByRole("checkbox", { name: "Remember browser across restarts" }).check();
+  await waitFor(async () => (await h.gateway.pairings()).find((p) => p.id === remember.id)?.remember === true, "remember");
+  await panel.close();
+  await h.gateway.stopProcesses();
+  await popup.bringToFront();
+  await statusIs(popup, `Gateway not running at ${h.gateway.url}`);
+  await h.gateway.restart();
+  h.session = await h.gateway.openSession("browser-actions-3");
+  const started = Date.now();
+  await waitFor(async () => (await h.call("browser_outline", { target, maxNodes: 1 })).json?.title === "Tap test app", "the tab in the new session");
+  t.diagnostic(`back ${Date.now() - started} ms after the gateway started again`);
+  await statusIs(popup, "Paired");
 });
