@@ -14,7 +14,7 @@ import "../../extensions/browser/src/limits.js";
 import { pairAndShare, setup, statusIs, tabRow, waitFor, WAIT_MS } from "./support.mjs";
 
 const L = globalThis.__tapLimits;
-for (const name of ["LOG_MAX_LIMIT", "CONSOLE_DEFAULT_LIMIT", "MAX_CONSOLE_ENTRIES", "MAX_CONSOLE_TEXT_CHARS", "MAX_RESULT_BYTES", "MAX_ERROR_PUSHES_PER_MINUTE", "OUTLINE_MAX_NODES", "OUTLINE_MAX_DEPTH", "QUERY_MAX_LIMIT", "MAX_NODE_TEXT_CHARS", "MAX_ATTRIBUTE_VALUE_CHARS", "PAGE_TOOL_TIMEOUT_MS"]) {
+for (const name of ["LOG_MAX_LIMIT", "CONSOLE_DEFAULT_LIMIT", "MAX_CONSOLE_ENTRIES", "MAX_CONSOLE_TEXT_CHARS", "MAX_RESULT_BYTES", "MAX_ERROR_PUSHES_PER_MINUTE", "OUTLINE_MAX_NODES", "OUTLINE_MAX_DEPTH", "QUERY_MAX_LIMIT", "MAX_NODE_TEXT_CHARS", "MAX_ATTRIBUTE_VALUE_CHARS", "PAGE_TOOL_TIMEOUT_MS", "MAX_RESULT_STRING_CHARS", "MAX_RESULT_LIST_ITEMS", "MAX_RESULT_DEPTH"]) {
   assert.equal(typeof L[name], "number", `extensions/browser/src/limits.js names ${name}`);
 }
 let h, popup, page, tabId, target, token;
@@ -142,6 +142,30 @@ test("a page of 25,000 long elements: outline and query answer in bounded time a
   assert.notEqual(tooMany.code, 0, "a maxNodes above the limit is refused");
   t.diagnostic(`outline (${r.stdout.length} bytes), query and a refusal in ${Date.now() - started} ms`);
   assert.ok(Date.now() - started < L.PAGE_TOOL_TIMEOUT_MS, `${Date.now() - started} ms`);
+});
+
+test("a page that took the MAIN world's helper first answers megabytes, deep and wide: the worker cuts or refuses it, and keeps answering", async (t) => {
+  const preempt = await h.openTab(h.appUrl("/hostile.html", { preempt: 1 }));
+  await popup.reload();
+  const preemptId = await h.tabIdOf(preempt, popup);
+  await tabRow(popup, preemptId).locator("button.share").click();
+  await waitFor(async () => JSON.stringify((await h.call("list_browser_instances")).json ?? "").includes(`tab-${preemptId}`), "the second tab shared");
+  const r = await h.call("browser_react_tree", { target: `tab-${preemptId}` });
+  t.diagnostic(`browser_react_tree: exit ${r.code}, ${r.stdout.length} bytes${r.json?.errorCode ? `, ${r.json.errorCode}` : ""}`);
+  assert.ok(r.stdout.length < L.MAX_RESULT_BYTES, `${r.stdout.length} bytes`);
+  if (r.code === 0) {
+    assert.ok(r.json.component.length <= L.MAX_RESULT_STRING_CHARS + 100, `component of ${r.json.component.length} chars`);
+    assert.ok(r.json.state.length <= L.MAX_RESULT_LIST_ITEMS + 1, `state of ${r.json.state.length} items`);
+    let depth = 0;
+    for (let v = r.json.props; v && typeof v === "object"; v = v.next) depth++;
+    assert.ok(depth <= L.MAX_RESULT_DEPTH, `props ${depth} deep`);
+  } else {
+    assert.equal(r.json?.errorCode, "PAYLOAD_TOO_LARGE", r.stdout.slice(0, 300));
+  }
+  // The first tab and the worker are unaffected.
+  assert.equal((await h.callOk("browser_outline", { target, maxNodes: 1 })).title, "Hostile page");
+  await tabRow(popup, preemptId).locator("button.share", { hasText: "Stop sharing" }).click();
+  await preempt.close();
 });
 
 /** Events on this session's browser-errors stream so far. */

@@ -8,6 +8,14 @@
 
 const EXTENSION_ID = new URLSearchParams(location.search).get("ext") ?? "";
 
+// `?preempt=1`: the MAIN world's helper is the page's before the extension arrives (main.js
+// finds it and does nothing), and it answers a huge, deep, wide value to every call.
+if (new URLSearchParams(location.search).get("preempt") === "1") {
+  const deep = (n) => (n === 0 ? "bottom" : { next: deep(n - 1) });
+  const huge = () => ({ ok: { component: "x".repeat(3_000_000), props: deep(200), state: Array.from({ length: 100_000 }, (_, i) => i), owners: [], value: "v".repeat(3_000_000) } });
+  Object.defineProperty(window, "__tapMain", { value: Object.freeze({ reactTree: huge, evaluate: async () => huge() }), writable: false, configurable: false });
+}
+
 /** Every string reachable from `root` within `depth` levels (own and inherited enumerable keys). */
 function strings(root, depth, seen = new Set(), out = []) {
   if (root === null || (typeof root !== "object" && typeof root !== "function") || seen.has(root) || depth < 0) return out;
