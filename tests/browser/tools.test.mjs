@@ -61,6 +61,8 @@ test("pairing: the popup asks for the code the panel shows; the shared tab gets 
 
 test("a second tab is listed but not shared until the user clicks: no badge, not an instance", async () => {
   const notes = await h.openTab(h.appUrl("/notes.html", { tab: "notes" }));
+  // The user is on the app's tab when they open the popup (it lists that tab first).
+  await app.bringToFront();
   await popup.reload();
   const notesId = await h.tabIdOf(notes, popup);
   const row = tabRow(popup, notesId);
