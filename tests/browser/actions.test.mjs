@@ -4,7 +4,9 @@
 // A pairing revoked with `tap pairing revoke` stops the extension: its tools leave the
 // session and the popup says to pair again, which works with a new code. Unpair in the popup
 // unshares and forgets the token; a wrong code gets a new request; a pairing remembered in
-// the panel survives a gateway restart, and a stopped gateway shows in the popup.
+// the panel survives a gateway restart, and a stopped gateway shows in the popup. A worker
+// Chrome stops while a tab is shared comes back by its wake alarm (without the alarm, the
+// tools stayed gone for the 45 s this test waits: seen with a build that lacked it).
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -208,4 +210,21 @@ test("the gateway stops under a shared tab: the popup says it is not running; st
   await waitFor(async () => (await h.call("browser_outline", { target, maxNodes: 1 })).json?.title === "Tap test app", "the tab in the new session");
   t.diagnostic(`back ${Date.now() - started} ms after the gateway started again`);
   await statusIs(popup, "Paired");
+});
+
+test("Chrome stops the extension's worker while a tab is shared: the wake alarm brings the tab's tools back with nobody touching anything", async (t) => {
+  // The popup polls the worker, which would wake it: closed here, as a user's is.
+  await popup.close();
+  const internals = await h.ctx.newPage();
+  await internals.goto("chrome://serviceworker-internals/");
+  const ours = internals.locator(".serviceworker-registration", { hasText: `chrome-extension://${h.extensionId}/` });
+  await ours.getByRole("button", { name: "Stop" }).first().click();
+  await waitFor(async () => !(await h.toolNames()).includes("browser_outline"), "the tools to leave with the stopped worker");
+  const stopped = Date.now();
+  // Nothing but the alarm (L.WAKE_ALARM_MINUTES, 30 s) wakes it now: no tab is opened, closed
+  // or switched to until the tools are back (any tabs event would start the worker too).
+  await waitFor(async () => (await h.call("browser_outline", { target, maxNodes: 1 })).json?.title === "Tap test app", "the tab's tools back", 45000, 500);
+  t.diagnostic(`back ${Date.now() - stopped} ms after the worker stopped`);
+  await internals.close();
+  popup = await h.popup();
 });

@@ -91,6 +91,11 @@ globalThis.__tapLimits ??= Object.freeze({
   MAX_CONTENT_MESSAGE_BYTES: 64 * 1024,
   /** With shared tabs, the worker does something this often (the focused tab's connection sends a message; an extension API call): an MV3 worker idles out after 30 s without events, traffic or API calls. */
   KEEPALIVE_INTERVAL_MS: 20000,
+  /** How often an alarm wakes the worker while tabs are shared: Chrome may stop it anyway (an
+   * update of the extension, memory pressure, DevTools' Stop), and a woken worker reconnects
+   * its shared tabs. 0.5 min is the shortest period Chrome allows (from Chrome 120; older
+   * versions round it up to 1 min). */
+  WAKE_ALARM_MINUTES: 0.5,
   /** After a connection could not start (gateway down, DUPLICATE_INSTANCE of a dying old connection), wait this long before trying again; doubled on each failure in a row… */
   CONNECT_RETRY_MS: 3000,
   /** …up to this (a gateway started later is found within half a minute). */

@@ -188,12 +188,20 @@ export function sync() {
     if (!hasToken() && (pairingTab !== null || state.pairingBlocked)) continue;
     open(tabId);
   }
-  if (state.shared.size > 0 && !keepAlive) keepAlive = setInterval(tick, L.KEEPALIVE_INTERVAL_MS);
+  if (state.shared.size > 0 && !keepAlive) {
+    keepAlive = setInterval(tick, L.KEEPALIVE_INTERVAL_MS);
+    // The keep-alive only works while the worker runs; the alarm (main.js) starts it again.
+    void chrome.alarms.create(WAKE_ALARM, { periodInMinutes: L.WAKE_ALARM_MINUTES });
+  }
   if (state.shared.size === 0 && keepAlive) {
     clearInterval(keepAlive);
     keepAlive = null;
+    void chrome.alarms.clear(WAKE_ALARM);
   }
 }
+
+/** The alarm that wakes a stopped worker while tabs are shared. */
+export const WAKE_ALARM = "tap-wake";
 
 function close(tabId, c, reason) {
   conns.delete(tabId);

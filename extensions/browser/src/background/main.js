@@ -3,7 +3,7 @@
 // miss the event that woke the worker), and each waits for the state to load from storage.
 // At every start the shared tabs come back from chrome.storage.session and reconnect.
 import { loaded, state } from "./state.js";
-import { tabFocused } from "./connections.js";
+import { WAKE_ALARM, sync, tabFocused } from "./connections.js";
 import { committed, replaced, restoreShared, unshare } from "./sharing.js";
 import { fromPopup, onPopupMessage } from "./popup-api.js";
 import { onPageMessage } from "./page-messages.js";
@@ -18,6 +18,13 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     .then(() => handler(msg, sender))
     .then((answer) => sendResponse(answer ?? null), (e) => sendResponse({ error: String(e?.message ?? e) }));
   return true; // answered asynchronously
+});
+
+// Chrome may stop the worker while tabs are shared; this alarm (set while any is) starts it
+// again, and the start restores and reconnects them (below). A running worker just checks
+// that every shared tab has its connection.
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === WAKE_ALARM) void loaded.then(sync);
 });
 
 chrome.webNavigation.onCommitted.addListener((details) => {
