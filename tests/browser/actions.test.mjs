@@ -11,7 +11,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { goTo, openPanel } from "../js-support/browser.mjs";
-import { codeFromPanel, pairAndShare, setup, statusIs, tabRow, waitFor, waitForShared, WAIT_MS } from "./support.mjs";
+import { codeFromPanel, pairAndShare, setup, statusIs, tabRow, typeCodeFromPanel, waitFor, waitForShared, WAIT_MS } from "./support.mjs";
 
 let h, popup, app, tabId, target;
 
@@ -139,16 +139,8 @@ test("a revoked pairing stops the extension: its tools leave, the popup says pai
   assert.notEqual(r.code, 0, r.stdout);
   await popup.bringToFront();
   await statusIs(popup, "Pairing revoked: pair again");
-  await popup.locator("#pair-form").waitFor({ state: "visible", timeout: WAIT_MS });
-
   // Pairing again, as the first time: a new request in the panel, its code typed in the popup.
-  const panel = await h.panelPairing();
-  const { code, request } = await codeFromPanel(panel, h.extensionId);
-  await popup.locator("#code").fill(code);
-  await popup.locator("#pair-submit").click();
-  await statusIs(popup, "Paired");
-  await request.waitFor({ state: "detached", timeout: WAIT_MS });
-  await panel.close();
+  await typeCodeFromPanel(h, popup);
   await waitForShared(h, popup, tabId);
   assert.equal((await h.callOk("browser_outline", { target, maxNodes: 1 })).title, "Tap test app");
   assert.equal((await tabRow(popup, tabId).locator("button.share").textContent()).trim(), "Stop sharing");

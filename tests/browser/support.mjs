@@ -295,6 +295,16 @@ export async function clickShare(popup, tabId) {
 export async function pairAndShare(h, popup, tabId) {
   await setGatewayUrl(popup, h.gateway.url);
   await clickShare(popup, tabId);
+  await typeCodeFromPanel(h, popup);
+  await waitForShared(h, popup, tabId);
+}
+
+/**
+ * With the popup asking for a code: the code of the extension's request on the panel's Pairing
+ * page typed into the popup, as a user does. Resolves once the popup says "Paired" and the
+ * request left the panel.
+ */
+export async function typeCodeFromPanel(h, popup) {
   await popup.locator("#pair-form").waitFor({ state: "visible", timeout: WAIT_MS });
   const panel = await h.panelPairing();
   const { code, request } = await codeFromPanel(panel, h.extensionId);
@@ -304,7 +314,6 @@ export async function pairAndShare(h, popup, tabId) {
   await request.waitFor({ state: "detached", timeout: WAIT_MS });
   assert.deepEqual(panel.errors, [], "the panel's errors");
   await panel.close();
-  await waitForShared(h, popup, tabId);
 }
 
 /** Waits until `tabId` is shared: its row says "Stop sharing", its badge is "TAP", and its instance is in list_browser_instances. */
