@@ -287,6 +287,10 @@ test("interactive: the extension registers when the gateway starts after the CLI
   const copilotHome = path.join(late, "copilot");
   const tapHome = path.join(late, "tap");
   assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
+  // No tap to start a gateway with (none on PATH, and the one install recorded removed since),
+  // or the extension would start one itself (gateway_start.test.mjs).
+  const record = path.join(copilotHome, "extensions/tap/.tap-install.json");
+  fs.writeFileSync(record, JSON.stringify({ ...JSON.parse(fs.readFileSync(record, "utf8")), tap: path.join(late, "removed/tap") }));
   const work = path.join(late, "work");
   fs.mkdirSync(work);
   const debugFile = path.join(late, "extension-debug.log");
