@@ -33,10 +33,23 @@ export async function sharedTab(tabId) {
   return { tab, shared: s };
 }
 
-/** Injects both page scripts into the tab's top frame (share, and each committed navigation). */
-export async function inject(tabId) {
+/**
+ * The tab's top document, when it is on `origin`. Scripts are then run in that document by its
+ * id, not in "the tab's top frame": a navigation between this check and the script (to another
+ * origin) makes the script fail instead of running in the new page.
+ */
+export async function topDocument(tabId, origin) {
+  const frame = await chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null);
+  if (!frame?.documentId) throw new TapError("NOT_FOUND", "The tab has no page loaded");
+  if (pageOrigin(frame.url) !== origin) throw new TapError("FORBIDDEN", LEFT_ORIGIN);
+  return frame.documentId;
+}
+
+/** Injects both page scripts into the tab's top document (share, and each committed navigation). */
+export async function inject(tabId, documentId) {
+  const target = documentId ? { tabId, documentIds: [documentId] } : { tabId, frameIds: [0] };
   for (const world of ["MAIN", "ISOLATED"]) {
-    await chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world, files: PAGE_FILES[world], injectImmediately: true });
+    await chrome.scripting.executeScript({ target, world, files: PAGE_FILES[world], injectImmediately: true });
   }
 }
 
@@ -67,10 +80,10 @@ function callInPage(global, method, args) {
   }
 }
 
-async function runIn(tabId, world, method, args) {
+async function runIn(tabId, documentId, world, method, args) {
   const global = world === "MAIN" ? "__tapMain" : "__tapPage";
   const [res] = await chrome.scripting.executeScript({
-    target: { tabId, frameIds: [0] }, world, func: callInPage, args: [global, method, args ?? {}],
+    target: { tabId, documentIds: [documentId] }, world, func: callInPage, args: [global, method, args ?? {}],
   });
   return res?.result;
 }
@@ -80,13 +93,14 @@ async function runIn(tabId, world, method, args) {
  * resolves with the value or throws a TapError with the page's code.
  */
 export async function callPage(tabId, method, args, world = "ISOLATED") {
-  await sharedTab(tabId);
+  const { shared } = await sharedTab(tabId);
+  const documentId = await topDocument(tabId, shared.origin);
   let r;
   try {
-    r = await runIn(tabId, world, method, args);
+    r = await runIn(tabId, documentId, world, method, args);
     if (r?.missing) {
-      await inject(tabId); // the worker restarted, or the page navigated before we injected
-      r = await runIn(tabId, world, method, args);
+      await inject(tabId, documentId); // the worker restarted, or the page navigated before we injected
+      r = await runIn(tabId, documentId, world, method, args);
     }
   } catch (e) {
     throw new TapError("UNAVAILABLE", `Cannot run in the tab: ${e?.message ?? e}`);

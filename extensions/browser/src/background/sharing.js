@@ -4,7 +4,7 @@
 // navigation that stays there, and not at all on another origin (its tools answer FORBIDDEN).
 import { L, pageOrigin, saveShared, state } from "./state.js";
 import { sync, userIsHere } from "./connections.js";
-import { inject } from "./page-bridge.js";
+import { inject, topDocument } from "./page-bridge.js";
 import { unwatchRequests, watchRequests } from "./network.js";
 import { forgetBudget } from "./pushes.js";
 
@@ -33,7 +33,7 @@ export async function share(tabId) {
   watchRequests(tabId);
   badge(tabId, true);
   try {
-    await inject(tabId);
+    await inject(tabId, await topDocument(tabId, origin));
   } catch (e) {
     // A page the browser protects (the Web Store, an error page): nothing to share there.
     await unshare(tabId);
@@ -77,7 +77,7 @@ export async function committed(details) {
   badge(details.tabId, true); // Chrome may reset a tab's badge when it navigates
   if (s.currentOrigin !== s.origin) return;
   try {
-    await inject(details.tabId);
+    await inject(details.tabId, details.documentId);
   } catch (e) {
     console.warn(`tab ${details.tabId}: inject after navigation failed: ${e?.message ?? e}`);
   }
