@@ -14,7 +14,7 @@ import { tempDir } from "../js-support/process.mjs";
 import { waitFor } from "../js-support/wait.mjs";
 import {
   PATIENCE_MS, SESSION_END_MS, chromium, copilotLogs, openSessionsPage, requestText, runCopilot, runInteractiveCopilot,
-  readJsonLines, startGateway, tap,
+  installWithoutTap, readJsonLines, startGateway, tap,
 } from "./support.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -286,11 +286,8 @@ test("interactive: the extension registers when the gateway starts after the CLI
   const late = tempDir("tap-copilot-");
   const copilotHome = path.join(late, "copilot");
   const tapHome = path.join(late, "tap");
-  assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
-  // No tap to start a gateway with (none on PATH, and the one install recorded removed since),
-  // or the extension would start one itself (gateway_start.test.mjs).
-  const record = path.join(copilotHome, "extensions/tap/.tap-install.json");
-  fs.writeFileSync(record, JSON.stringify({ ...JSON.parse(fs.readFileSync(record, "utf8")), tap: path.join(late, "removed/tap") }));
+  // No tap to start a gateway with, or the extension would start one itself (gateway_start.test.mjs).
+  await installWithoutTap(copilotHome);
   const work = path.join(late, "work");
   fs.mkdirSync(work);
   const debugFile = path.join(late, "extension-debug.log");
@@ -397,7 +394,7 @@ test("without a gateway and with no tap on PATH the CLI still works, says so onc
   try {
     const copilotHome = path.join(lonely, "copilot");
     const tapHome = path.join(lonely, "tap");
-    assert.equal((await tap(["install", "copilot", "--copilot-home", copilotHome])).code, 0);
+    await installWithoutTap(copilotHome);
     const before = model.requests.length;
     const run = runCopilot({ cwd: lonely, prompt: "hello there", copilotHome, tapHome, modelUrl: model.url });
     const r = await run.done;

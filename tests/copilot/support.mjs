@@ -48,6 +48,19 @@ export function tap(args, { tapHome, copilotHome } = {}) {
   return run(tapBin(), args, { env });
 }
 
+/**
+ * `tap install copilot` into `copilotHome`, then the install record's `tap` pointed at a path
+ * that no longer exists (as after the user removed that build): with none on PATH either, the
+ * extension has no `tap` to start a gateway with, for the tests of a session without one.
+ */
+export async function installWithoutTap(copilotHome) {
+  const r = await tap(["install", "copilot", "--copilot-home", copilotHome]);
+  if (r.code !== 0) throw new Error(`tap install copilot failed: ${r.stdout}${r.stderr}`);
+  const record = path.join(copilotHome, "extensions/tap/.tap-install.json");
+  const recorded = JSON.parse(fs.readFileSync(record, "utf8"));
+  fs.writeFileSync(record, JSON.stringify({ ...recorded, tap: path.join(copilotHome, "removed", "tap") }));
+}
+
 /** A `tap gateway` (tests/js-support/gateway.mjs) in `dir` (TAP_HOME `dir/tap`), with the clean environment. */
 export function startGateway(dir) {
   return startTapGateway({ dir, baseEnv: cleanEnv() });
