@@ -559,3 +559,30 @@ for (const { env, mainFirst } of reactCases) {
     }
   });
 }
+
+describe("React roots found by scanning the page", { skip: skipReact }, () => {
+  // main.js after React: no hook saw a commit, so with nothing picked the roots come from a
+  // walk of the page's elements, which stops after MAX_REACT_ROOT_SCAN of them.
+  let p;
+  before(async () => {
+    p = await open("/react.html?env=development", { mainFirst: false });
+    await p.page.locator("#todo-1").waitFor();
+  });
+  after(() => p.page.close());
+
+  test("a root past MAX_REACT_ROOT_SCAN elements is not reached; before it, it is", async () => {
+    assert.equal((await p.inMain("reactTree", {})).ok.component, "App");
+    await p.page.evaluate((n) => {
+      const filler = document.createElement("div");
+      filler.id = "filler";
+      for (let i = 0; i < n; i++) filler.appendChild(document.createElement("div"));
+      document.body.prepend(filler);
+    }, L.MAX_REACT_ROOT_SCAN);
+    const r = await p.inMain("reactTree", {});
+    assert.equal(r.error?.code, "NOT_FOUND", JSON.stringify(r));
+    assert.match(r.error.message, /pass a selector/);
+    assert.equal((await p.inMain("reactTree", { selector: "#todo-1" })).ok.component, "TodoItem", "a selector still finds it");
+    await p.page.evaluate(() => document.getElementById("filler").remove());
+    assert.equal((await p.inMain("reactTree", {})).ok.component, "App");
+  });
+});

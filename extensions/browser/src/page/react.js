@@ -248,23 +248,27 @@
     } catch {
       // a page's odd hook object
     }
-    return rootFibers(1).length > 0;
+    return rootFibers(1).roots.length > 0;
   }
 
-  /** HostRoot fibers of the page: from our hook's commits, else from the containers' expandos. */
+  /**
+   * HostRoot fibers of the page: from our hook's commits, else from the containers' expandos.
+   * `cut`: the walk stopped at MAX_REACT_ROOT_SCAN elements, so a root further on was not seen.
+   */
   function rootFibers(max) {
     const roots = [];
     for (const r of committedRoots) {
-      if (roots.length >= max) return roots;
+      if (roots.length >= max) return { roots, cut: false };
       if (r?.current) roots.push(r.current);
     }
     const walker = document.createTreeWalker(document.documentElement ?? document, NodeFilter.SHOW_ELEMENT);
-    for (let n = walker.currentNode, i = 0; n && i < L("MAX_REACT_ROOT_SCAN") && roots.length < max; n = walker.nextNode(), i++) {
+    let n = walker.currentNode;
+    for (let i = 0; n && i < L("MAX_REACT_ROOT_SCAN") && roots.length < max; n = walker.nextNode(), i++) {
       const container = expando(n, ["__reactContainer$"]) ?? n._reactRootContainer?._internalRoot?.current;
       const current = container?.stateNode?.current ?? container;
       if (current && current.tag === HOST_ROOT && !roots.includes(current)) roots.push(current);
     }
-    return roots;
+    return { roots, cut: Boolean(n) && roots.length < max };
   }
 
   function firstComponent(root) {
@@ -322,11 +326,15 @@
       } else {
         // Nothing picked: the first component of the first root, an overview of the app.
         // (a root seen committing may have unmounted since: the first that still renders)
-        for (const root of rootFibers(L("MAX_REACT_ROOTS"))) {
+        const { roots, cut } = rootFibers(L("MAX_REACT_ROOTS"));
+        for (const root of roots) {
           fiber = firstComponent(root);
           if (fiber) break;
         }
         if (!fiber) {
+          if (cut && !roots.length) {
+            throw new PageError("NOT_FOUND", `Nothing picked yet and no React root among the page's first ${L("MAX_REACT_ROOT_SCAN")} elements: pass a selector`);
+          }
           if (!reactOnPage()) throw new PageError("NOT_REACT", "This page does not use React (no React-rendered element found)");
           throw new PageError("NOT_FOUND", "Nothing picked yet and no React component found: pass a selector");
         }
