@@ -62,10 +62,7 @@ pub fn install(copilot_home: Option<PathBuf>, force: bool, profile: Option<&str>
             );
         }
     }
-    let tap = std::env::current_exe()
-        .ok()
-        .and_then(|exe| files::tap_beside(&exe));
-    match files::enable_flag(&l, tap.as_deref()) {
+    match files::enable_flag(&l, files::running_tap().as_deref()) {
         Err(e) => return failed(e),
         Ok(FlagOn::Already) => {
             println!("Copilot extensions are already enabled in {}.", l.settings.display());

@@ -182,6 +182,11 @@ pub fn tap_beside(exe: &Path) -> Option<PathBuf> {
     sibling.is_file().then_some(sibling)
 }
 
+/// [`tap_beside`] the running program: the `tap` install records.
+pub fn running_tap() -> Option<PathBuf> {
+    tap_beside(&std::env::current_exe().ok()?)
+}
+
 /// What removing the extension file did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Removed {

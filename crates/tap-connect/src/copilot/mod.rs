@@ -22,8 +22,8 @@ pub mod settings;
 pub mod skills;
 
 pub use install::{
-    disable_flag, enable_flag, plan, remove_extension, tap_beside, write_extension, Error,
-    ExtensionWrite, FileChange, FlagOff, FlagOn, Plan, Removed,
+    disable_flag, enable_flag, plan, remove_extension, running_tap, tap_beside, write_extension,
+    Error, ExtensionWrite, FileChange, FlagOff, FlagOn, Plan, Removed,
 };
 
 use crate::clients::Dirs;

@@ -257,10 +257,7 @@ fn connect_copilot(core: &Core, d: &Dirs, p: &ClientConnect) -> Result<ClientCha
         });
     }
     copilot::write_extension(&l, profile, false).map_err(copilot_failed)?;
-    let tap = std::env::current_exe()
-        .ok()
-        .and_then(|exe| copilot::tap_beside(&exe));
-    copilot::enable_flag(&l, tap.as_deref()).map_err(copilot_failed)?;
+    copilot::enable_flag(&l, copilot::running_tap().as_deref()).map_err(copilot_failed)?;
     copilot::skills::install(&l, false).map_err(copilot_failed)?;
     tracing::info!(client = copilot::WORD, profile = ?p.profile, "client connected");
     core.events.emit(crate::events::GatewayEvent::StatusChanged);
